@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// drummer: a Swift toolchain from drum MIDI files to a deployable LSTM drummer.
+//
+// C libraries come from Debian packages and are found through pkg-config:
+//   openblas (libopenblas-dev), lapacke (liblapacke-dev), hdf5 (libhdf5-dev).
+// Scripts/setup installs them.
+import PackageDescription
+
+let package = Package(
+    name: "drummer",
+    products: [
+        .executable(name: "drummer", targets: ["drummer"]),
+        .library(name: "DrummerCore", targets: ["DrummerCore"]),
+        .library(name: "MIDIParse", targets: ["MIDIParse"]),
+        .library(name: "Sample", targets: ["Sample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C boundaries: a modulemap and, where Swift cannot import a macro, a shim.h.
+        .systemLibrary(
+            name: "CBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "CLAPACKE", pkgConfig: "lapacke",
+            providers: [.apt(["liblapacke-dev"])]),
+        .systemLibrary(
+            name: "CHDF5", pkgConfig: "hdf5",
+            providers: [.apt(["libhdf5-dev"])]),
+
+        // Shared core: BLAS wrappers, weight layout, LSTM cell forward, softmax, seeded RNG.
+        .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE"]),
+        // Owning Swift wrappers over the HDF5 C API.
+        .target(name: "HDF5Kit", dependencies: ["CHDF5"]),
+        // Standard MIDI File reader and writer (no dependencies).
+        .target(name: "MIDIParse"),
+        // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
+        .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore"]),
+        // Backward pass, loss, optimizers, TBPTT loop, HDF5 checkpoints, evaluation.
+        .target(name: "Train", dependencies: ["DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
+        // Checkpoint -> Wx.bin / Wy.bin / model.json.
+        .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
+        // The deployment runtime: depends only on the core (BLAS) and the MIDI writer.
+        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
+
+        .executableTarget(
+            name: "drummer",
+            dependencies: [
+                "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore"]),
+        .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
+        .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
+        .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "DrummerCore", "Encode", "HDF5Kit"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Train", "DrummerCore"]),
+        .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),
+        .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),
+    ]
+)

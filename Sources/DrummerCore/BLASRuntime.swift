@@ -1,0 +1,109 @@
+// Which OpenBLAS kernels run, and getting the fast ones without user action.
+//
+// Debian's OpenBLAS 0.3.21 is built with DYNAMIC_ARCH and picks its kernels in
+// a library constructor, before `main`. On CPUs it does not know (Intel family 6
+// model 207, for one) it falls back to "Prescott" generic kernels, 4–6x slower.
+// The only public switch is the environment variable OPENBLAS_CORETYPE, read in
+// that constructor; so when the detected core is weaker than what the CPU
+// supports, `drummer` re-executes itself once with OPENBLAS_CORETYPE set.
+// A user's own OPENBLAS_CORETYPE is never overridden.
+import CBLAS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum BLASRuntime {
+    /// Environment variable the re-executed process finds, naming the core
+    /// OpenBLAS detected on its own before `drummer` chose another.
+    public static let reexecMarker = "DRUMMER_OPENBLAS_DETECTED"
+    /// Test hook: pretend OpenBLAS detected this core (exercises the re-exec path
+    /// on machines where detection already works).
+    public static let assumeCoreVariable = "DRUMMER_ASSUME_OPENBLAS_CORE"
+
+    /// The core OpenBLAS is running (`openblas_get_corename()`).
+    public static var coreName: String {
+        guard let p = openblas_get_corename() else { return "unknown" }
+        return String(cString: p)
+    }
+
+    public static var threads: Int { Int(openblas_get_num_threads()) }
+
+    public static func setThreads(_ n: Int) { openblas_set_num_threads(Int32(max(1, n))) }
+
+    /// Vector-ISA level of an OpenBLAS core name: 3 = AVX-512, 2 = AVX2/FMA,
+    /// 1 = AVX, 0 = SSE or unknown.
+    public static func level(ofCore name: String) -> Int {
+        switch name.lowercased() {
+        case "skylakex", "cooperlake", "sapphirerapids": return 3
+        case "haswell", "zen", "skylake": return 2
+        case "sandybridge", "bulldozer", "piledriver", "steamroller", "excavator": return 1
+        default: return 0
+        }
+    }
+
+    /// The best level this CPU supports.
+    public static var cpuLevel: Int {
+        if drummer_cpu_supports_avx512_skylakex() != 0 { return 3 }
+        if drummer_cpu_supports_avx2_fma() != 0 { return 2 }
+        if drummer_cpu_supports_avx() != 0 { return 1 }
+        return 0
+    }
+
+    /// The OPENBLAS_CORETYPE to choose, or nil to leave OpenBLAS's choice alone.
+    /// Pure function of its inputs, so the rule is testable on any machine.
+    public static func preferredCoreType(
+        detectedCore: String, cpuLevel: Int, userCoreType: String?
+    ) -> String? {
+        if let user = userCoreType, !user.isEmpty { return nil }
+        guard cpuLevel > level(ofCore: detectedCore) else { return nil }
+        switch cpuLevel {
+        case 3: return "SkylakeX"
+        case 2: return "Haswell"
+        case 1: return "SandyBridge"
+        default: return nil
+        }
+    }
+
+    /// How the running core was chosen, for `drummer --version` and benchmarks.
+    public static var selectionDescription: String {
+        let env = ProcessEnvironment.self
+        if let detected = env.get(reexecMarker) {
+            return "\(coreName) (selected by drummer; OpenBLAS detected \(detected))"
+        }
+        if let user = env.get("OPENBLAS_CORETYPE"), !user.isEmpty {
+            return "\(coreName) (OPENBLAS_CORETYPE=\(user) set by the user)"
+        }
+        return "\(coreName) (detected by OpenBLAS)"
+    }
+
+    /// Call first thing in `main`. When OpenBLAS picked weaker kernels than the
+    /// CPU supports and the user has not set OPENBLAS_CORETYPE, re-executes the
+    /// program with it set (does not return on success). Otherwise returns.
+    public static func ensureFastKernels() {
+        let env = ProcessEnvironment.self
+        if env.get(reexecMarker) != nil { return }  // already re-executed once
+        let detected = env.get(assumeCoreVariable) ?? coreName
+        guard let core = preferredCoreType(
+            detectedCore: detected, cpuLevel: cpuLevel, userCoreType: env.get("OPENBLAS_CORETYPE"))
+        else { return }
+        setenv("OPENBLAS_CORETYPE", core, 1)
+        setenv(reexecMarker, detected, 1)
+        let args = CommandLine.arguments
+        var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
+        cargs.append(nil)
+        execv("/proc/self/exe", cargs)
+        // exec failed: carry on with the kernels we have.
+        unsetenv("OPENBLAS_CORETYPE")
+        unsetenv(reexecMarker)
+        for p in cargs { free(p) }
+    }
+}
+
+/// Reads the process environment (getenv), without Foundation.
+public enum ProcessEnvironment {
+    public static func get(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        return String(cString: v)
+    }
+}

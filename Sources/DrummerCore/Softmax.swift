@@ -1,0 +1,60 @@
+// Softmax, log-softmax and categorical draws on float32 logits.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum Softmax {
+    /// probs = softmax(logits / temperature), computed stably (max subtracted).
+    /// temperature must be > 0.
+    public static func probabilities(
+        _ logits: UnsafeBufferPointer<Float>, temperature: Float = 1,
+        into probs: UnsafeMutableBufferPointer<Float>
+    ) {
+        precondition(logits.count == probs.count && logits.count > 0, "softmax: size mismatch")
+        precondition(temperature > 0, "softmax: temperature must be positive")
+        var m = -Float.infinity
+        for v in logits where v > m { m = v }
+        let invT = 1 / temperature
+        var sum: Float = 0
+        for j in 0..<logits.count {
+            let e = expf((logits[j] - m) * invT)
+            probs[j] = e
+            sum += e
+        }
+        let inv = 1 / sum
+        for j in 0..<probs.count { probs[j] *= inv }
+    }
+
+    /// log(Σ exp(logits)), computed stably.
+    public static func logSumExp(_ logits: UnsafeBufferPointer<Float>) -> Float {
+        var m = -Float.infinity
+        for v in logits where v > m { m = v }
+        var s: Float = 0
+        for v in logits { s += expf(v - m) }
+        return m + logf(s)
+    }
+
+    /// Index of the largest value (the first one on ties).
+    public static func argmax(_ v: UnsafeBufferPointer<Float>) -> Int {
+        var best = 0
+        for j in 1..<v.count where v[j] > v[best] { best = j }
+        return best
+    }
+
+    /// Draws an index from `probs` (summing to ~1) with a uniform number u in [0, 1).
+    /// Falls back to the last index with non-zero mass when rounding leaves u above the total.
+    public static func draw(_ probs: UnsafeBufferPointer<Float>, uniform u: Double) -> Int {
+        var acc: Double = 0
+        var last = 0
+        for j in 0..<probs.count {
+            let p = Double(probs[j])
+            if p > 0 { last = j }
+            acc += p
+            if u < acc { return j }
+        }
+        return last
+    }
+}

@@ -1,0 +1,1 @@
+// Encode: see Package.swift for this module's role.

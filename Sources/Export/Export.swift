@@ -1,0 +1,1 @@
+// Export: see Package.swift for this module's role.

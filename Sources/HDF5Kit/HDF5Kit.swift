@@ -1,0 +1,1 @@
+// HDF5Kit: see Package.swift for this module's role.

@@ -1,0 +1,1 @@
+// MIDIParse: see Package.swift for this module's role.

@@ -1,0 +1,1 @@
+// Sample: see Package.swift for this module's role.

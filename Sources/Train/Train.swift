@@ -1,0 +1,1 @@
+// Train: see Package.swift for this module's role.

@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+
+/// Runs the built `drummer` binary (the end-to-end view a user has).
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+enum CLI {
+    /// The directory holding the built products (.build/<config>).
+    static var productsDirectory: URL {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static var binary: URL { productsDirectory.appendingPathComponent("drummer") }
+
+    /// The repository root (for ../shared and shipped data).
+    static var repoRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    static var shared: URL { repoRoot.deletingLastPathComponent().appendingPathComponent("shared") }
+
+    @discardableResult
+    static func run(_ args: [String], environment: [String: String] = [:], removing: [String] = [],
+                    cwd: URL? = nil, stdin: Data? = nil) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for k in removing { env.removeValue(forKey: k) }
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        if let cwd { p.currentDirectoryURL = cwd }
+        // Child output goes to temporary files: no pipe can fill up and block it.
+        let tmp = FileManager.default.temporaryDirectory
+        let outURL = tmp.appendingPathComponent("drummer-out-\(UUID().uuidString)")
+        let errURL = tmp.appendingPathComponent("drummer-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        p.standardOutput = outHandle
+        p.standardError = errHandle
+        if let stdin {
+            let inp = Pipe()
+            p.standardInput = inp
+            try p.run()
+            inp.fileHandleForWriting.write(stdin)
+            try inp.fileHandleForWriting.close()
+        } else {
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+        }
+        p.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
+        return CLIResult(status: p.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryDirectory(_ name: String = "drummer-test") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
