@@ -5,38 +5,60 @@
 // (GEMV at B = 1, [B×H]·[H×G] GEMM otherwise) and backward dh_{t−1} = dG_t·W_recᵀ.
 // The input block is two row additions (x is one-hot: note row + tick row) and its
 // gradient a scatter-add; the output layer, dWy, dH from the output, dW_rec and the
-// bias gradients are one GEMM (or GEMV with a ones vector) per chunk.
+// bias gradients are GEMMs (or GEMVs with a ones vector) over blocks of T steps.
 //
-// Buffers (floats):
+// Two cores: the calling thread runs the sequential recurrence; a helper thread
+// (a serial dispatch queue) runs the block GEMMs as soon as a block of steps is
+// done — the output layer during the forward sweep, the weight gradients during
+// the backward sweep — and half of the optimizer update. Blocks run in a fixed
+// order whichever thread runs them, so results do not depend on timing, and
+// `pipelined = false` (everything on the calling thread) gives identical bits.
+// The two threads touch disjoint buffers: see the comments of each phase.
+//
+// Buffers (floats), R = U·B:
 //   hs, cs   (U+1)·B·H   block 0 is the carried state (h_{−1}, c_{−1}), block t+1 is h_t, c_t
-//   acts     U·B·G       σ(f), σ(i), σ(o), tanh(g) per row
-//   tanhC    U·B·H       tanh(c_t)
-//   logits   U·B·V       logits, then scale·(softmax − onehot)
-//   dHout    U·B·H       dLoss/dh_t from the output layer
-//   dGates   U·B·G       dLoss/d(pre-activation gates)
+//   acts     R·G         σ(f), σ(i), σ(o), tanh(g) per row
+//   tanhC    R·H         tanh(c_t)
+//   logits   R·V         logits, then scale·(softmax − onehot)
+//   rowLoss  R           CE(note) + CE(tick) per row
+//   dHout    R·H         dLoss/dh_t from the output layer
+//   dGates   R·G         dLoss/d(pre-activation gates)
 //   dhNext, dc   B·H     running gradients flowing to step t−1
-//   ones     U·B         for column sums through GEMV
+//   ones     R           for column sums through GEMV
 import DrummerCore
+import Dispatch
 
-final class ChunkWorkspace {
+final class ChunkWorkspace: @unchecked Sendable {
     let shape: ModelShape
     let U: Int, B: Int, H: Int, G: Int, V: Int, N: Int
+    /// Steps per pipeline block: about 256 rows, at least 4 blocks per chunk when U allows.
+    let T: Int
+    /// P parameters (Wx then Wy) and their gradient, owned by the trainer.
+    let params: FloatBuffer, grad: FloatBuffer
     let hs: FloatBuffer, cs: FloatBuffer, acts: FloatBuffer, tanhC: FloatBuffer
-    let logits: FloatBuffer, dHout: FloatBuffer, dGates: FloatBuffer
+    let logits: FloatBuffer, rowLoss: FloatBuffer, dHout: FloatBuffer, dGates: FloatBuffer
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
     /// Row indices into Wx of the inputs' note and tick, and the targets' note and tick index, per row.
     let inNote: UnsafeMutablePointer<Int>, inTick: UnsafeMutablePointer<Int>
     let outNote: UnsafeMutablePointer<Int>, outTick: UnsafeMutablePointer<Int>
+    /// Run block work on the helper thread (true) or inline (false); same results.
+    var pipelined = true
+    private let queue = DispatchQueue(label: "drummer.train.helper", qos: .userInitiated)
+    private let group = DispatchGroup()
 
-    init(shape: ModelShape, unroll: Int, batch: Int) {
+    init(shape: ModelShape, unroll: Int, batch: Int, params: FloatBuffer, grad: FloatBuffer) {
         self.shape = shape
         U = unroll; B = batch; H = shape.hidden; G = 4 * shape.hidden; V = shape.vocab; N = shape.notes
+        T = max(1, min(256 / batch, unroll / 4))
+        self.params = params
+        self.grad = grad
         let R = U * B
         hs = FloatBuffer(count: (U + 1) * B * H)
         cs = FloatBuffer(count: (U + 1) * B * H)
         acts = FloatBuffer(count: R * G)
         tanhC = FloatBuffer(count: R * H)
         logits = FloatBuffer(count: R * V)
+        rowLoss = FloatBuffer(count: R)
         dHout = FloatBuffer(count: R * H)
         dGates = FloatBuffer(count: R * G)
         dhNext = FloatBuffer(count: B * H)
@@ -51,6 +73,8 @@ final class ChunkWorkspace {
     deinit {
         inNote.deallocate(); inTick.deallocate(); outNote.deallocate(); outTick.deallocate()
     }
+
+    // MARK: carried state
 
     func setState(h: [Float], c: [Float]) {
         for k in 0..<(B * H) { hs.pointer[k] = h[k]; cs.pointer[k] = c[k] }
@@ -71,121 +95,169 @@ final class ChunkWorkspace {
         cs.pointer.update(repeating: 0, count: B * H)
     }
 
-    /// Runs the chunk starting at data pointer `p` of every segment of length `segment`;
-    /// writes the gradient of the chunk's loss into `grad` (P: dWx then dWy) and returns the loss.
-    /// Reads the carried state in block 0 and leaves it unchanged.
-    func forwardBackward(
-        params: UnsafePointer<Float>, grad: UnsafeMutablePointer<Float>, events: [Int32],
-        segment: Int, pointer p: Int
-    ) -> Float {
-        let R = U * B
-        events.withUnsafeBufferPointer { ev in
-            for t in 0..<U {
-                for b in 0..<B {
-                    let r = t * B + b
-                    let e = b * segment + p + t
-                    inNote[r] = shape.noteRow(Int(ev[2 * e]))
-                    inTick[r] = shape.tickRow(Int(ev[2 * e + 1]))
-                    outNote[r] = Int(ev[2 * e + 2])
-                    outTick[r] = Int(ev[2 * e + 3])
-                }
-            }
-        }
-        let wx = params, wy = params + shape.wxCount
-        let gwx = grad, gwy = grad + shape.wxCount
-        let loss = forward(wx: wx, wy: wy, rows: R)
-        backward(wx: wx, wy: wy, gwx: gwx, gwy: gwy, rows: R)
-        return loss
+    // MARK: helper thread
+
+    private func helper(_ job: @escaping @Sendable () -> Void) {
+        if pipelined { queue.async(group: group, execute: job) } else { job() }
     }
 
-    private func forward(wx: UnsafePointer<Float>, wy: UnsafePointer<Float>, rows R: Int) -> Float {
-        let rec = UnsafeBufferPointer(start: wx + shape.recurrentRow * G, count: H * G)
-        let bias = wx + shape.wxBiasRow * G
+    private func waitForHelper() {
+        if pipelined { group.wait() }
+    }
+
+    private var blockCount: Int { (U + T - 1) / T }
+    private func rows(ofBlock k: Int) -> Range<Int> { (k * T * B)..<(min(U, (k + 1) * T) * B) }
+
+    // MARK: chunk
+
+    /// Runs the chunk starting at data pointer `p` of every segment of length `segment`;
+    /// writes the gradient of the chunk's loss into `grad` (dWx then dWy) and returns the loss
+    /// (mean over the U·B rows of CE(note) + CE(tick)). Reads the carried state in block 0 and
+    /// leaves it unchanged.
+    func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Float {
         for t in 0..<U {
-            let gt = acts.pointer + t * B * G
             for b in 0..<B {
                 let r = t * B + b
-                let g = gt + b * G, rn = wx + inNote[r] * G, rt = wx + inTick[r] * G
-                for j in 0..<G { g[j] = rn[j] + rt[j] + bias[j] }
-            }
-            if B == 1 {
-                BLAS.sgemv(.transposed, rows: H, cols: G, alpha: 1, a: rec, lda: G,
-                           x: hs.buffer(t * H, H), beta: 1, y: acts.mutable(t * G, G))
-            } else {
-                BLAS.sgemm(.none, .none, m: B, n: G, k: H, alpha: 1, a: hs.buffer(t * B * H, B * H), lda: H,
-                           b: rec, ldb: G, beta: 1, c: acts.mutable(t * B * G, B * G), ldc: G)
-            }
-            for b in 0..<B {
-                let r = t * B + b
-                Kernels.cellForward(
-                    H: H, gates: gt + b * G, cPrev: cs.pointer + r * H, cNew: cs.pointer + (r + B) * H,
-                    tanhC: tanhC.pointer + r * H, hNew: hs.pointer + (r + B) * H)
+                let e = b * segment + p + t
+                inNote[r] = shape.noteRow(Int(events[2 * e]))
+                inTick[r] = shape.tickRow(Int(events[2 * e + 1]))
+                outNote[r] = Int(events[2 * e + 2])
+                outTick[r] = Int(events[2 * e + 3])
             }
         }
-        // Output layer for all rows at once: logits = [h, 1]·Wy.
-        let wyBias = wy + H * V
-        for r in 0..<R { (logits.pointer + r * V).update(from: wyBias, count: V) }
-        BLAS.sgemm(.none, .none, m: R, n: V, k: H, alpha: 1, a: hs.buffer(B * H, R * H), lda: H,
-                   b: UnsafeBufferPointer(start: wy, count: H * V), ldb: V, beta: 1,
-                   c: logits.mutable(0, R * V), ldc: V)
-        let scale = 1 / Float(R)
+        forward()
+        backward()
         var total: Double = 0
-        for r in 0..<R {
+        for r in 0..<(U * B) { total += Double(rowLoss.pointer[r]) }
+        return Float(total / Double(U * B))
+    }
+
+    /// Forward sweep. Calling thread: acts, cs, tanhC, hs rows of the current block.
+    /// Helper: logits, rowLoss, dHout rows and dWy for finished blocks (reads their hs rows).
+    private func forward() {
+        let wx = UnsafePointer(params.pointer)
+        let rec = UnsafeBufferPointer(start: wx + shape.recurrentRow * G, count: H * G)
+        let bias = wx + shape.wxBiasRow * G
+        for k in 0..<blockCount {
+            for t in (k * T)..<min(U, (k + 1) * T) {
+                let gt = acts.pointer + t * B * G
+                for b in 0..<B {
+                    let r = t * B + b
+                    let g = gt + b * G, rn = wx + inNote[r] * G, rt = wx + inTick[r] * G
+                    for j in 0..<G { g[j] = rn[j] + rt[j] + bias[j] }
+                }
+                if B == 1 {
+                    BLAS.sgemv(.transposed, rows: H, cols: G, alpha: 1, a: rec, lda: G,
+                               x: hs.buffer(t * H, H), beta: 1, y: acts.mutable(t * G, G))
+                } else {
+                    BLAS.sgemm(.none, .none, m: B, n: G, k: H, alpha: 1, a: hs.buffer(t * B * H, B * H), lda: H,
+                               b: rec, ldb: G, beta: 1, c: acts.mutable(t * B * G, B * G), ldc: G)
+                }
+                for b in 0..<B {
+                    let r = t * B + b
+                    Kernels.cellForward(
+                        H: H, gates: gt + b * G, cPrev: cs.pointer + r * H, cNew: cs.pointer + (r + B) * H,
+                        tanhC: tanhC.pointer + r * H, hNew: hs.pointer + (r + B) * H)
+                }
+            }
+            helper { self.outputBlock(k) }
+        }
+        waitForHelper()
+    }
+
+    /// Output layer, cross-entropies and output-side gradients of block k.
+    private func outputBlock(_ k: Int) {
+        let rows = self.rows(ofBlock: k)
+        let r0 = rows.lowerBound, nr = rows.count
+        let wy = UnsafePointer(params.pointer + shape.wxCount)
+        let gwy = grad.pointer + shape.wxCount
+        let wyTop = UnsafeBufferPointer(start: wy, count: H * V)
+        let hRows = hs.buffer((r0 + B) * H, nr * H)
+        for r in rows { (logits.pointer + r * V).update(from: wy + H * V, count: V) }
+        BLAS.sgemm(.none, .none, m: nr, n: V, k: H, alpha: 1, a: hRows, lda: H, b: wyTop, ldb: V, beta: 1,
+                   c: logits.mutable(r0 * V, nr * V), ldc: V)
+        let scale = 1 / Float(U * B)
+        for r in rows {
             let y = logits.pointer + r * V
             let ln = Kernels.softmaxCrossEntropy(y, count: N, target: outNote[r], scale: scale)
             let lt = Kernels.softmaxCrossEntropy(y + N, count: V - N, target: outTick[r], scale: scale)
-            total += Double(ln) + Double(lt)
+            rowLoss.pointer[r] = ln + lt
         }
-        return Float(total / Double(R))
+        let dl = logits.buffer(r0 * V, nr * V)
+        let beta: Float = k == 0 ? 0 : 1
+        // dWy += [h, 1]ᵀ·dlogits; dHout = dlogits·Wy[0..<H]ᵀ.
+        BLAS.sgemm(.transposed, .none, m: H, n: V, k: nr, alpha: 1, a: hRows, lda: H, b: dl, ldb: V,
+                   beta: beta, c: UnsafeMutableBufferPointer(start: gwy, count: H * V), ldc: V)
+        BLAS.sgemv(.transposed, rows: nr, cols: V, alpha: 1, a: dl, lda: V, x: ones.buffer(0, nr), beta: beta,
+                   y: UnsafeMutableBufferPointer(start: gwy + H * V, count: V))
+        BLAS.sgemm(.none, .transposed, m: nr, n: H, k: V, alpha: 1, a: dl, lda: V, b: wyTop, ldb: V, beta: 0,
+                   c: dHout.mutable(r0 * H, nr * H), ldc: H)
     }
 
-    private func backward(
-        wx: UnsafePointer<Float>, wy: UnsafePointer<Float>,
-        gwx: UnsafeMutablePointer<Float>, gwy: UnsafeMutablePointer<Float>, rows R: Int
-    ) {
-        let dl = logits.buffer(0, R * V)
-        // dWy = [h, 1]ᵀ·dlogits; dHout = dlogits·Wy[0..<H]ᵀ.
-        BLAS.sgemm(.transposed, .none, m: H, n: V, k: R, alpha: 1, a: hs.buffer(B * H, R * H), lda: H,
-                   b: dl, ldb: V, beta: 0, c: UnsafeMutableBufferPointer(start: gwy, count: H * V), ldc: V)
-        BLAS.sgemv(.transposed, rows: R, cols: V, alpha: 1, a: dl, lda: V, x: ones.buffer(0, R), beta: 0,
-                   y: UnsafeMutableBufferPointer(start: gwy + H * V, count: V))
-        BLAS.sgemm(.none, .transposed, m: R, n: H, k: V, alpha: 1, a: dl, lda: V,
-                   b: UnsafeBufferPointer(start: wy, count: H * V), ldb: V, beta: 0,
-                   c: dHout.mutable(0, R * H), ldc: H)
+    /// Backward sweep, last block first. Calling thread: dGates rows of the current block,
+    /// dhNext, dc. Helper: dW_rec, bias and input-block gradients of finished blocks.
+    private func backward() {
+        let wx = UnsafePointer(params.pointer)
         let rec = UnsafeBufferPointer(start: wx + shape.recurrentRow * G, count: H * G)
         dhNext.fill(0)
         dc.fill(0)
-        for t in stride(from: U - 1, through: 0, by: -1) {
-            for b in 0..<B {
-                let r = t * B + b
-                Kernels.cellBackward(
-                    H: H, acts: acts.pointer + r * G, cPrev: cs.pointer + r * H, tanhC: tanhC.pointer + r * H,
-                    dhOut: dHout.pointer + r * H, dhNext: dhNext.pointer + b * H, dc: dc.pointer + b * H,
-                    dGates: dGates.pointer + r * G)
+        for k in stride(from: blockCount - 1, through: 0, by: -1) {
+            for t in stride(from: min(U, (k + 1) * T) - 1, through: k * T, by: -1) {
+                for b in 0..<B {
+                    let r = t * B + b
+                    Kernels.cellBackward(
+                        H: H, acts: acts.pointer + r * G, cPrev: cs.pointer + r * H, tanhC: tanhC.pointer + r * H,
+                        dhOut: dHout.pointer + r * H, dhNext: dhNext.pointer + b * H, dc: dc.pointer + b * H,
+                        dGates: dGates.pointer + r * G)
+                }
+                if t == 0 { break }  // the gradient reaching the carried state is not used
+                if B == 1 {
+                    BLAS.sgemv(.none, rows: H, cols: G, alpha: 1, a: rec, lda: G, x: dGates.buffer(t * G, G),
+                               beta: 0, y: dhNext.mutable(0, H))
+                } else {
+                    BLAS.sgemm(.none, .transposed, m: B, n: H, k: G, alpha: 1,
+                               a: dGates.buffer(t * B * G, B * G), lda: G, b: rec, ldb: G, beta: 0,
+                               c: dhNext.mutable(0, B * H), ldc: H)
+                }
             }
-            if t == 0 { break }  // the gradient reaching the carried state is not used
-            if B == 1 {
-                BLAS.sgemv(.none, rows: H, cols: G, alpha: 1, a: rec, lda: G, x: dGates.buffer(t * G, G),
-                           beta: 0, y: dhNext.mutable(0, H))
-            } else {
-                BLAS.sgemm(.none, .transposed, m: B, n: H, k: G, alpha: 1, a: dGates.buffer(t * B * G, B * G),
-                           lda: G, b: rec, ldb: G, beta: 0, c: dhNext.mutable(0, B * H), ldc: H)
-            }
+            let first = k == blockCount - 1
+            helper { self.gradientBlock(k, first: first) }
         }
-        let dg = dGates.buffer(0, R * G)
-        // dW_rec = [h_{t−1}]ᵀ·dGates over the chunk; bias gradient = column sums of dGates.
-        BLAS.sgemm(.transposed, .none, m: H, n: G, k: R, alpha: 1, a: hs.buffer(0, R * H), lda: H,
-                   b: dg, ldb: G, beta: 0,
+        waitForHelper()
+    }
+
+    /// Weight gradients of Wx from block k's dGates: dW_rec += [h_{t−1}]ᵀ·dG, bias += Σ dG,
+    /// input rows += dG (scatter). `first` overwrites instead of accumulating.
+    private func gradientBlock(_ k: Int, first: Bool) {
+        let rows = self.rows(ofBlock: k)
+        let r0 = rows.lowerBound, nr = rows.count
+        let gwx = grad.pointer
+        let dg = dGates.buffer(r0 * G, nr * G)
+        let beta: Float = first ? 0 : 1
+        BLAS.sgemm(.transposed, .none, m: H, n: G, k: nr, alpha: 1, a: hs.buffer(r0 * H, nr * H), lda: H,
+                   b: dg, ldb: G, beta: beta,
                    c: UnsafeMutableBufferPointer(start: gwx + shape.recurrentRow * G, count: H * G), ldc: G)
-        BLAS.sgemv(.transposed, rows: R, cols: G, alpha: 1, a: dg, lda: G, x: ones.buffer(0, R), beta: 0,
+        BLAS.sgemv(.transposed, rows: nr, cols: G, alpha: 1, a: dg, lda: G, x: ones.buffer(0, nr), beta: beta,
                    y: UnsafeMutableBufferPointer(start: gwx + shape.wxBiasRow * G, count: G))
-        // Input block: scatter-add of dGates rows into the note and tick rows.
-        gwx.update(repeating: 0, count: V * G)
-        for r in 0..<R {
+        if first { gwx.update(repeating: 0, count: V * G) }
+        for r in rows {
             let d = dGates.pointer + r * G
             let rn = gwx + inNote[r] * G, rt = gwx + inTick[r] * G
             for j in 0..<G { rn[j] += d[j] }
             for j in 0..<G { rt[j] += d[j] }
         }
+    }
+
+    /// The optimizer update of every parameter from `grad`, split in two halves between
+    /// the helper and the calling thread.
+    func update(_ config: OptimizerConfig, slot: FloatBuffer?) {
+        let P = params.count, half = P / 2
+        helper {
+            Optimizer.update(config, params: self.params.pointer, grad: UnsafePointer(self.grad.pointer),
+                             slot: slot?.pointer, count: half)
+        }
+        Optimizer.update(config, params: params.pointer + half, grad: UnsafePointer(grad.pointer + half),
+                         slot: slot.map { $0.pointer + half }, count: P - half)
+        waitForHelper()
     }
 }

@@ -68,7 +68,7 @@ public final class Trainer {
         pointer = state.pointer
         params = FloatBuffer(state.parameters)
         grad = FloatBuffer(count: P)
-        chunk = ChunkWorkspace(shape: s, unroll: state.unroll, batch: state.batch)
+        chunk = ChunkWorkspace(shape: s, unroll: state.unroll, batch: state.batch, params: params, grad: grad)
         chunk.setState(h: state.h, c: state.c)
         slot = nil
         try installSlot(from: state.optimizer, kind: optimizer.kind)
@@ -115,12 +115,10 @@ public final class Trainer {
     /// (mean over its U·B predictions of note CE + tick CE).
     @discardableResult
     public func step() -> Float {
-        let loss = chunk.forwardBackward(
-            params: UnsafePointer(params.pointer), grad: grad.pointer, events: events,
-            segment: segment, pointer: pointer)
-        Optimizer.update(
-            optimizerSettings, params: params.pointer, grad: UnsafePointer(grad.pointer),
-            slot: slot?.pointer, count: params.count)
+        let loss = events.withUnsafeBufferPointer {
+            chunk.forwardBackward(events: $0, segment: segment, pointer: pointer)
+        }
+        chunk.update(optimizerSettings, slot: slot)
         chunk.carryState()
         stepCount += 1
         pointer += unroll
@@ -132,18 +130,27 @@ public final class Trainer {
         return loss
     }
 
+    /// Whether a helper thread runs the per-block GEMMs and half the update while the
+    /// calling thread runs the recurrence (default true). Results are bitwise the same
+    /// either way. The trainer calls OpenBLAS from both threads; keep OpenBLAS at one
+    /// thread (`BLASRuntime.setThreads(1)`) while training so the two do not oversubscribe.
+    public var usesHelperThread: Bool {
+        get { chunk.pipelined }
+        set { chunk.pipelined = newValue }
+    }
+
     /// The raw (unclipped) gradient of the next chunk's loss with respect to the
     /// parameters, and that loss; changes nothing.
     func chunkGradient() -> (loss: Float, gradient: [Float]) {
-        let loss = chunk.forwardBackward(
-            params: UnsafePointer(params.pointer), grad: grad.pointer, events: events,
-            segment: segment, pointer: pointer)
+        let loss = events.withUnsafeBufferPointer {
+            chunk.forwardBackward(events: $0, segment: segment, pointer: pointer)
+        }
         return (loss, grad.array)
     }
 }
 
 /// An owned, fixed-size float buffer (allocated once, freed in deinit).
-final class FloatBuffer {
+final class FloatBuffer: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Float>
     let count: Int
 

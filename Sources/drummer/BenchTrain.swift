@@ -26,8 +26,14 @@ struct BenchTrain: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Batch sizes (streams) to measure.")
     var batch: [Int] = [1, 32]
 
-    @Option(parsing: .upToNextOption, help: "OpenBLAS thread counts to measure (default: 1 and the default count).")
-    var threads: [Int] = []
+    @Option(parsing: .upToNextOption,
+            help: "Modes to measure: helper (trainer's helper thread, 1 OpenBLAS thread), blas1 (no helper, 1 OpenBLAS thread), blas2 (no helper, 2 OpenBLAS threads).")
+    var modes: [Mode] = Mode.allCases
+
+    enum Mode: String, CaseIterable, ExpressibleByArgument {
+        case helper, blas1, blas2
+        var blasThreads: Int { self == .blas2 ? 2 : 1 }
+    }
 
     @Option(help: "Timed runs per figure (the median is reported).")
     var runs: Int = 5
@@ -44,7 +50,7 @@ struct BenchTrain: ParsableCommand {
         guard !batch.isEmpty, batch.allSatisfy({ $0 >= 1 }) else {
             throw ValidationError("--batch needs sizes of at least 1")
         }
-        guard threads.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--threads must be at least 1") }
+        guard !modes.isEmpty else { throw ValidationError("--modes needs at least one mode") }
         for b in batch where events / b < unroll + 1 {
             throw ValidationError("--events \(events) is too few for batch \(b): each stream needs unroll + 1 events")
         }
@@ -64,12 +70,12 @@ struct BenchTrain: ParsableCommand {
         }
         let weights = try Initializer.weights(shape: shape, scheme: .original, rng: &rng)
         let defaultThreads = BLASRuntime.threads
-        let threadCounts = threads.isEmpty ? Array(Set([1, defaultThreads])).sorted() : threads
         for b in batch {
-            for t in threadCounts {
-                BLASRuntime.setThreads(t)
+            for mode in modes {
+                BLASRuntime.setThreads(mode.blasThreads)
                 let state = TrainingState(weights: weights, unroll: unroll, batch: b, optimizer: .sgd)
                 let trainer = try Trainer(state: state, events: seq, optimizer: OptimizerConfig(learningRate: 0.1))
+                trainer.usesHelperThread = mode == .helper
                 for _ in 0..<2 { trainer.step() }  // warm-up
                 var rates: [Double] = []
                 for _ in 0..<runs {
@@ -84,8 +90,8 @@ struct BenchTrain: ParsableCommand {
                     rates.append(Double(chunks * unroll * b) / elapsed)
                 }
                 let sorted = rates.sorted()
-                print(String(format: "batch %3d  threads %d  median %9.0f timesteps/s  (min %.0f, max %.0f)",
-                             b, t, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
+                print(String(format: "batch %3d  %-6@  median %9.0f timesteps/s  (min %.0f, max %.0f)",
+                             b, mode.rawValue as NSString, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
             }
         }
         BLASRuntime.setThreads(defaultThreads)

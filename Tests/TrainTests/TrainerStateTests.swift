@@ -31,6 +31,19 @@ final class TrainerStateTests: XCTestCase {
         }
     }
 
+    /// The helper thread changes timing, never results.
+    func testHelperThreadGivesIdenticalBits() throws {
+        for (batch, kind) in [(1, OptimizerKind.rmsprop), (3, .sgd)] {
+            let (state, events, config) = try makeProblem(batch: batch, kind: kind, seed: 23)
+            let a = try Trainer(state: state, events: events, optimizer: config)
+            let b = try Trainer(state: state, events: events, optimizer: config)
+            a.usesHelperThread = true
+            b.usesHelperThread = false
+            for _ in 0..<9 { XCTAssertEqual(a.step().bitPattern, b.step().bitPattern) }
+            XCTAssertEqual(a.state, b.state, "B=\(batch) \(kind)")
+        }
+    }
+
     /// Stopping after k steps, rebuilding a trainer from `state`, and continuing gives the
     /// same weights, state and losses, bit for bit, as running straight through.
     func testRestoredStateContinuesIdentically() throws {
