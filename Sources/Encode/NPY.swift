@@ -102,14 +102,14 @@ public enum NPY {
         throw NPYError(path: "<memory>", offset: 0, kind: .shapeOverflow(shape: "\(shape)"))
     }
 
-    /// A complete v1.0 file holding `int32` (C order) with the given shape.
+    /// A complete file (v1.0, or 2.0 if the header needs it) holding `int32` in C order.
     public static func encode(int32 values: [Int32], shape: [Int]) throws -> Data {
         var out = try start(dtype: .int32, shape: shape, count: values.count)
         append(littleEndian: values, to: &out)
         return out
     }
 
-    /// A complete v1.0 file holding `float32` (C order) with the given shape.
+    /// A complete file (v1.0, or 2.0 if the header needs it) holding `float32` in C order.
     public static func encode(float32 values: [Float], shape: [Int]) throws -> Data {
         var out = try start(dtype: .float32, shape: shape, count: values.count)
         append(littleEndian: values.map(\.bitPattern), to: &out)

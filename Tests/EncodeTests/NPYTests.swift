@@ -83,6 +83,17 @@ final class NPYHeaderTests: XCTestCase {
         }
     }
 
+    func testHeaderTooLongForVersion1FallsBackToVersion2() throws {
+        // 25,000 dimensions of 1: the dict exceeds a 16-bit length, as numpy.save handles it.
+        let shape = [Int](repeating: 1, count: 25_000)
+        let h = try NPY.header(dtype: .float32, shape: shape)
+        XCTAssertEqual(Array(h.prefix(8)), [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 2, 0])
+        XCTAssertEqual(h.count % 64, 0)
+        let a = try NPY.decode(NPY.encode(float32: [4.5], shape: shape), path: "v2")
+        XCTAssertEqual(a.shape, shape)
+        XCTAssertEqual(try a.float32Values(), [4.5])
+    }
+
     func testHeaderRejectsNegativeAndOverflowingShapes() {
         XCTAssertThrowsError(try NPY.header(dtype: .float32, shape: [-1, 2]))
         XCTAssertThrowsError(try NPY.header(dtype: .float32, shape: [Int.max / 2, 3])) { e in
