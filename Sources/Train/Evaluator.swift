@@ -79,11 +79,11 @@ public enum Evaluator {
                             let e = start + r + 1
                             let tn = Int(ev[2 * e]), tt = Int(ev[2 * e + 1])
                             let y = logits.pointer + r * V
-                            let (lseN, _) = Kernels.logSumExp(y, count: N)
-                            let (lseT, _) = Kernels.logSumExp(y + N, count: V - N)
-                            result.lossSum += Double(lseN - y[tn]) + Double(lseT - y[N + tt])
                             let okN = Softmax.argmax(UnsafeBufferPointer(start: y, count: N)) == tn
                             let okT = Softmax.argmax(UnsafeBufferPointer(start: y + N, count: V - N)) == tt
+                            let nllN = Kernels.negativeLogLikelihood(y, count: N, target: tn)
+                            let nllT = Kernels.negativeLogLikelihood(y + N, count: V - N, target: tt)
+                            result.lossSum += Double(nllN) + Double(nllT)
                             if okN { result.correctNote += 1 }
                             if okT { result.correctTick += 1 }
                             if okN && okT { result.correctBoth += 1 }

@@ -12,7 +12,10 @@ typealias F8 = SIMD8<Float>
 enum FastMath {
     @inline(__always)
     static func exp8(_ x0: F8) -> F8 {
-        let x = x0.clamped(lowerBound: F8(repeating: -87.3), upperBound: F8(repeating: 88.4))
+        // Clamp with compares and selects (the generic pointwiseMin/Max are not inlined).
+        let lo = F8(repeating: -87.3), hi = F8(repeating: 88.4)
+        var x = x0.replacing(with: lo, where: x0 .< lo)
+        x.replace(with: hi, where: x .> hi)
         // Round x·log2(e) to the nearest integer with the 1.5·2^23 trick.
         let magic = F8(repeating: 12_582_912)
         let shifted = x * 1.442_695_04 + magic

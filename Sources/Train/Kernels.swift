@@ -49,14 +49,17 @@ enum Kernels {
         }
     }
 
-    /// log Σ exp over `n` logits, and their exponentials (shifted by the max) left in `e`.
+    /// −log softmax(y)[target] over `n` logits; overwrites the logits with exp(y − max).
     @inline(__always)
-    static func logSumExp(_ y: UnsafeMutablePointer<Float>, count n: Int) -> (lse: Float, max: Float) {
+    static func negativeLogLikelihood(_ y: UnsafeMutablePointer<Float>, count n: Int, target: Int) -> Float {
         var m = y[0]
         for j in 1..<n where y[j] > m { m = y[j] }
+        let yt = y[target]
+        for j in 0..<n { y[j] -= m }
+        FastMath.exp(y, count: n)
         var s: Float = 0
-        for j in 0..<n { s += expf(y[j] - m) }
-        return (m + logf(s), m)
+        for j in 0..<n { s += y[j] }
+        return m + logf(s) - yt
     }
 
     /// Cross-entropy of a softmax over `n` logits against `target`, replacing the logits

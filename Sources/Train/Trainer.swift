@@ -115,6 +115,7 @@ public final class Trainer {
     /// (mean over its U·B predictions of note CE + tick CE).
     @discardableResult
     public func step() -> Float {
+        if chunk.pipelined && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
         let loss = events.withUnsafeBufferPointer {
             chunk.forwardBackward(events: $0, segment: segment, pointer: pointer)
         }
@@ -132,8 +133,8 @@ public final class Trainer {
 
     /// Whether a helper thread runs the per-block GEMMs and half the update while the
     /// calling thread runs the recurrence (default true). Results are bitwise the same
-    /// either way. The trainer calls OpenBLAS from both threads; keep OpenBLAS at one
-    /// thread (`BLASRuntime.setThreads(1)`) while training so the two do not oversubscribe.
+    /// either way. With the helper thread, `step()` sets OpenBLAS to one thread (a
+    /// process-wide setting) so that the two threads do not oversubscribe the cores.
     public var usesHelperThread: Bool {
         get { chunk.pipelined }
         set { chunk.pipelined = newValue }

@@ -39,6 +39,23 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertEqual(got.accuracy, Double(okBoth) / Double(n - 1), accuracy: 1e-12)
     }
 
+    /// From zero state at p = 0, the trainer's first chunk loss is the evaluator's mean loss
+    /// over the first U predictions.
+    func testAgreesWithTrainerChunkLoss() throws {
+        let shape = ModelShape(notes: 3, ticks: 5, hidden: 6)
+        var rng = SeededRNG(seed: 32)
+        let U = 9
+        let w = try LSTMWeights(shape: shape, wx: Problem.uniform(shape.wxCount, 0.6, rng: &rng),
+                                wy: Problem.uniform(shape.wyCount, 0.6, rng: &rng))
+        let events = Problem.events(count: 30, shape: shape, rng: &rng)
+        let trainer = try Trainer(state: TrainingState(weights: w, unroll: U, batch: 1, optimizer: .sgd),
+                                  events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+        let (loss, _) = trainer.chunkGradient()
+        let r = Evaluator.evaluate(weights: w, events: Array(events.prefix(2 * (U + 1))))
+        XCTAssertEqual(r.predictions, U)
+        XCTAssertEqual(r.meanLoss, Double(loss), accuracy: 1e-5)
+    }
+
     func testTooShortSequenceMakesNoPredictions() throws {
         let shape = ModelShape(notes: 2, ticks: 2, hidden: 3)
         let w = try LSTMWeights(shape: shape, wx: [Float](repeating: 0.1, count: shape.wxCount),
