@@ -4,6 +4,16 @@
 // then Wy.
 import DrummerCore
 
+/// Weight initialisation schemes.
+public enum InitScheme: String, CaseIterable, Sendable {
+    /// The original's: truncated normal, stddev 0.01, every row including the biases.
+    case original
+    /// Keras' LSTM defaults: Glorot-uniform input block, orthogonal recurrent block
+    /// (the whole H×4H matrix, as Keras), zero bias with forget-gate bias 1;
+    /// Glorot-uniform output matrix with zero bias.
+    case keras
+}
+
 public enum Initializer {
     public static func weights(
         shape: ModelShape, scheme: InitScheme, rng: inout SeededRNG

@@ -1,6 +1,5 @@
 // Errors of the training core: bad settings, a state that does not fit its
 // shape, events outside the vocabulary or too few for a chunk.
-import DrummerCore
 
 public enum TrainError: Error, CustomStringConvertible, Equatable {
     case badSetting(String)
@@ -20,23 +19,6 @@ public enum TrainError: Error, CustomStringConvertible, Equatable {
             return "event buffer holds \(n) values; expected (note, tick) pairs"
         case .tooFewEvents(let e, let s, let needed):
             return "\(e) events are too few for \(s) stream(s) of at least \(needed) events (unroll + 1) each"
-        }
-    }
-}
-
-/// Checks of an event sequence against a model shape.
-public enum EventValidation {
-    /// Throws unless `events` is (note, tick) pairs inside `shape`'s vocabulary.
-    public static func check(_ events: [Int32], shape: ModelShape) throws {
-        guard events.count % 2 == 0 else { throw TrainError.oddEventBuffer(count: events.count) }
-        for e in 0..<(events.count / 2) {
-            let n = events[2 * e], t = events[2 * e + 1]
-            if n < 0 || Int(n) >= shape.notes {
-                throw TrainError.eventOutOfRange(event: e, field: "note", value: n, count: shape.notes)
-            }
-            if t < 0 || Int(t) >= shape.ticks {
-                throw TrainError.eventOutOfRange(event: e, field: "tick", value: t, count: shape.ticks)
-            }
         }
     }
 }

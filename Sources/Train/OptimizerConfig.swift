@@ -1,0 +1,82 @@
+// Optimizer settings and the optimizer's saved per-parameter slots.
+
+public enum OptimizerKind: String, CaseIterable, Sendable {
+    case sgd, momentum, rmsprop
+}
+
+/// Update rule settings. The update is: clip every gradient entry to ±clip, then
+/// - sgd:      p -= lr·g
+/// - momentum: v = momentum·v + g; p -= lr·v                (TF1 MomentumOptimizer)
+/// - rmsprop:  ms = decay·ms + (1−decay)·g²; p -= lr·g / sqrt(ms + epsilon)
+///             (TF1 RMSPropOptimizer without momentum; ms starts at 1)
+public struct OptimizerConfig: Sendable, Equatable {
+    public var kind: OptimizerKind
+    public var learningRate: Float
+    public var momentum: Float
+    public var decay: Float
+    public var epsilon: Float
+    public var clip: Float
+
+    public init(
+        kind: OptimizerKind = .sgd, learningRate: Float = Trainer.defaultLearningRate,
+        momentum: Float = 0.9, decay: Float = 0.9, epsilon: Float = 1e-10, clip: Float = 5
+    ) {
+        self.kind = kind
+        self.learningRate = learningRate
+        self.momentum = momentum
+        self.decay = decay
+        self.epsilon = epsilon
+        self.clip = clip
+    }
+
+    /// Throws when a setting is out of its range.
+    public func validate() throws {
+        guard learningRate.isFinite, learningRate > 0 else {
+            throw TrainError.badSetting("learning rate must be a positive number, got \(learningRate)")
+        }
+        guard clip.isFinite, clip > 0 else {
+            throw TrainError.badSetting("clip must be a positive number, got \(clip)")
+        }
+        guard momentum.isFinite, momentum >= 0, momentum < 1 else {
+            throw TrainError.badSetting("momentum must be in [0, 1), got \(momentum)")
+        }
+        guard decay.isFinite, decay >= 0, decay < 1 else {
+            throw TrainError.badSetting("RMSProp decay must be in [0, 1), got \(decay)")
+        }
+        guard epsilon.isFinite, epsilon >= 0 else {
+            throw TrainError.badSetting("RMSProp epsilon must be a non-negative number, got \(epsilon)")
+        }
+    }
+}
+
+/// The optimizer's per-parameter slots, each the length of the parameter buffer.
+/// sgd: none; momentum: "velocity" (starts at 0); rmsprop: "ms" (starts at 1, as TF1).
+public struct OptimizerState: Sendable, Equatable {
+    public var slots: [String: [Float]]
+
+    public init(slots: [String: [Float]]) { self.slots = slots }
+
+    /// Fresh slots for `kind` over `parameterCount` parameters.
+    public init(kind: OptimizerKind, parameterCount: Int) {
+        var s: [String: [Float]] = [:]
+        for name in OptimizerState.slotNames(kind) {
+            s[name] = [Float](repeating: OptimizerState.initialValue(name), count: parameterCount)
+        }
+        slots = s
+    }
+
+    public static let velocity = "velocity"
+    public static let meanSquare = "ms"
+
+    /// The slots `kind` uses.
+    public static func slotNames(_ kind: OptimizerKind) -> [String] {
+        switch kind {
+        case .sgd: return []
+        case .momentum: return [velocity]
+        case .rmsprop: return [meanSquare]
+        }
+    }
+
+    /// A fresh slot's value: 1 for RMSProp's accumulator (TF1), 0 otherwise.
+    public static func initialValue(_ slot: String) -> Float { slot == meanSquare ? 1 : 0 }
+}
