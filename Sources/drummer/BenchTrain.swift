@@ -94,6 +94,17 @@ struct BenchTrain: ParsableCommand {
                              b, mode.rawValue as NSString, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
             }
         }
+        BLASRuntime.setThreads(1)
+        var evalRates: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let r = Evaluator.evaluate(weights: weights, events: seq)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            evalRates.append(Double(r.predictions) / elapsed)
+        }
+        evalRates.sort()
+        print(String(format: "evaluation (forward only, 1 stream, 1 OpenBLAS thread): median %.0f events/s",
+                     evalRates[evalRates.count / 2]))
         BLASRuntime.setThreads(defaultThreads)
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
