@@ -11,10 +11,15 @@
 import DrummerCore
 
 public final class Trainer {
-    /// SGD learning rate used when none is given (see the issue note for the experiments).
+    /// SGD learning rate used when none is given. Groove corpus (quantize 30, 327k training
+    /// events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3 gave validation loss
+    /// 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras init); lr 2 with
+    /// keras init diverged near step 5,000; 15,000 steps with keras init: lr 1 reached
+    /// training loss 3.015 and validation loss 3.235, lr 0.5 3.068 and 3.268.
     public static let defaultLearningRate: Float = 1
-    /// Initialisation used when none is given.
-    public static let defaultInit: InitScheme = .original
+    /// Initialisation used when none is given: keras trained faster than original at every
+    /// learning rate tried (15,000 steps at lr 1: validation loss 3.235 against 3.299).
+    public static let defaultInit: InitScheme = .keras
 
     let shape: ModelShape
     let unroll: Int, batch: Int
