@@ -8,11 +8,12 @@
 // bias gradients are GEMMs (or GEMVs with a ones vector) over blocks of T steps.
 //
 // Two cores: the calling thread runs the sequential recurrence; a helper thread
-// (a serial dispatch queue) runs the block GEMMs as soon as a block of steps is
-// done — the output layer during the forward sweep, the weight gradients during
-// the backward sweep — and half of the optimizer update. Blocks run in a fixed
-// order whichever thread runs them, so results do not depend on timing, and
-// `pipelined = false` (everything on the calling thread) gives identical bits.
+// (OrderedJobs) runs the block GEMMs as soon as a block of steps is done — the
+// output layer during the forward sweep, the weight gradients during the backward
+// sweep — and half of the optimizer update. Jobs run one at a time in a fixed
+// order whichever thread runs them (the caller takes over the ones the helper has
+// not started when it reaches the end of a sweep), so results do not depend on
+// timing, and `pipelined = false` (everything inline) gives identical bits.
 // The two threads touch disjoint buffers: see the comments of each phase.
 //
 // Buffers (floats), R = U·B:
@@ -26,9 +27,8 @@
 //   dhNext, dc   B·H     running gradients flowing to step t−1
 //   ones     R           for column sums through GEMV
 import DrummerCore
-import Dispatch
 
-final class ChunkWorkspace: @unchecked Sendable {
+final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
     let shape: ModelShape
     let U: Int, B: Int, H: Int, G: Int, V: Int, N: Int
     /// Steps per pipeline block: about 256 rows, at least 8 blocks per chunk when U allows
@@ -45,8 +45,10 @@ final class ChunkWorkspace: @unchecked Sendable {
     let outNote: UnsafeMutablePointer<Int>, outTick: UnsafeMutablePointer<Int>
     /// Run block work on the helper thread (true) or inline (false); same results.
     var pipelined = true
-    private let queue = DispatchQueue(label: "drummer.train.helper", qos: .userInitiated)
-    private let group = DispatchGroup()
+    private let jobs = OrderedJobs()
+    /// The optimizer settings and slot of the update job in flight.
+    private var updateConfig = OptimizerConfig()
+    private var updateSlot: FloatBuffer?
 
     init(shape: ModelShape, unroll: Int, batch: Int, params: FloatBuffer, grad: FloatBuffer) {
         self.shape = shape
@@ -70,9 +72,11 @@ final class ChunkWorkspace: @unchecked Sendable {
         inTick = .allocate(capacity: R); inTick.initialize(repeating: 0, count: R)
         outNote = .allocate(capacity: R); outNote.initialize(repeating: 0, count: R)
         outTick = .allocate(capacity: R); outTick.initialize(repeating: 0, count: R)
+        jobs.executor = self
     }
 
     deinit {
+        jobs.stop()
         inNote.deallocate(); inTick.deallocate(); outNote.deallocate(); outTick.deallocate()
     }
 
@@ -99,12 +103,22 @@ final class ChunkWorkspace: @unchecked Sendable {
 
     // MARK: helper thread
 
-    private func helper(_ job: @escaping @Sendable () -> Void) {
-        if pipelined { queue.async(group: group, execute: job) } else { job() }
+    private func helper(_ job: ChunkJob) {
+        if pipelined { jobs.submit(job) } else { run(job) }
     }
 
     private func waitForHelper() {
-        if pipelined { group.wait() }
+        if pipelined { jobs.drain() }
+    }
+
+    func run(_ job: ChunkJob) {
+        switch job {
+        case .output(let k): outputBlock(k)
+        case .gradient(let k, let first): gradientBlock(k, first: first)
+        case .update(let count):
+            Optimizer.update(updateConfig, params: params.pointer, grad: UnsafePointer(grad.pointer),
+                             slot: updateSlot?.pointer, count: count)
+        }
     }
 
     private var blockCount: Int { (U + T - 1) / T }
@@ -162,7 +176,7 @@ final class ChunkWorkspace: @unchecked Sendable {
                         tanhC: tanhC.pointer + r * H, hNew: hs.pointer + (r + B) * H)
                 }
             }
-            helper { self.outputBlock(k) }
+            helper(.output(block: k))
         }
         waitForHelper()
     }
@@ -223,7 +237,7 @@ final class ChunkWorkspace: @unchecked Sendable {
                 }
             }
             let first = k == blockCount - 1
-            helper { self.gradientBlock(k, first: first) }
+            helper(.gradient(block: k, first: first))
         }
         waitForHelper()
     }
@@ -254,10 +268,9 @@ final class ChunkWorkspace: @unchecked Sendable {
     /// the helper and the calling thread.
     func update(_ config: OptimizerConfig, slot: FloatBuffer?) {
         let P = params.count, half = P / 2
-        helper {
-            Optimizer.update(config, params: self.params.pointer, grad: UnsafePointer(self.grad.pointer),
-                             slot: slot?.pointer, count: half)
-        }
+        updateConfig = config
+        updateSlot = slot
+        helper(.update(count: half))
         Optimizer.update(config, params: params.pointer + half, grad: UnsafePointer(grad.pointer + half),
                          slot: slot.map { $0.pointer + half }, count: P - half)
         waitForHelper()
