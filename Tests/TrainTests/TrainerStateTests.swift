@@ -122,6 +122,9 @@ final class TrainerStateTests: XCTestCase {
         s = state
         s.pointer = events.count / 2 - 5
         rejects(s, events, config, "pointer leaves no chunk")
+        s = state
+        s.unroll = 1 << 40
+        rejects(s, events, config, "buffers beyond the limit")
         var c = config
         c.learningRate = 0
         rejects(state, events, c, "zero learning rate")
