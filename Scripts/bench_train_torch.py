@@ -24,15 +24,20 @@ def main():
     ap.add_argument("--notes", type=int, default=17)
     ap.add_argument("--ticks", type=int, default=209)
     ap.add_argument("--events", type=int, default=52_260)
+    ap.add_argument("--threads", type=int, nargs="+", default=None,
+                    help="torch thread counts to measure (default: 1 and torch's default)")
     a = ap.parse_args()
+    default_threads = torch.get_num_threads()
+    thread_counts = a.threads or sorted({1, default_threads})
     torch.manual_seed(1)
     N, K, H, U = a.notes, a.ticks, a.hidden, a.unroll
     V = N + K
     notes = torch.randint(0, N, (a.events,))
     ticks = torch.randint(0, K, (a.events,))
-    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads; "
+    print(f"PyTorch {torch.__version__} (default {default_threads} threads); "
           f"U={U} H={H} V={V}, {a.events} synthetic events, SGD, {a.runs} runs of >= {a.seconds} s, median")
-    for B in a.batch:
+    for B, threads in [(B, t) for B in a.batch for t in thread_counts]:
+        torch.set_num_threads(threads)
         L = a.events // B
         lstm = torch.nn.LSTM(V, H, batch_first=True)
         out = torch.nn.Linear(H, V)
@@ -73,7 +78,7 @@ def main():
                 if dt >= a.seconds:
                     break
             rates.append(chunks * U * B / dt)
-        print(f"batch {B:3d}  pytorch median {statistics.median(rates):9.0f} timesteps/s  "
+        print(f"batch {B:3d}  pytorch threads {threads}  median {statistics.median(rates):9.0f} timesteps/s  "
               f"(min {min(rates):.0f}, max {max(rates):.0f})")
 
 
