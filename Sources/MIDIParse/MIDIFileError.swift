@@ -61,7 +61,7 @@ public enum MIDIDefect: Equatable, Hashable, Sendable {
         case .badSMPTEDivision(let fps, let tpf):
             return "SMPTE division \(fps) fps × \(tpf) ticks per frame, expected 24, 25, 29 or 30 fps and at least 1 tick"
         case .format0TrackCount(let n): return "format 0 with \(n) tracks, expected exactly 1"
-        case .trackCountMismatch(let d, let f): return "header declares \(d) tracks, found \(f) MTrk chunks"
+        case .trackCountMismatch(let d, let f): return "expected \(d) MTrk chunks as the header declares, found \(f)"
         case .chunkPastEnd(let d, let a): return "chunk length \(d) runs past the end of the file, expected at most \(a)"
         case .missingEndOfTrack: return "track ends without an end-of-track event, expected FF 2F 00"
         case .dataAfterEndOfTrack(let n): return "\(n) bytes after the end-of-track event, expected the end of the chunk"
