@@ -64,9 +64,7 @@ public struct Checkpoint: Sendable {
 
     /// The weights held in the checkpoint.
     public func weights() throws -> LSTMWeights {
-        let s = state.shape
-        let p = state.parameters
-        return try LSTMWeights(shape: s, wx: Array(p[0..<s.wxCount]), wy: Array(p[s.wxCount...]))
+        try state.weights()
     }
 }
 

@@ -49,9 +49,9 @@ public struct RunConfiguration: Sendable, Equatable {
 
     public init(
         hidden: Int = defaultHidden, unroll: Int = defaultUnroll, batchSize: Int = defaultBatchSize,
-        optimizer: OptimizerKind = .sgd, initScheme: InitScheme = TrainDefaults.defaultInit,
+        optimizer: OptimizerKind = .sgd, initScheme: InitScheme = Trainer.defaultInit,
         seed: UInt64 = defaultSeed, initFrom: String? = nil,
-        learningRate: Float = TrainDefaults.defaultLearningRate, momentum: Float = defaultMomentum,
+        learningRate: Float = Trainer.defaultLearningRate, momentum: Float = defaultMomentum,
         decay: Float = defaultDecay, epsilon: Float = defaultEpsilon, clip: Float = defaultClip,
         schedule: LearningRateSchedule = LearningRateSchedule(), steps: Int? = nil,
         checkpointEvery: Int = defaultCheckpointEvery, checkpointDirectory: String = defaultCheckpointDirectory,

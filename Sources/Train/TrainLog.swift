@@ -13,38 +13,6 @@ public struct EvaluationRecord: Sendable, Equatable {
     public var validation: Metrics?
 }
 
-/// Loss and accuracies of a model over one sequence (from zero state).
-public struct Metrics: Sendable, Equatable, Codable {
-    /// Predictions made (events − 1).
-    public var events: Int
-    /// Mean NLL of note + tick, nats per prediction.
-    public var loss: Double
-    /// Fraction with both note and tick right.
-    public var accuracy: Double
-    public var accuracyNote: Double
-    public var accuracyTick: Double
-
-    enum CodingKeys: String, CodingKey {
-        case events, loss, accuracy
-        case accuracyNote = "accuracy_note"
-        case accuracyTick = "accuracy_tick"
-    }
-
-    public init(_ r: EvaluationResult) {
-        let n = max(r.predictions, 1)
-        events = r.predictions
-        loss = r.predictions > 0 ? r.lossSum / Double(n) : .nan
-        accuracy = Double(r.correctBoth) / Double(n)
-        accuracyNote = Double(r.correctNote) / Double(n)
-        accuracyTick = Double(r.correctTick) / Double(n)
-    }
-
-    /// Runs `Evaluator` over `events` (flat note/tick index pairs).
-    public static func evaluate(weights: LSTMWeights, events: [Int32]) -> Metrics {
-        Metrics(Evaluator.evaluate(weights: weights, events: events))
-    }
-}
-
 public enum TrainLog {
     public static let fileName = "train_log.csv"
     public static let header = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,"

@@ -71,7 +71,7 @@ public final class TrainingRun {
             self.bestValidationLoss = ckpt.bestValidationLoss
             self.bestStep = ckpt.bestStep
             var state = ckpt.state
-            if data.fingerprint != ckpt.datasetFingerprint, state.pointer + config.unroll + 1 >= data.eventCount {
+            if data.fingerprint != ckpt.datasetFingerprint, state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
                 // The new data is shorter than where the old run was: start its next epoch.
                 state.pointer = 0
                 for i in state.h.indices { state.h[i] = 0 }
@@ -99,18 +99,12 @@ public final class TrainingRun {
                 }
                 weights = model.weights
             } else {
-                weights = Initializer.weights(shape: data.vocabulary.shape(hidden: config.hidden),
-                                              scheme: config.initScheme, rng: &rng)
+                weights = try Initializer.weights(shape: data.vocabulary.shape(hidden: config.hidden),
+                                                  scheme: config.initScheme, rng: &rng)
             }
             var c = config
             c.hidden = weights.shape.hidden
-            let shape = weights.shape
-            let parameters = weights.wx + weights.wy
-            let zeros = [Float](repeating: 0, count: c.batchSize * shape.hidden)
-            let state = TrainingState(
-                shape: shape, unroll: c.unroll, batch: c.batchSize, parameters: parameters,
-                optimizer: OptimizerState.initial(kind: c.optimizer, count: parameters.count),
-                h: zeros, c: zeros, step: 0, epoch: 0, pointer: 0)
+            let state = TrainingState(weights: weights, unroll: c.unroll, batch: c.batchSize, optimizer: c.optimizer)
             self.configuration = c
             self.data = data
             self.rngState = rng.stateWords
@@ -127,16 +121,11 @@ public final class TrainingRun {
     }
 
     static func makeTrainer(state: TrainingState, data: TrainingData, config: RunConfiguration) throws -> Trainer {
-        let needed = config.batchSize * (config.unroll + 1) + 1
-        guard data.eventCount >= needed else {
-            throw TrainingDataError(path: data.path, message:
-                "\(data.eventCount) events are too few for --unroll \(config.unroll) with --batch-size \(config.batchSize) (need at least \(needed))")
-        }
         do {
             return try Trainer(state: state, events: data.events,
                                optimizer: config.optimizerConfig(learningRate: config.learningRate))
         } catch {
-            throw RunError.trainerRejected("cannot train on \(data.path): \(error)")
+            throw RunError.trainerRejected("\(data.path): \(error)")
         }
     }
 
@@ -147,9 +136,7 @@ public final class TrainingRun {
 
     /// The current weights.
     public func weights() throws -> LSTMWeights {
-        let s = trainer.state
-        return try LSTMWeights(shape: s.shape, wx: Array(s.parameters[0..<s.shape.wxCount]),
-                               wy: Array(s.parameters[s.shape.wxCount...]))
+        try trainer.state.weights()
     }
 
     /// The checkpoint of the current state.
