@@ -1,1 +1,0 @@
-// Train: see Package.swift for this module's role.

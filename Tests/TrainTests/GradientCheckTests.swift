@@ -1,0 +1,79 @@
+// Finite-difference check of the trainer's analytic gradient: every entry of Wx
+// and Wy, non-zero initial state, central differences on a double-precision
+// forward of the same loss.
+import DrummerCore
+import XCTest
+@testable import Train
+
+final class GradientCheckTests: XCTestCase {
+    /// Worst relative error |analytic − numeric| / (|analytic| + |numeric|) over the entries
+    /// with |analytic| + |numeric| > 1e-5 (smaller ones are at float32 rounding level), and
+    /// the worst absolute error over all entries.
+    func check(batch: Int, pointer: Int, seed: UInt64) throws -> (rel: Double, abs: Double) {
+        let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)
+        let U = 6
+        var rng = SeededRNG(seed: seed)
+        var state = try Problem.state(shape: shape, unroll: U, batch: batch, rng: &rng)
+        state.pointer = pointer
+        let events = Problem.events(count: 16 * batch, shape: shape, rng: &rng)
+        let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+        let (loss, analytic) = trainer.chunkGradient()
+        var model = DoubleModel(shape: shape, params: state.parameters.map(Double.init))
+        let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+        XCTAssertEqual(Double(loss), l0, accuracy: 1e-5 * l0, "chunk loss")
+        let eps = 1e-5
+        var worst = 0.0, worstAbs = 0.0, compared = 0
+        for k in 0..<state.parameters.count {
+            let saved = model.params[k]
+            model.params[k] = saved + eps
+            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+            model.params[k] = saved - eps
+            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+            model.params[k] = saved
+            let numeric = (lp - lm) / (2 * eps)
+            let a = Double(analytic[k])
+            worstAbs = max(worstAbs, abs(a - numeric))
+            if abs(a) + abs(numeric) > 1e-5 {
+                compared += 1
+                worst = max(worst, abs(a - numeric) / (abs(a) + abs(numeric)))
+            }
+        }
+        XCTAssertGreaterThan(compared, state.parameters.count / 2, "most entries have a sizeable gradient")
+        return (worst, worstAbs)
+    }
+
+    func testGradientBatch1() throws {
+        let (rel, absErr) = try check(batch: 1, pointer: 3, seed: 11)
+        print("gradient check B=1: worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    func testGradientBatch2() throws {
+        let (rel, absErr) = try check(batch: 2, pointer: 2, seed: 12)
+        print("gradient check B=2: worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// With clipping active, an SGD step moves every parameter by −lr·clip(gradient).
+    func testClippedUpdateEqualsClippedGradient() throws {
+        let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)
+        var rng = SeededRNG(seed: 13)
+        let state = try Problem.state(shape: shape, unroll: 6, batch: 2, rng: &rng)
+        let events = Problem.events(count: 40, shape: shape, rng: &rng)
+        let clip: Float = 0.01, lr: Float = 0.5
+        let trainer = try Trainer(state: state, events: events,
+                                  optimizer: OptimizerConfig(kind: .sgd, learningRate: lr, clip: clip))
+        let (_, g) = trainer.chunkGradient()
+        let clipped = g.filter { abs($0) > clip }.count
+        XCTAssertGreaterThan(clipped, 10, "the problem must exercise clipping")
+        XCTAssertGreaterThan(g.count - clipped, 10, "and leave some entries unclipped")
+        trainer.step()
+        let after = trainer.state.parameters
+        for k in 0..<g.count {
+            let expected = state.parameters[k] - lr * min(max(g[k], -clip), clip)
+            XCTAssertEqual(after[k], expected, accuracy: 1e-7, "parameter \(k)")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+// The trainer against frozen outputs of Scripts/reference_lstm.py (numpy float64):
+// first-chunk gradient, per-step losses, schedule, final weights, state and slot.
+import DrummerCore
+import Foundation
+import XCTest
+@testable import Train
+
+struct ReferenceFixture: Decodable {
+    struct Opt: Decodable {
+        let kind: String
+        let learningRate, momentum, decay, epsilon, clip: Double
+    }
+    struct Initial: Decodable {
+        let Wx, Wy, h, c: [Double]
+        let pointer: Int
+    }
+    struct Final: Decodable {
+        let parameters, h, c, slot: [Double]
+        let pointer, epoch, step: Int
+    }
+    let name: String
+    let notes, ticks, hidden, unroll, batch, steps: Int
+    let optimizer: Opt
+    let events: [Int32]
+    let initial: Initial
+    let firstGradient, losses: [Double]
+    let pointers, epochs: [Int]
+    let `final`: Final
+
+    static func load(_ name: String) throws -> ReferenceFixture {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures") else {
+            throw TrainError.badSetting("fixture \(name).json is missing from the test bundle")
+        }
+        return try JSONDecoder().decode(ReferenceFixture.self, from: Data(contentsOf: url))
+    }
+}
+
+final class ReferenceFixtureTests: XCTestCase {
+    static let cases = ["sgd_b1", "rmsprop_b1", "sgd_b2_clipped", "rmsprop_b2", "momentum_b2_clipped"]
+
+    func run(_ name: String) throws {
+        let f = try ReferenceFixture.load(name)
+        let shape = ModelShape(notes: f.notes, ticks: f.ticks, hidden: f.hidden)
+        guard let kind = OptimizerKind(rawValue: f.optimizer.kind) else {
+            return XCTFail("\(name): unknown optimizer \(f.optimizer.kind)")
+        }
+        let weights = try LSTMWeights(shape: shape, wx: f.initial.Wx.map(Float.init), wy: f.initial.Wy.map(Float.init))
+        var state = TrainingState(weights: weights, unroll: f.unroll, batch: f.batch, optimizer: kind)
+        state.h = f.initial.h.map(Float.init)
+        state.c = f.initial.c.map(Float.init)
+        let o = f.optimizer
+        let config = OptimizerConfig(kind: kind, learningRate: Float(o.learningRate), momentum: Float(o.momentum),
+                                     decay: Float(o.decay), epsilon: Float(o.epsilon), clip: Float(o.clip))
+        let trainer = try Trainer(state: state, events: f.events, optimizer: config)
+        let (_, g) = trainer.chunkGradient()
+        _ = assertClose(g, f.firstGradient, abs: 1e-6, rel: 1e-4, "\(name) first gradient")
+        for s in 0..<f.steps {
+            let loss = trainer.step()
+            XCTAssertEqual(Double(loss), f.losses[s], accuracy: 1e-5 * f.losses[s], "\(name) loss of step \(s + 1)")
+            XCTAssertEqual(trainer.state.pointer, f.pointers[s], "\(name) pointer after step \(s + 1)")
+            XCTAssertEqual(trainer.state.epoch, f.epochs[s], "\(name) epoch after step \(s + 1)")
+        }
+        let end = trainer.state
+        XCTAssertEqual(end.step, f.final.step)
+        let worst = assertClose(end.parameters, f.final.parameters, abs: 2e-5, rel: 1e-4, "\(name) final parameters")
+        _ = assertClose(end.h, f.final.h, abs: 1e-6, rel: 0, "\(name) final h")
+        _ = assertClose(end.c, f.final.c, abs: 1e-6, rel: 0, "\(name) final c")
+        if kind != .sgd, let slot = end.optimizer.slots[OptimizerState.slotNames(kind)[0]] {
+            _ = assertClose(slot, f.final.slot, abs: 1e-6, rel: 1e-4, "\(name) final slot")
+        }
+        print("\(name): worst final parameter difference \(worst)")
+    }
+
+    func testSGDBatch1() throws { try run("sgd_b1") }
+    func testRMSPropBatch1() throws { try run("rmsprop_b1") }
+    func testSGDBatch2Clipped() throws { try run("sgd_b2_clipped") }
+    func testRMSPropBatch2() throws { try run("rmsprop_b2") }
+    func testMomentumBatch2Clipped() throws { try run("momentum_b2_clipped") }
+}
