@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import DrummerCore
 @testable import Export
+import Train
 
 final class ExporterTests: XCTestCase {
     private var tmp: URL!
@@ -81,6 +82,23 @@ final class ExporterTests: XCTestCase {
         for key in ["ix_to_note", "ix_to_tick", "hidden_size", "Wx_shape", "Wy_shape", "gate_order"] {
             XCTAssertEqual(a[key].map { "\($0)" }, b[key].map { "\($0)" }, key)
         }
+    }
+
+    func testExportOfTrainedModelKeepsItsMetadata() throws {
+        let (w, v) = try model()
+        let trained = TrainedModel(weights: w, vocabulary: v, step: 500, metadata: [
+            "format": "drummer-checkpoint", "format_version": "1", "optimizer": "sgd", "seed": "42"])
+        let dir = tmp.appendingPathComponent("trained").path
+        let summary = try Exporter.export(model: trained, to: dir)
+        XCTAssertEqual(summary.step, 500)
+        let loaded = try ModelDirectory.load(path: dir)
+        XCTAssertEqual(loaded.weights, w)
+        XCTAssertEqual(loaded.metadata["checkpoint_format"], "drummer-checkpoint")
+        XCTAssertEqual(loaded.metadata["checkpoint_format_version"], "1")
+        XCTAssertEqual(loaded.metadata["optimizer"], "sgd")
+        XCTAssertEqual(loaded.metadata["step"], "500")
+        XCTAssertNil(loaded.metadata["format"])
+        XCTAssertEqual(loaded.formatVersion, ModelDirectory.formatVersion)
     }
 
     func testTypeNameFromFileName() {
