@@ -1,0 +1,102 @@
+// A primer from a MIDI file, read as `drummer convert-midi` reads files by default:
+//   channel auto  — channel index 9 (MIDI channel 10) when the file has notes there,
+//                   otherwise every channel;
+//   480 PPQ       — onsets rescaled to 480 ticks per quarter note (SMPTE files
+//                   through their frame rate and tempo map), rounded to the nearest tick;
+//   no quantizing — hits are (note, delta since the previous onset), in file order.
+// Then mapped to the model's vocabulary: a note the model does not know is an error
+// naming it; a delta that is not one of the model's tick values becomes the nearest
+// one (the smaller on a tie), and the count of such hits is reported. The primer
+// only sets the sampler's state, so mapped ticks cannot move any generated onset.
+
+import DrummerCore
+import MIDIParse
+
+public struct Primer: Equatable, Sendable {
+    /// The primer in the model's indices, ready for `Sampler.generate(primer:)`.
+    public let events: [SampledEvent]
+    /// The hits as read (480 PPQ deltas), before mapping ticks.
+    public let hits: [DrumHit]
+    /// Hits whose delta was not a vocabulary tick value and was mapped to the nearest.
+    public let mappedTicks: Int
+    /// Channel index read (nil: every channel).
+    public let channel: Int?
+    /// Reader warnings (the file is read leniently).
+    public let warnings: [String]
+}
+
+public enum PrimerError: Error, CustomStringConvertible, Equatable {
+    case noHits(path: String)
+    case notesOutsideVocabulary(path: String, notes: [Int], vocabulary: [Int])
+
+    public var description: String {
+        switch self {
+        case .noHits(let p):
+            return "\(p): the primer has no notes (NOTE ON with velocity > 0)"
+        case .notesOutsideVocabulary(let p, let n, let v):
+            return "\(p): primer note(s) \(n.map(String.init).joined(separator: ", ")) are not in the model's "
+                + "vocabulary (\(v.map(String.init).joined(separator: " ")))"
+        }
+    }
+}
+
+extension Primer {
+    /// Target resolution of the primer's ticks (the convert-midi default).
+    public static let ppq = 480
+
+    /// Reads `path` and maps it to `vocabulary`. MIDI errors are MIDIParse's typed
+    /// errors (file, byte offset, defect).
+    public static func load(path: String, vocabulary: Vocabulary) throws -> Primer {
+        let (file, warnings) = try MIDIFile.read(path: path, mode: .lenient)
+        return try make(file: file, path: path, vocabulary: vocabulary, warnings: warnings.map(\.description))
+    }
+
+    /// The hits of `file` as convert-midi's defaults read them (see the file header).
+    public static func hits(of file: MIDIFile) -> (hits: [DrumHit], channel: Int?) {
+        let channel: Int? = file.hasNotes(onChannel: 9) ? 9 : nil
+        let map = file.tempoMap
+        var out: [DrumHit] = []
+        var last = 0
+        for h in file.hits(channel: channel) {
+            let q = map.quarterNotes(atTick: h.tick) * Double(ppq)
+            let t = q.isFinite && q < Double(Int32.max) ? Int(q.rounded()) : Int(Int32.max)
+            out.append(DrumHit(note: Int(h.note), delta: max(0, t - last)))
+            last = max(last, t)
+        }
+        return (out, channel)
+    }
+
+    static func make(file: MIDIFile, path: String, vocabulary: Vocabulary, warnings: [String]) throws -> Primer {
+        let (hits, channel) = hits(of: file)
+        guard !hits.isEmpty else { throw PrimerError.noHits(path: path) }
+        var noteIndex = [Int](repeating: -1, count: 128)
+        for (i, n) in vocabulary.ixToNote.enumerated() { noteIndex[n] = i }
+        let unknown = Set(hits.map(\.note).filter { noteIndex[$0] < 0 }).sorted()
+        guard unknown.isEmpty else {
+            throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: vocabulary.ixToNote)
+        }
+        let ticks = vocabulary.ixToTick.enumerated().sorted { $0.element < $1.element }
+        var mapped = 0
+        let events = hits.map { h -> SampledEvent in
+            let (index, exact) = nearest(h.delta, in: ticks)
+            if !exact { mapped += 1 }
+            return SampledEvent(note: noteIndex[h.note], tick: index)
+        }
+        return Primer(events: events, hits: hits, mappedTicks: mapped, channel: channel, warnings: warnings)
+    }
+
+    /// Index (into ix_to_tick) of the tick value nearest `delta`; `sorted` holds
+    /// (index, value) by increasing value. Ties go to the smaller value.
+    static func nearest(_ delta: Int, in sorted: [(offset: Int, element: Int)]) -> (Int, Bool) {
+        var lo = 0, hi = sorted.count  // first value ≥ delta
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sorted[mid].element < delta { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < sorted.count, sorted[lo].element == delta { return (sorted[lo].offset, true) }
+        if lo == 0 { return (sorted[0].offset, false) }
+        if lo == sorted.count { return (sorted[lo - 1].offset, false) }
+        let below = sorted[lo - 1], above = sorted[lo]
+        return (delta - below.element <= above.element - delta ? below.offset : above.offset, false)
+    }
+}
