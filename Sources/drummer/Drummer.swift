@@ -13,6 +13,6 @@ struct Drummer: ParsableCommand {
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
-            subcommands: [TrainCommand.self, EvalCommand.self, Bench.self])
+            subcommands: [TrainCommand.self, EvalCommand.self, ExportCommand.self, SampleCommand.self, Bench.self])
     }
 }
