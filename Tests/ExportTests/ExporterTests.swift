@@ -101,6 +101,41 @@ final class ExporterTests: XCTestCase {
         XCTAssertEqual(loaded.formatVersion, ModelDirectory.formatVersion)
     }
 
+    /// A step-0 checkpoint holding the original's weights (what `train --init-from` starts
+    /// from) exports Wx.bin and Wy.bin identical to the original files, through HDF5.
+    func testStepZeroCheckpointOfOriginalWeightsExportsIdenticalFiles() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
+            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+        }
+        let src = tmp.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        for (a, b) in [("Wx.bin", "Wx.bin"), ("Wy.bin", "Wy.bin"), ("vocab.json", "model.json")] {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(a), to: src.appendingPathComponent(b))
+        }
+        let original = try ModelDirectory.load(path: src.path)
+        let state = TrainingState(weights: original.weights, unroll: 8, batch: 1, optimizer: .sgd)
+        let ckpt = Checkpoint(
+            configuration: RunConfiguration(hidden: 200, initFrom: src.path), state: state,
+            vocabulary: original.vocabulary, rngState: SeededRNG(seed: 1).stateWords,
+            datasetPath: "data", datasetFingerprint: "", datasetEvents: 0, validationEvents: 0,
+            smoothedLoss: 0, schedule: ScheduleProgress(), bestValidationLoss: .infinity, bestStep: -1)
+        let path = tmp.appendingPathComponent("ckpt-0.h5").path
+        try ckpt.write(to: path)
+        let out = tmp.appendingPathComponent("exported").path
+        let summary = try Exporter.export(checkpoint: path, to: out)
+        XCTAssertEqual(summary.step, 0)
+        for f in ["Wx.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + f)),
+                           try Data(contentsOf: fixtures.appendingPathComponent(f)), f)
+        }
+        let m = try ModelDirectory.load(path: out)
+        XCTAssertEqual(m.metadata["init_from"], src.path)
+        XCTAssertEqual(m.metadata["checkpoint_format"], "drummer-checkpoint")
+    }
+
     func testTypeNameFromFileName() {
         XCTAssertEqual(SwiftConstants.typeName(forFile: "app/DrumModel.swift"), "DrumModel")
         XCTAssertEqual(SwiftConstants.typeName(forFile: "_m2.swift"), "_m2")
