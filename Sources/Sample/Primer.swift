@@ -1,15 +1,15 @@
-// A primer from a MIDI file, read as `drummer convert-midi` reads files by default:
-//   channel auto  — channel index 9 (MIDI channel 10) when the file has notes there,
-//                   otherwise every channel;
-//   480 PPQ       — onsets rescaled to 480 ticks per quarter note (SMPTE files
-//                   through their frame rate and tempo map), rounded to the nearest tick;
-//   no quantizing — hits are (note, delta since the previous onset), in file order.
-// Then mapped to the model's vocabulary: a note the model does not know is an error
-// naming it; a delta that is not one of the model's tick values becomes the nearest
-// one (the smaller on a tie), and the count of such hits is reported. The primer
-// only sets the sampler's state, so mapped ticks cannot move any generated onset.
+// A primer from a MIDI file, read exactly as `drummer convert-midi` reads a file with
+// its default settings (Encode's FileHits and HitSequence): strict parsing, channel auto
+// (channel index 9 when the file has notes there, otherwise every channel), onsets
+// rescaled to 480 PPQ (halves round up), no quantizing, no note map; hits are
+// (note, delta since the previous onset) in file order, the first delta being the
+// first onset. Then mapped to the model's vocabulary: a note the model does not know
+// is an error naming it; a delta that is not one of the model's tick values becomes
+// the nearest one (the smaller on a tie), and the count of such hits is reported. The
+// primer only sets the sampler's state, so a mapped tick cannot move a generated onset.
 
 import DrummerCore
+import Encode
 import MIDIParse
 
 public struct Primer: Equatable, Sendable {
@@ -21,7 +21,7 @@ public struct Primer: Equatable, Sendable {
     public let mappedTicks: Int
     /// Channel index read (nil: every channel).
     public let channel: Int?
-    /// Reader warnings (the file is read leniently).
+    /// Reader warnings (only with lenient settings).
     public let warnings: [String]
 }
 
@@ -44,30 +44,22 @@ extension Primer {
     /// Target resolution of the primer's ticks (the convert-midi default).
     public static let ppq = 480
 
-    /// Reads `path` and maps it to `vocabulary`. MIDI errors are MIDIParse's typed
-    /// errors (file, byte offset, defect).
-    public static func load(path: String, vocabulary: Vocabulary) throws -> Primer {
-        let (file, warnings) = try MIDIFile.read(path: path, mode: .lenient)
-        return try make(file: file, path: path, vocabulary: vocabulary, warnings: warnings.map(\.description))
+    /// Reads `path` with `settings` (convert-midi's defaults unless given) and maps it
+    /// to `vocabulary`. MIDI errors are MIDIParse's typed errors (file, byte offset, defect).
+    public static func load(
+        path: String, vocabulary: Vocabulary, settings: ConversionSettings = ConversionSettings()
+    ) throws -> Primer {
+        let (file, warnings) = try MIDIFile.read(path: path, mode: settings.lenient ? .lenient : .strict)
+        let fileHits = FileHits(file: file, settings: settings, warnings: warnings)
+        var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
+        sequence.append(fileHits)
+        let hits = zip(sequence.notes, sequence.deltas).map { DrumHit(note: $0, delta: $1) }
+        return try make(hits: hits, channel: fileHits.channelUsed == "9" ? 9 : nil, path: path,
+                        vocabulary: vocabulary, warnings: warnings.map(\.description))
     }
 
-    /// The hits of `file` as convert-midi's defaults read them (see the file header).
-    public static func hits(of file: MIDIFile) -> (hits: [DrumHit], channel: Int?) {
-        let channel: Int? = file.hasNotes(onChannel: 9) ? 9 : nil
-        let map = file.tempoMap
-        var out: [DrumHit] = []
-        var last = 0
-        for h in file.hits(channel: channel) {
-            let q = map.quarterNotes(atTick: h.tick) * Double(ppq)
-            let t = q.isFinite && q < Double(Int32.max) ? Int(q.rounded()) : Int(Int32.max)
-            out.append(DrumHit(note: Int(h.note), delta: max(0, t - last)))
-            last = max(last, t)
-        }
-        return (out, channel)
-    }
-
-    static func make(file: MIDIFile, path: String, vocabulary: Vocabulary, warnings: [String]) throws -> Primer {
-        let (hits, channel) = hits(of: file)
+    static func make(hits: [DrumHit], channel: Int?, path: String, vocabulary: Vocabulary,
+                     warnings: [String]) throws -> Primer {
         guard !hits.isEmpty else { throw PrimerError.noHits(path: path) }
         var noteIndex = [Int](repeating: -1, count: 128)
         for (i, n) in vocabulary.ixToNote.enumerated() { noteIndex[n] = i }
