@@ -117,6 +117,48 @@ final class SampleCLITests: XCTestCase {
         XCTAssertTrue(events.allSatisfy { [36, 38, 42, 46].contains($0[0]) && [0, 60, 120, 240, 480].contains($0[1]) })
     }
 
+    /// `drummer convert-midi` on a folder holding one generated file gives back exactly the
+    /// sampled (note, delta) sequence, simultaneous hits (delta 0) included.
+    func testConvertMIDIGivesBackTheSampledSequence() throws {
+        let model = try tinyModel()
+        let folder = tmp.appendingPathComponent("generated")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let s = try CLI.run(["sample", model.path, "-n", "500", "--seed", "12", "--json",
+                             "-o", folder.appendingPathComponent("g.mid").path])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let sampled = try XCTUnwrap(try json(s)[0]["events"] as? [[Int]])
+        XCTAssertTrue(sampled.dropFirst().contains { $0[1] == 0 })
+        let data = tmp.appendingPathComponent("data")
+        let c = try CLI.run(["convert-midi", folder.path, "-o", data.path])
+        XCTAssertEqual(c.status, 0, c.stderr + c.stdout)
+        let vocab = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: data.appendingPathComponent("vocab.json"))) as? [String: Any])
+        let ixToNote = try XCTUnwrap(vocab["ix_to_note"] as? [Int])
+        let ixToTick = try XCTUnwrap(vocab["ix_to_tick"] as? [Int])
+        let pairs = try Self.int32Pairs(npy: Data(contentsOf: data.appendingPathComponent("events.npy")))
+        XCTAssertEqual(pairs.map { [ixToNote[$0.0], ixToTick[$0.1]] }, sampled)
+    }
+
+    /// The (note index, tick index) rows of an int32 [E, 2] .npy file.
+    static func int32Pairs(npy d: Data) throws -> [(Int, Int)] {
+        let b = [UInt8](d)
+        guard b.count > 10, b[0] == 0x93, Array(b[1..<6]) == Array("NUMPY".utf8) else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        let (headerLength, start) = b[6] == 1 ? (Int(b[8]) | Int(b[9]) << 8, 10)
+            : (Int(b[8]) | Int(b[9]) << 8 | Int(b[10]) << 16 | Int(b[11]) << 24, 12)
+        let header = String(decoding: b[start..<(start + headerLength)], as: UTF8.self)
+        guard header.contains("'<i4'"), header.contains("False") else { throw CocoaError(.fileReadCorruptFile) }
+        var out: [(Int, Int)] = []
+        var i = start + headerLength
+        func int32(_ k: Int) -> Int { Int(Int32(bitPattern: UInt32(b[k]) | UInt32(b[k + 1]) << 8 | UInt32(b[k + 2]) << 16 | UInt32(b[k + 3]) << 24)) }
+        while i + 8 <= b.count {
+            out.append((int32(i), int32(i + 4)))
+            i += 8
+        }
+        return out
+    }
+
     func testSeedReproducesAndCountNamesFiles() throws {
         let model = try tinyModel()
         let a = tmp.appendingPathComponent("a.mid").path, b = tmp.appendingPathComponent("b.mid").path
