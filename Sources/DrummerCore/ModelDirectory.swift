@@ -82,19 +82,9 @@ public enum ModelDirectory {
         let manifest = try ModelManifest.decode(manifestData, file: manifestPath)
         let (vocabulary, shape) = try manifest.validated(file: manifestPath)
 
-        let wxData = try readFile(file(wxFile), limit: Int.max)
-        let wyData = try readFile(file(wyFile), limit: Int.max)
-        let expectedWx = shape.wxCount * 4, expectedWy = shape.wyCount * 4
-        guard wxData.count == expectedWx else {
-            throw ModelDirectoryError.wrongSize(
-                file: file(wxFile), expected: expectedWx, found: wxData.count,
-                shape: [shape.wxRows, shape.wxCols])
-        }
-        guard wyData.count == expectedWy else {
-            throw ModelDirectoryError.wrongSize(
-                file: file(wyFile), expected: expectedWy, found: wyData.count,
-                shape: [shape.wyRows, shape.wyCols])
-        }
+        // Sizes are checked before reading, so a bad file is never read whole.
+        let wxData = try readFile(file(wxFile), size: shape.wxCount * 4, shape: [shape.wxRows, shape.wxCols])
+        let wyData = try readFile(file(wyFile), size: shape.wyCount * 4, shape: [shape.wyRows, shape.wyCols])
         var verified = false
         if let sums = manifest.sha256 {
             for name in [wxFile, wyFile] where sums[name] == nil {
@@ -127,11 +117,27 @@ public enum ModelDirectory {
 
     // MARK: - Bytes
 
+    /// Reads a weight file after checking it holds exactly `size` bytes (before and after).
+    static func readFile(_ path: String, size expected: Int, shape: [Int]) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ModelDirectoryError.missingFile(path: path)
+        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
+        if let size, size != expected {
+            throw ModelDirectoryError.wrongSize(file: path, expected: expected, found: size, shape: shape)
+        }
+        let data = try readFile(path, limit: expected)
+        guard data.count == expected else {
+            throw ModelDirectoryError.wrongSize(file: path, expected: expected, found: data.count, shape: shape)
+        }
+        return data
+    }
+
     static func readFile(_ path: String, limit: Int) throws -> Data {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ModelDirectoryError.missingFile(path: path)
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+        if let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
            size > limit {
             throw ModelDirectoryError.unreadable(path: path, message: "is \(size) bytes, larger than \(limit)")
         }

@@ -114,11 +114,13 @@ public final class Sampler {
         } else {
             x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: K))
         }
+        // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
+        let temperature: Float = (1 / options.temperature).isFinite ? options.temperature : 0
         var out: [SampledEvent] = []
         out.reserveCapacity(count)
         for _ in 0..<count {
             step(x)
-            x = draw(temperature: options.temperature, rng: &rng)
+            x = draw(temperature: temperature, rng: &rng)
             out.append(x)
         }
         return out

@@ -46,6 +46,9 @@ final class SamplerTests: XCTestCase {
         let argmax = try sampler.generate(count: 100, options: SamplingOptions(temperature: 0), rng: &r0)
         let cold = try sampler.generate(count: 100, options: SamplingOptions(temperature: 1e-3), rng: &r1)
         XCTAssertEqual(cold, argmax)
+        // A temperature so small that 1/T overflows is still argmax, not NaN.
+        var r2 = SeededRNG(seed: 8)
+        XCTAssertEqual(try sampler.generate(count: 100, options: SamplingOptions(temperature: .leastNonzeroMagnitude), rng: &r2), argmax)
         // Agreement with argmax grows as the temperature falls.
         func agreement(_ t: Float) throws -> Int {
             var total = 0
