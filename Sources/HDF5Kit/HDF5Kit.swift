@@ -1,1 +1,0 @@
-// HDF5Kit: see Package.swift for this module's role.
