@@ -79,21 +79,3 @@ enum Kernels {
         return loss
     }
 }
-
-/// Vectorisable elementwise functions, in place.
-enum FastMath {
-    @inline(__always)
-    static func exp(_ x: UnsafeMutablePointer<Float>, count n: Int) {
-        for j in 0..<n { x[j] = expf(x[j]) }
-    }
-
-    @inline(__always)
-    static func sigmoid(_ x: UnsafeMutablePointer<Float>, count n: Int) {
-        for j in 0..<n { x[j] = 1 / (1 + expf(-x[j])) }
-    }
-
-    @inline(__always)
-    static func tanh(_ x: UnsafeMutablePointer<Float>, count n: Int) {
-        for j in 0..<n { x[j] = tanhf(x[j]) }
-    }
-}
