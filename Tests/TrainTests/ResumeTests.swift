@@ -63,6 +63,36 @@ final class ResumeTests: XCTestCase {
         assertBitwiseEqual(s, r)
     }
 
+    /// An interrupted run resumed with `--resume` alone finishes its `--steps` and
+    /// ends where an uninterrupted run does.
+    func testInterruptedRunResumedAloneMatchesStraightRun() throws {
+        let root = try RunFixture.temporaryDirectory("interrupt")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 150))
+        let a = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("a"), steps: 16, batch: 2)
+        let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
+        _ = try straight.run(shouldStop: { false })
+
+        var b = a
+        b.checkpointDirectory = root.appendingPathComponent("b").path
+        let first = try TrainingRun(options: b, reporter: LineSink().reporter)
+        var calls = 0
+        let summary = try first.run(shouldStop: { calls += 1; return calls == 7 })
+        XCTAssertEqual(summary.ending, .interrupted)
+        XCTAssertEqual(summary.step, 7)
+        let second = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-7.h5").path),
+                                     reporter: LineSink().reporter)
+        XCTAssertEqual(second.configuration.steps, 16)
+        XCTAssertEqual(try second.run(shouldStop: { false }).step, 16)
+        XCTAssertEqual(second.state.parameters.map(\.bitPattern), straight.state.parameters.map(\.bitPattern))
+        XCTAssertEqual(second.smoothedLoss, straight.smoothedLoss)
+        // Resuming a finished run has nothing to do and writes nothing.
+        let done = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-16.h5").path),
+                                   reporter: LineSink().reporter)
+        XCTAssertEqual(try done.run(shouldStop: { false }).ending, .nothingToDo)
+    }
+
     func testSameSeedSameWeightsDifferentSeedDifferentWeights() throws {
         let root = try RunFixture.temporaryDirectory("seed")
         defer { try? FileManager.default.removeItem(at: root) }
