@@ -13,6 +13,6 @@ struct Drummer: ParsableCommand {
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
-            subcommands: [TrainCommand.self, EvalCommand.self, Bench.self])
+            subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, Bench.self])
     }
 }

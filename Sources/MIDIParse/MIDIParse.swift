@@ -1,1 +1,0 @@
-// MIDIParse: see Package.swift for this module's role.

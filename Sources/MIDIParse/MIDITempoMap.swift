@@ -1,0 +1,104 @@
+// Tempo map: converts ticks of the merged time line to seconds and to quarter notes,
+// for PPQ and SMPTE divisions alike.
+//
+// PPQ:   quarter notes = tick / ppq; seconds integrate the tempo (µs per quarter).
+// SMPTE: seconds = tick / (frames per second × ticks per frame); quarter notes integrate
+//        1 / tempo over those seconds (the tempo events still say how long a quarter is).
+// Before the first tempo event the tempo is 500,000 µs per quarter (120 BPM, SMF 1.0).
+
+/// A tempo change on the merged time line.
+public struct MIDITempoChange: Equatable, Hashable, Sendable {
+    public var tick: Int
+    public var microsecondsPerQuarter: Int
+    public init(tick: Int, microsecondsPerQuarter: Int) {
+        self.tick = tick
+        self.microsecondsPerQuarter = microsecondsPerQuarter
+    }
+}
+
+public struct MIDITempoMap: Sendable {
+    public static let defaultMicrosecondsPerQuarter = 500_000
+
+    public let division: MIDIDivision
+    /// Tempo changes in merge order; at equal ticks the last one wins.
+    public let changes: [MIDITempoChange]
+    // Segment i starts at segmentTicks[i] with tempo segmentTempo[i], at segmentSeconds[i]
+    // seconds and segmentQuarters[i] quarter notes.
+    private let segmentTicks: [Int]
+    private let segmentTempo: [Double]
+    private let segmentSeconds: [Double]
+    private let segmentQuarters: [Double]
+
+    public init(division: MIDIDivision, changes: [MIDITempoChange]) {
+        self.division = division
+        self.changes = changes
+        var ticks = [0], tempo = [Double(Self.defaultMicrosecondsPerQuarter)], secs = [0.0], quarters = [0.0]
+        for c in changes where c.microsecondsPerQuarter > 0 {
+            let t = max(0, c.tick)
+            let last = ticks.count - 1
+            if t == ticks[last] {
+                tempo[last] = Double(c.microsecondsPerQuarter)
+                continue
+            }
+            let (s, q) = Self.advance(division, from: ticks[last], to: t, tempo: tempo[last])
+            ticks.append(t)
+            tempo.append(Double(c.microsecondsPerQuarter))
+            secs.append(secs[last] + s)
+            quarters.append(quarters[last] + q)
+        }
+        segmentTicks = ticks
+        segmentTempo = tempo
+        segmentSeconds = secs
+        segmentQuarters = quarters
+    }
+
+    /// Seconds and quarter notes between two ticks at a constant tempo.
+    private static func advance(_ division: MIDIDivision, from a: Int, to b: Int, tempo: Double) -> (Double, Double) {
+        let dt = Double(b - a)
+        switch division {
+        case .ppq(let ppq):
+            let q = dt / Double(ppq)
+            return (q * tempo / 1e6, q)
+        case .smpte:
+            let s = dt / (division.smpteTicksPerSecond ?? 1)
+            return (s, s * 1e6 / tempo)
+        }
+    }
+
+    private func segment(_ tick: Int) -> Int {
+        var lo = 0, hi = segmentTicks.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if segmentTicks[mid] <= tick { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    public func seconds(atTick tick: Int) -> Double {
+        let i = segment(tick)
+        return segmentSeconds[i] + Self.advance(division, from: segmentTicks[i], to: tick, tempo: segmentTempo[i]).0
+    }
+
+    public func quarterNotes(atTick tick: Int) -> Double {
+        if case .ppq(let ppq) = division { return Double(tick) / Double(ppq) }
+        let i = segment(tick)
+        return segmentQuarters[i] + Self.advance(division, from: segmentTicks[i], to: tick, tempo: segmentTempo[i]).1
+    }
+}
+
+extension MIDIFile {
+    /// The tempo changes of all tracks on the merged time line.
+    public var tempoMap: MIDITempoMap {
+        let starts = trackStartTicks
+        var changes: [MIDITempoChange] = []
+        for (t, track) in tracks.enumerated() {
+            for e in track.events {
+                if case .meta(.tempo(let us)) = e.kind {
+                    changes.append(MIDITempoChange(tick: e.tick + starts[t], microsecondsPerQuarter: us))
+                }
+            }
+        }
+        if tracks.count > 1 { Self.stableSortByTick(&changes, tick: \.tick) }
+        return MIDITempoMap(division: division, changes: changes)
+    }
+}

@@ -1,0 +1,343 @@
+// The reader's internals: one pass over the bytes with bounds-checked unsafe access.
+// Every count read from the file is checked against the bytes remaining before use,
+// and every loop iteration consumes at least one byte, so no input can make the
+// reader allocate without bound or loop forever.
+
+struct SMFReader {
+    let buf: UnsafeBufferPointer<UInt8>
+    let path: String
+    let mode: MIDIParseMode
+    private(set) var warnings: [MIDIWarning] = []
+
+    init(buffer: UnsafeBufferPointer<UInt8>, path: String, mode: MIDIParseMode) {
+        self.buf = buffer
+        self.path = path
+        self.mode = mode
+    }
+
+    // MARK: Defects
+
+    func error(_ offset: Int, _ defect: MIDIDefect) -> MIDIFileError {
+        MIDIFileError(path: path, offset: offset, defect: defect)
+    }
+
+    /// A recoverable defect: throws in strict mode, records a warning in lenient mode.
+    mutating func recover(_ offset: Int, _ defect: MIDIDefect, _ recovery: String) throws {
+        if mode == .strict { throw error(offset, defect) }
+        warnings.append(MIDIWarning(path: path, offset: offset, defect: defect, recovery: recovery))
+    }
+
+    // MARK: Primitive reads (callers check bounds)
+
+    @inline(__always) func u16be(_ p: Int) -> Int { Int(buf[p]) << 8 | Int(buf[p + 1]) }
+    @inline(__always) func u32be(_ p: Int) -> Int {
+        Int(buf[p]) << 24 | Int(buf[p + 1]) << 16 | Int(buf[p + 2]) << 8 | Int(buf[p + 3])
+    }
+    @inline(__always) func u32le(_ p: Int) -> Int {
+        Int(buf[p + 3]) << 24 | Int(buf[p + 2]) << 16 | Int(buf[p + 1]) << 8 | Int(buf[p])
+    }
+    func tag(_ p: Int, _ s: StaticString) -> Bool {
+        let t = s.utf8Start
+        return buf[p] == t[0] && buf[p + 1] == t[1] && buf[p + 2] == t[2] && buf[p + 3] == t[3]
+    }
+    func bytes(_ range: Range<Int>) -> [UInt8] { Array(buf[range]) }
+
+    /// Reads a variable-length quantity (at most 4 bytes, so at most 0x0FFFFFFF) at `p` before `end`.
+    @inline(__always)
+    func vlq(_ p: inout Int, end: Int, what: String) throws -> Int {
+        let start = p
+        var value = 0
+        for _ in 0..<4 {
+            guard p < end else { throw error(p, .truncated(expected: what)) }
+            let b = buf[p]
+            p += 1
+            value = value << 7 | Int(b & 0x7F)
+            if b & 0x80 == 0 { return value }
+        }
+        throw error(start, .vlqTooLong)
+    }
+
+    // MARK: File
+
+    mutating func readFile() throws -> MIDIFile {
+        let n = buf.count
+        guard n > 0 else { throw error(0, .emptyFile) }
+        if n >= 4, tag(0, "RIFF") { return try readRIFF() }
+        return try readSMF(start: 0, end: n)
+    }
+
+    /// RIFF RMID: "RIFF" size "RMID", then little-endian chunks, one of them "data" holding the SMF.
+    mutating func readRIFF() throws -> MIDIFile {
+        let n = buf.count
+        guard n >= 12 else { throw error(n, .truncated(expected: "the RIFF size and form type")) }
+        guard tag(8, "RMID") else { throw error(8, .riffNotRMID(found: bytes(8..<12))) }
+        var end = n
+        let declared = u32le(4)
+        if declared > n - 8 {
+            try recover(4, .chunkPastEnd(declared: declared, available: n - 8), "read the RIFF chunk up to the end of the file")
+        } else {
+            end = 8 + declared
+        }
+        var p = 12
+        while end - p >= 8 {
+            let size = u32le(p + 4)
+            let body = p + 8
+            if tag(p, "data") {
+                var dataEnd = body + size
+                if size > end - body {
+                    try recover(p + 4, .chunkPastEnd(declared: size, available: end - body),
+                                "read the data chunk up to the end of the file")
+                    dataEnd = end
+                }
+                return try readSMF(start: body, end: dataEnd)
+            }
+            guard size <= end - body else { break }
+            p = body + size + (size & 1)  // RIFF chunks are padded to an even length
+        }
+        throw error(12, .riffWithoutData)
+    }
+
+    /// A Standard MIDI File occupying buf[start..<end] (offsets stay file offsets).
+    mutating func readSMF(start: Int, end: Int) throws -> MIDIFile {
+        let available = end - start
+        guard available >= 4, tag(start, "MThd") else {
+            let found = bytes(start..<min(end, start + 4))
+            let prefix = Array("MThd".utf8.prefix(found.count))
+            if available < 4, found == prefix {
+                throw error(end, .truncated(expected: "the \"MThd\" header"))
+            }
+            throw error(start, .notMIDI(found: found))
+        }
+        guard available >= 8 else { throw error(end, .truncated(expected: "the MThd length")) }
+        let headerLength = u32be(start + 4)
+        guard headerLength >= 6 else { throw error(start + 4, .headerTooShort(length: headerLength)) }
+        guard available >= 14 else { throw error(end, .truncated(expected: "the 6 bytes of header data")) }
+        guard headerLength <= available - 8 else {
+            throw error(start + 4, .chunkPastEnd(declared: headerLength, available: available - 8))
+        }
+        let format = u16be(start + 8)
+        let declaredTracks = u16be(start + 10)
+        let divisionWord = u16be(start + 12)
+        guard format <= 2 else { throw error(start + 8, .unsupportedFormat(format)) }
+        let division: MIDIDivision
+        if divisionWord & 0x8000 != 0 {
+            let fps = -Int(Int8(bitPattern: UInt8(divisionWord >> 8)))
+            let tpf = divisionWord & 0xFF
+            guard [24, 25, 29, 30].contains(fps), tpf > 0 else {
+                throw error(start + 12, .badSMPTEDivision(framesPerSecond: fps, ticksPerFrame: tpf))
+            }
+            division = .smpte(framesPerSecond: fps, ticksPerFrame: tpf)
+        } else {
+            guard divisionWord > 0 else { throw error(start + 12, .zeroPPQ) }
+            division = .ppq(divisionWord)
+        }
+
+        var tracks: [MIDITrack] = []
+        var p = start + 8 + headerLength
+        while p < end {
+            let remaining = end - p
+            guard remaining >= 8, isChunkTag(p) else {
+                try recover(p, .trailingGarbage(bytes: remaining), "ignored them")
+                break
+            }
+            var length = u32be(p + 4)
+            if length > remaining - 8 {
+                try recover(p + 4, .chunkPastEnd(declared: length, available: remaining - 8),
+                            "read the chunk up to the end of the file")
+                length = remaining - 8
+            }
+            if tag(p, "MTrk") {
+                tracks.append(try readTrack(chunk: p, start: p + 8, end: p + 8 + length))
+            }
+            // Any other chunk type is alien: the specification says to skip it.
+            p += 8 + length
+        }
+        if format == 0, tracks.count != 1 {
+            try recover(start + 10, .format0TrackCount(tracks.count), "read the tracks as in format 1")
+        } else if tracks.count != declaredTracks {
+            try recover(start + 10, .trackCountMismatch(declared: declaredTracks, found: tracks.count),
+                        "used the \(tracks.count) tracks found")
+        }
+        return MIDIFile(format: format, division: division, tracks: tracks)
+    }
+
+    /// A chunk type is four printable ASCII characters.
+    func isChunkTag(_ p: Int) -> Bool {
+        for i in 0..<4 where !(0x20...0x7E).contains(buf[p + i]) { return false }
+        return true
+    }
+
+    // MARK: Track
+
+    /// Data bytes after each channel status nibble 8...E.
+    @inline(__always) static func dataLength(_ status: UInt8) -> Int {
+        let kind = status & 0xF0
+        return kind == 0xC0 || kind == 0xD0 ? 1 : 2
+    }
+
+    /// MIDI 1.0 data-byte counts of system common and real-time messages (F1...FE),
+    /// used in lenient mode to step over them.
+    static func systemDataLength(_ status: UInt8) -> Int {
+        switch status {
+        case 0xF1, 0xF3: return 1
+        case 0xF2: return 2
+        default: return 0
+        }
+    }
+
+    mutating func readTrack(chunk: Int, start: Int, end: Int) throws -> MIDITrack {
+        var events: [MIDIEvent] = []
+        events.reserveCapacity((end - start) / 4)
+        var p = start
+        var tick = 0
+        var running: UInt8 = 0       // running status in effect, 0 when none
+        var cancelled: UInt8 = 0     // the status a meta or sysex event cancelled
+        var ended = false
+        do {
+            while p < end {
+                tick += try vlq(&p, end: end, what: "a delta time")
+                guard p < end else { throw error(p, .truncated(expected: "an event after the delta time")) }
+                let b = buf[p]
+                if b == 0xFF {
+                    let metaStart = p
+                    p += 1
+                    guard p < end else { throw error(p, .truncated(expected: "a meta event type")) }
+                    let type = buf[p]
+                    p += 1
+                    let length = try vlq(&p, end: end, what: "a meta event length")
+                    guard length <= end - p else {
+                        throw error(p, .truncated(expected: "\(length) bytes of meta event data"))
+                    }
+                    let meta = try decodeMeta(type: type, at: p, length: length, eventStart: metaStart)
+                    p += length
+                    events.append(MIDIEvent(tick: tick, kind: .meta(meta)))
+                    if running != 0 { cancelled = running }
+                    running = 0
+                    if meta == .endOfTrack {
+                        ended = true
+                        if p < end {
+                            try recover(p, .dataAfterEndOfTrack(bytes: end - p), "ignored them")
+                        }
+                        break
+                    }
+                } else if b == 0xF0 || b == 0xF7 {
+                    p += 1
+                    let length = try vlq(&p, end: end, what: "a sysex length")
+                    guard length <= end - p else {
+                        throw error(p, .truncated(expected: "\(length) bytes of sysex data"))
+                    }
+                    let data = bytes(p..<(p + length))
+                    p += length
+                    events.append(MIDIEvent(tick: tick, kind: b == 0xF0 ? .sysex(data) : .sysexEscape(data)))
+                    if running != 0 { cancelled = running }
+                    running = 0
+                } else if b > 0xF0 {
+                    try recover(p, .illegalStatus(b), "skipped it and its MIDI 1.0 data bytes")
+                    p += 1
+                    var skip = Self.systemDataLength(b)
+                    while skip > 0, p < end, buf[p] < 0x80 {
+                        p += 1
+                        skip -= 1
+                    }
+                } else {
+                    var status = b
+                    if b >= 0x80 {
+                        p += 1
+                        running = b
+                        cancelled = 0
+                    } else if running != 0 {
+                        status = running
+                    } else if cancelled != 0 {
+                        try recover(p, .runningStatusCancelled(found: b),
+                                    "continued with the running status \(MIDIDefect.hex(cancelled))")
+                        status = cancelled
+                        running = cancelled
+                        cancelled = 0
+                    } else {
+                        throw error(p, .noRunningStatus(found: b))
+                    }
+                    let count = Self.dataLength(status)
+                    guard count <= end - p else {
+                        throw error(end, .truncated(expected: "\(count) data bytes of a channel message"))
+                    }
+                    let d1 = buf[p]
+                    guard d1 < 0x80 else { throw error(p, .dataByteExpected(found: d1)) }
+                    var d2: UInt8 = 0
+                    if count == 2 {
+                        d2 = buf[p + 1]
+                        guard d2 < 0x80 else { throw error(p + 1, .dataByteExpected(found: d2)) }
+                    }
+                    p += count
+                    events.append(MIDIEvent(tick: tick, kind: .channel(Self.channelMessage(status, d1, d2))))
+                }
+            }
+        } catch let e as MIDIFileError where mode == .lenient {
+            // An event that cannot be decoded: keep what came before it, drop the rest of the chunk.
+            warnings.append(MIDIWarning(path: path, offset: e.offset, defect: e.defect,
+                                        recovery: "dropped the rest of the track"))
+            events.append(MIDIEvent(tick: tick, kind: .meta(.endOfTrack)))
+            return MIDITrack(events: events, offset: chunk)
+        }
+        if !ended {
+            try recover(end, .missingEndOfTrack, "ended the track at the end of its chunk")
+            events.append(MIDIEvent(tick: tick, kind: .meta(.endOfTrack)))
+        }
+        return MIDITrack(events: events, offset: chunk)
+    }
+
+    @inline(__always)
+    static func channelMessage(_ status: UInt8, _ d1: UInt8, _ d2: UInt8) -> MIDIChannelMessage {
+        let ch = status & 0x0F
+        switch status & 0xF0 {
+        case 0x80: return .noteOff(channel: ch, note: d1, velocity: d2)
+        case 0x90: return d2 == 0 ? .noteOff(channel: ch, note: d1, velocity: 0) : .noteOn(channel: ch, note: d1, velocity: d2)
+        case 0xA0: return .polyPressure(channel: ch, note: d1, pressure: d2)
+        case 0xB0: return .controlChange(channel: ch, controller: d1, value: d2)
+        case 0xC0: return .programChange(channel: ch, program: d1)
+        case 0xD0: return .channelPressure(channel: ch, pressure: d1)
+        default: return .pitchBend(channel: ch, value: UInt16(d2) << 7 | UInt16(d1))
+        }
+    }
+
+    /// Decodes meta event `type` with `length` data bytes at `p` (bounds already checked).
+    mutating func decodeMeta(type: UInt8, at p: Int, length: Int, eventStart: Int) throws -> MIDIMetaEvent {
+        let expected: Int?
+        switch type {
+        case 0x00: expected = length == 0 ? 0 : 2
+        case 0x20, 0x21: expected = 1
+        case 0x2F: expected = 0
+        case 0x51: expected = 3
+        case 0x54: expected = 5
+        case 0x58: expected = 4
+        case 0x59: expected = 2
+        default: expected = nil
+        }
+        if let expected, expected != length {
+            if type == 0x2F {
+                try recover(eventStart, .badMetaLength(type: type, length: length, expected: 0),
+                            "took it as the end of the track")
+                return .endOfTrack
+            }
+            try recover(eventStart, .badMetaLength(type: type, length: length, expected: expected),
+                        "kept it as an unknown meta event")
+            return .unknown(type: type, bytes: bytes(p..<(p + length)))
+        }
+        switch type {
+        case 0x00: return .sequenceNumber(length == 0 ? nil : u16be(p))
+        case 0x01...0x0F: return .text(type: type, bytes: bytes(p..<(p + length)))
+        case 0x20: return .channelPrefix(buf[p])
+        case 0x21: return .port(buf[p])
+        case 0x2F: return .endOfTrack
+        case 0x51: return .tempo(microsecondsPerQuarter: Int(buf[p]) << 16 | Int(buf[p + 1]) << 8 | Int(buf[p + 2]))
+        case 0x54:
+            return .smpteOffset(hours: buf[p], minutes: buf[p + 1], seconds: buf[p + 2],
+                                frames: buf[p + 3], hundredths: buf[p + 4])
+        case 0x58:
+            return .timeSignature(numerator: buf[p], denominatorPower: buf[p + 1],
+                                  clocksPerClick: buf[p + 2], thirtySecondsPerQuarter: buf[p + 3])
+        case 0x59: return .keySignature(sharpsOrFlats: Int8(bitPattern: buf[p]), minor: buf[p + 1] != 0)
+        case 0x7F: return .sequencerSpecific(bytes(p..<(p + length)))
+        default: return .unknown(type: type, bytes: bytes(p..<(p + length)))
+        }
+    }
+}
