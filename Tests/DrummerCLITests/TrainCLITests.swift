@@ -142,4 +142,41 @@ final class TrainCLITests: XCTestCase {
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("no such model directory or checkpoint"), missing.stderr)
     }
+
+    /// The original 2017 model (../shared) over its own generated demo.mid: the MIDI
+    /// file read directly and the same file through convert-midi give the same
+    /// numbers; random.mid's unknown tick values are named.
+    func testEvalOfAMIDIFileMatchesItsConvertedDataset() throws {
+        let original = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        guard FileManager.default.fileExists(atPath: original.appendingPathComponent("Wx.bin").path) else {
+            throw XCTSkip("../shared/fixtures/rnn-drummer is not available")
+        }
+        let model = root.appendingPathComponent("original")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        for f in ["Wx.bin", "Wy.bin"] {
+            try FileManager.default.copyItem(at: original.appendingPathComponent(f), to: model.appendingPathComponent(f))
+        }
+        try FileManager.default.copyItem(at: original.appendingPathComponent("vocab.json"), to: model.appendingPathComponent("model.json"))
+        let midi = root.appendingPathComponent("midi")
+        try FileManager.default.createDirectory(at: midi, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: original.appendingPathComponent("demo.mid"), to: midi.appendingPathComponent("demo.mid"))
+        let converted = root.appendingPathComponent("converted").path
+        let c = try CLI.run(["convert-midi", midi.path, "--output", converted])
+        XCTAssertEqual(c.status, 0, c.stderr)
+
+        let direct = try CLI.run(["eval", model.path, "--data", midi.appendingPathComponent("demo.mid").path, "--json"])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let viaDataset = try CLI.run(["eval", model.path, "--data", converted, "--json"])
+        XCTAssertEqual(viaDataset.status, 0, viaDataset.stderr)
+        XCTAssertEqual(direct.stdout, viaDataset.stdout)
+        let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(direct.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(obj["events"] as? Int, 199)
+        // The model generated demo.mid itself: it predicts much of it.
+        XCTAssertGreaterThan(obj["accuracy"] as? Double ?? 0, 0.3)
+
+        let random = try CLI.run(["eval", model.path, "--data", original.appendingPathComponent("random.mid").path])
+        XCTAssertNotEqual(random.status, 0)
+        XCTAssertTrue(random.stderr.contains("random.mid: tick values"), random.stderr)
+        XCTAssertTrue(random.stderr.contains("are not in the model's vocabulary"), random.stderr)
+    }
 }
