@@ -8,7 +8,9 @@ extension TrainingRun {
         let c = configuration
         let U = c.unroll, B = c.batchSize
         if let target = c.steps, trainer.state.step >= target {
-            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to do")
+            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to train")
+            // A new run with --steps 0 still leaves its initial state as a checkpoint.
+            if savedStep != trainer.state.step { try save() }
             return RunSummary(ending: .nothingToDo, step: trainer.state.step, lastCheckpoint: lastCheckpoint)
         }
         let startStep = trainer.state.step

@@ -192,6 +192,10 @@ final class ResumeTests: XCTestCase {
         o.hidden = nil
         let run = try TrainingRun(options: o, reporter: LineSink().reporter)
         XCTAssertEqual(run.state.parameters, w.wx + w.wy)
+        XCTAssertEqual(try run.run(shouldStop: { false }).ending, .nothingToDo)
+        let initial = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-0.h5").path)
+        XCTAssertEqual(initial.state.parameters, w.wx + w.wy)
+        XCTAssertEqual(initial.configuration.initFrom, root.appendingPathComponent("model").standardizedFileURL.path)
 
         let other = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 97])
         let w2 = try Initializer.weights(shape: other.shape(hidden: 6), scheme: .original, rng: &rng)
