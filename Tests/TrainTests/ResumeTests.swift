@@ -31,6 +31,12 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(second.state.step, 10)
         XCTAssertEqual(try second.run(shouldStop: { false }).step, 20)
 
+        // The train log of the resumed run equals the straight run's (evaluations at 5, 10, 15, 20).
+        let logA = try String(contentsOf: root.appendingPathComponent("a/train_log.csv"), encoding: .utf8)
+        let logB = try String(contentsOf: root.appendingPathComponent("b/train_log.csv"), encoding: .utf8)
+        XCTAssertEqual(logA, logB)
+        XCTAssertEqual(logA.split(separator: "\n").count, 5)
+
         let s = try Checkpoint.read(path: root.appendingPathComponent("a/ckpt-20.h5").path)
         let r = try Checkpoint.read(path: root.appendingPathComponent("b/ckpt-20.h5").path)
         XCTAssertGreaterThan(s.state.epoch, 0, "the run should wrap at least one epoch")
@@ -91,6 +97,24 @@ final class ResumeTests: XCTestCase {
         let done = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-16.h5").path),
                                    reporter: LineSink().reporter)
         XCTAssertEqual(try done.run(shouldStop: { false }).ending, .nothingToDo)
+    }
+
+    func testResumingFromAnEarlierCheckpointDropsLaterLogRowsAndSaysSo() throws {
+        let root = try RunFixture.temporaryDirectory("rewind")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
+        let run = try TrainingRun(options: RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 20),
+                                  reporter: LineSink().reporter)
+        _ = try run.run(shouldStop: { false })
+        let log = root.appendingPathComponent("c/train_log.csv")
+        let full = try String(contentsOf: log, encoding: .utf8)
+        let sink = LineSink()
+        _ = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("c/ckpt-10.h5").path), reporter: sink.reporter)
+        XCTAssertTrue(sink.text.contains("holds checkpoints past step 10 (15, 20)"), sink.text)
+        XCTAssertTrue(sink.text.contains("dropped 2 row(s) after step 10"), sink.text)
+        let cut = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(cut.split(separator: "\n"), Array(full.split(separator: "\n").prefix(3)))
     }
 
     func testSameSeedSameWeightsDifferentSeedDifferentWeights() throws {
