@@ -37,18 +37,12 @@ extension Checkpoint {
         } catch {
             throw CheckpointError(path: path, message: "cannot create its directory: \(error.localizedDescription)")
         }
-        let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
         do {
-            try CheckpointArchive.create(path: tmp.path) { try encode(into: $0) }
+            try CheckpointArchive.create(path: path) { try encode(into: $0) }
+        } catch let e as CheckpointError {
+            throw e
         } catch {
-            try? FileManager.default.removeItem(at: tmp)
-            if let e = error as? CheckpointError { throw e }
             throw CheckpointError(path: path, message: "cannot write: \(error)")
-        }
-        guard rename(tmp.path, url.path) == 0 else {
-            let msg = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: tmp)
-            throw CheckpointError(path: path, message: "cannot rename the temporary file into place: \(msg)")
         }
     }
 

@@ -3,6 +3,7 @@
 // vocabulary to MIDI note numbers and tick values, then to the model's indices;
 // values the model does not know are an error naming them.
 import DrummerCore
+import Encode
 import Foundation
 
 /// A model to evaluate, from either kind of file.
@@ -65,6 +66,16 @@ public enum ModelEvaluation {
             ticks.append(data.vocabulary.ixToTick[Int(data.events[2 * e + 1])])
         }
         return try indices(notes: notes, ticks: ticks, vocabulary: model.vocabulary, source: data.path)
+    }
+
+    /// The hits of one MIDI file, converted with the default `convert-midi`
+    /// settings (as a one-file dataset would be), in the model's indices.
+    public static func events(midiFile path: String, for model: EvaluatedModel) throws -> [Int32] {
+        let settings = ConversionSettings()
+        let hits = try MIDIDatasetConverter.hits(path: path, settings: settings)
+        var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
+        sequence.append(hits)
+        return try indices(notes: sequence.notes, ticks: sequence.deltas, vocabulary: model.vocabulary, source: path)
     }
 
     /// Runs the model over `events` (model indices) from zero state.

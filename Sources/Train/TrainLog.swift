@@ -41,4 +41,24 @@ public enum TrainLog {
         text += row(record) + "\n"
         try AtomicOutput.write(Data(text.utf8), to: path)
     }
+
+    /// Drops the rows after `step` (left by a run that went further before this
+    /// one resumed from an earlier checkpoint); returns how many were dropped.
+    @discardableResult
+    public static func truncate(after step: Int, directory: String) throws -> Int {
+        let path = (directory as NSString).appendingPathComponent(fileName)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        var kept: [Substring] = [], dropped = 0
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            if i > 0, let s = line.split(separator: ",").first.flatMap({ Int($0) }), s > step {
+                dropped += 1
+            } else {
+                kept.append(line)
+            }
+        }
+        if dropped > 0 {
+            try AtomicOutput.write(Data((kept.joined(separator: "\n") + "\n").utf8), to: path)
+        }
+        return dropped
+    }
 }

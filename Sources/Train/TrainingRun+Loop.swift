@@ -8,12 +8,16 @@ extension TrainingRun {
         let c = configuration
         let U = c.unroll, B = c.batchSize
         if let target = c.steps, trainer.state.step >= target {
-            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to do")
+            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to train")
+            // A new run with --steps 0 still leaves its initial state as a checkpoint.
+            if savedStep != trainer.state.step { try save() }
             return RunSummary(ending: .nothingToDo, step: trainer.state.step, lastCheckpoint: lastCheckpoint)
         }
         let startStep = trainer.state.step
         let clock = RunClock()
-        var windowStart = clock.seconds, windowSteps = 0
+        // Timesteps/s counts time inside steps only (evaluations and checkpoints
+        // are excluded); the ETA uses wall-clock time, which includes them.
+        var windowSeconds = 0.0, windowSteps = 0
         var lastBar = -1.0
         var lastLoss: Float = .nan
         while true {
@@ -21,7 +25,9 @@ extension TrainingRun {
             if let target = c.steps, step >= target { break }
             let lr = currentLearningRate
             trainer.optimizerConfig = c.optimizerConfig(learningRate: lr)
+            let before = clock.seconds
             let loss = trainer.step()
+            windowSeconds += clock.seconds - before
             let now = trainer.state.step
             guard loss.isFinite else {
                 throw RunError.nonFinite(step: now, what: "the loss is \(loss) (try a lower --lr or --clip)",
@@ -33,11 +39,11 @@ extension TrainingRun {
 
             if now % c.logEvery == 0 {
                 let t = clock.seconds
-                let rate = Double(windowSteps * U * B) / max(t - windowStart, 1e-9)
+                let rate = Double(windowSteps * U * B) / max(windowSeconds, 1e-9)
                 clearBar()
                 reporter.line(progressLine(step: now, loss: loss, lr: lr, timestepsPerSecond: rate,
                                            stepsPerSecond: Double(now - startStep) / max(t, 1e-9)))
-                windowStart = t
+                windowSeconds = 0
                 windowSteps = 0
             } else if let bar = reporter.bar {
                 let t = clock.seconds
@@ -72,7 +78,7 @@ extension TrainingRun {
         if end % c.logEvery != 0, lastLoss.isFinite {
             let t = clock.seconds
             reporter.line(progressLine(step: end, loss: lastLoss, lr: currentLearningRate,
-                                       timestepsPerSecond: Double(windowSteps * U * B) / max(t - windowStart, 1e-9),
+                                       timestepsPerSecond: Double(windowSteps * U * B) / max(windowSeconds, 1e-9),
                                        stepsPerSecond: Double(end - startStep) / max(t, 1e-9)))
         }
         if evaluatedStep != end {
@@ -91,6 +97,7 @@ extension TrainingRun {
     func evaluate(learningRate: Float) throws -> EvaluationRecord {
         let w = try finiteWeights()
         let s = trainer.state
+        let clock = RunClock()
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
             train: Metrics.evaluate(weights: w, events: data.events),
@@ -101,6 +108,7 @@ extension TrainingRun {
         clearBar()
         var text = "eval step \(s.step): train \(fmt(record.train))"
         if let v = record.validation { text += "; validation \(fmt(v))" }
+        text += String(format: " (%.1f s)", clock.seconds)
         reporter.line(text)
         try TrainLog.append(record, directory: configuration.checkpointDirectory)
         evaluatedStep = s.step

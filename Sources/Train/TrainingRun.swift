@@ -118,6 +118,17 @@ public final class TrainingRun {
             self.savedStep = nil
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
+        if options.resume != nil {
+            let step = trainer.state.step
+            let later = checkpoints.list().filter { $0.step > step }.map(\.step)
+            if !later.isEmpty {
+                reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
+            }
+            let dropped = try TrainLog.truncate(after: step, directory: configuration.checkpointDirectory)
+            if dropped > 0 {
+                reporter.line("note: dropped \(dropped) row(s) after step \(step) from \(TrainLog.fileName)")
+            }
+        }
     }
 
     static func makeTrainer(state: TrainingState, data: TrainingData, config: RunConfiguration) throws -> Trainer {

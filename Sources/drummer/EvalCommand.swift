@@ -54,6 +54,6 @@ enum EvalInput {
             let data = try TrainingData.load(path: path)
             return try ModelEvaluation.events(of: data, for: model)
         }
-        throw ValidationError("--data \(path): MIDI input is not available yet")
+        return try ModelEvaluation.events(midiFile: path, for: model)
     }
 }
