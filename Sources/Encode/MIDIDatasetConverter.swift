@@ -150,11 +150,13 @@ public enum MIDIDatasetConverter {
             outputs["validation/events.npy"] = [validationKept, 2]
             outputs["validation/vocab.json"] = []
             if settings.oneHot { outputs["validation/X.npy"] = [validationKept, vocab.notes + vocab.ticks] }
-            for (n, c) in droppedNotes.sorted(by: { $0.key < $1.key }) {
-                validationLines.append("validation: dropped \(c) hit(s) of note \(n), not in the training vocabulary")
+            if !droppedNotes.isEmpty {
+                validationLines.append("validation: dropped \(droppedNotes.values.reduce(0, +)) hit(s) whose note is not in the training vocabulary: "
+                                       + Self.listing(droppedNotes))
             }
-            for (t, c) in droppedTicks.sorted(by: { $0.key < $1.key }) {
-                validationLines.append("validation: dropped \(c) hit(s) with delta \(t) ticks, not in the training vocabulary")
+            if !droppedTicks.isEmpty {
+                validationLines.append("validation: dropped \(droppedTicks.values.reduce(0, +)) hit(s) whose delta (ticks) is not in the training vocabulary: "
+                                       + Self.listing(droppedTicks))
             }
         }
         outputs["vocab.json"] = []
@@ -177,7 +179,7 @@ public enum MIDIDatasetConverter {
         }
 
         var summary = [
-            "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) hits",
+            "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) \(validationInfo == nil ? "" : "training ")hits",
             "Unique notes: \(vocab.notes)",
             "Unique ticks: \(vocab.ticks)",
             "Statistics: min \(stats.minHitsPerFile), max \(stats.maxHitsPerFile), average \(String(format: "%.1f", stats.meanHitsPerFile)) hits per file",
@@ -191,6 +193,14 @@ public enum MIDIDatasetConverter {
     }
 
     // MARK: Internals
+
+    /// "value (count), ..." for at most 10 values, smallest first, then how many more.
+    static func listing(_ counts: [Int: Int]) -> String {
+        let sorted = counts.sorted { $0.key < $1.key }
+        var text = sorted.prefix(10).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        if sorted.count > 10 { text += " and \(sorted.count - 10) more (see manifest.json)" }
+        return text
+    }
 
     enum Outcome: Sendable {
         case success(FileHits)
