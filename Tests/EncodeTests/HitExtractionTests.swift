@@ -1,6 +1,7 @@
 import XCTest
 @testable import Encode
 import MIDIParse
+import DrummerCore
 
 /// Builds MIDI bytes for these tests with the MIDIParse writer (format 0, one track).
 enum MIDIBytes {
@@ -120,6 +121,21 @@ final class HitSequenceTests: XCTestCase {
         seq.append(hits([0, 1000]))
         seq.append(hits([0]))
         XCTAssertEqual(seq.deltas, [0, 400, 400])
+    }
+
+    func testIndexEncoderFlatTableAndLargeTicks() throws {
+        XCTAssertEqual(IndexEncoder.sortedUnique([5, 1, 5, 3, 1, 1]), [1, 3, 5])
+        XCTAssertEqual(IndexEncoder.sortedUnique([]), [])
+        let big = IndexEncoder.flatTickLimit + 7
+        let enc = IndexEncoder(try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120, big]))
+        XCTAssertEqual(enc.note(38), 1)
+        XCTAssertNil(enc.note(37))
+        XCTAssertNil(enc.note(200))
+        XCTAssertEqual(enc.tick(120), 1)
+        XCTAssertEqual(enc.tick(big), 2)
+        XCTAssertNil(enc.tick(121))
+        XCTAssertNil(enc.tick(-1))
+        XCTAssertNil(enc.tick(big + 1))
     }
 
     func testStableHashKnownVectors() {
