@@ -52,7 +52,7 @@ public enum MIDIDatasetConverter {
     public static func hits(path: String, settings: ConversionSettings) throws -> FileHits {
         let bytes = try MIDIFile.readBytes(path: path)
         let (file, warnings) = try MIDIFile.parse(bytes, path: path, mode: settings.lenient ? .lenient : .strict)
-        return FileHits(file: file, settings: settings, warnings: warnings)
+        return try FileHits(file: file, path: path, settings: settings, warnings: warnings)
     }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
@@ -224,6 +224,8 @@ public enum MIDIDatasetConverter {
                     slots.set(i, .failure("byte \(e.offset): \(e.defect.message)", e.description))
                 } catch let e as MIDIReadError {
                     slots.set(i, .failure(e.message, e.description))
+                } catch let e as HitTimeError {
+                    slots.set(i, .failure("a hit at tick \(e.tick) lies beyond \(FileHits.maximumTick) target ticks", e.description))
                 } catch {
                     slots.set(i, .failure("\(error)", "\(paths[i]): \(error)"))
                 }
