@@ -52,7 +52,7 @@ public enum MIDIDatasetConverter {
     public static func hits(path: String, settings: ConversionSettings) throws -> FileHits {
         let bytes = try MIDIFile.readBytes(path: path)
         let (file, warnings) = try MIDIFile.parse(bytes, path: path, mode: settings.lenient ? .lenient : .strict)
-        return FileHits(file: file, settings: settings, warnings: warnings)
+        return try FileHits(file: file, path: path, settings: settings, warnings: warnings)
     }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
@@ -102,7 +102,7 @@ public enum MIDIDatasetConverter {
         }
         guard training.count > 0 else { throw ConversionError.noHits(directory) }
 
-        let vocab = try Vocabulary(ixToNote: Array(Set(training.notes)).sorted(), ixToTick: Array(Set(training.deltas)).sorted())
+        let vocab = try Vocabulary(ixToNote: IndexEncoder.sortedUnique(training.notes), ixToTick: IndexEncoder.sortedUnique(training.deltas))
         let encoder = IndexEncoder(vocab)
         var trainingRows = [Int32](), droppedNotes: [Int: Int] = [:], droppedTicks: [Int: Int] = [:]
         trainingRows.reserveCapacity(training.count * 2)
@@ -150,11 +150,13 @@ public enum MIDIDatasetConverter {
             outputs["validation/events.npy"] = [validationKept, 2]
             outputs["validation/vocab.json"] = []
             if settings.oneHot { outputs["validation/X.npy"] = [validationKept, vocab.notes + vocab.ticks] }
-            for (n, c) in droppedNotes.sorted(by: { $0.key < $1.key }) {
-                validationLines.append("validation: dropped \(c) hit(s) of note \(n), not in the training vocabulary")
+            if !droppedNotes.isEmpty {
+                validationLines.append("validation: dropped \(droppedNotes.values.reduce(0, +)) hit(s) whose note is not in the training vocabulary: "
+                                       + Self.listing(droppedNotes))
             }
-            for (t, c) in droppedTicks.sorted(by: { $0.key < $1.key }) {
-                validationLines.append("validation: dropped \(c) hit(s) with delta \(t) ticks, not in the training vocabulary")
+            if !droppedTicks.isEmpty {
+                validationLines.append("validation: dropped \(droppedTicks.values.reduce(0, +)) hit(s) whose delta (ticks) is not in the training vocabulary: "
+                                       + Self.listing(droppedTicks))
             }
         }
         outputs["vocab.json"] = []
@@ -177,7 +179,7 @@ public enum MIDIDatasetConverter {
         }
 
         var summary = [
-            "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) hits",
+            "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) \(validationInfo == nil ? "" : "training ")hits",
             "Unique notes: \(vocab.notes)",
             "Unique ticks: \(vocab.ticks)",
             "Statistics: min \(stats.minHitsPerFile), max \(stats.maxHitsPerFile), average \(String(format: "%.1f", stats.meanHitsPerFile)) hits per file",
@@ -191,6 +193,14 @@ public enum MIDIDatasetConverter {
     }
 
     // MARK: Internals
+
+    /// "value (count), ..." for at most 10 values, smallest first, then how many more.
+    static func listing(_ counts: [Int: Int]) -> String {
+        let sorted = counts.sorted { $0.key < $1.key }
+        var text = sorted.prefix(10).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        if sorted.count > 10 { text += " and \(sorted.count - 10) more (see manifest.json)" }
+        return text
+    }
 
     enum Outcome: Sendable {
         case success(FileHits)
@@ -214,6 +224,8 @@ public enum MIDIDatasetConverter {
                     slots.set(i, .failure("byte \(e.offset): \(e.defect.message)", e.description))
                 } catch let e as MIDIReadError {
                     slots.set(i, .failure(e.message, e.description))
+                } catch let e as HitTimeError {
+                    slots.set(i, .failure("a hit at tick \(e.tick) lies beyond \(FileHits.maximumTick) target ticks", e.description))
                 } catch {
                     slots.set(i, .failure("\(error)", "\(paths[i]): \(error)"))
                 }
@@ -234,49 +246,4 @@ public enum MIDIDatasetConverter {
                                    to: dir.appendingPathComponent("X.npy").path)
         }
     }
-}
-
-/// Note and tick value -> class index, by table lookup.
-struct IndexEncoder {
-    private var noteIndex = [Int](repeating: -1, count: 128)
-    private var tickIndex: [Int: Int] = [:]
-
-    init(_ vocab: Vocabulary) {
-        for (i, n) in vocab.ixToNote.enumerated() where (0..<128).contains(n) { noteIndex[n] = i }
-        for (i, t) in vocab.ixToTick.enumerated() { tickIndex[t] = i }
-    }
-
-    @inline(__always) func note(_ n: Int) -> Int? {
-        guard (0..<128).contains(n) else { return nil }
-        let i = noteIndex[n]
-        return i < 0 ? nil : i
-    }
-
-    @inline(__always) func tick(_ t: Int) -> Int? { tickIndex[t] }
-}
-
-/// Result slots filled from `concurrentPerform`: each iteration writes only its own index,
-/// and the values are read after all iterations have returned, so no two threads ever touch
-/// the same slot (hence the unchecked Sendable).
-final class ParallelSlots<T>: @unchecked Sendable {
-    private let base: UnsafeMutablePointer<T?>
-    private let count: Int
-
-    init(count: Int) {
-        self.count = count
-        base = UnsafeMutablePointer<T?>.allocate(capacity: max(1, count))
-        base.initialize(repeating: nil, count: count)
-    }
-
-    deinit {
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-
-    func set(_ i: Int, _ value: T) {
-        precondition(i >= 0 && i < count, "slot index out of range")
-        base[i] = value
-    }
-
-    func values() -> [T] { UnsafeBufferPointer(start: base, count: count).compactMap { $0 } }
 }

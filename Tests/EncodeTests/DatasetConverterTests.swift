@@ -136,7 +136,10 @@ final class DatasetConverterTests: XCTestCase {
         XCTAssertEqual(v.droppedHits, 2)
         XCTAssertEqual(v.droppedNotes, ["99": 1])
         XCTAssertEqual(v.droppedTicks, ["10": 1])
-        XCTAssertEqual(report.validationNotes.count, 2)
+        XCTAssertEqual(report.validationNotes, [
+            "validation: dropped 1 hit(s) whose note is not in the training vocabulary: 99 (1)",
+            "validation: dropped 1 hit(s) whose delta (ticks) is not in the training vocabulary: 10 (1)",
+        ])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/validation/vocab.json")),
                        try Data(contentsOf: URL(fileURLWithPath: out + "/vocab.json")))
         let events = try NPY.read(path: out + "/validation/events.npy")
