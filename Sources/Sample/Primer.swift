@@ -50,7 +50,7 @@ extension Primer {
         path: String, vocabulary: Vocabulary, settings: ConversionSettings = ConversionSettings()
     ) throws -> Primer {
         let (file, warnings) = try MIDIFile.read(path: path, mode: settings.lenient ? .lenient : .strict)
-        let fileHits = FileHits(file: file, settings: settings, warnings: warnings)
+        let fileHits = try FileHits(file: file, path: path, settings: settings, warnings: warnings)
         var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
         sequence.append(fileHits)
         let hits = zip(sequence.notes, sequence.deltas).map { DrumHit(note: $0, delta: $1) }
