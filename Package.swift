@@ -41,8 +41,9 @@ let package = Package(
         .target(name: "Train", dependencies: ["DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
         .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
-        // The deployment runtime: depends only on the core (BLAS) and the MIDI writer.
-        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
+        // The deployment runtime: the core (BLAS), the MIDI reader/writer, and Encode's hit
+        // extraction for primers (read as convert-midi reads files). No HDF5, no Train.
+        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse", "Encode"]),
 
         .executableTarget(
             name: "drummer",

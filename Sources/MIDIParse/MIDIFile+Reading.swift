@@ -1,5 +1,12 @@
 // Public entry points of the reader.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+private let posixRead = Glibc.read
+#elseif canImport(Darwin)
+import Darwin
+private let posixRead = Darwin.read
+#endif
 
 extension MIDIFile {
     /// Largest file `read(path:mode:)` accepts (MIDI files are kilobytes; this bounds memory).
@@ -42,21 +49,33 @@ extension MIDIFile {
 
     /// The bytes of the file at `path`, read at once (bounded by `maximumFileSize`).
     public static func readBytes(path: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: path)
-        let size: Int
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw MIDIReadError(path: path, message: "cannot read: \(error.localizedDescription)")
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw MIDIReadError(path: path, message: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw MIDIReadError(path: path, message: "cannot stat: \(String(cString: strerror(errno)))")
         }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw MIDIReadError(path: path, message: "not a regular file") }
+        let size = Int(info.st_size)
         guard size <= maximumFileSize else {
             throw MIDIReadError(path: path, message: "file of \(size) bytes is larger than the \(maximumFileSize)-byte limit")
         }
-        do {
-            return [UInt8](try Data(contentsOf: url))
-        } catch {
-            throw MIDIReadError(path: path, message: "cannot read: \(error.localizedDescription)")
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = posixRead(fd, buffer.baseAddress! + count, size - count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }  // the file shrank while being read: keep what is there
+                count += n
+            }
         }
+        guard failure == 0 else { throw MIDIReadError(path: path, message: "cannot read: \(String(cString: strerror(failure)))") }
+        return bytes
     }
 }

@@ -6,7 +6,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks (figures, with the machine and settings; not tests).",
-        subcommands: [BenchBLAS.self, BenchTrain.self])
+        subcommands: [BenchBLAS.self, BenchTrain.self, BenchSample.self])
 }
 
 /// Describes this machine for benchmark headers.

@@ -13,6 +13,7 @@ struct Drummer: ParsableCommand {
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
-            subcommands: [Bench.self])
+            subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self,
+                          SampleCommand.self, Bench.self])
     }
 }

@@ -1,0 +1,95 @@
+// manifest.json of a converted dataset: sources, settings, statistics, skipped files.
+// Nothing in it depends on the time or on the working directory: DIR is recorded as given
+// and every source path is relative to it, so two runs give identical bytes.
+
+public struct ConversionManifest: Codable, Equatable, Sendable {
+    public struct Settings: Codable, Equatable, Sendable {
+        public var channel: String
+        public var ppq: Int
+        public var quantize: Int?
+        public var maxDelta: Int?
+        public var noteMap: String
+        public var onehot: Bool
+        public var validationFraction: Double
+        public var lenient: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case channel, ppq, quantize, onehot, lenient
+            case maxDelta = "max_delta"
+            case noteMap = "note_map"
+            case validationFraction = "validation_fraction"
+        }
+    }
+
+    public struct SourceFile: Codable, Equatable, Sendable {
+        /// Path relative to the source directory.
+        public var path: String
+        /// "training" or "validation".
+        public var split: String
+        public var hits: Int
+        /// Index of the file's first hit in its split's events.npy.
+        public var offset: Int
+        /// Channel(s) the hits came from: "9", "all" or an index.
+        public var channel: String
+        /// Lenient-mode warnings ("byte N: what was wrong (what was done)").
+        public var warnings: [String]
+    }
+
+    public struct SkippedFile: Codable, Equatable, Sendable {
+        public var path: String
+        public var error: String
+    }
+
+    public struct Statistics: Codable, Equatable, Sendable {
+        public var files: Int
+        public var hits: Int
+        public var uniqueNotes: Int
+        public var uniqueTicks: Int
+        public var minHitsPerFile: Int
+        public var maxHitsPerFile: Int
+        public var meanHitsPerFile: Double
+        /// Note number -> hits, for notes outside General MIDI percussion (35...81).
+        public var notesOutsideGMPercussion: [String: Int]
+
+        enum CodingKeys: String, CodingKey {
+            case files, hits
+            case uniqueNotes = "unique_notes"
+            case uniqueTicks = "unique_ticks"
+            case minHitsPerFile = "min_hits_per_file"
+            case maxHitsPerFile = "max_hits_per_file"
+            case meanHitsPerFile = "mean_hits_per_file"
+            case notesOutsideGMPercussion = "notes_outside_gm_percussion"
+        }
+    }
+
+    public struct Validation: Codable, Equatable, Sendable {
+        public var files: Int
+        /// Hits kept (those whose note and tick are in the training vocabulary).
+        public var hits: Int
+        public var droppedHits: Int
+        /// Out-of-vocabulary note numbers -> hits dropped.
+        public var droppedNotes: [String: Int]
+        /// Out-of-vocabulary tick values -> hits dropped.
+        public var droppedTicks: [String: Int]
+
+        enum CodingKeys: String, CodingKey {
+            case files, hits
+            case droppedHits = "dropped_hits"
+            case droppedNotes = "dropped_notes"
+            case droppedTicks = "dropped_ticks"
+        }
+    }
+
+    /// "drummer convert-midi".
+    public var tool: String
+    public var version: String
+    /// The source directory as given on the command line.
+    public var source: String
+    public var settings: Settings
+    public var files: [SourceFile]
+    public var skipped: [SkippedFile]
+    public var statistics: Statistics
+    public var validation: Validation?
+    /// Output file -> array shape.
+    public var outputs: [String: [Int]]
+}

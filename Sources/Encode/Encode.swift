@@ -1,1 +1,0 @@
-// Encode: see Package.swift for this module's role.

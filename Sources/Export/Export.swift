@@ -1,1 +1,0 @@
-// Export: see Package.swift for this module's role.

@@ -1,0 +1,130 @@
+// Generated hits → a Standard MIDI File: format 0, 480 PPQ, a tempo event, a 4/4
+// time signature, notes on the General MIDI drum channel (index 9, status 0x99).
+//
+// Onsets are exact: hit i starts at the sum of the deltas up to i (ticks are
+// deltas between consecutive onsets; simultaneous hits have delta 0). Each note
+// lasts until the next later onset of any note, at most `maxDuration` ticks, at
+// least 1 (MIDIWriter puts NOTE OFFs before NOTE ONs at a tick and never lets two
+// notes of one key overlap), so reading the file back gives the same (note, delta)
+// sequence. The one thing MIDI cannot express — the same key struck twice at the
+// same tick — is written once: `deduplicated` says what a file will hold.
+
+import DrummerCore
+import Foundation
+import MIDIParse
+
+public struct DrumMIDIOptions: Equatable, Sendable {
+    /// Tempo in quarter notes per minute.
+    public var bpm: Double
+    /// NOTE ON velocity, 1...127.
+    public var velocity: Int
+    /// Channel index 0...15 (9 is the General MIDI drum channel, "channel 10").
+    public var channel: Int
+    /// Ticks per quarter note of the file; hits' deltas are in these ticks.
+    public var ppq: Int
+    /// Longest note in ticks (a sixteenth at 480 PPQ).
+    public var maxDuration: Int
+
+    public init(bpm: Double = 120, velocity: Int = 100, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120) {
+        self.bpm = bpm
+        self.velocity = velocity
+        self.channel = channel
+        self.ppq = ppq
+        self.maxDuration = maxDuration
+    }
+
+    /// Microseconds per quarter note for `bpm`.
+    public var microsecondsPerQuarter: Int { Int((60_000_000 / bpm).rounded()) }
+}
+
+public struct DrumMIDIError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public enum DrumMIDI {
+    /// Removes a hit when the same note already sounds at the same onset (it has
+    /// delta 0, so no other onset moves). Everything else is kept in order.
+    public static func deduplicated(_ hits: [DrumHit]) -> [DrumHit] {
+        var out: [DrumHit] = []
+        out.reserveCapacity(hits.count)
+        var notesAtOnset = Set<Int>()
+        for h in hits {
+            if h.delta != 0 { notesAtOnset.removeAll(keepingCapacity: true) }
+            if h.delta == 0, notesAtOnset.contains(h.note), !out.isEmpty { continue }
+            notesAtOnset.insert(h.note)
+            out.append(h)
+        }
+        return out
+    }
+
+    /// The notes to write for `hits` (after `deduplicated`).
+    public static func notes(_ hits: [DrumHit], options: DrumMIDIOptions = DrumMIDIOptions()) throws -> [MIDINote] {
+        try validate(options)
+        let kept = deduplicated(hits)
+        var onsets: [Int] = []
+        onsets.reserveCapacity(kept.count)
+        var t = 0
+        for (i, h) in kept.enumerated() {
+            guard h.delta >= 0 else { throw DrumMIDIError("hit \(i) has a negative delta \(h.delta)") }
+            guard (0...127).contains(h.note) else { throw DrumMIDIError("hit \(i) has note \(h.note), outside 0...127") }
+            let (sum, overflow) = t.addingReportingOverflow(h.delta)
+            guard !overflow, sum <= 0x0FFF_FFFF else { throw DrumMIDIError("hit \(i) lies beyond the longest MIDI time line") }
+            t = sum
+            onsets.append(t)
+        }
+        var out: [MIDINote] = []
+        out.reserveCapacity(kept.count)
+        var nextLater = Int.max  // the next onset strictly after the current one
+        for i in stride(from: kept.count - 1, through: 0, by: -1) {
+            if i + 1 < kept.count, onsets[i + 1] > onsets[i] { nextLater = onsets[i + 1] }
+            let gap = nextLater == Int.max ? options.maxDuration : nextLater - onsets[i]
+            out.append(MIDINote(tick: onsets[i], note: UInt8(kept[i].note), velocity: UInt8(options.velocity),
+                                channel: UInt8(options.channel), duration: max(1, min(options.maxDuration, gap))))
+        }
+        out.reverse()
+        return out
+    }
+
+    /// The bytes of a format-0 file holding `hits`.
+    public static func encode(_ hits: [DrumHit], options: DrumMIDIOptions = DrumMIDIOptions()) throws -> [UInt8] {
+        let notes = try notes(hits, options: options)
+        do {
+            return try MIDIWriter.format0(
+                ppq: options.ppq,
+                tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)],
+                timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 4)],
+                notes: notes)
+        } catch let e as MIDIWriteError {
+            throw DrumMIDIError(e.description)
+        }
+    }
+
+    /// Writes `hits` to `path` through a temporary file renamed into place.
+    public static func write(_ hits: [DrumHit], to path: String, options: DrumMIDIOptions = DrumMIDIOptions()) throws {
+        try AtomicOutput.write(Data(encode(hits, options: options)), to: path)
+    }
+
+    static func validate(_ o: DrumMIDIOptions) throws {
+        // A tempo event holds 1...16777215 µs per quarter note.
+        guard o.bpm.isFinite, o.bpm >= 60_000_000 / 16_777_215, o.bpm <= 60_000_000 else {
+            throw DrumMIDIError("tempo \(o.bpm) BPM cannot be written: it must be in 3.58...60000000")
+        }
+        guard (1...127).contains(o.velocity) else { throw DrumMIDIError("velocity \(o.velocity) is outside 1...127") }
+        guard (0...15).contains(o.channel) else { throw DrumMIDIError("channel index \(o.channel) is outside 0...15") }
+        guard (1...0x7FFF).contains(o.ppq) else { throw DrumMIDIError("PPQ \(o.ppq) is outside 1...32767") }
+        guard o.maxDuration >= 1 else { throw DrumMIDIError("note length \(o.maxDuration) is below 1 tick") }
+    }
+}
+
+extension DrumMIDI {
+    /// The (note, delta) sequence of a file's NOTE ONs on `channel` (every channel
+    /// when nil), in file order, at the file's own resolution: what a sampler file holds.
+    public static func hits(in file: MIDIFile, channel: Int? = nil) -> [DrumHit] {
+        var last = 0
+        return file.hits(channel: channel).map { h in
+            defer { last = h.tick }
+            return DrumHit(note: Int(h.note), delta: h.tick - last)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Sample: see Package.swift for this module's role.

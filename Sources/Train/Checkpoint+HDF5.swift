@@ -1,0 +1,224 @@
+// Writing and reading checkpoints in the HDF5 layout documented in Checkpoint.swift.
+// The serialisation is written against two small internal interfaces
+// (`HDF5Writing`, `HDF5Reading`) implemented on HDF5Kit in CheckpointArchive.swift.
+import DrummerCore
+import Foundation
+
+/// What the checkpoint writer needs from an HDF5 file open for writing.
+protocol HDF5Writing {
+    func createGroup(_ path: String) throws
+    func write(_ path: String, float32 values: [Float], shape: [Int]) throws
+    func write(_ path: String, int64 values: [Int64], shape: [Int]) throws
+    func write(_ path: String, uint64 values: [UInt64], shape: [Int]) throws
+    func setAttribute(_ object: String, _ name: String, int64 value: Int64) throws
+    func setAttribute(_ object: String, _ name: String, double value: Double) throws
+    func setAttribute(_ object: String, _ name: String, string value: String) throws
+}
+
+/// What the checkpoint reader needs from an HDF5 file open for reading.
+protocol HDF5Reading {
+    func children(_ group: String) throws -> [String]
+    func readFloat32(_ path: String) throws -> (values: [Float], shape: [Int])
+    func readInt64(_ path: String) throws -> (values: [Int64], shape: [Int])
+    func readUInt64(_ path: String) throws -> (values: [UInt64], shape: [Int])
+    func int64Attribute(_ object: String, _ name: String) throws -> Int64
+    func doubleAttribute(_ object: String, _ name: String) throws -> Double
+    func stringAttribute(_ object: String, _ name: String) throws -> String
+}
+
+extension Checkpoint {
+    /// Writes the checkpoint to `path` through a temporary file in the same
+    /// directory and rename(2): `path` is either absent, the old file, or complete.
+    public func write(to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        } catch {
+            throw CheckpointError(path: path, message: "cannot create its directory: \(error.localizedDescription)")
+        }
+        do {
+            try CheckpointArchive.create(path: path) { try encode(into: $0) }
+        } catch let e as CheckpointError {
+            throw e
+        } catch {
+            throw CheckpointError(path: path, message: "cannot write: \(error)")
+        }
+    }
+
+    /// Reads and validates a checkpoint; every failure is a `CheckpointError` naming the file.
+    public static func read(path: String) throws -> Checkpoint {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CheckpointError(path: path, message: "no such checkpoint file")
+        }
+        do {
+            return try CheckpointArchive.open(path: path) { try decode(from: $0, path: path) }
+        } catch let e as CheckpointError {
+            throw e
+        } catch {
+            throw CheckpointError(path: path, message: "not a readable drummer checkpoint (corrupt or truncated?): \(error)")
+        }
+    }
+
+    func encode(into f: HDF5Writing) throws {
+        let s = state.shape, c = configuration
+        try f.setAttribute("/", "format", string: Checkpoint.formatName)
+        try f.setAttribute("/", "format_version", int64: Int64(Checkpoint.formatVersion))
+        try f.setAttribute("/", "created_by", string: createdBy)
+
+        try f.createGroup("/model")
+        try f.write("/model/Wx", float32: Array(state.parameters[0..<s.wxCount]), shape: [s.wxRows, s.wxCols])
+        try f.write("/model/Wy", float32: Array(state.parameters[s.wxCount...]), shape: [s.wyRows, s.wyCols])
+
+        try f.createGroup("/state")
+        try f.setAttribute("/state", "step", int64: Int64(state.step))
+        try f.setAttribute("/state", "epoch", int64: Int64(state.epoch))
+        try f.setAttribute("/state", "pointer", int64: Int64(state.pointer))
+        try f.write("/state/h", float32: state.h, shape: [state.batch, s.hidden])
+        try f.write("/state/c", float32: state.c, shape: [state.batch, s.hidden])
+
+        try f.createGroup("/optimizer")
+        try f.setAttribute("/optimizer", "kind", string: c.optimizer.rawValue)
+        for (name, values) in state.optimizer.slots.sorted(by: { $0.key < $1.key }) {
+            try f.write("/optimizer/\(name)", float32: values, shape: [values.count])
+        }
+
+        try f.createGroup("/rng")
+        try f.write("/rng/state", uint64: rngState, shape: [rngState.count])
+        try f.write("/rng/seed", uint64: [c.seed], shape: [1])
+
+        try f.createGroup("/vocabulary")
+        try f.write("/vocabulary/ix_to_note", int64: vocabulary.ixToNote.map(Int64.init), shape: [vocabulary.notes])
+        try f.write("/vocabulary/ix_to_tick", int64: vocabulary.ixToTick.map(Int64.init), shape: [vocabulary.ticks])
+
+        let hp = "/hyperparameters"
+        try f.createGroup(hp)
+        for (name, v) in [("hidden", c.hidden), ("unroll", c.unroll), ("batch_size", c.batchSize),
+                          ("checkpoint_every", c.checkpointEvery), ("keep", c.keep), ("log_every", c.logEvery),
+                          ("eval_every", c.evalEvery), ("lr_decay_every", c.schedule.every ?? 0),
+                          ("lr_plateau_patience", c.schedule.plateauPatience ?? 0), ("steps", c.steps ?? -1)] {
+            try f.setAttribute(hp, name, int64: Int64(v))
+        }
+        for (name, v) in [("learning_rate", c.learningRate), ("momentum", c.momentum), ("decay", c.decay),
+                          ("epsilon", c.epsilon), ("clip", c.clip), ("lr_decay", c.schedule.factor)] {
+            try f.setAttribute(hp, name, double: Double(v))
+        }
+        try f.setAttribute(hp, "optimizer", string: c.optimizer.rawValue)
+        try f.setAttribute(hp, "init", string: c.initScheme.rawValue)
+        try f.setAttribute(hp, "init_from", string: c.initFrom ?? "")
+        try f.setAttribute(hp, "checkpoint_dir", string: c.checkpointDirectory)
+
+        try f.createGroup("/dataset")
+        try f.setAttribute("/dataset", "path", string: datasetPath)
+        try f.setAttribute("/dataset", "fingerprint", string: datasetFingerprint)
+        try f.setAttribute("/dataset", "events", int64: Int64(datasetEvents))
+        try f.setAttribute("/dataset", "validation_events", int64: Int64(validationEvents))
+
+        try f.createGroup("/progress")
+        try f.setAttribute("/progress", "smoothed_loss", double: smoothedLoss)
+        try f.setAttribute("/progress", "best_validation_loss", double: bestValidationLoss)
+        try f.setAttribute("/progress", "best_step", int64: Int64(bestStep))
+        try f.setAttribute("/progress", "plateau_decays", int64: Int64(schedule.plateauDecays))
+        try f.setAttribute("/progress", "plateau_bad_evaluations", int64: Int64(schedule.badEvaluations))
+        try f.setAttribute("/progress", "plateau_best", double: schedule.bestMonitored)
+    }
+
+    static func decode(from f: HDF5Reading, path: String) throws -> Checkpoint {
+        func bad(_ m: String) -> CheckpointError { CheckpointError(path: path, message: m) }
+        let format = try f.stringAttribute("/", "format")
+        guard format == formatName else { throw bad("format is \"\(format)\", not \"\(formatName)\"") }
+        let version = try f.int64Attribute("/", "format_version")
+        guard version == Int64(formatVersion) else {
+            throw bad("format version \(version) is not supported (this drummer reads version \(formatVersion))")
+        }
+        let hp = "/hyperparameters"
+        func int(_ object: String, _ name: String, min: Int64 = 0) throws -> Int {
+            let v = try f.int64Attribute(object, name)
+            guard v >= min, let i = Int(exactly: v) else { throw bad("\(object) attribute \(name) = \(v) is out of range") }
+            return i
+        }
+        func float(_ name: String) throws -> Float {
+            let v = try f.doubleAttribute(hp, name)
+            guard v.isFinite else { throw bad("\(hp) attribute \(name) = \(v) is not finite") }
+            return Float(v)
+        }
+        let optimizerName = try f.stringAttribute(hp, "optimizer")
+        guard let optimizer = OptimizerKind(rawValue: optimizerName) else { throw bad("unknown optimizer \"\(optimizerName)\"") }
+        let initName = try f.stringAttribute(hp, "init")
+        guard let initScheme = InitScheme(rawValue: initName) else { throw bad("unknown init scheme \"\(initName)\"") }
+        let seed = try f.readUInt64("/rng/seed")
+        guard seed.values.count == 1 else { throw bad("/rng/seed holds \(seed.values.count) values, expected 1") }
+        let every = try int(hp, "lr_decay_every"), patience = try int(hp, "lr_plateau_patience")
+        let steps = try int(hp, "steps", min: -1)
+        let initFrom = try f.stringAttribute(hp, "init_from")
+        let config = RunConfiguration(
+            hidden: try int(hp, "hidden", min: 1), unroll: try int(hp, "unroll", min: 1),
+            batchSize: try int(hp, "batch_size", min: 1), optimizer: optimizer, initScheme: initScheme,
+            seed: seed.values[0], initFrom: initFrom.isEmpty ? nil : initFrom,
+            learningRate: try float("learning_rate"), momentum: try float("momentum"), decay: try float("decay"),
+            epsilon: try float("epsilon"), clip: try float("clip"),
+            schedule: LearningRateSchedule(factor: try float("lr_decay"), every: every == 0 ? nil : every,
+                                           plateauPatience: patience == 0 ? nil : patience),
+            steps: steps < 0 ? nil : steps, checkpointEvery: try int(hp, "checkpoint_every", min: 1),
+            checkpointDirectory: try f.stringAttribute(hp, "checkpoint_dir"), keep: try int(hp, "keep", min: 1),
+            logEvery: try int(hp, "log_every", min: 1), evalEvery: try int(hp, "eval_every", min: 1))
+
+        let notes = try f.readInt64("/vocabulary/ix_to_note").values
+        let ticks = try f.readInt64("/vocabulary/ix_to_tick").values
+        let vocabulary: Vocabulary
+        do {
+            vocabulary = try Vocabulary(ixToNote: notes.map { Int(truncatingIfNeeded: $0) },
+                                        ixToTick: ticks.map { Int(truncatingIfNeeded: $0) })
+        } catch {
+            throw bad("/vocabulary: \(error)")
+        }
+        let shape = vocabulary.shape(hidden: config.hidden)
+        let wx = try f.readFloat32("/model/Wx"), wy = try f.readFloat32("/model/Wy")
+        guard wx.shape == [shape.wxRows, shape.wxCols], wx.values.count == shape.wxCount else {
+            throw bad("/model/Wx has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(shape.notes) notes, \(shape.ticks) ticks, hidden size \(shape.hidden)")
+        }
+        guard wy.shape == [shape.wyRows, shape.wyCols], wy.values.count == shape.wyCount else {
+            throw bad("/model/Wy has shape \(wy.shape), expected [\(shape.wyRows), \(shape.wyCols)]")
+        }
+        let parameters = wx.values + wy.values
+        let h = try f.readFloat32("/state/h"), c = try f.readFloat32("/state/c")
+        for (name, a) in [("/state/h", h), ("/state/c", c)] {
+            guard a.shape == [config.batchSize, config.hidden], a.values.count == config.batchSize * config.hidden else {
+                throw bad("\(name) has shape \(a.shape), expected [\(config.batchSize), \(config.hidden)]")
+            }
+        }
+        var slots: [String: [Float]] = [:]
+        for name in try f.children("/optimizer") {
+            let slot = try f.readFloat32("/optimizer/\(name)")
+            guard slot.values.count == parameters.count, slot.shape == [parameters.count] else {
+                throw bad("/optimizer/\(name) has shape \(slot.shape), expected [\(parameters.count)]")
+            }
+            slots[name] = slot.values
+        }
+        let kind = try f.stringAttribute("/optimizer", "kind")
+        guard kind == optimizer.rawValue else { throw bad("/optimizer kind \"\(kind)\" differs from the hyperparameters' \"\(optimizer.rawValue)\"") }
+        let events = try int("/dataset", "events")
+        let pointer = try int("/state", "pointer")
+        guard pointer <= events else { throw bad("/state pointer \(pointer) is beyond the dataset's \(events) events") }
+        let state = TrainingState(
+            shape: shape, unroll: config.unroll, batch: config.batchSize, parameters: parameters,
+            optimizer: OptimizerState(slots: slots), h: h.values, c: c.values,
+            step: try int("/state", "step"), epoch: try int("/state", "epoch"), pointer: pointer)
+        let rng = try f.readUInt64("/rng/state").values
+        guard SeededRNG(stateWords: rng) != nil else { throw bad("/rng/state is not a valid generator state (4 words, not all zero)") }
+        let smoothed = try f.doubleAttribute("/progress", "smoothed_loss")
+        guard smoothed.isFinite else { throw bad("/progress smoothed_loss is \(smoothed)") }
+        return Checkpoint(
+            configuration: config, state: state, vocabulary: vocabulary, rngState: rng,
+            datasetPath: try f.stringAttribute("/dataset", "path"),
+            datasetFingerprint: try f.stringAttribute("/dataset", "fingerprint"),
+            datasetEvents: events, validationEvents: try int("/dataset", "validation_events"),
+            smoothedLoss: smoothed,
+            schedule: ScheduleProgress(plateauDecays: try int("/progress", "plateau_decays"),
+                                       badEvaluations: try int("/progress", "plateau_bad_evaluations"),
+                                       bestMonitored: try f.doubleAttribute("/progress", "plateau_best")),
+            bestValidationLoss: try f.doubleAttribute("/progress", "best_validation_loss"),
+            bestStep: try int("/progress", "best_step", min: -1),
+            createdBy: try f.stringAttribute("/", "created_by"))
+    }
+}

@@ -1,0 +1,54 @@
+// The model part of a checkpoint, for `drummer export` and `drummer eval`.
+import DrummerCore
+
+/// Weights, vocabulary and a description of the run that produced them.
+public struct TrainedModel: Sendable {
+    public let weights: LSTMWeights
+    public let vocabulary: Vocabulary
+    /// Updates done when the checkpoint was written.
+    public let step: Int
+    /// Hyperparameters and provenance as strings (hidden, unroll, batch_size,
+    /// optimizer, learning_rate, init, seed, epoch, dataset, dataset_fingerprint, ...).
+    public let metadata: [String: String]
+
+    public init(weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String]) {
+        self.weights = weights
+        self.vocabulary = vocabulary
+        self.step = step
+        self.metadata = metadata
+    }
+}
+
+public enum CheckpointReader {
+    /// Reads the checkpoint at `path`; errors are `CheckpointError`s naming it.
+    public static func loadModel(path: String) throws -> TrainedModel {
+        let ckpt = try Checkpoint.read(path: path)
+        let weights: LSTMWeights
+        do { weights = try ckpt.weights() } catch {
+            throw CheckpointError(path: path, message: "\(error)")
+        }
+        let c = ckpt.configuration
+        var m: [String: String] = [
+            "format": Checkpoint.formatName,
+            "format_version": String(Checkpoint.formatVersion),
+            "created_by": ckpt.createdBy,
+            "checkpoint": path,
+            "step": String(ckpt.state.step),
+            "epoch": String(ckpt.state.epoch),
+            "hidden": String(c.hidden),
+            "unroll": String(c.unroll),
+            "batch_size": String(c.batchSize),
+            "optimizer": c.optimizer.rawValue,
+            "learning_rate": String(c.learningRate),
+            "clip": String(c.clip),
+            "init": c.initScheme.rawValue,
+            "seed": String(c.seed),
+            "dataset": ckpt.datasetPath,
+            "dataset_fingerprint": ckpt.datasetFingerprint,
+            "smoothed_loss": String(ckpt.smoothedLoss),
+        ]
+        if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
+        if let f = c.initFrom { m["init_from"] = f }
+        return TrainedModel(weights: weights, vocabulary: ckpt.vocabulary, step: ckpt.state.step, metadata: m)
+    }
+}

@@ -1,0 +1,63 @@
+// Errors of the run layer (options, resume, training stops); one-line messages.
+
+public enum RunError: Error, CustomStringConvertible, Equatable {
+    /// An option value out of range.
+    case invalidSetting(option: String, message: String)
+    /// A flag that a resumed run may not change.
+    case refusedOverride(option: String, requested: String, checkpoint: String, path: String)
+    /// The dataset's contents differ from the ones the checkpoint was trained on.
+    case datasetChanged(dataset: String, expected: String, found: String, checkpoint: String)
+    /// The dataset's vocabulary differs from the model's.
+    case vocabularyMismatch(source: String, difference: String)
+    /// The loss or the weights became NaN or infinite.
+    case nonFinite(step: Int, what: String, lastCheckpoint: String?)
+    /// The numerics refused the data or the state.
+    case trainerRejected(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidSetting(option, message):
+            return "\(option) \(message)"
+        case let .refusedOverride(option, requested, checkpoint, path):
+            return "\(option) \(requested) differs from the checkpoint's \(checkpoint) (\(path)); "
+                + "a resumed run cannot change it: start a new run instead"
+        case let .datasetChanged(dataset, expected, found, checkpoint):
+            return "\(dataset): contents differ from the data \(checkpoint) was trained on "
+                + "(fingerprint \(found.prefix(16))…, expected \(expected.prefix(16))…); "
+                + "pass --allow-data-change to continue on the new data"
+        case let .vocabularyMismatch(source, difference):
+            return "vocabulary of \(source) differs from the dataset's: \(difference)"
+        case let .nonFinite(step, what, last):
+            let keep = last.map { "; the last good checkpoint is \($0)" } ?? "; no checkpoint was written in this run"
+            return "training stopped at step \(step): \(what)\(keep)"
+        case let .trainerRejected(message):
+            return message
+        }
+    }
+}
+
+/// Describes how two vocabularies differ, for error messages; nil when equal.
+public func vocabularyDifference(_ a: Vocabulary, _ b: Vocabulary, aName: String, bName: String) -> String? {
+    var parts: [String] = []
+    func compare(_ x: [Int], _ y: [Int], _ table: String) {
+        guard x != y else { return }
+        let onlyX = Set(x).subtracting(y).sorted(), onlyY = Set(y).subtracting(x).sorted()
+        var s = "\(table): \(aName) has \(x.count) entries, \(bName) \(y.count)"
+        if !onlyX.isEmpty { s += "; only in \(aName): \(list(onlyX))" }
+        if !onlyY.isEmpty { s += "; only in \(bName): \(list(onlyY))" }
+        if onlyX.isEmpty && onlyY.isEmpty, let i = zip(x, y).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            s += "; same values in a different order (first difference at index \(i): \(x[i]) vs \(y[i]))"
+        }
+        parts.append(s)
+    }
+    compare(a.ixToNote, b.ixToNote, "ix_to_note")
+    compare(a.ixToTick, b.ixToTick, "ix_to_tick")
+    return parts.isEmpty ? nil : parts.joined(separator: "; ")
+}
+
+func list(_ v: [Int], limit: Int = 12) -> String {
+    let head = v.prefix(limit).map(String.init).joined(separator: ", ")
+    return v.count > limit ? "\(head), … (\(v.count) in all)" : head
+}
+
+import DrummerCore

@@ -1,0 +1,113 @@
+// What the user asked for on the command line (nil = not given), and how it
+// combines with defaults (a new run) or with a checkpoint (a resumed run).
+import DrummerCore
+import Foundation
+
+public struct RunOptions: Sendable {
+    public var data: String?
+    public var hidden: Int?
+    public var unroll: Int?
+    public var batchSize: Int?
+    public var optimizer: OptimizerKind?
+    public var momentum: Float?
+    public var decay: Float?
+    public var epsilon: Float?
+    public var clip: Float?
+    public var learningRate: Float?
+    public var lrDecay: Float?
+    public var lrDecayEvery: Int?
+    public var lrPlateauPatience: Int?
+    public var initScheme: InitScheme?
+    public var initFrom: String?
+    public var seed: UInt64?
+    public var steps: Int?
+    public var checkpointEvery: Int?
+    public var checkpointDirectory: String?
+    public var keep: Int?
+    public var logEvery: Int?
+    public var evalEvery: Int?
+    public var resume: String?
+    public var allowDataChange: Bool
+
+    public static let defaultData = "data"
+
+    public init(data: String? = nil, hidden: Int? = nil, unroll: Int? = nil, batchSize: Int? = nil,
+                optimizer: OptimizerKind? = nil, momentum: Float? = nil, decay: Float? = nil,
+                epsilon: Float? = nil, clip: Float? = nil, learningRate: Float? = nil, lrDecay: Float? = nil,
+                lrDecayEvery: Int? = nil, lrPlateauPatience: Int? = nil, initScheme: InitScheme? = nil,
+                initFrom: String? = nil, seed: UInt64? = nil, steps: Int? = nil, checkpointEvery: Int? = nil,
+                checkpointDirectory: String? = nil, keep: Int? = nil, logEvery: Int? = nil,
+                evalEvery: Int? = nil, resume: String? = nil, allowDataChange: Bool = false) {
+        self.data = data; self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
+        self.optimizer = optimizer; self.momentum = momentum; self.decay = decay; self.epsilon = epsilon
+        self.clip = clip; self.learningRate = learningRate; self.lrDecay = lrDecay
+        self.lrDecayEvery = lrDecayEvery; self.lrPlateauPatience = lrPlateauPatience
+        self.initScheme = initScheme; self.initFrom = initFrom; self.seed = seed; self.steps = steps
+        self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
+        self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery; self.resume = resume
+        self.allowDataChange = allowDataChange
+    }
+
+    /// Applies the options that may change at any time (new or resumed run).
+    func applyMutable(to c: inout RunConfiguration) {
+        if let v = learningRate { c.learningRate = v }
+        if let v = momentum { c.momentum = v }
+        if let v = decay { c.decay = v }
+        if let v = epsilon { c.epsilon = v }
+        if let v = clip { c.clip = v }
+        if let v = lrDecay { c.schedule.factor = v }
+        if let v = lrDecayEvery { c.schedule.every = v == 0 ? nil : v }
+        if let v = lrPlateauPatience { c.schedule.plateauPatience = v == 0 ? nil : v }
+        if let v = steps { c.steps = v }
+        if let v = checkpointEvery { c.checkpointEvery = v }
+        if let v = checkpointDirectory { c.checkpointDirectory = v }
+        if let v = keep { c.keep = v }
+        if let v = logEvery { c.logEvery = v }
+        if let v = evalEvery { c.evalEvery = v }
+    }
+
+    /// The configuration of a new run: defaults, then the options given.
+    func newConfiguration() -> RunConfiguration {
+        var c = RunConfiguration()
+        if let v = hidden { c.hidden = v }
+        if let v = unroll { c.unroll = v }
+        if let v = batchSize { c.batchSize = v }
+        if let v = optimizer { c.optimizer = v }
+        if let v = initScheme { c.initScheme = v }
+        if let v = seed { c.seed = v }
+        c.initFrom = initFrom.map(absolutePath)
+        applyMutable(to: &c)
+        return c
+    }
+
+    /// The configuration of a resumed run: the checkpoint's, with the options
+    /// that may change applied; an option that may not change and differs from
+    /// the checkpoint is refused (giving the same value is accepted).
+    func resumedConfiguration(from ckpt: Checkpoint, path: String) throws -> RunConfiguration {
+        var c = ckpt.configuration
+        func refuse<T: Equatable>(_ option: String, _ given: T?, _ stored: T, _ what: String) throws {
+            if let given, given != stored {
+                throw RunError.refusedOverride(option: option, requested: "\(given)", checkpoint: "\(what) \(stored)", path: path)
+            }
+        }
+        try refuse("--hidden", hidden, c.hidden, "hidden size")
+        try refuse("--unroll", unroll, c.unroll, "unroll")
+        try refuse("--batch-size", batchSize, c.batchSize, "batch size")
+        try refuse("--optimizer", optimizer?.rawValue, c.optimizer.rawValue, "optimizer")
+        try refuse("--init", initScheme?.rawValue, c.initScheme.rawValue, "init")
+        try refuse("--seed", seed, c.seed, "seed")
+        if let f = initFrom {
+            throw RunError.refusedOverride(option: "--init-from", requested: f,
+                                           checkpoint: "weights at step \(ckpt.state.step)", path: path)
+        }
+        // Checkpoints of a resumed run go beside the one it resumed from unless told otherwise.
+        c.checkpointDirectory = (path as NSString).deletingLastPathComponent
+        if c.checkpointDirectory.isEmpty { c.checkpointDirectory = "." }
+        applyMutable(to: &c)
+        return c
+    }
+}
+
+func absolutePath(_ p: String) -> String {
+    URL(fileURLWithPath: p).standardizedFileURL.path
+}

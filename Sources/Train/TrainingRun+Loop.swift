@@ -1,0 +1,178 @@
+// The step loop of a training run, its evaluations and checkpoints.
+import DrummerCore
+import Foundation
+
+extension TrainingRun {
+    /// Trains until `--steps` or until `shouldStop()` (checked after each step).
+    public func run(shouldStop: () -> Bool = { StopSignal.requested }) throws -> RunSummary {
+        let c = configuration
+        let U = c.unroll, B = c.batchSize
+        if let target = c.steps, trainer.state.step >= target {
+            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to train")
+            // A new run with --steps 0 still leaves its initial state as a checkpoint.
+            if savedStep != trainer.state.step { try save() }
+            return RunSummary(ending: .nothingToDo, step: trainer.state.step, lastCheckpoint: lastCheckpoint)
+        }
+        let startStep = trainer.state.step
+        let clock = RunClock()
+        // Timesteps/s counts time inside steps only (evaluations and checkpoints
+        // are excluded); the ETA uses wall-clock time, which includes them.
+        var windowSeconds = 0.0, windowSteps = 0
+        var lastBar = -1.0
+        var lastLoss: Float = .nan
+        while true {
+            let step = trainer.state.step
+            if let target = c.steps, step >= target { break }
+            let lr = currentLearningRate
+            trainer.optimizerConfig = c.optimizerConfig(learningRate: lr)
+            let before = clock.seconds
+            let loss = trainer.step()
+            windowSeconds += clock.seconds - before
+            let now = trainer.state.step
+            guard loss.isFinite else {
+                throw RunError.nonFinite(step: now, what: "the loss is \(loss) (try a lower --lr or --clip)",
+                                         lastCheckpoint: lastCheckpoint)
+            }
+            lastLoss = loss
+            smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
+            windowSteps += 1
+
+            if now % c.logEvery == 0 {
+                let t = clock.seconds
+                let rate = Double(windowSteps * U * B) / max(windowSeconds, 1e-9)
+                clearBar()
+                reporter.line(progressLine(step: now, loss: loss, lr: lr, timestepsPerSecond: rate,
+                                           stepsPerSecond: Double(now - startStep) / max(t, 1e-9)))
+                windowSeconds = 0
+                windowSteps = 0
+            } else if let bar = reporter.bar {
+                let t = clock.seconds
+                if t - lastBar >= 0.2 {
+                    lastBar = t
+                    bar(barLine(step: now, loss: loss, stepsPerSecond: Double(now - startStep) / max(t, 1e-9)))
+                }
+            }
+            var saveNow = now % c.checkpointEvery == 0
+            if now % c.evalEvery == 0 {
+                let record = try evaluate(learningRate: lr)
+                if let v = record.validation, v.loss < bestValidationLoss {
+                    bestValidationLoss = v.loss
+                    bestStep = now
+                    saveNow = true
+                }
+                let monitored = record.validation?.loss ?? smoothedLoss
+                if c.schedule.factor != 1, c.schedule.observe(loss: monitored, progress: &schedule) {
+                    reporter.line("learning rate decayed to \(currentLearningRate) (no improvement in \(c.schedule.plateauPatience ?? 0) evaluations)")
+                }
+            }
+            let interrupted = shouldStop()
+            if saveNow || interrupted { try save() }
+            if interrupted {
+                clearBar()
+                reporter.line("interrupted at step \(now): saved \(lastCheckpoint ?? "nothing")")
+                return RunSummary(ending: .interrupted, step: now, lastCheckpoint: lastCheckpoint)
+            }
+        }
+        clearBar()
+        let end = trainer.state.step
+        if end % c.logEvery != 0, lastLoss.isFinite {
+            let t = clock.seconds
+            reporter.line(progressLine(step: end, loss: lastLoss, lr: currentLearningRate,
+                                       timestepsPerSecond: Double(windowSteps * U * B) / max(windowSeconds, 1e-9),
+                                       stepsPerSecond: Double(end - startStep) / max(t, 1e-9)))
+        }
+        if evaluatedStep != end {
+            let record = try evaluate(learningRate: currentLearningRate)
+            if let v = record.validation, v.loss < bestValidationLoss {
+                bestValidationLoss = v.loss
+                bestStep = end
+            }
+        }
+        if savedStep != end { try save() }
+        return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
+    }
+
+    /// Evaluates on the whole training sequence and the validation set, prints
+    /// and logs the result.
+    func evaluate(learningRate: Float) throws -> EvaluationRecord {
+        let w = try finiteWeights()
+        let s = trainer.state
+        let clock = RunClock()
+        let record = EvaluationRecord(
+            step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
+            train: Metrics.evaluate(weights: w, events: data.events),
+            validation: data.validation.map { Metrics.evaluate(weights: w, events: $0) })
+        func fmt(_ m: Metrics) -> String {
+            String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
+        }
+        clearBar()
+        var text = "eval step \(s.step): train \(fmt(record.train))"
+        if let v = record.validation { text += "; validation \(fmt(v))" }
+        text += String(format: " (%.1f s)", clock.seconds)
+        reporter.line(text)
+        try TrainLog.append(record, directory: configuration.checkpointDirectory)
+        evaluatedStep = s.step
+        return record
+    }
+
+    /// Writes `ckpt-<step>.h5` and prunes old checkpoints.
+    func save() throws {
+        _ = try finiteWeights()
+        let step = trainer.state.step
+        let path = checkpoints.file(step: step)
+        try checkpoint().write(to: path)
+        lastCheckpoint = path
+        savedStep = step
+        clearBar()
+        reporter.line("checkpoint \(path)")
+        checkpoints.prune(keep: configuration.keep, protect: bestStep >= 0 ? [bestStep] : [])
+    }
+
+    /// The current weights, refusing NaN/Inf (the run stops; nothing is written).
+    func finiteWeights() throws -> LSTMWeights {
+        let w = try weights()
+        do { try w.checkFinite() } catch {
+            throw RunError.nonFinite(step: trainer.state.step, what: "\(error)", lastCheckpoint: lastCheckpoint)
+        }
+        return w
+    }
+
+    func clearBar() { reporter.bar?("") }
+
+    func progressLine(step: Int, loss: Float, lr: Float, timestepsPerSecond: Double, stepsPerSecond: Double) -> String {
+        var s = "step \(step)"
+        if let t = configuration.steps { s += "/\(t)" }
+        s += String(format: "  epoch %d  loss %.4f  smoothed %.4f  lr %g  %.0f timesteps/s",
+                    trainer.state.epoch, loss, smoothedLoss, Double(lr), timestepsPerSecond)
+        if let eta = eta(step: step, stepsPerSecond: stepsPerSecond) { s += "  ETA \(eta)" }
+        return s
+    }
+
+    func barLine(step: Int, loss: Float, stepsPerSecond: Double) -> String {
+        var s = ""
+        if let t = configuration.steps, t > 0 {
+            let width = 30, done = min(width, width * step / t)
+            s += "[" + String(repeating: "#", count: done) + String(repeating: ".", count: width - done) + "] "
+            s += "\(step)/\(t)"
+        } else {
+            s += "step \(step)"
+        }
+        s += String(format: "  loss %.4f  smoothed %.4f", loss, smoothedLoss)
+        if let eta = eta(step: step, stepsPerSecond: stepsPerSecond) { s += "  ETA \(eta)" }
+        return s
+    }
+
+    func eta(step: Int, stepsPerSecond: Double) -> String? {
+        guard let t = configuration.steps, stepsPerSecond > 0, stepsPerSecond.isFinite else { return nil }
+        let secs = Int((Double(max(0, t - step)) / stepsPerSecond).rounded())
+        if secs >= 3600 { return "\(secs / 3600)h\(String(format: "%02d", secs % 3600 / 60))m" }
+        if secs >= 60 { return "\(secs / 60)m\(String(format: "%02d", secs % 60))s" }
+        return "\(secs)s"
+    }
+}
+
+/// Monotonic seconds since creation.
+struct RunClock {
+    let start = DispatchTime.now().uptimeNanoseconds
+    var seconds: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+}

@@ -1,0 +1,59 @@
+// `drummer eval`: loss and accuracy of a model over a dataset or a MIDI file.
+import ArgumentParser
+import DrummerCore
+import Foundation
+import Train
+
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Loss and accuracy of a model over a sequence, predicting each event from the ones before it.",
+        discussion: """
+            MODEL is an exported model directory or a training checkpoint (.h5). The model runs from \
+            zero state over the whole sequence. Prints the predictions made, the mean loss (negative \
+            log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy.
+            """)
+
+    @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
+    var model: String
+
+    @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted with the default convert-midi settings.")
+    var data: String
+
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick.")
+    var json = false
+
+    func validate() throws {
+        guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
+        guard !data.isEmpty else { throw ValidationError("--data must not be empty") }
+    }
+
+    func run() throws {
+        let m = try EvaluatedModel.load(path: model)
+        let events = try EvalInput.events(path: data, model: m)
+        let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)
+        if json {
+            FileHandle.standardOutput.write(try JSONOutput.encode(metrics))
+        } else {
+            print("model \(model): \(m.vocabulary.notes) notes, \(m.vocabulary.ticks) ticks, hidden size \(m.weights.shape.hidden)")
+            print("data \(data)")
+            print("predictions \(metrics.events)")
+            print(String(format: "loss %.6f nats per prediction (note + tick)", metrics.loss))
+            print(String(format: "accuracy %.4f (note and tick)", metrics.accuracy))
+            print(String(format: "accuracy_note %.4f", metrics.accuracyNote))
+            print(String(format: "accuracy_tick %.4f", metrics.accuracyTick))
+        }
+    }
+}
+
+/// The evaluation sequence of `--data`, in the model's indices.
+enum EvalInput {
+    static func events(path: String, model: EvaluatedModel) throws -> [Int32] {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            let data = try TrainingData.load(path: path)
+            return try ModelEvaluation.events(of: data, for: model)
+        }
+        return try ModelEvaluation.events(midiFile: path, for: model)
+    }
+}

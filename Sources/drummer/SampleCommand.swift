@@ -1,0 +1,139 @@
+// `drummer sample`: generate drum MIDI files from an exported model.
+import ArgumentParser
+import DrummerCore
+import Foundation
+import Sample
+
+struct SampleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sample",
+        abstract: "Generate drum MIDI files from an exported model directory.",
+        discussion: """
+            Each file: format 0, 480 PPQ, a tempo event, notes on the General MIDI drum channel \
+            (channel 10, index 9). h and c start uniform in ±init-scale; without a primer the first \
+            input event is drawn uniformly from the vocabulary. The same seed, model and options give \
+            the same files; with --count K, file k uses seed S + k - 1.
+            """)
+
+    @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json), as written by `drummer export`.",
+                                 valueName: "model-dir"))
+    var model: String
+
+    @Option(name: [.customShort("n"), .customLong("notes")], help: "Notes (hits) to generate per file.")
+    var notes: Int = 1000
+
+    @Option(help: "Random seed (default: a random one, printed so the run can be repeated).")
+    var seed: UInt64?
+
+    @Option(help: "Softmax temperature: 1 = the model's distribution, lower = safer, 0 = always the most likely (default 1).")
+    var temperature: Float?
+
+    @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
+    var primer: String?
+
+    @Option(name: .customLong("init-scale"), help: "h and c start uniform in ±this.")
+    var initScale: Float = 0.1
+
+    @Option(help: "Tempo of the output, in beats (quarter notes) per minute.")
+    var bpm: Double = 120
+
+    @Option(help: "NOTE ON velocity of every hit, 1...127.")
+    var velocity: Int = 100
+
+    @Option(help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
+    var count: Int = 1
+
+    @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights).")
+    var random = false
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file.")
+    var output: String = "generated.mid"
+
+    @Flag(help: "Print one JSON object instead: files, each with path, seed and events ([note, delta ticks] as written).")
+    var json = false
+
+    static let maxNotes = 10_000_000
+
+    func validate() throws {
+        guard !model.isEmpty else { throw ValidationError("MODEL_DIR must not be empty") }
+        guard (1...Self.maxNotes).contains(notes) else {
+            throw ValidationError("-n must be between 1 and \(Self.maxNotes), got \(notes)")
+        }
+        if let t = temperature {
+            guard t.isFinite, t >= 0 else { throw ValidationError("--temperature must be a finite number ≥ 0, got \(t)") }
+        }
+        guard initScale.isFinite, initScale >= 0 else {
+            throw ValidationError("--init-scale must be a finite number ≥ 0, got \(initScale)")
+        }
+        guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") }
+        guard (1...127).contains(velocity) else { throw ValidationError("--velocity must be between 1 and 127, got \(velocity)") }
+        guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
+        guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
+        if random, primer != nil { throw ValidationError("--random draws uniformly: --primer has no effect with it") }
+        if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
+        if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
+    }
+
+    func run() throws {
+        // These GEMVs are small: one BLAS thread is several times faster than two (bench sample).
+        BLASRuntime.setThreads(1)
+        let loaded = try ModelDirectory.load(path: model)
+        let vocabulary = loaded.vocabulary
+        var primerEvents: [SampledEvent] = []
+        if let p = primer {
+            let pr = try Primer.load(path: p, vocabulary: vocabulary)
+            for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+            primerEvents = pr.events
+            var line = "primer \(p): \(pr.events.count) hits"
+            line += pr.channel.map { " (channel \($0 + 1))" } ?? " (all channels)"
+            if pr.mappedTicks > 0 { line += ", \(pr.mappedTicks) deltas mapped to the nearest vocabulary tick" }
+            if !json { print(line) }
+        }
+        let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let sampler = try Sampler(model: loaded)
+        let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale)
+        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity)
+        var report: [SampleReport.File] = []
+        for k in 0..<count {
+            var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
+            let events = random
+                ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, rng: &rng)
+                : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
+            let hits = vocabulary.hits(events)
+            let path = Self.outputPath(output, index: k + 1, of: count)
+            try DrumMIDI.write(hits, to: path, options: midi)
+            let kept = DrumMIDI.deduplicated(hits)
+            let written = kept.count
+            if json {
+                report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
+                                                events: kept.map { [$0.note, $0.delta] }))
+                continue
+            }
+            var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
+            line += random ? ", uniform random" : ", temperature \(options.temperature)"
+            if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
+            print(line)
+        }
+        if json { FileHandle.standardOutput.write(try JSONOutput.encode(SampleReport(files: report))) }
+    }
+
+    /// `NAME.mid` for one file; `NAME-k.mid` for file k of several.
+    static func outputPath(_ output: String, index: Int, of count: Int) -> String {
+        guard count > 1 else { return output }
+        let url = URL(fileURLWithPath: output)
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? output : String(output.dropLast(ext.count + 1))
+        return ext.isEmpty ? "\(stem)-\(index)" : "\(stem)-\(index).\(ext)"
+    }
+}
+
+/// `drummer sample --json` output.
+struct SampleReport: Encodable {
+    struct File: Encodable {
+        let path: String
+        let seed: UInt64
+        /// [MIDI note, ticks since the previous onset] per written hit.
+        let events: [[Int]]
+    }
+    let files: [File]
+}

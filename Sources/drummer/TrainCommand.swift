@@ -1,0 +1,152 @@
+// `drummer train`: parse and check the options, then hand over to Train.TrainingRun.
+import ArgumentParser
+import DrummerCore
+import Foundation
+import Train
+
+struct TrainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train",
+        abstract: "Train the LSTM drummer on a dataset (truncated BPTT, HDF5 checkpoints, exact resume).",
+        discussion: """
+            Checkpoints ckpt-<step>.h5 are written every --checkpoint-every steps, at the end, and on \
+            Ctrl-C or SIGTERM (the current step finishes, a checkpoint is saved, the exit status is 0). \
+            train_log.csv beside them gets one row per evaluation.
+
+            --resume CKPT continues a run: the data path and every hyperparameter come from the \
+            checkpoint. --lr, --momentum, --decay, --epsilon, --clip, the --lr-decay options, --steps, \
+            the checkpoint and logging options and --data may be given to change them; --hidden, \
+            --unroll, --batch-size, --optimizer, --init, --init-from and --seed may not. A dataset whose \
+            contents differ from the checkpoint's is refused unless --allow-data-change.
+
+            Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
+            one every --lr-decay-every N steps, and/or one when the validation loss (the smoothed \
+            training loss without a validation set) has not improved for --lr-plateau-patience P \
+            evaluations in a row.
+            """)
+
+    @Option(help: "Dataset directory: convert-midi output (events.npy, vocab.json, validation/) or the original's X.npy with ix_to_note.p/ix_to_tick.p. Default: data, or the checkpoint's with --resume.")
+    var data: String?
+
+    @Option(help: "Hidden size H (default \(RunConfiguration.defaultHidden)).")
+    var hidden: Int?
+
+    @Option(help: "Truncated-BPTT chunk length U (default \(RunConfiguration.defaultUnroll)).")
+    var unroll: Int?
+
+    @Option(name: .customLong("batch-size"), help: "Contiguous streams B trained together (default \(RunConfiguration.defaultBatchSize)).")
+    var batchSize: Int?
+
+    @Option(help: "Optimizer: sgd, momentum or rmsprop (default sgd).")
+    var optimizer: String?
+
+    @Option(help: "Momentum coefficient for --optimizer momentum (default \(RunConfiguration.defaultMomentum)).")
+    var momentum: Float?
+
+    @Option(help: "RMSProp decay of the squared-gradient average (default \(RunConfiguration.defaultDecay)).")
+    var decay: Float?
+
+    @Option(help: "RMSProp epsilon, inside the square root (default \(RunConfiguration.defaultEpsilon)).")
+    var epsilon: Float?
+
+    @Option(help: "Clip each gradient entry to ±this before the update (default \(RunConfiguration.defaultClip)).")
+    var clip: Float?
+
+    @Option(help: "Learning rate (default \(Trainer.defaultLearningRate)).")
+    var lr: Float?
+
+    @Option(name: .customLong("lr-decay"), help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience.")
+    var lrDecay: Float?
+
+    @Option(name: .customLong("lr-decay-every"), help: "Multiply the learning rate by F every N steps (0 = off).")
+    var lrDecayEvery: Int?
+
+    @Option(name: .customLong("lr-plateau-patience"), help: "Multiply the learning rate by F after P evaluations without improvement (0 = off).")
+    var lrPlateauPatience: Int?
+
+    @Option(name: .customLong("init"), help: "Initialisation: original or keras (default \(Trainer.defaultInit.rawValue)).")
+    var initScheme: String?
+
+    @Option(name: .customLong("init-from"), help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary.")
+    var initFrom: String?
+
+    @Option(help: "Random seed: the same seed, data and flags give bitwise-identical weights (default \(RunConfiguration.defaultSeed)).")
+    var seed: UInt64?
+
+    @Option(help: "Global step to train until (default: until interrupted).")
+    var steps: Int?
+
+    @Option(name: .customLong("checkpoint-every"), help: "Write a checkpoint every N steps (default \(RunConfiguration.defaultCheckpointEvery)).")
+    var checkpointEvery: Int?
+
+    @Option(name: .customLong("checkpoint-dir"), help: "Directory of the checkpoints and train_log.csv (default \(RunConfiguration.defaultCheckpointDirectory); with --resume, the checkpoint's directory).")
+    var checkpointDir: String?
+
+    @Option(help: "Keep the last K checkpoints, plus the best by validation loss (default \(RunConfiguration.defaultKeep)).")
+    var keep: Int?
+
+    @Option(name: .customLong("log-every"), help: "Print a progress line every N steps (default \(RunConfiguration.defaultLogEvery)).")
+    var logEvery: Int?
+
+    @Option(name: .customLong("eval-every"), help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
+    var evalEvery: Int?
+
+    @Option(help: "Continue the run saved in this checkpoint.")
+    var resume: String?
+
+    @Flag(name: .customLong("allow-data-change"), help: "With --resume, accept a dataset whose contents differ from the checkpoint's.")
+    var allowDataChange = false
+
+    func validate() throws {
+        if let o = optimizer, OptimizerKind(rawValue: o) == nil {
+            throw ValidationError("--optimizer must be one of \(OptimizerKind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(o)'")
+        }
+        if let i = initScheme, InitScheme(rawValue: i) == nil {
+            throw ValidationError("--init must be one of \(InitScheme.allCases.map(\.rawValue).joined(separator: ", ")), not '\(i)'")
+        }
+        func positive(_ v: Int?, _ name: String) throws {
+            if let v, v < 1 { throw ValidationError("\(name) must be at least 1, got \(v)") }
+        }
+        try positive(hidden, "--hidden")
+        try positive(unroll, "--unroll")
+        try positive(batchSize, "--batch-size")
+        try positive(checkpointEvery, "--checkpoint-every")
+        try positive(keep, "--keep")
+        try positive(logEvery, "--log-every")
+        try positive(evalEvery, "--eval-every")
+        if let s = steps, s < 0 { throw ValidationError("--steps must not be negative, got \(s)") }
+        for (v, name) in [(lrDecayEvery, "--lr-decay-every"), (lrPlateauPatience, "--lr-plateau-patience")] {
+            if let v, v < 0 { throw ValidationError("\(name) must not be negative, got \(v)") }
+        }
+        if let lr, !(lr.isFinite && lr > 0) { throw ValidationError("--lr must be a positive number, got \(lr)") }
+        if let clip, !(clip.isFinite && clip > 0) { throw ValidationError("--clip must be a positive number, got \(clip)") }
+        if let m = momentum, !(m >= 0 && m < 1) { throw ValidationError("--momentum must be in [0, 1), got \(m)") }
+        if let d = decay, !(d >= 0 && d < 1) { throw ValidationError("--decay must be in [0, 1), got \(d)") }
+        if let e = epsilon, !(e.isFinite && e > 0) { throw ValidationError("--epsilon must be a positive number, got \(e)") }
+        if let f = lrDecay, !(f > 0 && f <= 1) { throw ValidationError("--lr-decay must be in (0, 1], got \(f)") }
+        if allowDataChange && resume == nil { throw ValidationError("--allow-data-change only applies with --resume") }
+        if resume != nil && initFrom != nil { throw ValidationError("--init-from cannot be combined with --resume") }
+    }
+
+    var options: RunOptions {
+        RunOptions(
+            data: data, hidden: hidden, unroll: unroll, batchSize: batchSize,
+            optimizer: optimizer.flatMap(OptimizerKind.init(rawValue:)), momentum: momentum, decay: decay,
+            epsilon: epsilon, clip: clip, learningRate: lr, lrDecay: lrDecay, lrDecayEvery: lrDecayEvery,
+            lrPlateauPatience: lrPlateauPatience, initScheme: initScheme.flatMap(InitScheme.init(rawValue:)),
+            initFrom: initFrom, seed: seed, steps: steps, checkpointEvery: checkpointEvery,
+            checkpointDirectory: checkpointDir, keep: keep, logEvery: logEvery, evalEvery: evalEvery,
+            resume: resume, allowDataChange: allowDataChange)
+    }
+
+    func run() throws {
+        let reporter = RunReporter(
+            line: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
+            bar: isatty(STDERR_FILENO) != 0 ? { text in
+                FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+            } : nil)
+        let run = try TrainingRun(options: options, reporter: reporter)
+        StopSignal.install()
+        _ = try run.run()
+    }
+}

@@ -1,0 +1,233 @@
+import XCTest
+import Foundation
+@testable import DrummerCore
+
+final class ModelDirectoryTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws {
+        tmp = FileManager.default.temporaryDirectory
+            .appendingPathComponent("modeldir-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: tmp)
+    }
+
+    /// A small random model: 3 notes, 4 ticks, hidden 5.
+    private func smallModel(seed: UInt64 = 7) throws -> (LSTMWeights, Vocabulary) {
+        let vocab = try Vocabulary(ixToNote: [36, 38, 42], ixToTick: [0, 60, 120, 240])
+        let shape = vocab.shape(hidden: 5)
+        var rng = SeededRNG(seed: seed)
+        let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-1, 1)) }
+        let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-1, 1)) }
+        return (try LSTMWeights(shape: shape, wx: wx, wy: wy), vocab)
+    }
+
+    private func writeSmall() throws -> String {
+        let (w, v) = try smallModel()
+        let dir = tmp.appendingPathComponent("model").path
+        try ModelDirectory.write(weights: w, vocabulary: v, to: dir, metadata: ["step": "12"])
+        return dir
+    }
+
+    private func expectError(
+        _ dir: String, file: StaticString = #filePath, line: UInt = #line,
+        _ check: (ModelDirectoryError) -> Bool
+    ) {
+        do {
+            _ = try ModelDirectory.load(path: dir)
+            XCTFail("loaded a broken model directory", file: file, line: line)
+        } catch let e as ModelDirectoryError {
+            XCTAssertTrue(check(e), "unexpected error: \(e)", file: file, line: line)
+            XCTAssertFalse(e.description.contains("\n"), file: file, line: line)
+        } catch {
+            XCTFail("untyped error \(error)", file: file, line: line)
+        }
+    }
+
+    private func editManifest(_ dir: String, _ edit: (inout [String: Any]) -> Void) throws {
+        let url = URL(fileURLWithPath: dir).appendingPathComponent("model.json")
+        var obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        edit(&obj)
+        try JSONSerialization.data(withJSONObject: obj).write(to: url)
+    }
+
+    func testRoundTripIsBitExact() throws {
+        let (w, v) = try smallModel()
+        let dir = try writeSmall()
+        let m = try ModelDirectory.load(path: dir)
+        XCTAssertEqual(m.weights, w)
+        XCTAssertEqual(m.vocabulary, v)
+        XCTAssertEqual(m.metadata, ["step": "12"])
+        XCTAssertEqual(m.formatVersion, ModelDirectory.formatVersion)
+        XCTAssertTrue(m.checksumsVerified)
+        // File sizes and the little-endian row-major layout, checked byte by byte.
+        let wx = try Data(contentsOf: URL(fileURLWithPath: dir).appendingPathComponent("Wx.bin"))
+        XCTAssertEqual(wx.count, w.shape.wxCount * 4)
+        let row = 3, col = 7, i = row * w.shape.wxCols + col
+        let bits = w.wx[i].bitPattern
+        XCTAssertEqual(Array(wx[(4 * i)..<(4 * i + 4)]),
+                       [UInt8(bits & 0xff), UInt8((bits >> 8) & 0xff), UInt8((bits >> 16) & 0xff), UInt8(bits >> 24)])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: dir).appendingPathComponent("model.json"))) as? [String: Any])
+        XCTAssertEqual(json["Wx_shape"] as? [Int], [3 + 4 + 5 + 1, 20])
+        XCTAssertEqual(json["Wy_shape"] as? [Int], [6, 7])
+        XCTAssertEqual(json["hidden_size"] as? Int, 5)
+        XCTAssertEqual(json["gate_order"] as? [String], ["f", "i", "o", "g"])
+        XCTAssertEqual(json["format"] as? String, "drummer-model")
+        XCTAssertEqual((json["sha256"] as? [String: String])?["Wx.bin"], SHA256.hex(wx))
+        // Rewriting replaces the directory and leaves no temporary siblings.
+        try ModelDirectory.write(weights: w, vocabulary: v, to: dir)
+        XCTAssertEqual(try ModelDirectory.load(path: dir).metadata, [:])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp.path), ["model"])
+    }
+
+    func testWriteRefusesNonFiniteAndMismatchedVocabulary() throws {
+        var (w, v) = try smallModel()
+        let other = try Vocabulary(ixToNote: [36], ixToTick: [0, 1, 2, 3])
+        let dir = tmp.appendingPathComponent("m").path
+        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: other, to: dir))
+        w.wy[4] = .nan
+        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: v, to: dir))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir))
+    }
+
+    func testMissingDirectoryAndFiles() throws {
+        expectError(tmp.appendingPathComponent("nope").path) {
+            if case .missingDirectory = $0 { return true }; return false
+        }
+        let file = tmp.appendingPathComponent("plain").path
+        try Data([1]).write(to: URL(fileURLWithPath: file))
+        expectError(file) { if case .notADirectory = $0 { return true }; return false }
+        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+            let dir = try writeSmall()
+            try FileManager.default.removeItem(atPath: dir + "/" + name)
+            expectError(dir) {
+                if case .missingFile(let p) = $0 { return p.hasSuffix(name) }; return false
+            }
+        }
+    }
+
+    func testBadJSONAndMissingKeys() throws {
+        let dir = try writeSmall()
+        try Data("{ \"ix_to_note\": [36, ".utf8).write(to: URL(fileURLWithPath: dir + "/model.json"))
+        expectError(dir) {
+            if case .badManifest(let f, let m) = $0 { return f.hasSuffix("model.json") && m.contains("JSON") }
+            return false
+        }
+        let dir2 = try writeSmall()
+        try editManifest(dir2) { $0.removeValue(forKey: "hidden_size") }
+        expectError(dir2) {
+            if case .badManifest(_, let m) = $0 { return m.contains("hidden_size") }; return false
+        }
+        try editManifest(dir2) { $0["hidden_size"] = "five" }
+        expectError(dir2) {
+            if case .badManifest(_, let m) = $0 { return m.contains("hidden_size") }; return false
+        }
+        try editManifest(dir2) { $0["hidden_size"] = 5; $0["ix_to_note"] = [36, 36, 38] }
+        expectError(dir2) {
+            if case .vocabularyMismatch(_, let m) = $0 { return m.contains("duplicates") }; return false
+        }
+        try editManifest(dir2) { $0["ix_to_note"] = [36, 38, 42]; $0["format_version"] = 99 }
+        expectError(dir2) { if case .unsupportedFormat = $0 { return true }; return false }
+        try editManifest(dir2) { $0["format_version"] = 1; $0["gate_order"] = ["i", "f", "o", "g"] }
+        expectError(dir2) {
+            if case .badManifest(_, let m) = $0 { return m.contains("gate_order") }; return false
+        }
+        try editManifest(dir2) { $0["gate_order"] = ["f", "i", "o", "g"]; $0["dtype"] = "float64" }
+        expectError(dir2) {
+            if case .badManifest(_, let m) = $0 { return m.contains("dtype") }; return false
+        }
+        try editManifest(dir2) { $0["dtype"] = "float32"; $0["hidden_size"] = 1 << 40 }
+        expectError(dir2) {
+            if case .badManifest(_, let m) = $0 { return m.contains("hidden_size") }; return false
+        }
+    }
+
+    func testShapeKeysMustAgreeWithVocabularyAndHidden() throws {
+        let dir = try writeSmall()
+        try editManifest(dir) { $0["Wx_shape"] = [12, 20] }
+        expectError(dir) {
+            if case .shapeMismatch(_, "Wx_shape", [13, 20], [12, 20]) = $0 { return true }; return false
+        }
+        try editManifest(dir) { $0["Wx_shape"] = [13, 20]; $0["Wy_shape"] = [6, 8] }
+        expectError(dir) {
+            if case .shapeMismatch(_, "Wy_shape", [6, 7], [6, 8]) = $0 { return true }; return false
+        }
+        // hidden_size changed consistently with the shapes: now the .bin sizes disagree.
+        try editManifest(dir) {
+            $0["hidden_size"] = 4; $0["Wx_shape"] = [12, 16]; $0["Wy_shape"] = [5, 7]
+        }
+        expectError(dir) {
+            if case .wrongSize(let f, 12 * 16 * 4, 13 * 20 * 4, _) = $0 { return f.hasSuffix("Wx.bin") }
+            return false
+        }
+    }
+
+    func testTruncatedFileAndChecksum() throws {
+        let dir = try writeSmall()
+        let wy = URL(fileURLWithPath: dir + "/Wy.bin")
+        var bytes = try Data(contentsOf: wy)
+        try bytes.dropLast(4).write(to: wy)
+        expectError(dir) {
+            if case .wrongSize(let f, 168, 164, [6, 7]) = $0 { return f.hasSuffix("Wy.bin") }; return false
+        }
+        bytes[9] ^= 0x01
+        try bytes.write(to: wy)
+        expectError(dir) {
+            if case .checksumMismatch(let f, _, _) = $0 { return f.hasSuffix("Wy.bin") }; return false
+        }
+        try editManifest(dir) { $0["sha256"] = ["Wx.bin": "00"] }
+        expectError(dir) {
+            if case .badManifest(_, let m) = $0 { return m.contains("Wy.bin") }; return false
+        }
+    }
+
+    func testNonFiniteWeightsAreNamedWhenNoChecksums() throws {
+        let dir = try writeSmall()
+        try editManifest(dir) { $0.removeValue(forKey: "sha256") }
+        let wx = URL(fileURLWithPath: dir + "/Wx.bin")
+        var bytes = try Data(contentsOf: wx)
+        let i = 2 * 20 + 3
+        let inf = Float.infinity.bitPattern.littleEndian
+        withUnsafeBytes(of: inf) { for k in 0..<4 { bytes[4 * i + k] = $0[k] } }
+        try bytes.write(to: wx)
+        expectError(dir) {
+            if case .notFinite(let f, 2, 3, let v) = $0 { return f.hasSuffix("Wx.bin") && v.isInfinite }
+            return false
+        }
+    }
+
+    /// The original project's pretrained model: Wx.bin, Wy.bin, and vocab.json
+    /// renamed model.json (no format, no checksums) load as they are.
+    func testOriginalPretrainedModelLoads() throws {
+        let fixtures = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
+            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+        }
+        let dir = tmp.appendingPathComponent("original")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (from, to) in [("Wx.bin", "Wx.bin"), ("Wy.bin", "Wy.bin"), ("vocab.json", "model.json")] {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(from),
+                                             to: dir.appendingPathComponent(to))
+        }
+        let m = try ModelDirectory.load(path: dir.path)
+        XCTAssertEqual(m.shape, ModelShape(notes: 17, ticks: 209, hidden: 200))
+        XCTAssertEqual(m.vocabulary.ixToNote.first, 36)
+        XCTAssertNil(m.formatVersion)
+        XCTAssertFalse(m.checksumsVerified)
+        XCTAssertEqual(m.metadata, [:])
+        // Writing it back reproduces the original .bin files byte for byte.
+        let out = tmp.appendingPathComponent("rewritten").path
+        try ModelDirectory.write(weights: m.weights, vocabulary: m.vocabulary, to: out)
+        for name in ["Wx.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)),
+                           try Data(contentsOf: fixtures.appendingPathComponent(name)), name)
+        }
+        XCTAssertTrue(try ModelDirectory.load(path: out).checksumsVerified)
+    }
+}

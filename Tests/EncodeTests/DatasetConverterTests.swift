@@ -1,0 +1,171 @@
+import XCTest
+@testable import Encode
+import DrummerCore
+import MIDIParse
+
+final class DatasetConverterTests: XCTestCase {
+    /// A folder with two drum files (channel 9), one nested, one bad file and one non-MIDI file.
+    private func makeCorpus() throws -> URL {
+        let dir = try makeTemporaryDirectory(self)
+        let sub = dir.appendingPathComponent("b-sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try Data(MIDIBytes.notes(ppq: 480, [(0, 36, 9), (240, 42, 9), (480, 38, 9)])).write(to: dir.appendingPathComponent("a.mid"))
+        try Data(MIDIBytes.notes(ppq: 96, [(12, 36, 9), (36, 42, 9)])).write(to: sub.appendingPathComponent("c.MIDI"))
+        try Data("not midi".utf8).write(to: dir.appendingPathComponent("bad.mid"))
+        try Data("readme".utf8).write(to: dir.appendingPathComponent("notes.txt"))
+        return dir
+    }
+
+    func testSourceFilesAreRecursiveSortedAndFiltered() throws {
+        let dir = try makeCorpus()
+        XCTAssertEqual(try MIDIDatasetConverter.sourceFiles(in: dir.path), ["a.mid", "b-sub/c.MIDI", "bad.mid"])
+        XCTAssertThrowsError(try MIDIDatasetConverter.sourceFiles(in: dir.appendingPathComponent("a.mid").path))
+    }
+
+    func testConvertWritesEventsVocabAndManifest() throws {
+        let dir = try makeCorpus()
+        let out = dir.appendingPathComponent("out").path
+        var settings = ConversionSettings()
+        settings.oneHot = true
+        let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
+
+        // a.mid: deltas 0, 240, 240. c.MIDI (96 PPQ -> ×5): onsets 60, 180; previous last hit 480
+        // is on a beat, so it waits 480: deltas 540, 120.
+        let vocab = try JSONDecoder().decode(Vocabulary.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/vocab.json")))
+        XCTAssertEqual(vocab.ixToNote, [36, 38, 42])
+        XCTAssertEqual(vocab.ixToTick, [0, 120, 240, 540])
+        let events = try NPY.read(path: out + "/events.npy")
+        XCTAssertEqual(events.shape, [5, 2])
+        XCTAssertEqual(try events.int32Values(), [0, 0, 2, 2, 1, 2, 0, 3, 2, 1])
+        let x = try NPY.read(path: out + "/X.npy")
+        XCTAssertEqual(x.shape, [5, 7])
+        let xv = try x.float32Values()
+        for row in 0..<5 {
+            let ones = (0..<7).filter { xv[row * 7 + $0] == 1 }
+            let ev = try events.int32Values()
+            XCTAssertEqual(ones, [Int(ev[2 * row]), 3 + Int(ev[2 * row + 1])])
+            XCTAssertEqual(xv[(row * 7)..<(row * 7 + 7)].reduce(0, +), 2)
+        }
+
+        let m = report.manifest
+        XCTAssertEqual(m.source, dir.path)
+        XCTAssertEqual(m.files.map(\.path), ["a.mid", "b-sub/c.MIDI"])
+        XCTAssertEqual(m.files.map(\.hits), [3, 2])
+        XCTAssertEqual(m.files.map(\.offset), [0, 3])
+        XCTAssertEqual(m.skipped.map(\.path), ["bad.mid"])
+        XCTAssertEqual(m.skipped.first?.error, "byte 0: expected \"MThd\" or \"RIFF\", found 6E 6F 74 20")
+        XCTAssertEqual(m.statistics.hits, 5)
+        XCTAssertEqual(m.statistics.files, 2)
+        XCTAssertEqual(m.statistics.minHitsPerFile, 2)
+        XCTAssertEqual(m.statistics.maxHitsPerFile, 3)
+        XCTAssertEqual(m.statistics.meanHitsPerFile, 2.5, accuracy: 1e-9)
+        XCTAssertEqual(report.skipped.count, 1)
+        let onDisk = try JSONDecoder().decode(ConversionManifest.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))
+        XCTAssertEqual(onDisk, m)
+    }
+
+    func testRunningTwiceGivesIdenticalBytes() throws {
+        let dir = try makeCorpus()
+        var settings = ConversionSettings()
+        settings.validationFraction = 0.5
+        _ = try MIDIDatasetConverter.convert(directory: dir.path, output: dir.path + "/o1", settings: settings)
+        _ = try MIDIDatasetConverter.convert(directory: dir.path, output: dir.path + "/o2", settings: settings)
+        for name in ["events.npy", "vocab.json", "manifest.json"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/o1/" + name)),
+                           try Data(contentsOf: URL(fileURLWithPath: dir.path + "/o2/" + name)), name)
+        }
+    }
+
+    func testStrictFailsAndNoHitsIsAnError() throws {
+        let dir = try makeCorpus()
+        let out = dir.appendingPathComponent("out").path
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: ConversionSettings(), strict: true)) { error in
+            guard case ConversionError.badFiles(let lines) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(lines.count, 1)
+            XCTAssertTrue(lines[0].hasSuffix("bad.mid: byte 0: expected \"MThd\" or \"RIFF\", found 6E 6F 74 20"), lines[0])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+
+        var settings = ConversionSettings()
+        settings.channel = .index(3)
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)) { error in
+            XCTAssertEqual(error as? ConversionError, .noHits(dir.path))
+        }
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: empty.path, output: out, settings: ConversionSettings())) { error in
+            XCTAssertEqual(error as? ConversionError, .noMIDIFiles(empty.path))
+        }
+    }
+
+    func testLenientParsingRecoversAndRecordsWarnings() throws {
+        let dir = try makeTemporaryDirectory(self)
+        var bytes = try MIDIBytes.notes(ppq: 480, [(0, 36, 9), (10, 38, 9)])
+        bytes.removeLast(4)  // drop the end-of-track event ...
+        let len = bytes.count - 22
+        bytes.replaceSubrange(18..<22, with: [UInt8(len >> 24), UInt8(len >> 16 & 0xFF), UInt8(len >> 8 & 0xFF), UInt8(len & 0xFF)])
+        try Data(bytes).write(to: dir.appendingPathComponent("x.mid"))
+        let out = dir.appendingPathComponent("out").path
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: ConversionSettings()))
+        var settings = ConversionSettings()
+        settings.lenient = true
+        let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
+        XCTAssertEqual(report.manifest.statistics.hits, 2)
+        XCTAssertEqual(report.manifest.files.first?.warnings.count, 1)
+        XCTAssertEqual(report.warnings.count, 1)
+        XCTAssertTrue(report.warnings[0].contains("end-of-track"), report.warnings[0])
+    }
+
+    func testValidationSplitUsesTrainingVocabularyAndDropsUnknownHits() throws {
+        let dir = try makeTemporaryDirectory(self)
+        // Find names on each side of the hash split for fraction 0.5.
+        var names = (0..<40).map { "f\($0).mid" }
+        let val = names.filter { MIDIDatasetConverter.isValidation($0, fraction: 0.5) }
+        names = names.filter { !MIDIDatasetConverter.isValidation($0, fraction: 0.5) }
+        let trainName = try XCTUnwrap(names.first), valName = try XCTUnwrap(val.first)
+        try Data(MIDIBytes.notes(ppq: 480, [(0, 36, 9), (120, 38, 9), (240, 36, 9)])).write(to: dir.appendingPathComponent(trainName))
+        // Validation: 36@0 (kept), 99@120 (note unknown), 38@130 (delta 10 unknown), 36@250 (kept).
+        try Data(MIDIBytes.notes(ppq: 480, [(0, 36, 9), (120, 99, 9), (130, 38, 9), (250, 36, 9)])).write(to: dir.appendingPathComponent(valName))
+        var settings = ConversionSettings()
+        settings.validationFraction = 0.5
+        let out = dir.appendingPathComponent("out").path
+        let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
+        let v = try XCTUnwrap(report.manifest.validation)
+        XCTAssertEqual(v.files, 1)
+        XCTAssertEqual(v.hits, 2)
+        XCTAssertEqual(v.droppedHits, 2)
+        XCTAssertEqual(v.droppedNotes, ["99": 1])
+        XCTAssertEqual(v.droppedTicks, ["10": 1])
+        XCTAssertEqual(report.validationNotes, [
+            "validation: dropped 1 hit(s) whose note is not in the training vocabulary: 99 (1)",
+            "validation: dropped 1 hit(s) whose delta (ticks) is not in the training vocabulary: 10 (1)",
+        ])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/validation/vocab.json")),
+                       try Data(contentsOf: URL(fileURLWithPath: out + "/vocab.json")))
+        let events = try NPY.read(path: out + "/validation/events.npy")
+        // Training vocabulary: notes [36, 38], ticks [0, 120]. Kept: (36, 0) and (36, 120).
+        XCTAssertEqual(try events.int32Values(), [0, 0, 0, 1])
+        XCTAssertEqual(report.manifest.files.first { $0.path == valName }?.split, "validation")
+    }
+
+    func testAFewGrooveFilesMatchTheReader() throws {
+        let groove = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/groove")
+        guard FileManager.default.fileExists(atPath: groove.path) else {
+            throw XCTSkip("../shared/corpus/groove is absent; this test needs the Groove MIDI Dataset")
+        }
+        let all = try MIDIDatasetConverter.sourceFiles(in: groove.path)
+        XCTAssertEqual(all.count, 1150)
+        let dir = try makeTemporaryDirectory(self)
+        var expected = 0
+        for (i, rel) in all.prefix(5).enumerated() {
+            let src = groove.appendingPathComponent(rel)
+            try FileManager.default.copyItem(at: src, to: dir.appendingPathComponent("\(i).mid"))
+            let file = try MIDIFile.read(path: src.path).file
+            expected += file.hits(channel: file.hasNotes(onChannel: 9) ? 9 : nil).count
+        }
+        let report = try MIDIDatasetConverter.convert(directory: dir.path, output: dir.path + "/out", settings: ConversionSettings())
+        XCTAssertEqual(report.manifest.statistics.hits, expected)
+        XCTAssertTrue(report.manifest.skipped.isEmpty)
+    }
+}

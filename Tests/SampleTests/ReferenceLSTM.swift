@@ -1,0 +1,122 @@
+// An independent reference for the sampler's numerics: the model equations
+// written out literally in Double, with the full z = [x, h, 1] product (no
+// one-hot shortcut, no BLAS), and the same order of random draws.
+import DrummerCore
+@testable import Sample
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ReferenceLSTM {
+    let shape: ModelShape
+    let wx: [Double]
+    let wy: [Double]
+    var h: [Double]
+    var c: [Double]
+
+    init(_ w: LSTMWeights) {
+        shape = w.shape
+        wx = w.wx.map(Double.init)
+        wy = w.wy.map(Double.init)
+        h = Array(repeating: 0, count: w.shape.hidden)
+        c = h
+    }
+
+    mutating func step(note: Int, tick: Int) {
+        let H = shape.hidden, V = shape.vocab, G = 4 * H
+        var z = [Double](repeating: 0, count: V + H + 1)
+        z[note] = 1
+        z[shape.notes + tick] = 1
+        for j in 0..<H { z[V + j] = h[j] }
+        z[V + H] = 1
+        var gates = [Double](repeating: 0, count: G)
+        for r in 0..<z.count where z[r] != 0 {
+            for j in 0..<G { gates[j] += z[r] * wx[r * G + j] }
+        }
+        func sig(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
+        for j in 0..<H {
+            c[j] = sig(gates[j]) * c[j] + sig(gates[H + j]) * tanh(gates[3 * H + j])
+            h[j] = sig(gates[2 * H + j]) * tanh(c[j])
+        }
+    }
+
+    func logits() -> [Double] {
+        let H = shape.hidden, V = shape.vocab
+        var y = [Double](repeating: 0, count: V)
+        for j in 0..<V {
+            var s = wy[H * V + j]
+            for k in 0..<H { s += h[k] * wy[k * V + j] }
+            y[j] = s
+        }
+        return y
+    }
+
+    static func softmax(_ x: ArraySlice<Double>, _ t: Double) -> [Double] {
+        let m = x.max() ?? 0
+        let e = x.map { exp(($0 - m) / t) }
+        let s = e.reduce(0, +)
+        return e.map { $0 / s }
+    }
+
+    static func pick(_ p: [Double], _ u: Double) -> Int {
+        var acc = 0.0
+        for (j, v) in p.enumerated() {
+            acc += v
+            if u < acc { return j }
+        }
+        return p.count - 1
+    }
+
+    static func argmax(_ x: ArraySlice<Double>) -> Int {
+        var best = x.startIndex
+        for j in x.indices where x[j] > x[best] { best = j }
+        return best - x.startIndex
+    }
+
+    /// The sampler's algorithm, written independently.
+    static func generate(
+        _ w: LSTMWeights, count: Int, temperature: Double, initScale: Double,
+        primer: [SampledEvent], seed: UInt64
+    ) -> [SampledEvent] {
+        var rng = SeededRNG(seed: seed)
+        var m = ReferenceLSTM(w)
+        let H = w.shape.hidden, N = w.shape.notes
+        m.h = (0..<H).map { _ in Double(Float(rng.uniform(-initScale, initScale))) }
+        m.c = (0..<H).map { _ in Double(Float(rng.uniform(-initScale, initScale))) }
+        var x: SampledEvent
+        if let last = primer.last {
+            for e in primer.dropLast() { m.step(note: e.note, tick: e.tick) }
+            x = last
+        } else {
+            x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: w.shape.ticks))
+        }
+        var out: [SampledEvent] = []
+        for _ in 0..<count {
+            m.step(note: x.note, tick: x.tick)
+            let y = m.logits()
+            if temperature == 0 {
+                x = SampledEvent(note: argmax(y[..<N]), tick: argmax(y[N...]))
+            } else {
+                let note = pick(softmax(y[..<N], temperature), rng.nextDouble())
+                let tick = pick(softmax(y[N...], temperature), rng.nextDouble())
+                x = SampledEvent(note: note, tick: tick)
+            }
+            out.append(x)
+        }
+        return out
+    }
+}
+
+enum TestModels {
+    /// A small random model (N=4, K=6, H=8) with weights large enough that the
+    /// distributions are far from uniform.
+    static func small(seed: UInt64 = 3, scale: Double = 1.5) throws -> (LSTMWeights, Vocabulary) {
+        let vocab = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 30, 60, 120, 240, 480])
+        let shape = vocab.shape(hidden: 8)
+        var rng = SeededRNG(seed: seed)
+        let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-scale, scale)) }
+        let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-scale, scale)) }
+        return (try LSTMWeights(shape: shape, wx: wx, wy: wy), vocab)
+    }
+}

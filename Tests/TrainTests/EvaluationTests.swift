@@ -1,0 +1,51 @@
+// `drummer eval` library side: metrics equal Evaluator's, vocabularies are
+// remapped through MIDI values, unknown values are named.
+import DrummerCore
+import XCTest
+@testable import Train
+
+final class EvaluationTests: XCTestCase {
+    func testMetricsAreEvaluatorsNumbersAndRemappingKeepsThem() throws {
+        let root = try RunFixture.temporaryDirectory("eval")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var rng = SeededRNG(seed: 11)
+        let w = try Initializer.weights(shape: RunFixture.vocabulary.shape(hidden: 5), scheme: .keras, rng: &rng)
+        try ModelDirectory.write(weights: w, vocabulary: RunFixture.vocabulary, to: root.appendingPathComponent("m").path)
+        let model = try EvaluatedModel.load(path: root.appendingPathComponent("m").path)
+        let events = RunFixture.events(count: 60)
+        let r = Evaluator.evaluate(weights: w, events: events)
+        let m = try ModelEvaluation.evaluate(model, events: events, source: "test")
+        XCTAssertEqual(m.events, 59)
+        XCTAssertEqual(m.events, r.predictions)
+        XCTAssertEqual(m.loss, r.lossSum / 59)
+        XCTAssertEqual(m.accuracy, Double(r.correctBoth) / 59)
+        XCTAssertEqual(m.accuracyNote, Double(r.correctNote) / 59)
+        XCTAssertEqual(m.accuracyTick, Double(r.correctTick) / 59)
+
+        // The same sequence stored with a permuted vocabulary evaluates identically.
+        let permuted = try Vocabulary(ixToNote: [46, 42, 38, 36], ixToTick: [96, 48, 24, 12, 0, 192])
+        var remapped: [Int32] = []
+        for e in 0..<60 {
+            remapped.append(Int32(3 - Int(events[2 * e])))
+            remapped.append(Int32(4 - Int(events[2 * e + 1])))
+        }
+        try RunFixture.writeDataset(root.appendingPathComponent("d"), events: remapped, vocabulary: permuted)
+        let data = try TrainingData.load(path: root.appendingPathComponent("d").path)
+        XCTAssertEqual(try ModelEvaluation.events(of: data, for: model), events)
+    }
+
+    func testValuesOutsideTheModelsVocabularyAreNamed() throws {
+        let v = RunFixture.vocabulary
+        XCTAssertEqual(try ModelEvaluation.indices(notes: [36, 46], ticks: [96, 0], vocabulary: v, source: "x"), [0, 4, 3, 0])
+        assertThrows(["song.mid", "notes 40, 51 are not in the model's vocabulary", "tick values 7 are not"]) {
+            try ModelEvaluation.indices(notes: [36, 51, 40, 51], ticks: [0, 7, 12, 0], vocabulary: v, source: "song.mid")
+        }
+    }
+
+    func testTooShortSequenceIsAnError() throws {
+        var rng = SeededRNG(seed: 1)
+        let w = try Initializer.weights(shape: RunFixture.vocabulary.shape(hidden: 3), scheme: .original, rng: &rng)
+        let model = EvaluatedModel(weights: w, vocabulary: RunFixture.vocabulary, source: "m")
+        assertThrows(["needs at least 2"]) { try ModelEvaluation.evaluate(model, events: [0, 0], source: "d") }
+    }
+}

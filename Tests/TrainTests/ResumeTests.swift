@@ -1,0 +1,231 @@
+// Exact resume: N steps straight equal K steps, then a resume to N, to the bit;
+// what a resumed run may and may not change; dataset fingerprints.
+import DrummerCore
+import XCTest
+@testable import Train
+
+final class ResumeTests: XCTestCase {
+    func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil)) throws
+        -> (straight: Checkpoint, resumed: Checkpoint)
+    {
+        let root = try RunFixture.temporaryDirectory("resume")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        // 2 streams × 90 events: several epoch wraps in 20 steps of U = 8.
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 90 * batch),
+                                    validation: RunFixture.events(count: 40, seed: 9))
+        var a = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("a"), steps: 20,
+                                   batch: batch, optimizer: optimizer)
+        a.lrDecay = schedule.0
+        a.lrDecayEvery = schedule.1
+        let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
+        XCTAssertEqual(try straight.run(shouldStop: { false }).step, 20)
+
+        var b = a
+        b.checkpointDirectory = root.appendingPathComponent("b").path
+        b.steps = 10
+        let first = try TrainingRun(options: b, reporter: LineSink().reporter)
+        XCTAssertEqual(try first.run(shouldStop: { false }).step, 10)
+        let resume = RunOptions(steps: 20, resume: root.appendingPathComponent("b/ckpt-10.h5").path)
+        let second = try TrainingRun(options: resume, reporter: LineSink().reporter)
+        XCTAssertEqual(second.state.step, 10)
+        XCTAssertEqual(try second.run(shouldStop: { false }).step, 20)
+
+        // The train log of the resumed run equals the straight run's (evaluations at 5, 10, 15, 20).
+        let logA = try String(contentsOf: root.appendingPathComponent("a/train_log.csv"), encoding: .utf8)
+        let logB = try String(contentsOf: root.appendingPathComponent("b/train_log.csv"), encoding: .utf8)
+        XCTAssertEqual(logA, logB)
+        XCTAssertEqual(logA.split(separator: "\n").count, 5)
+
+        let s = try Checkpoint.read(path: root.appendingPathComponent("a/ckpt-20.h5").path)
+        let r = try Checkpoint.read(path: root.appendingPathComponent("b/ckpt-20.h5").path)
+        XCTAssertGreaterThan(s.state.epoch, 0, "the run should wrap at least one epoch")
+        return (s, r)
+    }
+
+    func assertBitwiseEqual(_ s: Checkpoint, _ r: Checkpoint, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(s.state.parameters.map(\.bitPattern), r.state.parameters.map(\.bitPattern), "weights", file: file, line: line)
+        XCTAssertEqual(s.state.h.map(\.bitPattern), r.state.h.map(\.bitPattern), "h", file: file, line: line)
+        XCTAssertEqual(s.state.c.map(\.bitPattern), r.state.c.map(\.bitPattern), "c", file: file, line: line)
+        XCTAssertEqual(s.state.optimizer, r.state.optimizer, "optimizer slots", file: file, line: line)
+        XCTAssertEqual([s.state.step, s.state.epoch, s.state.pointer], [r.state.step, r.state.epoch, r.state.pointer], file: file, line: line)
+        XCTAssertEqual(s.smoothedLoss.bitPattern, r.smoothedLoss.bitPattern, "smoothed loss", file: file, line: line)
+        XCTAssertEqual(s.bestValidationLoss, r.bestValidationLoss, file: file, line: line)
+    }
+
+    func testResumeIsBitwiseExactBatch1() throws {
+        let (s, r) = try straightAndResumed(batch: 1, optimizer: .sgd)
+        assertBitwiseEqual(s, r)
+    }
+
+    func testResumeIsBitwiseExactBatch3RMSPropWithStepDecay() throws {
+        let (s, r) = try straightAndResumed(batch: 3, optimizer: .rmsprop, schedule: (0.5, 7))
+        assertBitwiseEqual(s, r)
+        XCTAssertEqual(s.state.optimizer.slots.keys.sorted(), ["ms"])
+    }
+
+    func testResumeIsBitwiseExactBatch2Momentum() throws {
+        let (s, r) = try straightAndResumed(batch: 2, optimizer: .momentum)
+        assertBitwiseEqual(s, r)
+    }
+
+    /// An interrupted run resumed with `--resume` alone finishes its `--steps` and
+    /// ends where an uninterrupted run does.
+    func testInterruptedRunResumedAloneMatchesStraightRun() throws {
+        let root = try RunFixture.temporaryDirectory("interrupt")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 150))
+        let a = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("a"), steps: 16, batch: 2)
+        let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
+        _ = try straight.run(shouldStop: { false })
+
+        var b = a
+        b.checkpointDirectory = root.appendingPathComponent("b").path
+        let first = try TrainingRun(options: b, reporter: LineSink().reporter)
+        var calls = 0
+        let summary = try first.run(shouldStop: { calls += 1; return calls == 7 })
+        XCTAssertEqual(summary.ending, .interrupted)
+        XCTAssertEqual(summary.step, 7)
+        let second = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-7.h5").path),
+                                     reporter: LineSink().reporter)
+        XCTAssertEqual(second.configuration.steps, 16)
+        XCTAssertEqual(try second.run(shouldStop: { false }).step, 16)
+        XCTAssertEqual(second.state.parameters.map(\.bitPattern), straight.state.parameters.map(\.bitPattern))
+        XCTAssertEqual(second.smoothedLoss, straight.smoothedLoss)
+        // Resuming a finished run has nothing to do and writes nothing.
+        let done = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-16.h5").path),
+                                   reporter: LineSink().reporter)
+        XCTAssertEqual(try done.run(shouldStop: { false }).ending, .nothingToDo)
+    }
+
+    func testResumingFromAnEarlierCheckpointDropsLaterLogRowsAndSaysSo() throws {
+        let root = try RunFixture.temporaryDirectory("rewind")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
+        let run = try TrainingRun(options: RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 20),
+                                  reporter: LineSink().reporter)
+        _ = try run.run(shouldStop: { false })
+        let log = root.appendingPathComponent("c/train_log.csv")
+        let full = try String(contentsOf: log, encoding: .utf8)
+        let sink = LineSink()
+        _ = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("c/ckpt-10.h5").path), reporter: sink.reporter)
+        XCTAssertTrue(sink.text.contains("holds checkpoints past step 10 (15, 20)"), sink.text)
+        XCTAssertTrue(sink.text.contains("dropped 2 row(s) after step 10"), sink.text)
+        let cut = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(cut.split(separator: "\n"), Array(full.split(separator: "\n").prefix(3)))
+    }
+
+    func testSameSeedSameWeightsDifferentSeedDifferentWeights() throws {
+        let root = try RunFixture.temporaryDirectory("seed")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
+        func weights(seed: UInt64, dir: String) throws -> [UInt32] {
+            var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent(dir), steps: 6)
+            o.seed = seed
+            let run = try TrainingRun(options: o, reporter: LineSink().reporter)
+            _ = try run.run(shouldStop: { false })
+            return run.state.parameters.map(\.bitPattern)
+        }
+        let a = try weights(seed: 3, dir: "a"), b = try weights(seed: 3, dir: "b"), c = try weights(seed: 4, dir: "c")
+        XCTAssertEqual(a, b)
+        XCTAssertNotEqual(a, c)
+    }
+
+    /// Makes a 10-step checkpoint; returns (root, data dir, checkpoint path).
+    func tenStepCheckpoint() throws -> (URL, URL, String) {
+        let root = try RunFixture.temporaryDirectory("refuse")
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
+        let run = try TrainingRun(options: RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 10),
+                                  reporter: LineSink().reporter)
+        _ = try run.run(shouldStop: { false })
+        return (root, data, root.appendingPathComponent("c/ckpt-10.h5").path)
+    }
+
+    func testResumeRefusesFixedSettingsAndAcceptsChangeableOnes() throws {
+        let (root, _, ckpt) = try tenStepCheckpoint()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let refused: [(RunOptions, String)] = [
+            (RunOptions(hidden: 7, resume: ckpt), "--hidden 7 differs from the checkpoint's hidden size 6"),
+            (RunOptions(unroll: 9, resume: ckpt), "--unroll 9 differs from the checkpoint's unroll 8"),
+            (RunOptions(batchSize: 2, resume: ckpt), "--batch-size 2 differs from the checkpoint's batch size 1"),
+            (RunOptions(optimizer: .rmsprop, resume: ckpt), "--optimizer rmsprop differs from the checkpoint's optimizer sgd"),
+            (RunOptions(initScheme: .keras, resume: ckpt), "--init keras differs"),
+            (RunOptions(seed: 1, resume: ckpt), "--seed 1 differs"),
+        ]
+        for (o, message) in refused {
+            assertThrows([message, "cannot change it"]) { try TrainingRun(options: o, reporter: LineSink().reporter) }
+        }
+        // The same values as the checkpoint's are accepted, and changeable ones override.
+        var ok = RunOptions(hidden: 6, unroll: 8, batchSize: 1, optimizer: .sgd, resume: ckpt)
+        ok.learningRate = 0.25
+        ok.clip = 1
+        ok.steps = 12
+        ok.logEvery = 3
+        let run = try TrainingRun(options: ok, reporter: LineSink().reporter)
+        XCTAssertEqual(run.configuration.learningRate, 0.25)
+        XCTAssertEqual(run.configuration.clip, 1)
+        XCTAssertEqual(run.configuration.steps, 12)
+        XCTAssertEqual(run.configuration.logEvery, 3)
+        XCTAssertEqual(run.configuration.hidden, 6)
+        XCTAssertEqual(run.configuration.checkpointDirectory, (ckpt as NSString).deletingLastPathComponent)
+    }
+
+    func testChangedDatasetRefusedUnlessAllowed() throws {
+        let (root, data, ckpt) = try tenStepCheckpoint()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var events = RunFixture.events(count: 100)
+        events[21] = events[21] == 0 ? 1 : 0  // one tick changed
+        try RunFixture.writeDataset(data, events: events)
+        assertThrows(["contents differ from the data", "--allow-data-change"]) {
+            try TrainingRun(options: RunOptions(resume: ckpt), reporter: LineSink().reporter)
+        }
+        let sink = LineSink()
+        let run = try TrainingRun(options: RunOptions(steps: 12, resume: ckpt, allowDataChange: true), reporter: sink.reporter)
+        XCTAssertEqual(try run.run(shouldStop: { false }).step, 12)
+        XCTAssertTrue(sink.text.contains("warning"), sink.text)
+        XCTAssertEqual(try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-12.h5").path).datasetFingerprint,
+                       run.data.fingerprint)
+    }
+
+    func testDifferentVocabularyRefusedEvenWithAllowDataChange() throws {
+        let (root, data, ckpt) = try tenStepCheckpoint()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let v = try Vocabulary(ixToNote: [36, 38, 42, 51], ixToTick: [0, 12, 24, 48, 96])
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100), vocabulary: v)
+        assertThrows(["vocabulary", "only in the checkpoint: 46", "only in the dataset: 51"]) {
+            try TrainingRun(options: RunOptions(resume: ckpt, allowDataChange: true), reporter: LineSink().reporter)
+        }
+    }
+
+    func testInitFromRefusesADifferentVocabularyAndStartsFromTheModel() throws {
+        let root = try RunFixture.temporaryDirectory("initfrom")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
+        var rng = SeededRNG(seed: 5)
+        let shape = RunFixture.vocabulary.shape(hidden: 6)
+        let w = try Initializer.weights(shape: shape, scheme: .original, rng: &rng)
+        let model = root.appendingPathComponent("model").path
+        try ModelDirectory.write(weights: w, vocabulary: RunFixture.vocabulary, to: model)
+        var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 0)
+        o.initFrom = model
+        o.hidden = nil
+        let run = try TrainingRun(options: o, reporter: LineSink().reporter)
+        XCTAssertEqual(run.state.parameters, w.wx + w.wy)
+        XCTAssertEqual(try run.run(shouldStop: { false }).ending, .nothingToDo)
+        let initial = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-0.h5").path)
+        XCTAssertEqual(initial.state.parameters, w.wx + w.wy)
+        XCTAssertEqual(initial.configuration.initFrom, root.appendingPathComponent("model").standardizedFileURL.path)
+
+        let other = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 97])
+        let w2 = try Initializer.weights(shape: other.shape(hidden: 6), scheme: .original, rng: &rng)
+        try ModelDirectory.write(weights: w2, vocabulary: other, to: model)
+        assertThrows(["vocabulary of \(model)", "ix_to_tick", "only in the model: 97", "only in the dataset: 96"]) {
+            try TrainingRun(options: o, reporter: LineSink().reporter)
+        }
+    }
+}
