@@ -96,7 +96,7 @@ final class TrainCLITests: XCTestCase {
         XCTAssertEqual(checkpointSteps(), [2, 4])
         XCTAssertTrue(first.stdout.contains("checkpoint \(root.appendingPathComponent("c/ckpt-4.h5").path)"), first.stdout)
         let ckpt = root.appendingPathComponent("c/ckpt-4.h5").path
-        for (flag, value) in [("--hidden", "7"), ("--unroll", "9"), ("--batch-size", "2"), ("--optimizer", "rmsprop"), ("--init", "keras")] {
+        for (flag, value) in [("--hidden", "7"), ("--unroll", "9"), ("--batch-size", "2"), ("--optimizer", "rmsprop"), ("--init", "original")] {
             let r = try CLI.run(["train", "--resume", ckpt, flag, value])
             XCTAssertNotEqual(r.status, 0, flag)
             XCTAssertTrue(r.stderr.contains("\(flag) \(value) differs from the checkpoint's"), r.stderr)

@@ -153,7 +153,7 @@ final class ResumeTests: XCTestCase {
             (RunOptions(unroll: 9, resume: ckpt), "--unroll 9 differs from the checkpoint's unroll 8"),
             (RunOptions(batchSize: 2, resume: ckpt), "--batch-size 2 differs from the checkpoint's batch size 1"),
             (RunOptions(optimizer: .rmsprop, resume: ckpt), "--optimizer rmsprop differs from the checkpoint's optimizer sgd"),
-            (RunOptions(initScheme: .keras, resume: ckpt), "--init keras differs"),
+            (RunOptions(initScheme: .original, resume: ckpt), "--init original differs"),
             (RunOptions(seed: 1, resume: ckpt), "--seed 1 differs"),
         ]
         for (o, message) in refused {
