@@ -7,11 +7,11 @@ struct ConvertMIDI: ParsableCommand {
         commandName: "convert-midi",
         abstract: "Convert a folder of drum MIDI files into a training dataset.",
         discussion: """
-            Reads every .mid, .midi and .rmi file under DIR (recursively, in sorted path order) and
-            keeps the hits (NOTE ON with velocity > 0) as (note, ticks since the previous hit).
-            Files are glued into one sequence: each file starts on the first beat boundary after
-            the previous file's last hit. Writes events.npy (int32 [N, 2]: note index, tick index),
-            vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output directory.
+            Reads every .mid, .midi and .rmi file under DIR (recursively, in sorted path order) \
+            and keeps the hits (NOTE ON with velocity > 0) as (note, ticks since the previous hit). \
+            Files are glued into one sequence: each file starts on the first beat boundary after \
+            the previous file's last hit. Writes events.npy (int32 [N, 2]: note index, tick index), \
+            vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output directory. \
             Files that cannot be read are listed and skipped (an error with --strict).
             """)
 
