@@ -8,11 +8,10 @@ final class ExportCLITests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     /// A dataset directory: vocab.json and events.npy (int32 [E, 2], NPY 1.0 written by hand).
-    private func dataset(events: Int) throws -> URL {
+    private func dataset(events: Int, vocab: String = #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#) throws -> URL {
         let dir = tmp.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#
-            .write(to: dir.appendingPathComponent("vocab.json"), atomically: true, encoding: .utf8)
+        try vocab.write(to: dir.appendingPathComponent("vocab.json"), atomically: true, encoding: .utf8)
         var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(events), 2), }"
         while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
         header += "\n"
@@ -25,6 +24,40 @@ final class ExportCLITests: XCTestCase {
         }
         try d.write(to: dir.appendingPathComponent("events.npy"))
         return dir
+    }
+
+    /// `train --init-from` the original 2017 model for zero steps, then `export`: the
+    /// exported Wx.bin and Wy.bin are byte-identical to the original files.
+    func testInitFromOriginalTrainedZeroStepsExportsIdenticalFiles() throws {
+        let fixtures = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
+            throw XCTSkip("../shared/fixtures/rnn-drummer is not present")
+        }
+        let original = tmp.appendingPathComponent("original")
+        try FileManager.default.createDirectory(at: original, withIntermediateDirectories: true)
+        for (a, b) in [("Wx.bin", "Wx.bin"), ("Wy.bin", "Wy.bin"), ("vocab.json", "model.json")] {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(a), to: original.appendingPathComponent(b))
+        }
+        // A dataset with the original's vocabulary (its lookup tables as vocab.json).
+        let vocabJSON = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtures.appendingPathComponent("vocab.json")))
+        guard let v = vocabJSON as? [String: Any], let notes = v["ix_to_note"], let ticks = v["ix_to_tick"] else {
+            return XCTFail("vocab.json lacks its lookup tables")
+        }
+        let vocab = String(decoding: try JSONSerialization.data(withJSONObject: ["ix_to_note": notes, "ix_to_tick": ticks]), as: UTF8.self)
+        let data = try dataset(events: 64, vocab: vocab)
+        let ck = tmp.appendingPathComponent("ck").path
+        let t = try CLI.run(["train", "--data", data.path, "--init-from", original.path, "--steps", "0",
+                             "--unroll", "8", "--checkpoint-dir", ck])
+        XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
+        let model = tmp.appendingPathComponent("exported").path
+        let e = try CLI.run(["export", ck + "/ckpt-0.h5", "-o", model])
+        XCTAssertEqual(e.status, 0, e.stderr + e.stdout)
+        for f in ["Wx.bin", "Wy.bin"] {
+            let exported = try Data(contentsOf: URL(fileURLWithPath: model).appendingPathComponent(f))
+            let reference = try Data(contentsOf: fixtures.appendingPathComponent(f))
+            XCTAssertEqual(exported.count, reference.count, f)
+            XCTAssertTrue(exported == reference, "\(f) differs from the original")
+        }
     }
 
     /// train → export (with --swift) → sample, end to end through the binary.
