@@ -49,6 +49,12 @@ struct SampleCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file.")
     var output: String = "generated.mid"
 
+    @Option(help: "Also render each MIDI file to this WAV file through FluidSynth and a General MIDI soundfont (skipped with a message when they are not installed).")
+    var wav: String?
+
+    @Option(help: "Soundfont for --wav (default: Debian's fluid-soundfont-gm).")
+    var soundfont: String?
+
     @Flag(help: "Print one JSON object instead: files, each with path, seed and events ([note, delta ticks] as written).")
     var json = false
 
@@ -72,6 +78,8 @@ struct SampleCommand: ParsableCommand {
         if random, primer != nil { throw ValidationError("--random draws uniformly: --primer has no effect with it") }
         if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
+        if let w = wav, w.isEmpty || w.hasSuffix("/") { throw ValidationError("--wav must name a file") }
+        if soundfont != nil, wav == nil { throw ValidationError("--soundfont is used with --wav") }
     }
 
     func run() throws {
@@ -104,6 +112,13 @@ struct SampleCommand: ParsableCommand {
             try DrumMIDI.write(hits, to: path, options: midi)
             let kept = DrumMIDI.deduplicated(hits)
             let written = kept.count
+            if let wav {
+                let wavPath = Self.outputPath(wav, index: k + 1, of: count)
+                switch try WavRenderer.render(midi: path, to: wavPath, soundfont: soundfont) {
+                case .rendered(let p): FileHandle.standardError.write(Data("wrote \(p): audio rendered by FluidSynth\n".utf8))
+                case .skipped(let reason): FileHandle.standardError.write(Data("--wav skipped: \(reason)\n".utf8))
+                }
+            }
             if json {
                 report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
                                                 events: kept.map { [$0.note, $0.delta] }))

@@ -202,6 +202,37 @@ final class SampleCLITests: XCTestCase {
         XCTAssertEqual(Set(ev.map { $0[1] }).count, 5)
     }
 
+    /// --wav without FluidSynth on PATH: the MIDI file is written, the audio is skipped
+    /// with a message, exit 0. With FluidSynth and a soundfont installed: a RIFF/WAVE file.
+    func testWavRendersOrSkipsCleanly() throws {
+        let model = try tinyModel()
+        let mid = tmp.appendingPathComponent("w.mid").path
+        let wav = tmp.appendingPathComponent("w.wav").path
+        let skipped = try CLI.run(["sample", model.path, "-n", "20", "--seed", "1", "-o", mid, "--wav", wav],
+                                  environment: ["PATH": "/nonexistent"])
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        XCTAssertTrue(skipped.stderr.contains("--wav skipped: fluidsynth is not installed"), skipped.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mid))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: wav))
+        let bad = try CLI.run(["sample", model.path, "-n", "20", "-o", mid, "--soundfont", "x.sf2"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("--soundfont is used with --wav"), bad.stderr)
+
+        let hasSynth = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/fluidsynth") }
+        let hasFont = ["/usr/share/sounds/sf2/FluidR3_GM.sf2", "/usr/share/sounds/sf2/default-GM.sf2",
+                       "/usr/share/sounds/sf3/default-GM.sf3"].contains { FileManager.default.fileExists(atPath: $0) }
+        guard hasSynth && hasFont else {
+            throw XCTSkip("fluidsynth or fluid-soundfont-gm not installed: only the skip path was tested")
+        }
+        let rendered = try CLI.run(["sample", model.path, "-n", "20", "--seed", "1", "-o", mid, "--wav", wav])
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        let data = try Data(contentsOf: URL(fileURLWithPath: wav))
+        XCTAssertGreaterThan(data.count, 44)
+        XCTAssertEqual(String(decoding: data.prefix(4), as: UTF8.self), "RIFF")
+        XCTAssertEqual(String(decoding: data[8..<12], as: UTF8.self), "WAVE")
+    }
+
     func testErrorsAreClear() throws {
         let model = try tinyModel()
         let out = tmp.appendingPathComponent("x.mid").path

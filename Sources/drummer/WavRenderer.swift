@@ -1,0 +1,74 @@
+// Optional audio rendering of generated MIDI through FluidSynth and a General MIDI
+// soundfont (Debian: fluidsynth, fluid-soundfont-gm). When either is missing the
+// rendering is skipped with a message; it never fails the sampling itself.
+import Foundation
+
+enum WavRenderer {
+    /// Where Debian's packages put a General MIDI soundfont.
+    static let soundfontCandidates = [
+        "/usr/share/sounds/sf2/FluidR3_GM.sf2",
+        "/usr/share/sounds/sf2/default-GM.sf2",
+        "/usr/share/sounds/sf3/default-GM.sf3",
+    ]
+
+    enum Outcome: Equatable {
+        case rendered(path: String)
+        case skipped(reason: String)
+    }
+
+    struct RenderError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func executable(named name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Renders `midi` to the WAV file `wav` (44.1 kHz, written to a temporary name and
+    /// renamed), or says why it was skipped.
+    static func render(midi: String, to wav: String, soundfont: String?) throws -> Outcome {
+        guard let synth = executable(named: "fluidsynth") else {
+            return .skipped(reason: "fluidsynth is not installed (apt-get install fluidsynth fluid-soundfont-gm)")
+        }
+        let font: String
+        if let soundfont {
+            guard FileManager.default.fileExists(atPath: soundfont) else {
+                throw RenderError(description: "--soundfont \(soundfont): no such file")
+            }
+            font = soundfont
+        } else if let found = soundfontCandidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            font = found
+        } else {
+            return .skipped(reason: "no General MIDI soundfont found (apt-get install fluid-soundfont-gm, or give --soundfont)")
+        }
+        let url = URL(fileURLWithPath: wav)
+        let tmp = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: synth)
+        p.arguments = ["-ni", "-q", "-g", "0.8", "-r", "44100", "-T", "wav", "-F", tmp, font, midi]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, FileManager.default.fileExists(atPath: tmp) else {
+            try? FileManager.default.removeItem(atPath: tmp)
+            throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
+                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard rename(tmp, wav) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: tmp)
+            throw RenderError(description: "\(wav): cannot rename the rendered file into place: \(reason)")
+        }
+        return .rendered(path: wav)
+    }
+}
