@@ -57,14 +57,7 @@ final class OrderedJobs: @unchecked Sendable {
         condition.lock()
         while head < pending.count || running {
             if !running {
-                let job = pending[head]
-                head += 1
-                running = true
-                condition.unlock()
-                executor?.run(job)
-                condition.lock()
-                running = false
-                condition.broadcast()
+                runNextJobLocked()
             } else {
                 condition.wait()
             }
@@ -79,15 +72,21 @@ final class OrderedJobs: @unchecked Sendable {
         while true {
             while !stopping && (running || head == pending.count) { condition.wait() }
             if stopping { break }
-            let job = pending[head]
-            head += 1
-            running = true
-            condition.unlock()
-            executor?.run(job)
-            condition.lock()
-            running = false
-            condition.broadcast()
+            runNextJobLocked()
         }
         condition.unlock()
+    }
+
+    /// Takes the next pending job and runs it outside the lock. Called, and returns,
+    /// with `condition` locked; the caller has checked that a job is pending and none runs.
+    private func runNextJobLocked() {
+        let job = pending[head]
+        head += 1
+        running = true
+        condition.unlock()
+        executor?.run(job)
+        condition.lock()
+        running = false
+        condition.broadcast()
     }
 }

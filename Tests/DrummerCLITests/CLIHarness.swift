@@ -78,3 +78,23 @@ enum CLI {
         return url
     }
 }
+
+/// Test datasets written by hand (NPY 1.0 bytes, not through the Encode module), so
+/// the end-to-end tests check the CLI against the format, not against its own writer.
+enum TestDataset {
+    /// Writes `dir/events.npy` (int32 [pairs.count, 2]) and `dir/vocab.json`.
+    static func write(_ dir: URL, pairs: [(Int32, Int32)], vocabJSON: String) throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(pairs.count), 2), }"
+        while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
+        header += "\n"
+        var d = Data([0x93]) + Data("NUMPY".utf8)
+        d += Data([1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
+        d += Data(header.utf8)
+        for (n, t) in pairs {
+            for v in [n, t] { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        }
+        try d.write(to: dir.appendingPathComponent("events.npy"))
+        try Data(vocabJSON.utf8).write(to: dir.appendingPathComponent("vocab.json"))
+    }
+}

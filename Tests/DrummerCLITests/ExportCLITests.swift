@@ -10,19 +10,9 @@ final class ExportCLITests: XCTestCase {
     /// A dataset directory: vocab.json and events.npy (int32 [E, 2], NPY 1.0 written by hand).
     private func dataset(events: Int, vocab: String = #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#) throws -> URL {
         let dir = tmp.appendingPathComponent("data")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try vocab.write(to: dir.appendingPathComponent("vocab.json"), atomically: true, encoding: .utf8)
-        var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(events), 2), }"
-        while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
-        header += "\n"
-        var d = Data([0x93]) + Data("NUMPY".utf8) + Data([1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
-        d += Data(header.utf8)
-        for i in 0..<events {
-            // A repeating groove: kick, hat, snare, hat on the beat grid.
-            let pair: [Int32] = [[0, 2], [2, 1], [1, 1], [2, 1]][i % 4]
-            for v in pair { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        }
-        try d.write(to: dir.appendingPathComponent("events.npy"))
+        // A repeating groove: kick, hat, snare, hat on the beat grid.
+        let groove: [(Int32, Int32)] = [(0, 2), (2, 1), (1, 1), (2, 1)]
+        try TestDataset.write(dir, pairs: (0..<events).map { groove[$0 % 4] }, vocabJSON: vocab)
         return dir
     }
 

@@ -15,21 +15,9 @@ final class TrainCLITests: XCTestCase {
 
     /// events.npy (int32 [count, 2], numpy v1.0 layout) and vocab.json: 4 notes, 5 ticks.
     static func writeDataset(_ dir: URL, count: Int) throws {
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(count), 2), }"
-        while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
-        header += "\n"
-        var d = Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0])
-        d.append(contentsOf: [UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
-        d.append(Data(header.utf8))
         let pattern: [(Int32, Int32)] = [(0, 2), (2, 1), (1, 3), (2, 1), (3, 4)]
-        for i in 0..<count {
-            let (n, t) = pattern[i % pattern.count]
-            for v in [n, t] { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        }
-        try d.write(to: dir.appendingPathComponent("events.npy"))
-        try Data("{\"ix_to_note\": [36, 38, 42, 46], \"ix_to_tick\": [0, 12, 24, 48, 96]}".utf8)
-            .write(to: dir.appendingPathComponent("vocab.json"))
+        try TestDataset.write(dir, pairs: (0..<count).map { pattern[$0 % pattern.count] },
+                              vocabJSON: "{\"ix_to_note\": [36, 38, 42, 46], \"ix_to_tick\": [0, 12, 24, 48, 96]}")
     }
 
     var small: [String] {
