@@ -29,6 +29,9 @@ let package = Package(
             name: "CHDF5", pkgConfig: "hdf5",
             providers: [.apt(["libhdf5-dev"])]),
 
+        // The trainer's hot loops in C: elementwise cell/softmax kernels compiled per
+        // instruction set (target_clones) and an AVX-512 recurrent product.
+        .target(name: "CKernels"),
         // Shared core: BLAS wrappers, weight layout, LSTM cell forward, softmax, seeded RNG.
         .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE"]),
         // Owning Swift wrappers over the HDF5 C API.
@@ -38,7 +41,7 @@ let package = Package(
         // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
         .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore"]),
         // Backward pass, loss, optimizers, TBPTT loop, HDF5 checkpoints, evaluation.
-        .target(name: "Train", dependencies: ["DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
+        .target(name: "Train", dependencies: ["CKernels", "DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
         .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
         // The deployment runtime: the core (BLAS), the MIDI reader/writer, and Encode's hit
@@ -52,6 +55,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
         .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore"]),
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),

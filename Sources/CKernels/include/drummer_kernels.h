@@ -1,0 +1,47 @@
+#ifndef DRUMMER_KERNELS_H
+#define DRUMMER_KERNELS_H
+// Hot loops of the LSTM trainer in C, where the compiler can be told which
+// instruction set to use per function: the elementwise cell and softmax kernels
+// are compiled for x86-64-v4 (AVX-512), x86-64-v3 (AVX2 + FMA) and the baseline,
+// picked once at load time (target_clones); the recurrent product has an AVX-512
+// version that the caller uses when drummer_kernels_have_avx512() says so.
+// H = hidden size, G = 4H (gate blocks f, i, o, g), all buffers row-major float32.
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// 1 when this CPU runs drummer_gemm_avx512 (AVX-512F), else 0.
+int drummer_kernels_have_avx512(void);
+
+/// C[M×N] = A[M×K]·W[K×N] (accumulate = 0) or C += A·W (accumulate = 1), row-major with
+/// leading dimensions lda, ldw, ldc. For the small-M products of the recurrence, where
+/// W stays in cache across calls and needs no packing. Requires AVX-512F.
+void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
+                         float *C, int ldc, int accumulate);
+
+/// In place over n floats: e^x, σ(x) = 1/(1+e^−x), tanh(x) (Cephes polynomials, ≈2 ulp).
+void drummer_exp(float *x, int n);
+void drummer_sigmoid(float *x, int n);
+void drummer_tanh(float *x, int n);
+
+/// Cell forward of one stream at one step. gates (G): pre-activations in, σ(f), σ(i), σ(o),
+/// tanh(g) out; cNew = σ(f)·cPrev + σ(i)·tanh(g); tanhC = tanh(cNew); hNew = σ(o)·tanhC.
+void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew);
+
+/// Cell backward of one stream at one step. dh = dhOut + dhNext reaches h_t; dc holds the
+/// gradient reaching c_t from step t+1 on entry and the one reaching c_{t−1} on return;
+/// dGates (G) receives the pre-activation gradients.
+void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC,
+                           const float *dhOut, const float *dhNext, float *dc, float *dGates);
+
+/// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
+float drummer_negative_log_likelihood(float *y, int n, int target);
+
+/// Cross-entropy of softmax(y) against target; replaces y by scale·(softmax − onehot).
+float drummer_softmax_cross_entropy(float *y, int n, int target, float scale);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
