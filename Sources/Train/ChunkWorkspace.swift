@@ -26,6 +26,12 @@
 //   dGates   R·G         dLoss/d(pre-activation gates)
 //   dhNext, dc   B·H     running gradients flowing to step t−1
 //   ones     R           for column sums through GEMV
+//   recT     G·H         W_recᵀ, for the backward product with the AVX-512 kernel
+//
+// The recurrent products: at B ≥ 8 on a CPU with AVX-512, CKernels' drummer_gemm_avx512
+// (no packing: W_rec, or its transpose copied once per chunk, stays in cache across the
+// U calls); otherwise OpenBLAS. `Scripts/bench-train` shows the difference.
+import CKernels
 import DrummerCore
 
 final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
@@ -40,6 +46,14 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
     let hs: FloatBuffer, cs: FloatBuffer, acts: FloatBuffer, tanhC: FloatBuffer
     let logits: FloatBuffer, rowLoss: FloatBuffer, dHout: FloatBuffer, dGates: FloatBuffer
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
+    /// Run the recurrent products with drummer_gemm_avx512 instead of OpenBLAS; true by
+    /// default when `ownKernelAvailable` and B ≥ `ownKernelMinimumBatch`. Results differ
+    /// from OpenBLAS's by float32 rounding only.
+    var ownRecurrentKernel: Bool {
+        didSet { if ownRecurrentKernel && recT.count == 0 { recT = FloatBuffer(count: G * H) } }
+    }
+    /// W_recᵀ (G×H), refreshed at the start of every chunk when `ownRecurrentKernel`.
+    private(set) var recT: FloatBuffer
     /// Row indices into Wx of the inputs' note and tick, and the targets' note and tick index, per row.
     let inNote: UnsafeMutablePointer<Int>, inTick: UnsafeMutablePointer<Int>
     let outNote: UnsafeMutablePointer<Int>, outTick: UnsafeMutablePointer<Int>
@@ -68,6 +82,9 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         dhNext = FloatBuffer(count: B * H)
         dc = FloatBuffer(count: B * H)
         ones = FloatBuffer(count: R, value: 1)
+        let own = ChunkWorkspace.ownKernelAvailable && batch >= ChunkWorkspace.ownKernelMinimumBatch
+        ownRecurrentKernel = own
+        recT = FloatBuffer(count: own ? 4 * shape.hidden * shape.hidden : 0)
         inNote = .allocate(capacity: R); inNote.initialize(repeating: 0, count: R)
         inTick = .allocate(capacity: R); inTick.initialize(repeating: 0, count: R)
         outNote = .allocate(capacity: R); outNote.initialize(repeating: 0, count: R)
@@ -79,6 +96,12 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         jobs.stop()
         inNote.deallocate(); inTick.deallocate(); outNote.deallocate(); outTick.deallocate()
     }
+
+    /// Whether this CPU runs CKernels' AVX-512 recurrent product.
+    static let ownKernelAvailable = drummer_kernels_have_avx512() != 0
+    /// Below 8 rows the kernel's 8-row tiles are mostly empty and OpenBLAS is faster
+    /// (H = 200: OpenBLAS 42–109 GFLOP/s at 1–4 rows against 13–37; from 8 rows the kernel 98–104 against 45–90).
+    static let ownKernelMinimumBatch = 8
 
     // MARK: carried state
 
@@ -115,6 +138,7 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         switch job {
         case .output(let k): outputBlock(k)
         case .gradient(let k, let first): gradientBlock(k, first: first)
+        case .transposeRecurrent: transposeRecurrent()
         case .update(let count):
             Optimizer.update(updateConfig, params: params.pointer, grad: UnsafePointer(grad.pointer),
                              slot: updateSlot?.pointer, count: count)
@@ -154,6 +178,7 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         let wx = UnsafePointer(params.pointer)
         let rec = UnsafeBufferPointer(start: wx + shape.recurrentRow * G, count: H * G)
         let bias = wx + shape.wxBiasRow * G
+        if ownRecurrentKernel { helper(.transposeRecurrent) }  // read by backward(), after the drain
         for k in 0..<blockCount {
             for t in (k * T)..<min(U, (k + 1) * T) {
                 let gt = acts.pointer + t * B * G
@@ -162,7 +187,10 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
                     let g = gt + b * G, rn = wx + inNote[r] * G, rt = wx + inTick[r] * G
                     for j in 0..<G { g[j] = rn[j] + rt[j] + bias[j] }
                 }
-                if B == 1 {
+                if ownRecurrentKernel {
+                    drummer_gemm_avx512(Int32(B), Int32(G), Int32(H), hs.pointer + t * B * H, Int32(H),
+                                        rec.baseAddress, Int32(G), gt, Int32(G), 1)
+                } else if B == 1 {
                     BLAS.sgemv(.transposed, rows: H, cols: G, alpha: 1, a: rec, lda: G,
                                x: hs.buffer(t * H, H), beta: 1, y: acts.mutable(t * G, G))
                 } else {
@@ -227,7 +255,10 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
                         dGates: dGates.pointer + r * G)
                 }
                 if t == 0 { break }  // the gradient reaching the carried state is not used
-                if B == 1 {
+                if ownRecurrentKernel {
+                    drummer_gemm_avx512(Int32(B), Int32(H), Int32(G), dGates.pointer + t * B * G, Int32(G),
+                                        recT.pointer, Int32(H), dhNext.pointer, Int32(H), 0)
+                } else if B == 1 {
                     BLAS.sgemv(.none, rows: H, cols: G, alpha: 1, a: rec, lda: G, x: dGates.buffer(t * G, G),
                                beta: 0, y: dhNext.mutable(0, H))
                 } else {
@@ -261,6 +292,15 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
             let rn = gwx + inNote[r] * G, rt = gwx + inTick[r] * G
             for j in 0..<G { rn[j] += d[j] }
             for j in 0..<G { rt[j] += d[j] }
+        }
+    }
+
+    /// recT = W_recᵀ (G×H) from the current parameters.
+    private func transposeRecurrent() {
+        let rec = params.pointer + shape.recurrentRow * G, t = recT.pointer
+        for k in 0..<H {
+            let row = rec + k * G
+            for j in 0..<G { t[j * H + k] = row[j] }
         }
     }
 

@@ -16,6 +16,8 @@ enum ChunkJob: Sendable {
     case output(block: Int)
     /// Wx gradients of a block; `first` overwrites instead of accumulating.
     case gradient(block: Int, first: Bool)
+    /// W_recᵀ for the backward recurrent product.
+    case transposeRecurrent
     /// The optimizer update of parameters [0, count).
     case update(count: Int)
 }

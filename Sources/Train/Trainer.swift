@@ -165,6 +165,15 @@ public final class Trainer {
         set { chunk.pipelined = newValue }
     }
 
+    /// Whether the recurrent products run on CKernels' AVX-512 kernel (true by default when
+    /// the CPU has AVX-512 and B ≥ 8, where it is faster than OpenBLAS) or on OpenBLAS.
+    /// Setting true on a CPU without AVX-512 is ignored. Either gives the same results up to
+    /// float32 rounding; a run is bitwise reproducible with the same choice.
+    public var usesOwnRecurrentKernel: Bool {
+        get { chunk.ownRecurrentKernel }
+        set { chunk.ownRecurrentKernel = newValue && ChunkWorkspace.ownKernelAvailable }
+    }
+
     /// The raw (unclipped) gradient of the next chunk's loss with respect to the
     /// parameters, and that loss; changes nothing.
     func chunkGradient() -> (loss: Float, gradient: [Float]) {

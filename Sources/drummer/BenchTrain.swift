@@ -27,12 +27,13 @@ struct BenchTrain: ParsableCommand {
     var batch: [Int] = [1, 32]
 
     @Option(parsing: .upToNextOption,
-            help: "Modes to measure: helper (trainer's helper thread, 1 OpenBLAS thread), blas1 (no helper, 1 OpenBLAS thread), blas2 (no helper, 2 OpenBLAS threads).")
+            help: "Modes to measure: helper (the trainer's default: helper thread, 1 OpenBLAS thread), helper-openblas (the same with the recurrent products on OpenBLAS instead of the AVX-512 kernel), blas1 (no helper, 1 OpenBLAS thread), blas2 (no helper, 2 OpenBLAS threads).")
     var modes: [Mode] = Mode.allCases
 
     enum Mode: String, CaseIterable, ExpressibleByArgument {
-        case helper, blas1, blas2
+        case helper, helperOpenBLAS = "helper-openblas", blas1, blas2
         var blasThreads: Int { self == .blas2 ? 2 : 1 }
+        var usesHelper: Bool { self == .helper || self == .helperOpenBLAS }
     }
 
     @Option(help: "Timed runs per figure (the median is reported).")
@@ -75,7 +76,12 @@ struct BenchTrain: ParsableCommand {
                 BLASRuntime.setThreads(mode.blasThreads)
                 let state = TrainingState(weights: weights, unroll: unroll, batch: b, optimizer: .sgd)
                 let trainer = try Trainer(state: state, events: seq, optimizer: OptimizerConfig(learningRate: 0.1))
-                trainer.usesHelperThread = mode == .helper
+                trainer.usesHelperThread = mode.usesHelper
+                if mode == .helperOpenBLAS {
+                    // Only differs from `helper` where the AVX-512 kernel is the default.
+                    guard trainer.usesOwnRecurrentKernel else { continue }
+                    trainer.usesOwnRecurrentKernel = false
+                }
                 for _ in 0..<2 { trainer.step() }  // warm-up
                 var rates: [Double] = []
                 for _ in 0..<runs {
@@ -90,8 +96,11 @@ struct BenchTrain: ParsableCommand {
                     rates.append(Double(chunks * unroll * b) / elapsed)
                 }
                 let sorted = rates.sorted()
-                print(String(format: "batch %3d  %-6@  median %9.0f timesteps/s  (min %.0f, max %.0f)",
-                             b, mode.rawValue as NSString, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
+                let kernel = trainer.usesOwnRecurrentKernel ? "avx512" : "openblas"
+                let label = mode.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
+                print(String(format: "batch %3d  %@  median %9.0f timesteps/s  (min %.0f, max %.0f)  recurrent: %@",
+                             b, label as NSString, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1],
+                             kernel as NSString))
             }
         }
         BLASRuntime.setThreads(1)

@@ -9,7 +9,7 @@ final class GradientCheckTests: XCTestCase {
     /// Worst relative error |analytic − numeric| / (|analytic| + |numeric|) over the entries
     /// with |analytic| + |numeric| > 1e-5 (smaller ones are at float32 rounding level), and
     /// the worst absolute error over all entries.
-    func check(batch: Int, pointer: Int, seed: UInt64) throws -> (rel: Double, abs: Double) {
+    func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)
         let U = 6
         var rng = SeededRNG(seed: seed)
@@ -17,6 +17,10 @@ final class GradientCheckTests: XCTestCase {
         state.pointer = pointer
         let events = Problem.events(count: 16 * batch, shape: shape, rng: &rng)
         let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+        if let own = ownKernel {
+            trainer.usesOwnRecurrentKernel = own
+            XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
+        }
         let (loss, analytic) = trainer.chunkGradient()
         var model = DoubleModel(shape: shape, params: state.parameters.map(Double.init))
         let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
@@ -54,6 +58,18 @@ final class GradientCheckTests: XCTestCase {
         print("gradient check B=2: worst relative error \(rel), worst absolute error \(absErr)")
         XCTAssertLessThan(rel, 1e-3)
         XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// B = 9 with the recurrent products on CKernels' AVX-512 kernel (an 8-row tile and a
+    /// 1-row tail; G = 20 and H = 5 columns are partly masked tiles), and on OpenBLAS.
+    func testGradientBatch9BothRecurrentKernels() throws {
+        for own in ChunkWorkspace.ownKernelAvailable ? [true, false] : [false] {
+            let (rel, absErr) = try check(batch: 9, pointer: 1, seed: 13, ownKernel: own)
+            print("gradient check B=9 (recurrent \(own ? "avx512" : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3)
+            XCTAssertLessThan(absErr, 1e-6)
+        }
+        if !ChunkWorkspace.ownKernelAvailable { print("AVX-512 recurrent kernel not checked: this CPU has no AVX-512") }
     }
 
     /// With clipping active, an SGD step moves every parameter by −lr·clip(gradient).
