@@ -82,6 +82,11 @@ CLONES void drummer_tanh(float *x, int n) {
     for (int j = 0; j < n; j++) x[j] = tanh_c(x[j]);
 }
 
+CLONES void drummer_add3(int n, const float *restrict a, const float *restrict b, const float *restrict c,
+                         float *restrict out) {
+    for (int j = 0; j < n; j++) out[j] = a[j] + b[j] + c[j];
+}
+
 CLONES void drummer_cell_forward(int H, float *restrict gates, const float *restrict cPrev,
                                  float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
     float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H, *restrict g = gates + 3 * H;

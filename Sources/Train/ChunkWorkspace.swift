@@ -184,8 +184,7 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
                 let gt = acts.pointer + t * B * G
                 for b in 0..<B {
                     let r = t * B + b
-                    let g = gt + b * G, rn = wx + inNote[r] * G, rt = wx + inTick[r] * G
-                    for j in 0..<G { g[j] = rn[j] + rt[j] + bias[j] }
+                    drummer_add3(Int32(G), wx + inNote[r] * G, wx + inTick[r] * G, bias, gt + b * G)
                 }
                 if ownRecurrentKernel {
                     drummer_gemm_avx512(Int32(B), Int32(G), Int32(H), hs.pointer + t * B * H, Int32(H),

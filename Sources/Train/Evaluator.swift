@@ -1,6 +1,7 @@
 // Evaluation: run the model over a sequence from zero state (one stream),
 // predicting event t+1 from events ≤ t. The recurrence is sequential (GEMV per
 // step); the output layer runs as one GEMM per block of steps.
+import CKernels
 import DrummerCore
 
 public struct EvaluationResult: Sendable, Equatable {
@@ -64,7 +65,7 @@ public enum Evaluator {
                             let rn = wx + shape.noteRow(Int(ev[2 * e])) * G
                             let rt = wx + shape.tickRow(Int(ev[2 * e + 1])) * G
                             let g = gates.pointer
-                            for j in 0..<G { g[j] = rn[j] + rt[j] + bias[j] }
+                            drummer_add3(Int32(G), rn, rt, bias, g)
                             BLAS.sgemv(.transposed, rows: H, cols: G, alpha: 1, a: rec, lda: G,
                                        x: hBlock.buffer(s * H, H), beta: 1, y: gates.mutable(0, G))
                             Kernels.cellForward(H: H, gates: g, cPrev: c.pointer, cNew: cNext.pointer,

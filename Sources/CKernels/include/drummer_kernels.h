@@ -35,6 +35,9 @@ void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, 
 void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC,
                            const float *dhOut, const float *dhNext, float *dc, float *dGates);
 
+/// out[j] = a[j] + b[j] + c[j] for j < n: the input block of the gates (note row + tick row + bias).
+void drummer_add3(int n, const float *a, const float *b, const float *c, float *out);
+
 /// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
 float drummer_negative_log_likelihood(float *y, int n, int target);
 
