@@ -36,7 +36,10 @@ import DrummerCore
 
 final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
     let shape: ModelShape
+    /// B: the streams of this workspace, streams firstStream..<firstStream + B of the
+    /// trainer's `totalStreams` (a stream group; see Trainer).
     let U: Int, B: Int, H: Int, G: Int, V: Int, N: Int
+    let firstStream: Int, totalStreams: Int
     /// Steps per pipeline block: about 256 rows, at least 8 blocks per chunk when U allows
     /// (shorter blocks shorten the tails where one thread waits for the other; measured best
     /// at B = 1: 25 steps).
@@ -59,14 +62,30 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
     let outNote: UnsafeMutablePointer<Int>, outTick: UnsafeMutablePointer<Int>
     /// Run block work on the helper thread (true) or inline (false); same results.
     var pipelined = true
-    private let jobs = OrderedJobs()
+    /// The helper thread's queue, made on first use (a workspace that never pipelines and never
+    /// runs a chunk asynchronously starts no thread).
+    private var jobQueue: OrderedJobs?
+    private var jobs: OrderedJobs {
+        if let q = jobQueue { return q }
+        let q = OrderedJobs()
+        q.executor = self
+        jobQueue = q
+        return q
+    }
     /// The optimizer settings and slot of the update job in flight.
     private var updateConfig = OptimizerConfig()
     private var updateSlot: FloatBuffer?
+    /// The arguments and the result of an asynchronous chunk (`startChunk` / `finishChunk`).
+    private var chunkEvents = UnsafeBufferPointer<Int32>(start: nil, count: 0)
+    private var chunkSegment = 0, chunkPointer = 0
+    private var chunkLossSum = 0.0
 
-    init(shape: ModelShape, unroll: Int, batch: Int, params: FloatBuffer, grad: FloatBuffer) {
+    init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int = 0, totalStreams: Int? = nil,
+         params: FloatBuffer, grad: FloatBuffer) {
         self.shape = shape
         U = unroll; B = batch; H = shape.hidden; G = 4 * shape.hidden; V = shape.vocab; N = shape.notes
+        self.firstStream = firstStream
+        self.totalStreams = totalStreams ?? batch
         T = max(1, min(256 / batch, unroll / 8))
         self.params = params
         self.grad = grad
@@ -89,11 +108,10 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         inTick = .allocate(capacity: R); inTick.initialize(repeating: 0, count: R)
         outNote = .allocate(capacity: R); outNote.initialize(repeating: 0, count: R)
         outTick = .allocate(capacity: R); outTick.initialize(repeating: 0, count: R)
-        jobs.executor = self
     }
 
     deinit {
-        jobs.stop()
+        jobQueue?.stop()
         inNote.deallocate(); inTick.deallocate(); outNote.deallocate(); outTick.deallocate()
     }
 
@@ -139,6 +157,8 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         case .output(let k): outputBlock(k)
         case .gradient(let k, let first): gradientBlock(k, first: first)
         case .transposeRecurrent: transposeRecurrent()
+        case .chunk:
+            chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update(let count):
             Optimizer.update(updateConfig, params: params.pointer, grad: UnsafePointer(grad.pointer),
                              slot: updateSlot?.pointer, count: count)
@@ -150,15 +170,17 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
 
     // MARK: chunk
 
-    /// Runs the chunk starting at data pointer `p` of every segment of length `segment`;
-    /// writes the gradient of the chunk's loss into `grad` (dWx then dWy) and returns the loss
-    /// (mean over the U·B rows of CE(note) + CE(tick)). Reads the carried state in block 0 and
-    /// leaves it unchanged.
-    func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Float {
+    /// Runs the chunk starting at data pointer `p` of every segment of length `segment`
+    /// (this workspace's streams); writes the gradient of the chunk's loss into `grad` (dWx
+    /// then dWy) and returns the sum over its U·B rows of CE(note) + CE(tick). The loss whose
+    /// gradient is written is the mean over U·totalStreams rows, so that the stream groups'
+    /// gradients add up to the whole batch's. Reads the carried state in block 0 and leaves it
+    /// unchanged.
+    func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         for t in 0..<U {
             for b in 0..<B {
                 let r = t * B + b
-                let e = b * segment + p + t
+                let e = (firstStream + b) * segment + p + t
                 inNote[r] = shape.noteRow(Int(events[2 * e]))
                 inTick[r] = shape.tickRow(Int(events[2 * e + 1]))
                 outNote[r] = Int(events[2 * e + 2])
@@ -169,7 +191,25 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         backward()
         var total: Double = 0
         for r in 0..<(U * B) { total += Double(rowLoss.pointer[r]) }
-        return Float(total / Double(U * B))
+        return total
+    }
+
+    /// Runs `forwardBackward` on the helper thread (`finishChunk` returns its result); the
+    /// events must stay valid until then. Requires `pipelined == false`: the helper thread
+    /// runs the whole chunk, block work included.
+    func startChunk(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
+        precondition(!pipelined, "an asynchronous chunk runs its block work inline")
+        chunkEvents = events
+        chunkSegment = segment
+        chunkPointer = p
+        jobs.submit(.chunk)
+    }
+
+    /// Waits for the chunk `startChunk` began (running it here if the helper has not started it).
+    func finishChunk() -> Double {
+        jobs.drain()
+        chunkEvents = UnsafeBufferPointer(start: nil, count: 0)
+        return chunkLossSum
     }
 
     /// Forward sweep. Calling thread: acts, cs, tanhC, hs rows of the current block.
@@ -219,7 +259,7 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         for r in rows { (logits.pointer + r * V).update(from: wy + H * V, count: V) }
         BLAS.sgemm(.none, .none, m: nr, n: V, k: H, alpha: 1, a: hRows, lda: H, b: wyTop, ldb: V, beta: 1,
                    c: logits.mutable(r0 * V, nr * V), ldc: V)
-        let scale = 1 / Float(U * B)
+        let scale = 1 / Float(U * totalStreams)
         for r in rows {
             let y = logits.pointer + r * V
             let ln = Kernels.softmaxCrossEntropy(y, count: N, target: outNote[r], scale: scale)

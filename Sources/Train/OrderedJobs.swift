@@ -16,6 +16,8 @@ enum ChunkJob: Sendable {
     case output(block: Int)
     /// Wx gradients of a block; `first` overwrites instead of accumulating.
     case gradient(block: Int, first: Bool)
+    /// A whole chunk of a stream group (forward, backward, block work inline).
+    case chunk
     /// W_recᵀ for the backward recurrent product.
     case transposeRecurrent
     /// The optimizer update of parameters [0, count).

@@ -72,6 +72,14 @@ final class GradientCheckTests: XCTestCase {
         if !ChunkWorkspace.ownKernelAvailable { print("AVX-512 recurrent kernel not checked: this CPU has no AVX-512") }
     }
 
+    /// B = 17: two stream groups (8 + 9 streams) whose gradients are added.
+    func testGradientBatch17StreamGroups() throws {
+        let (rel, absErr) = try check(batch: 17, pointer: 0, seed: 14)
+        print("gradient check B=17 (two stream groups): worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+    }
+
     /// With clipping active, an SGD step moves every parameter by −lr·clip(gradient).
     func testClippedUpdateEqualsClippedGradient() throws {
         let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)

@@ -69,6 +69,12 @@ final class ResumeTests: XCTestCase {
         assertBitwiseEqual(s, r)
     }
 
+    /// B = 16: two stream groups of 8.
+    func testResumeIsBitwiseExactBatch16StreamGroups() throws {
+        let (s, r) = try straightAndResumed(batch: 16, optimizer: .sgd)
+        assertBitwiseEqual(s, r)
+    }
+
     /// An interrupted run resumed with `--resume` alone finishes its `--steps` and
     /// ends where an uninterrupted run does.
     func testInterruptedRunResumedAloneMatchesStraightRun() throws {

@@ -16,7 +16,7 @@ final class TrainerStateTests: XCTestCase {
     }
 
     func testSameInputsGiveBitwiseIdenticalParameters() throws {
-        for (batch, kind) in [(1, OptimizerKind.sgd), (3, .rmsprop), (2, .momentum)] {
+        for (batch, kind) in [(1, OptimizerKind.sgd), (3, .rmsprop), (2, .momentum), (17, .sgd)] {
             let (state, events, config) = try makeProblem(batch: batch, kind: kind)
             let a = try Trainer(state: state, events: events, optimizer: config)
             let b = try Trainer(state: state, events: events, optimizer: config)
@@ -33,10 +33,12 @@ final class TrainerStateTests: XCTestCase {
 
     /// The helper thread changes timing, never results.
     func testHelperThreadGivesIdenticalBits() throws {
-        for (batch, kind) in [(1, OptimizerKind.rmsprop), (3, .sgd)] {
+        // B = 17: two stream groups (8 + 9 streams), group 1 on the helper thread or inline.
+        for (batch, kind) in [(1, OptimizerKind.rmsprop), (3, .sgd), (17, .momentum)] {
             let (state, events, config) = try makeProblem(batch: batch, kind: kind, seed: 23)
             let a = try Trainer(state: state, events: events, optimizer: config)
             let b = try Trainer(state: state, events: events, optimizer: config)
+            XCTAssertEqual(a.streamGroupCount, batch >= 16 ? 2 : 1)
             a.usesHelperThread = true
             b.usesHelperThread = false
             for _ in 0..<9 { XCTAssertEqual(a.step().bitPattern, b.step().bitPattern) }
@@ -47,7 +49,7 @@ final class TrainerStateTests: XCTestCase {
     /// Stopping after k steps, rebuilding a trainer from `state`, and continuing gives the
     /// same weights, state and losses, bit for bit, as running straight through.
     func testRestoredStateContinuesIdentically() throws {
-        for (batch, kind) in [(1, OptimizerKind.rmsprop), (2, .sgd), (2, .momentum)] {
+        for (batch, kind) in [(1, OptimizerKind.rmsprop), (2, .sgd), (2, .momentum), (17, .rmsprop)] {
             let (state, events, config) = try makeProblem(batch: batch, kind: kind, seed: 22)
             let straight = try Trainer(state: state, events: events, optimizer: config)
             var lossesStraight: [Float] = []
