@@ -87,6 +87,10 @@ CLONES void drummer_add3(int n, const float *restrict a, const float *restrict b
     for (int j = 0; j < n; j++) out[j] = a[j] + b[j] + c[j];
 }
 
+CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y) {
+    for (int j = 0; j < n; j++) y[j] += x[j];
+}
+
 CLONES void drummer_cell_forward(int H, float *restrict gates, const float *restrict cPrev,
                                  float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
     float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H, *restrict g = gates + 3 * H;
@@ -202,7 +206,29 @@ void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const flo
         }
     }
 }
+__attribute__((target("avx512f")))
+float drummer_fma_peak_loop_avx512(long iterations) {
+    __m512 a0 = _mm512_set1_ps(0.0f), a1 = _mm512_set1_ps(1.0f), a2 = _mm512_set1_ps(2.0f), a3 = _mm512_set1_ps(3.0f);
+    __m512 a4 = _mm512_set1_ps(4.0f), a5 = _mm512_set1_ps(5.0f), a6 = _mm512_set1_ps(6.0f), a7 = _mm512_set1_ps(7.0f);
+    __m512 a8 = _mm512_set1_ps(8.0f), a9 = _mm512_set1_ps(9.0f), a10 = _mm512_set1_ps(10.0f), a11 = _mm512_set1_ps(11.0f);
+    const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-6f);
+    for (long n = 0; n < iterations; n++) {
+        a0 = _mm512_fmadd_ps(a0, x, y); a1 = _mm512_fmadd_ps(a1, x, y); a2 = _mm512_fmadd_ps(a2, x, y);
+        a3 = _mm512_fmadd_ps(a3, x, y); a4 = _mm512_fmadd_ps(a4, x, y); a5 = _mm512_fmadd_ps(a5, x, y);
+        a6 = _mm512_fmadd_ps(a6, x, y); a7 = _mm512_fmadd_ps(a7, x, y); a8 = _mm512_fmadd_ps(a8, x, y);
+        a9 = _mm512_fmadd_ps(a9, x, y); a10 = _mm512_fmadd_ps(a10, x, y); a11 = _mm512_fmadd_ps(a11, x, y);
+        // Keep the twelve chains in registers and in the loop.
+        __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
+                              "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11));
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    return _mm512_reduce_add_ps(s);
+}
 #else
+float drummer_fma_peak_loop_avx512(long iterations) { (void)iterations; return 0.0f; }
+
 void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate) {
     // Not reachable: drummer_kernels_have_avx512() is 0 here. A plain loop keeps it correct anyway.

@@ -328,9 +328,8 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         if first { gwx.update(repeating: 0, count: V * G) }
         for r in rows {
             let d = dGates.pointer + r * G
-            let rn = gwx + inNote[r] * G, rt = gwx + inTick[r] * G
-            for j in 0..<G { rn[j] += d[j] }
-            for j in 0..<G { rt[j] += d[j] }
+            drummer_accumulate(Int32(G), d, gwx + inNote[r] * G)
+            drummer_accumulate(Int32(G), d, gwx + inTick[r] * G)
         }
     }
 

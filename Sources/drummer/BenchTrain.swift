@@ -62,6 +62,15 @@ struct BenchTrain: ParsableCommand {
         print("settings: U=\(unroll) H=\(hidden) V=\(notes + ticks) (\(notes) notes + \(ticks) ticks), "
               + "\(events) synthetic events, SGD, \(runs) runs of ≥ \(seconds) s, median")
         let shape = ModelShape(notes: notes, ticks: ticks, hidden: hidden)
+        let flops = FMAPeak.flopsPerTimestep(hidden: hidden, vocab: notes + ticks)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let peakAll = FMAPeak.measure(threads: cores), peakOne = FMAPeak.measure(threads: 1)
+        if let p1 = peakOne, let p = peakAll {
+            print(String(format: "float32 FMA peak (AVX-512 register loop): %.0f GFLOP/s on 1 core, %.0f on %d; a timestep is %.3f MFLOP",
+                         p1, p, cores, flops / 1e6))
+        } else {
+            print(String(format: "a timestep is %.3f MFLOP (FMA peak probe needs AVX-512)", flops / 1e6))
+        }
         var rng = SeededRNG(seed: 1)
         var seq: [Int32] = []
         seq.reserveCapacity(2 * events)
@@ -98,9 +107,16 @@ struct BenchTrain: ParsableCommand {
                 let sorted = rates.sorted()
                 let kernel = trainer.usesOwnRecurrentKernel ? "avx512" : "openblas"
                 let label = mode.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
-                print(String(format: "batch %3d  %@  median %9.0f timesteps/s  (min %.0f, max %.0f)  recurrent: %@",
-                             b, label as NSString, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1],
-                             kernel as NSString))
+                let median = sorted[sorted.count / 2]
+                let gflops = median * flops / 1e9
+                // Against the peak of the cores the mode can use: blas1 runs on one.
+                let used = mode == .blas1 ? 1 : cores
+                let ofPeak = (used == 1 ? peakOne : peakAll).map {
+                    String(format: ", %.0f%% of the %d-core peak", 100 * gflops / $0, used)
+                } ?? ""
+                print(String(format: "batch %3d  %@  median %9.0f timesteps/s  (min %.0f, max %.0f)  %.0f GFLOP/s%@  recurrent: %@, %d stream group(s)",
+                             b, label as NSString, median, sorted[0], sorted[sorted.count - 1], gflops,
+                             ofPeak as NSString, kernel as NSString, trainer.streamGroupCount))
             }
         }
         BLASRuntime.setThreads(1)

@@ -20,6 +20,11 @@ int drummer_kernels_have_avx512(void);
 void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate);
 
+/// A benchmark probe: `iterations` rounds of 12 independent AVX-512 FMA chains (384 FLOP per
+/// round) on registers, no memory traffic: the core's float32 FMA throughput ceiling. Returns
+/// a value derived from the results (so the loop is not optimised away). Requires AVX-512F.
+float drummer_fma_peak_loop_avx512(long iterations);
+
 /// In place over n floats: e^x, σ(x) = 1/(1+e^−x), tanh(x) (Cephes polynomials, ≈2 ulp).
 void drummer_exp(float *x, int n);
 void drummer_sigmoid(float *x, int n);
@@ -37,6 +42,9 @@ void drummer_cell_backward(int H, const float *acts, const float *cPrev, const f
 
 /// out[j] = a[j] + b[j] + c[j] for j < n: the input block of the gates (note row + tick row + bias).
 void drummer_add3(int n, const float *a, const float *b, const float *c, float *out);
+
+/// y[j] += x[j] for j < n (the input rows' gradient: a scatter-add of dGates rows).
+void drummer_accumulate(int n, const float *x, float *y);
 
 /// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
 float drummer_negative_log_likelihood(float *y, int n, int target);
