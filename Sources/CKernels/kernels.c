@@ -156,18 +156,20 @@ CLONES float drummer_softmax_cross_entropy(float *y, int n, int target, float sc
 // Columns past N are masked, rows past M take the short-tile loop.
 enum { MR = 8 };
 
-// acc[r] += A[r, k]·W[k, 0..<32] for r < rows, k < K. Inlined into `tile` once with
-// rows = MR (a constant, so the row loop unrolls) and once for the short tile.
+// acc[r] += A[r, k]·W[k, 0..<16·halves] for r < rows, k < K. Inlined into `tile` with
+// constant rows (MR) and halves (2, or 1 when at most 16 columns are left, so that a
+// narrow last tile does no FMAs on zeros), and for the short tile.
 __attribute__((target("avx512f"), always_inline))
-static inline void accumulate_rows(int rows, int K, const float *A, int lda, const float *W, int ldw,
-                                   __mmask16 m0, __mmask16 m1, __m512 acc[MR][2]) {
+static inline void accumulate_rows(int rows, int halves, int K, const float *A, int lda, const float *W,
+                                   int ldw, __mmask16 m0, __mmask16 m1, __m512 acc[MR][2]) {
     for (int k = 0; k < K; k++) {
         const float *w = W + (size_t)k * ldw;
-        __m512 w0 = _mm512_maskz_loadu_ps(m0, w), w1 = _mm512_maskz_loadu_ps(m1, w + 16);
+        __m512 w0 = _mm512_maskz_loadu_ps(m0, w);
+        __m512 w1 = halves == 2 ? _mm512_maskz_loadu_ps(m1, w + 16) : _mm512_setzero_ps();
         for (int r = 0; r < rows; r++) {
             __m512 a = _mm512_set1_ps(A[(size_t)r * lda + k]);
             acc[r][0] = _mm512_fmadd_ps(a, w0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(a, w1, acc[r][1]);
+            if (halves == 2) acc[r][1] = _mm512_fmadd_ps(a, w1, acc[r][1]);
         }
     }
 }
@@ -177,10 +179,12 @@ static inline void tile(int mr, int K, const float *A, int lda, const float *W, 
                         __mmask16 m0, __mmask16 m1, float *C, int ldc, int accumulate) {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) { acc[r][0] = _mm512_setzero_ps(); acc[r][1] = _mm512_setzero_ps(); }
-    if (mr == MR) {
-        accumulate_rows(MR, K, A, lda, W, ldw, m0, m1, acc);
+    if (mr == MR && m1 != 0) {
+        accumulate_rows(MR, 2, K, A, lda, W, ldw, m0, m1, acc);
+    } else if (mr == MR) {
+        accumulate_rows(MR, 1, K, A, lda, W, ldw, m0, m1, acc);
     } else {
-        accumulate_rows(mr, K, A, lda, W, ldw, m0, m1, acc);
+        accumulate_rows(mr, m1 != 0 ? 2 : 1, K, A, lda, W, ldw, m0, m1, acc);
     }
     for (int r = 0; r < mr; r++) {
         float *c = C + (size_t)r * ldc;
