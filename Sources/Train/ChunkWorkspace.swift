@@ -103,7 +103,7 @@ final class ChunkWorkspace: OrderedJobExecutor, @unchecked Sendable {
         ones = FloatBuffer(count: R, value: 1)
         let own = ChunkWorkspace.ownKernelAvailable && batch >= ChunkWorkspace.ownKernelMinimumBatch
         ownRecurrentKernel = own
-        recT = FloatBuffer(count: own ? 4 * shape.hidden * shape.hidden : 0)
+        recT = FloatBuffer(count: own ? G * H : 0)
         inNote = .allocate(capacity: R); inNote.initialize(repeating: 0, count: R)
         inTick = .allocate(capacity: R); inTick.initialize(repeating: 0, count: R)
         outNote = .allocate(capacity: R); outNote.initialize(repeating: 0, count: R)

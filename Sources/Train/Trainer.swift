@@ -16,6 +16,7 @@
 // gradient = group 0's + group 1's and one update. No thread waits on the other
 // mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
 // only, so results are the same with or without the helper thread.
+import CKernels
 import DrummerCore
 
 public final class Trainer {
@@ -173,8 +174,7 @@ public final class Trainer {
             let s0 = g0.forwardBackward(events: ev, segment: segment, pointer: pointer)
             let s1 = groupsInParallel
                 ? g1.finishChunk() : g1.forwardBackward(events: ev, segment: segment, pointer: pointer)
-            let a = grad.pointer, b = UnsafePointer(groupGrad.pointer)
-            for k in 0..<grad.count { a[k] += b[k] }
+            drummer_accumulate(Int32(grad.count), groupGrad.pointer, grad.pointer)  // grad = group 0's + group 1's
             return s0 + s1
         }
         return Float(sum / Double(unroll * batch))
