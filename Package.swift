@@ -44,9 +44,9 @@ let package = Package(
         .target(name: "Train", dependencies: ["CKernels", "DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
         .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
-        // The deployment runtime: the core (BLAS), the MIDI reader/writer, and Encode's hit
-        // extraction for primers (read as convert-midi reads files). No HDF5, no Train.
-        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse", "Encode"]),
+        // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
+        // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
+        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
 
         .executableTarget(
             name: "drummer",

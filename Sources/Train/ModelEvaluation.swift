@@ -5,6 +5,7 @@
 import DrummerCore
 import Encode
 import Foundation
+import MIDIParse
 
 /// A model to evaluate, from either kind of file.
 public struct EvaluatedModel: Sendable {
@@ -71,11 +72,8 @@ public enum ModelEvaluation {
     /// The hits of one MIDI file, converted with the default `convert-midi`
     /// settings (as a one-file dataset would be), in the model's indices.
     public static func events(midiFile path: String, for model: EvaluatedModel) throws -> [Int32] {
-        let settings = ConversionSettings()
-        let hits = try MIDIDatasetConverter.hits(path: path, settings: settings)
-        var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
-        sequence.append(hits)
-        return try indices(notes: sequence.notes, ticks: sequence.deltas, vocabulary: model.vocabulary, source: path)
+        let hits = try FileHits.read(path: path, settings: HitExtractionSettings())
+        return try indices(notes: hits.notes, ticks: hits.deltas, vocabulary: model.vocabulary, source: path)
     }
 
     /// Runs the model over `events` (model indices) from zero state.
