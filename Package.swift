@@ -40,10 +40,14 @@ let package = Package(
         .target(name: "MIDIParse"),
         // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
         .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore"]),
-        // Backward pass, loss, optimizers, TBPTT loop, HDF5 checkpoints, evaluation.
-        .target(name: "Train", dependencies: ["CKernels", "DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
+        // Training checkpoints: what a run stores (state, hyperparameters and their ranges,
+        // vocabulary, dataset identity), its HDF5 layout, versions and validation.
+        .target(name: "Checkpoints", dependencies: ["DrummerCore", "HDF5Kit"]),
+        // The LSTM layer's forward and backward, its scheduling on two cores, loss,
+        // optimizers, the TBPTT loop, evaluation.
+        .target(name: "Train", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "MIDIParse"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
-        .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
+        .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore"]),
         // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
         // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
         .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
@@ -51,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "drummer",
             dependencies: [
-                "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
+                "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -60,9 +64,9 @@ let package = Package(
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
         .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "DrummerCore", "Encode", "HDF5Kit"],
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Checkpoints", "DrummerCore", "Encode", "HDF5Kit"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Train", "DrummerCore"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),
     ]

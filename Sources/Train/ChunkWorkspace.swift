@@ -31,6 +31,7 @@
 // The recurrent products: at B ≥ 8 on a CPU with AVX-512, CKernels' drummer_gemm_avx512
 // (no packing: W_rec, or its transpose copied once per chunk, stays in cache across the
 // U calls); otherwise OpenBLAS. `Scripts/bench-train` shows the difference.
+import Checkpoints
 import CKernels
 import DrummerCore
 

@@ -1,6 +1,7 @@
 // Evaluation: run the model over a sequence from zero state (one stream),
 // predicting event t+1 from events ≤ t. The recurrence is sequential (GEMV per
 // step); the output layer runs as one GEMM per block of steps.
+import Checkpoints
 import CKernels
 import DrummerCore
 

@@ -1,5 +1,6 @@
 // The float32 FMA throughput ceiling of this machine, for judging benchmark figures:
 // register-only AVX-512 FMA chains, timed on 1 or more threads at once.
+import Checkpoints
 import CKernels
 import Dispatch
 

@@ -2,17 +2,8 @@
 // Draw order (part of the seed contract): Wx row-major, then Wy row-major; for
 // keras the input block, then the recurrent block (one H×4H orthogonal matrix),
 // then Wy.
+import Checkpoints
 import DrummerCore
-
-/// Weight initialisation schemes.
-public enum InitScheme: String, CaseIterable, Sendable {
-    /// The original's: truncated normal, stddev 0.01, every row including the biases.
-    case original
-    /// Keras' LSTM defaults: Glorot-uniform input block, orthogonal recurrent block
-    /// (the whole H×4H matrix, as Keras), zero bias with forget-gate bias 1;
-    /// Glorot-uniform output matrix with zero bias.
-    case keras
-}
 
 public enum Initializer {
     public static func weights(

@@ -2,6 +2,7 @@
 // backward of one stream at one step, and the two softmax cross-entropies of
 // one output row. H = hidden size, G = 4H; gate blocks f, i, o, g. The loops are
 // C (CKernels), where each is compiled per instruction set; see drummer_kernels.h.
+import Checkpoints
 import CKernels
 
 enum Kernels {

@@ -2,6 +2,7 @@
 // sequence from zero state. The dataset's events are mapped through its own
 // vocabulary to MIDI note numbers and tick values, then to the model's indices;
 // values the model does not know are an error naming them.
+import Checkpoints
 import DrummerCore
 import Encode
 import Foundation

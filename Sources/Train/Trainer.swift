@@ -16,6 +16,7 @@
 // gradient = group 0's + group 1's and one update. No thread waits on the other
 // mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
 // only, so results are the same with or without the helper thread.
+import Checkpoints
 import CKernels
 import DrummerCore
 
@@ -53,8 +54,8 @@ public final class Trainer {
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {
         let s = state.shape
         guard s.isValid else { throw TrainError.stateMismatch("invalid model shape \(s)") }
-        guard state.unroll >= 1 else { throw TrainError.badSetting("unroll must be at least 1, got \(state.unroll)") }
-        guard state.batch >= 1 else { throw TrainError.badSetting("batch size must be at least 1, got \(state.batch)") }
+        try SettingRules.unroll(state.unroll)
+        try SettingRules.batchSize(state.batch)
         try optimizer.validate()
         let bytes = Trainer.workspaceBytes(shape: s, unroll: state.unroll, batch: state.batch)
         guard bytes <= Trainer.workspaceLimit else {

@@ -1,4 +1,5 @@
 // The step loop of a training run, its evaluations and checkpoints.
+import Checkpoints
 import DrummerCore
 import Foundation
 

@@ -3,6 +3,7 @@
 //   --checkpoint-every (and when validation improves) → stop on --steps or a signal,
 // writing a final evaluation and checkpoint. A NaN/Inf loss or weights stop the
 // run with an error and write nothing, so the last checkpoint on disk is good.
+import Checkpoints
 import DrummerCore
 import Foundation
 
@@ -94,7 +95,7 @@ public final class TrainingRun {
                     throw RunError.vocabularyMismatch(source: from, difference: diff)
                 }
                 if let h = options.hidden, h != model.shape.hidden {
-                    throw RunError.invalidSetting(option: "--hidden", message:
+                    throw SettingError(option: "--hidden", message:
                         "\(h) differs from the hidden size \(model.shape.hidden) of --init-from \(from)")
                 }
                 weights = model.weights

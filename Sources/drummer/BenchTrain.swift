@@ -1,4 +1,5 @@
 import ArgumentParser
+import Checkpoints
 import DrummerCore
 import Foundation
 import Train

@@ -1,6 +1,7 @@
 // A plain double-precision forward of the model (loss only), written apart from
 // the trainer, for finite-difference gradient checks and evaluation checks.
 import DrummerCore
+import Checkpoints
 import Train
 import Foundation
 import XCTest

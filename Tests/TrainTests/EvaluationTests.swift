@@ -2,6 +2,7 @@
 // remapped through MIDI values, unknown values are named.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class EvaluationTests: XCTestCase {

@@ -2,6 +2,7 @@
 // sequence longer than one output block.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class EvaluatorTests: XCTestCase {

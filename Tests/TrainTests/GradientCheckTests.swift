@@ -3,6 +3,7 @@
 // forward of the same loss.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class GradientCheckTests: XCTestCase {

@@ -1,6 +1,7 @@
 // The two initialisation schemes: distributions, structure, determinism.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class InitializerTests: XCTestCase {

@@ -3,6 +3,7 @@
 import DrummerCore
 import Foundation
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 struct ReferenceFixture: Decodable {

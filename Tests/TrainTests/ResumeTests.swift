@@ -2,6 +2,7 @@
 // what a resumed run may and may not change; dataset fingerprints.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class ResumeTests: XCTestCase {

@@ -1,6 +1,7 @@
 // Determinism, in-memory state round trip, schedule and input validation of Trainer.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class TrainerStateTests: XCTestCase {
