@@ -32,8 +32,9 @@ let package = Package(
         // The trainer's hot loops in C: elementwise cell/softmax kernels compiled per
         // instruction set (target_clones) and an AVX-512 recurrent product.
         .target(name: "CKernels"),
-        // Shared core: BLAS wrappers, weight layout, LSTM cell forward, softmax, seeded RNG.
-        .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE"]),
+        // Shared core: BLAS and CKernels wrappers, weight layout, the inference forward step
+        // (eval and sample), softmax, seeded RNG, model directories.
+        .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE", "CKernels"]),
         // Owning Swift wrappers over the HDF5 C API.
         .target(name: "HDF5Kit", dependencies: ["CHDF5"]),
         // Standard MIDI File reader and writer (no dependencies).

@@ -8,13 +8,13 @@ extension TrainingRun {
     public func run(shouldStop: () -> Bool = { StopSignal.requested }) throws -> RunSummary {
         let c = configuration
         let U = c.unroll, B = c.batchSize
-        if let target = c.steps, trainer.state.step >= target {
-            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to train")
+        if let target = c.steps, trainer.progress.step >= target {
+            reporter.line("already at step \(trainer.progress.step) (--steps \(target)): nothing to train")
             // A new run with --steps 0 still leaves its initial state as a checkpoint.
-            if savedStep != trainer.state.step { try save() }
-            return RunSummary(ending: .nothingToDo, step: trainer.state.step, lastCheckpoint: lastCheckpoint)
+            if savedStep != trainer.progress.step { try save() }
+            return RunSummary(ending: .nothingToDo, step: trainer.progress.step, lastCheckpoint: lastCheckpoint)
         }
-        let startStep = trainer.state.step
+        let startStep = trainer.progress.step
         let clock = RunClock()
         // Timesteps/s counts time inside steps only (evaluations and checkpoints
         // are excluded); the ETA uses wall-clock time, which includes them.
@@ -22,14 +22,14 @@ extension TrainingRun {
         var lastBar = -1.0
         var lastLoss: Float = .nan
         while true {
-            let step = trainer.state.step
+            let step = trainer.progress.step
             if let target = c.steps, step >= target { break }
             let lr = currentLearningRate
             trainer.optimizerConfig = c.optimizerConfig(learningRate: lr)
             let before = clock.seconds
             let loss = trainer.step()
             windowSeconds += clock.seconds - before
-            let now = trainer.state.step
+            let now = trainer.progress.step
             guard loss.isFinite else {
                 throw RunError.nonFinite(step: now, what: "the loss is \(loss) (try a lower --lr or --clip)",
                                          lastCheckpoint: lastCheckpoint)
@@ -75,7 +75,7 @@ extension TrainingRun {
             }
         }
         clearBar()
-        let end = trainer.state.step
+        let end = trainer.progress.step
         if end % c.logEvery != 0, lastLoss.isFinite {
             let t = clock.seconds
             reporter.line(progressLine(step: end, loss: lastLoss, lr: currentLearningRate,
@@ -97,7 +97,7 @@ extension TrainingRun {
     /// and logs the result.
     func evaluate(learningRate: Float) throws -> EvaluationRecord {
         let w = try finiteWeights()
-        let s = trainer.state
+        let s = trainer.progress
         let clock = RunClock()
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
@@ -119,7 +119,7 @@ extension TrainingRun {
     /// Writes `ckpt-<step>.h5` and prunes old checkpoints.
     func save() throws {
         _ = try finiteWeights()
-        let step = trainer.state.step
+        let step = trainer.progress.step
         let path = checkpoints.file(step: step)
         try checkpoint().write(to: path)
         lastCheckpoint = path
@@ -133,7 +133,7 @@ extension TrainingRun {
     func finiteWeights() throws -> LSTMWeights {
         let w = try weights()
         do { try w.checkFinite() } catch {
-            throw RunError.nonFinite(step: trainer.state.step, what: "\(error)", lastCheckpoint: lastCheckpoint)
+            throw RunError.nonFinite(step: trainer.progress.step, what: "\(error)", lastCheckpoint: lastCheckpoint)
         }
         return w
     }
@@ -144,7 +144,7 @@ extension TrainingRun {
         var s = "step \(step)"
         if let t = configuration.steps { s += "/\(t)" }
         s += String(format: "  epoch %d  loss %.4f  smoothed %.4f  lr %g  %.0f timesteps/s",
-                    trainer.state.epoch, loss, smoothedLoss, Double(lr), timestepsPerSecond)
+                    trainer.progress.epoch, loss, smoothedLoss, Double(lr), timestepsPerSecond)
         if let eta = eta(step: step, stepsPerSecond: stepsPerSecond) { s += "  ETA \(eta)" }
         return s
     }

@@ -42,8 +42,11 @@ public final class TrainingRun {
     let reporter: RunReporter
     let checkpoints: CheckpointDirectory
 
-    /// The trainer's current state.
-    public var state: TrainingState { trainer.state }
+    /// The trainer's whole state, copied out (see `Trainer.snapshot`).
+    public func snapshot() -> TrainingState { trainer.snapshot() }
+
+    /// Where the run is (free to read).
+    public var progress: TrainingProgress { trainer.progress }
 
     /// Loads the data, and the checkpoint or initial weights, as `options` say.
     public init(options: RunOptions, reporter: RunReporter) throws {
@@ -120,7 +123,7 @@ public final class TrainingRun {
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         if options.resume != nil {
-            let step = trainer.state.step
+            let step = trainer.progress.step
             let later = checkpoints.list().filter { $0.step > step }.map(\.step)
             if !later.isEmpty {
                 reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
@@ -143,17 +146,17 @@ public final class TrainingRun {
 
     /// The learning rate of the next update.
     public var currentLearningRate: Float {
-        configuration.schedule.rate(base: configuration.learningRate, step: trainer.state.step, progress: schedule)
+        configuration.schedule.rate(base: configuration.learningRate, step: trainer.progress.step, progress: schedule)
     }
 
     /// The current weights.
     public func weights() throws -> LSTMWeights {
-        try trainer.state.weights()
+        try trainer.weights()
     }
 
     /// The checkpoint of the current state.
     public func checkpoint() -> Checkpoint {
-        Checkpoint(configuration: configuration, state: trainer.state, vocabulary: data.vocabulary,
+        Checkpoint(configuration: configuration, state: trainer.snapshot(), vocabulary: data.vocabulary,
                    rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint,
                    datasetEvents: data.eventCount, validationEvents: data.validationCount,
                    smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,

@@ -41,7 +41,7 @@ struct BenchSample: ParsableCommand {
         let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
         let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
         let sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), vocabulary: vocab)
-        print("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.vocab); "
+        print("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.inputWidth); "
               + "\(notes) notes per run, median of \(runs) runs")
         let defaultThreads = BLASRuntime.threads
         var rates: [Int: Double] = [:]
