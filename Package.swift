@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
         .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "Checkpoints", "DrummerCore", "Encode", "HDF5Kit"],
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Checkpoints", "DrummerCore", "Encode", "HDF5Kit", "Sample"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),

@@ -17,6 +17,11 @@
 // only its output, reserved up front).
 
 import DrummerCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How to sample.
 public struct SamplingOptions: Equatable, Sendable {
@@ -157,6 +162,30 @@ public final class Sampler {
         let note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
         let tick = Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble())
         return SampledEvent(note: note, tick: tick)
+    }
+
+    /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
+    /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
+    /// its softmax), from h = c = 0: `(note, tick)` per prediction. What `drummer eval`
+    /// computes, from the runtime's side.
+    public func negativeLogLikelihoods(of sequence: [SampledEvent]) throws -> [(note: Double, tick: Double)] {
+        let N = shape.notes, K = shape.ticks, O = shape.outputWidth
+        for (i, e) in sequence.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
+            throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
+        }
+        lstm.resetState()
+        var out: [(note: Double, tick: Double)] = []
+        out.reserveCapacity(max(0, sequence.count - 1))
+        for (e, next) in zip(sequence, sequence.dropFirst()) {
+            step(e)
+            let logits = lstm.logits()
+            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
+            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<O])
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[0..<N]), into: noteProbs)
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[N..<O]), into: tickProbs)
+            out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
+        }
+        return out
     }
 
     /// The original's baseline: notes and ticks drawn uniformly from the vocabulary

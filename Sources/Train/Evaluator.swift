@@ -12,6 +12,8 @@ public struct EvaluationResult: Sendable, Equatable {
     public var correctTick: Int
     /// Note and tick both right (the original's accuracy).
     public var correctBoth: Int
+    /// NLL(note) + NLL(tick) of each prediction, when asked for (`recordSteps`).
+    public var stepLosses: [Double]?
 
     public init(predictions: Int, lossSum: Double, correctNote: Int, correctTick: Int, correctBoth: Int) {
         self.predictions = predictions
@@ -42,12 +44,14 @@ public enum Evaluator {
     /// and c are bitwise the sampler's on the same sequence; only the output layer is batched
     /// (one GEMM per block of steps instead of one GEMV per step), which changes the logits by
     /// float32 rounding.
-    public static func evaluate(weights: LSTMWeights, events: [Int32]) -> EvaluationResult {
+    public static func evaluate(weights: LSTMWeights, events: [Int32], recordSteps: Bool = false) -> EvaluationResult {
         let shape = weights.shape
         let H = shape.hidden, O = shape.outputWidth, N = shape.notes
         let n = events.count / 2
         var result = EvaluationResult(predictions: 0, lossSum: 0, correctNote: 0, correctTick: 0, correctBoth: 0)
+        if recordSteps { result.stepLosses = [] }
         guard n >= 2 else { return result }
+        if recordSteps { result.stepLosses?.reserveCapacity(n - 1) }
         precondition((try? EventValidation.check(events, shape: shape)) != nil,
                      "Evaluator.evaluate: events outside the vocabulary")
         let T = block
@@ -80,6 +84,7 @@ public enum Evaluator {
                         let nllN = Kernels.negativeLogLikelihood(yn, target: tn)
                         let nllT = Kernels.negativeLogLikelihood(yt, target: tt)
                         result.lossSum += Double(nllN) + Double(nllT)
+                        if recordSteps { result.stepLosses?.append(Double(nllN) + Double(nllT)) }
                         if okN { result.correctNote += 1 }
                         if okT { result.correctTick += 1 }
                         if okN && okT { result.correctBoth += 1 }
