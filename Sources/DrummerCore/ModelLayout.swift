@@ -106,10 +106,6 @@ public struct Vocabulary: Equatable, Sendable, Codable {
 
     public func shape(hidden: Int) -> ModelShape { ModelShape(notes: notes, ticks: ticks, hidden: hidden) }
 
-    /// Index of a MIDI note number, or nil when it is not in the vocabulary.
-    public func noteIndex(_ note: Int) -> Int? { ixToNote.firstIndex(of: note) }
-    /// Index of a tick value, or nil when it is not in the vocabulary.
-    public func tickIndex(_ tick: Int) -> Int? { ixToTick.firstIndex(of: tick) }
 }
 
 public struct VocabularyError: Error, CustomStringConvertible, Equatable {

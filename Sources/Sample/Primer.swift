@@ -54,34 +54,17 @@ extension Primer {
     static func make(hits: [DrumHit], channel: Int?, path: String, vocabulary: Vocabulary,
                      warnings: [String]) throws -> Primer {
         guard !hits.isEmpty else { throw PrimerError.noHits(path: path) }
-        var noteIndex = [Int](repeating: -1, count: 128)
-        for (i, n) in vocabulary.ixToNote.enumerated() { noteIndex[n] = i }
-        let unknown = Set(hits.map(\.note).filter { noteIndex[$0] < 0 }).sorted()
+        let index = VocabularyIndex(vocabulary)
+        let unknown = Set(hits.map(\.note).filter { index.note($0) == nil }).sorted()
         guard unknown.isEmpty else {
             throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: vocabulary.ixToNote)
         }
-        let ticks = vocabulary.ixToTick.enumerated().sorted { $0.element < $1.element }
         var mapped = 0
         let events = hits.map { h -> SampledEvent in
-            let (index, exact) = nearest(h.delta, in: ticks)
+            let (tick, exact) = index.nearestTick(h.delta)
             if !exact { mapped += 1 }
-            return SampledEvent(note: noteIndex[h.note], tick: index)
+            return SampledEvent(note: index.note(h.note) ?? 0, tick: tick)
         }
         return Primer(events: events, hits: hits, mappedTicks: mapped, channel: channel, warnings: warnings)
-    }
-
-    /// Index (into ix_to_tick) of the tick value nearest `delta`; `sorted` holds
-    /// (index, value) by increasing value. Ties go to the smaller value.
-    static func nearest(_ delta: Int, in sorted: [(offset: Int, element: Int)]) -> (Int, Bool) {
-        var lo = 0, hi = sorted.count  // first value ≥ delta
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if sorted[mid].element < delta { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < sorted.count, sorted[lo].element == delta { return (sorted[lo].offset, true) }
-        if lo == 0 { return (sorted[0].offset, false) }
-        if lo == sorted.count { return (sorted[lo - 1].offset, false) }
-        let below = sorted[lo - 1], above = sorted[lo]
-        return (delta - below.element <= above.element - delta ? below.offset : above.offset, false)
     }
 }

@@ -35,18 +35,16 @@ public enum ModelEvaluation {
     /// naming every note and tick value outside its vocabulary.
     public static func indices(notes: [Int], ticks: [Int], vocabulary: Vocabulary, source: String) throws -> [Int32] {
         precondition(notes.count == ticks.count, "notes and ticks must pair up")
-        var noteIx: [Int: Int32] = [:], tickIx: [Int: Int32] = [:]
-        for (i, n) in vocabulary.ixToNote.enumerated() { noteIx[n] = Int32(i) }
-        for (i, t) in vocabulary.ixToTick.enumerated() { tickIx[t] = Int32(i) }
+        let index = VocabularyIndex(vocabulary)
         var out = [Int32]()
         out.reserveCapacity(2 * notes.count)
         var badNotes = Set<Int>(), badTicks = Set<Int>()
         for (n, t) in zip(notes, ticks) {
-            let a = noteIx[n], b = tickIx[t]
+            let a = index.note(n), b = index.tick(t)
             if a == nil { badNotes.insert(n) }
             if b == nil { badTicks.insert(t) }
-            out.append(a ?? 0)
-            out.append(b ?? 0)
+            out.append(Int32(a ?? 0))
+            out.append(Int32(b ?? 0))
         }
         guard badNotes.isEmpty && badTicks.isEmpty else {
             var parts: [String] = []

@@ -158,7 +158,7 @@ final class LSTMInferenceTests: XCTestCase {
         XCTAssertThrowsError(try Vocabulary(ixToNote: [36, 36], ixToTick: [0]))
         XCTAssertThrowsError(try Vocabulary(ixToNote: [200], ixToTick: [0]))
         let v = try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120])
-        XCTAssertEqual(v.noteIndex(38), 1); XCTAssertNil(v.tickIndex(7))
+        XCTAssertEqual(VocabularyIndex(v).note(38), 1); XCTAssertNil(VocabularyIndex(v).tick(7))
         let json = try JSONOutput.encode(v)
         XCTAssertEqual(try JSONDecoder().decode(Vocabulary.self, from: json), v)
         XCTAssertThrowsError(try JSONDecoder().decode(Vocabulary.self, from: Data(#"{"ix_to_note":[],"ix_to_tick":[1]}"#.utf8)))
