@@ -47,6 +47,9 @@ let package = Package(
         // The LSTM layer's forward and backward, its scheduling on two cores, loss,
         // optimizers, the TBPTT loop, evaluation.
         .target(name: "Train", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "MIDIParse"]),
+        // `drummer bench`: one timing harness, the machine's FMA peak, the BLAS, training and
+        // sampling benchmarks (figures, not tests).
+        .target(name: "Benchmarks", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "Sample", "Train"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
         .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore"]),
         // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
@@ -56,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "drummer",
             dependencies: [
-                "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
+                "Benchmarks", "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -2,6 +2,7 @@
 // options it was given with these rules (before anything is loaded), and
 // `RunConfiguration.validate()` checks a whole configuration with the same rules
 // (a new run, a resumed one, or one read back from a checkpoint).
+import DrummerCore
 
 /// A setting outside its range, naming the command-line option.
 public struct SettingError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -15,9 +16,14 @@ public struct SettingError: Error, CustomStringConvertible, Equatable, Sendable 
 }
 
 public enum SettingRules {
-    public static func hidden(_ v: Int) throws { try atLeast(1, v, "--hidden") }
-    public static func unroll(_ v: Int) throws { try atLeast(1, v, "--unroll") }
-    public static func batchSize(_ v: Int) throws { try atLeast(1, v, "--batch-size") }
+    /// Longest chunk and most streams accepted (the memory they need is checked separately,
+    /// against the machine: `Trainer.checkWorkspace`).
+    public static let maximumUnroll = 100_000
+    public static let maximumBatchSize = 65_536
+
+    public static func hidden(_ v: Int) throws { try within(1, ModelLimits.maximumHidden, v, "--hidden") }
+    public static func unroll(_ v: Int) throws { try within(1, maximumUnroll, v, "--unroll") }
+    public static func batchSize(_ v: Int) throws { try within(1, maximumBatchSize, v, "--batch-size") }
     public static func steps(_ v: Int) throws {
         guard v >= 0 else { throw SettingError(option: "--steps", message: "must not be negative, got \(v)") }
     }
@@ -48,6 +54,11 @@ public enum SettingRules {
 
     // MARK: shapes of rules
 
+    static func within(_ low: Int, _ high: Int, _ v: Int, _ option: String) throws {
+        guard v >= low, v <= high else {
+            throw SettingError(option: option, message: "must be between \(low) and \(high), got \(v)")
+        }
+    }
     static func atLeast(_ low: Int, _ v: Int, _ option: String) throws {
         guard v >= low else { throw SettingError(option: option, message: "must be at least \(low), got \(v)") }
     }

@@ -53,11 +53,7 @@ public final class Trainer {
         try SettingRules.unroll(state.unroll)
         try SettingRules.batchSize(state.batch)
         try optimizer.validate()
-        let bytes = Trainer.workspaceBytes(shape: s, unroll: state.unroll, batch: state.batch)
-        guard bytes <= Trainer.workspaceLimit else {
-            throw TrainError.badSetting(
-                "unroll \(state.unroll) × batch \(state.batch) needs \(bytes >> 20) MiB of training buffers, more than the \(Trainer.workspaceLimit >> 30) GiB limit")
-        }
+        try Trainer.checkWorkspace(shape: s, unroll: state.unroll, batch: state.batch)
         let P = state.parameterCount
         guard state.parameters.count == P else {
             throw TrainError.stateMismatch("parameter buffer holds \(state.parameters.count) values, the shape needs \(P)")
@@ -135,8 +131,22 @@ public final class Trainer {
         return o1 || o2 ? Int.max : sum
     }
 
-    /// The most `workspaceBytes` a trainer accepts.
-    public static let workspaceLimit = 8 << 30
+    /// The most `workspaceBytes` a trainer accepts: 8 GiB, and at most 3/4 of this machine's memory.
+    public static var workspaceLimit: Int {
+        min(8 << 30, (ModelLimits.physicalMemory ?? Int.max / 4) / 4 * 3)
+    }
+
+    /// Throws `SettingError` (naming the sizes, what they need and the limit) when a trainer of
+    /// these sizes would need more than `workspaceLimit`; call it before allocating anything.
+    public static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int) throws {
+        let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
+        let limit = workspaceLimit
+        guard bytes > limit else { return }
+        let need = bytes == Int.max ? "more memory than can be counted" : ModelLimits.describe(bytes: bytes)
+        let machine = ModelLimits.physicalMemory.map { " (this machine has \(ModelLimits.describe(bytes: $0)))" } ?? ""
+        throw SettingError(option: "--hidden/--unroll/--batch-size", message:
+            "\(shape.hidden)/\(unroll)/\(batch) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
+    }
 
     /// From this many streams on, the batch is trained as two stream groups, one per core.
     /// At B = 32 on a 2-core Zen 4: 131k timesteps/s for two independent B = 16 runs side by

@@ -24,18 +24,11 @@ extension TrainingRun {
         while true {
             let step = trainer.progress.step
             if let target = c.steps, step >= target { break }
-            let lr = currentLearningRate
-            trainer.optimizerConfig = c.optimizerConfig(learningRate: lr)
             let before = clock.seconds
-            let loss = trainer.step()
+            let (loss, lr) = try advance()
             windowSeconds += clock.seconds - before
             let now = trainer.progress.step
-            guard loss.isFinite else {
-                throw RunError.nonFinite(step: now, what: "the loss is \(loss) (try a lower --lr or --clip)",
-                                         lastCheckpoint: lastCheckpoint)
-            }
             lastLoss = loss
-            smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
             windowSteps += 1
 
             if now % c.logEvery == 0 {
@@ -91,6 +84,21 @@ extension TrainingRun {
         }
         if savedStep != end { try save() }
         return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
+    }
+
+    /// One step of the loop: the scheduled learning rate, one update, the smoothed loss.
+    /// Returns the chunk's loss and the rate it was trained with; a NaN/Inf loss stops the
+    /// run (`RunError.nonFinite`). Reads the run's progress without copying any state.
+    public func advance() throws -> (loss: Float, learningRate: Float) {
+        let lr = currentLearningRate
+        trainer.optimizerConfig = configuration.optimizerConfig(learningRate: lr)
+        let loss = trainer.step()
+        guard loss.isFinite else {
+            throw RunError.nonFinite(step: trainer.progress.step, what: "the loss is \(loss) (try a lower --lr or --clip)",
+                                     lastCheckpoint: lastCheckpoint)
+        }
+        smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
+        return (loss, lr)
     }
 
     /// Evaluates on the whole training sequence and the validation set, prints

@@ -48,6 +48,9 @@ public final class TrainingRun {
     /// Where the run is (free to read).
     public var progress: TrainingProgress { trainer.progress }
 
+    /// Stream groups the batch is trained as (see `Trainer.streamGroupCount`).
+    public var streamGroupCount: Int { trainer.streamGroupCount }
+
     /// Loads the data, and the checkpoint or initial weights, as `options` say.
     public init(options: RunOptions, reporter: RunReporter) throws {
         self.reporter = reporter
@@ -57,6 +60,7 @@ public final class TrainingRun {
             try config.validate()
             let dataPath = options.data ?? ckpt.datasetPath
             let data = try TrainingData.load(path: dataPath)
+            try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize)
             if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
                 throw RunError.vocabularyMismatch(source: resume, difference: diff)
             }
@@ -90,6 +94,8 @@ public final class TrainingRun {
             try config.validate()
             let dataPath = options.data ?? RunOptions.defaultData
             let data = try TrainingData.load(path: dataPath)
+            try Trainer.checkWorkspace(shape: data.vocabulary.shape(hidden: config.hidden), unroll: config.unroll,
+                                       batch: config.batchSize)
             var rng = SeededRNG(seed: config.seed)
             let weights: LSTMWeights
             if let from = config.initFrom {
