@@ -96,14 +96,15 @@ func makeUTF8StringType(_ handle: H5Handle) throws -> H5Temporary {
     return t
 }
 
-/// A fixed-length UTF-8 string type of `size` bytes (at least 1), NUL-padded:
-/// its values are stored inline (in the object header for an attribute, in the
-/// chunks for a dataset), where checksums cover them, unlike variable-length
-/// strings, whose bytes live in the global heap, which has no checksum.
+/// A fixed-length UTF-8 string type of `size` bytes (at least 1), each string
+/// NUL-terminated within them: its values are stored inline (in the object
+/// header for an attribute, in the chunks for a dataset), where checksums
+/// cover them, unlike variable-length strings, whose bytes live in the global
+/// heap, which has no checksum.
 func makeFixedUTF8StringType(size: Int, _ handle: H5Handle) throws -> H5Temporary {
     let t = H5Temporary.type(try handle.call("H5Tcopy") { H5Tcopy(drummer_H5T_C_S1()) })
     try handle.call("H5Tset_size") { H5Tset_size(t.id, max(1, size)) }
-    try handle.call("H5Tset_strpad") { H5Tset_strpad(t.id, H5T_STR_NULLPAD) }
+    try handle.call("H5Tset_strpad") { H5Tset_strpad(t.id, H5T_STR_NULLTERM) }
     try handle.call("H5Tset_cset") { H5Tset_cset(t.id, H5T_CSET_UTF8) }
     return t
 }

@@ -139,8 +139,8 @@ extension H5Container {
     }
 
     /// Creates a dataset of UTF-8 strings (`[]` = one string): variable-length,
-    /// or, in a file created with `fletcher32`, fixed-length (as long as the
-    /// longest string, NUL-padded) so that the strings' bytes are in the
+    /// or, in a file created with `fletcher32`, fixed-length (one byte longer
+    /// than the longest string, NUL-terminated) so that the strings' bytes are in the
     /// checksummed chunks rather than in the global heap, which has no checksum.
     /// HDF5Kit reads both kinds back as the same strings (h5py returns bytes for
     /// fixed-length strings: `.asstr()` decodes them).
@@ -260,9 +260,10 @@ func chunkShape(_ shape: [Int], itemSize: Int) -> [Int] {
     return chunk
 }
 
-/// Strings as one buffer of fixed-length, NUL-padded items (rejecting embedded NULs).
+/// Strings as one buffer of fixed-length items, each NUL-terminated (one byte
+/// longer than the longest string), rejecting embedded NULs.
 func fixedLengthBytes(_ strings: [String], _ object: String, _ h: H5Handle) throws -> (data: [UInt8], size: Int) {
-    let size = max(1, strings.map { $0.utf8.count }.max() ?? 1)
+    let size = (strings.map { $0.utf8.count }.max() ?? 0) + 1
     var data = [UInt8](repeating: 0, count: try checkedByteCount([strings.count], itemSize: size, h))
     for (i, s) in strings.enumerated() {
         guard !s.utf8.contains(0) else {
@@ -333,5 +334,43 @@ func readStringValues(type: hid_t, space: hid_t, dims: [Int], _ h: H5Handle,
         if let nul = s.firstIndex(of: 0) { s = s[..<nul] }
         if spacePadded { while s.last == 0x20 { s = s.dropLast() } }
         return String(decoding: s, as: UTF8.self)
+    }
+}
+
+/// How a dataset is stored (for tests and diagnostics).
+struct H5Storage: Equatable {
+    enum Layout: Equatable { case compact, contiguous, chunked([Int]), other }
+    let layout: Layout
+    /// The filters applied to its chunks, by HDF5 filter id.
+    let filters: [Int]
+    var fletcher32: Bool { filters.contains(Int(drummer_H5Z_FILTER_FLETCHER32())) }
+}
+
+extension H5Dataset {
+    func storage() throws -> H5Storage {
+        let h = handle
+        let dcpl = H5Temporary.plist(try h.call("H5Dget_create_plist") { H5Dget_create_plist(h.id) })
+        let layout: H5Storage.Layout
+        let kind = try h.call("H5Pget_layout", failure: H5D_LAYOUT_ERROR) { H5Pget_layout(dcpl.id) }
+        switch kind {
+        case H5D_COMPACT: layout = .compact
+        case H5D_CONTIGUOUS: layout = .contiguous
+        case H5D_CHUNKED:
+            var dims = [hsize_t](repeating: 0, count: 32)
+            let rank = try h.call("H5Pget_chunk") { H5Pget_chunk(dcpl.id, 32, &dims) }
+            layout = .chunked(dims.prefix(Int(rank)).map { Int($0) })
+        default: layout = .other
+        }
+        let n = try h.call("H5Pget_nfilters") { H5Pget_nfilters(dcpl.id) }
+        var filters: [Int] = []
+        for i in 0..<n {
+            var flags: UInt32 = 0, nValues = 0, config: UInt32 = 0
+            let id = try h.call("H5Pget_filter2") {
+                H5Pget_filter2(dcpl.id, UInt32(i), &flags, &nValues, nil, 0, nil, &config)
+            }
+            filters.append(Int(id))
+        }
+        try dcpl.close(h)
+        return H5Storage(layout: layout, filters: filters)
     }
 }

@@ -252,6 +252,7 @@ public final class H5File: H5Container {
     /// bytes to store at the start of the file (at most `options.userBlockSize`;
     /// the rest stays zero), e.g. a magic and a SHA-256 of those bytes, written
     /// before the rename so that a file at `path` always carries its header.
+    @discardableResult
     public static func writeAtomically<T>(
         to path: String, options: CreateOptions = CreateOptions(),
         userBlock: ((UnsafeRawBufferPointer) throws -> [UInt8])? = nil,

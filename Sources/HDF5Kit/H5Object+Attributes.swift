@@ -24,7 +24,7 @@ extension H5Object {
     }
 
     /// Sets (or replaces) a UTF-8 string attribute: variable-length, or, in a
-    /// file created with `checksummedMetadata`, fixed-length (NUL-padded) so
+    /// file created with `checksummedMetadata`, fixed-length (NUL-terminated) so
     /// that its bytes are inside the checksummed object header rather than in
     /// the global heap, which has no checksum. HDF5Kit reads both back as the
     /// same string (h5py returns fixed-length strings as bytes).
