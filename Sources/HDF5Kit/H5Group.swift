@@ -47,10 +47,15 @@ extension H5Container {
             let r = H5Lexists(h.id, prefix, drummer_H5P_DEFAULT())
             if r == 0 { return false }
             if r < 0 {
-                // Negative when an intermediate member is not a group (then the path
-                // does not exist); anything else (a damaged file) is an error.
+                // Negative when an intermediate member is not a group, or a dangling
+                // soft link (then the path does not exist); anything else (a damaged
+                // file) is an error.
                 let failure = H5Call.failure("H5Lexists", object: h.child(prefix), file: h.fileName)
-                if let parent, try kind(ofExisting: parent) != .group { return false }
+                if let parent {
+                    let parentExists = H5Oexists_by_name(h.id, parent, drummer_H5P_DEFAULT())
+                    if parentExists == 0 { return false }
+                    if parentExists > 0, try kind(ofExisting: parent) != .group { return false }
+                }
                 throw failure
             }
             parent = prefix

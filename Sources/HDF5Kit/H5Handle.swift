@@ -72,9 +72,6 @@ enum H5Call {
         return .callFailed
     }
 
-    /// The innermost message on this thread's HDF5 error stack.
-    static func lastMessage() -> String { stackText().inner }
-
     /// The innermost message, and all messages joined (innermost first).
     static func stackText() -> (inner: String, all: String) {
         var inner = [CChar](repeating: 0, count: 1024)
