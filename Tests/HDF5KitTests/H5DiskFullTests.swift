@@ -153,9 +153,15 @@ final class H5DiskFullTests: XCTestCase {
     func testNoCrashAtExitAfterDiskFull() throws {
         // libhdf5's crash came at process exit, after the error was reported: run
         // the disk-full tests in a child process and check that it exits cleanly.
-        _ = try mountSmallFilesystem(self)  // skips where the children would skip
-        for test in ["testDiskFullDuringWriteAtomically", "testDiskFullWithCreateAndClose",
-                     "testDiskFullWhileEditingAFileOpenedReadWrite", "testFileSizeLimitDuringWriteAtomically"] {
+        var tests = ["testFileSizeLimitDuringWriteAtomically"]
+        do {
+            _ = try mountSmallFilesystem(self)
+            tests += ["testDiskFullDuringWriteAtomically", "testDiskFullWithCreateAndClose",
+                      "testDiskFullWhileEditingAFileOpenedReadWrite"]
+        } catch is XCTSkip {
+            // Where no tmpfs can be mounted, the file-size limit child still runs.
+        }
+        for test in tests {
             let r = try runChildTest("HDF5KitTests.H5DiskFullTests/\(test)", environment: [:], timeout: 60)
             XCTAssertFalse(r.signaled, "\(test): child died of signal \(r.status)\n\(r.output)")
             XCTAssertFalse(r.timedOut, "\(test): child hung\n\(r.output)")
