@@ -32,7 +32,8 @@ final class TrainCLITests: XCTestCase {
         }.sorted()
     }
 
-    func interrupt(with sig: Int32) throws {
+    /// Sends `sig` `times` times, 1 ms apart, once the first checkpoint is written.
+    func interrupt(with sig: Int32, times: Int = 1) throws {
         let p = Process()
         p.executableURL = CLI.binary
         p.arguments = ["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"]
@@ -52,7 +53,10 @@ final class TrainCLITests: XCTestCase {
             usleep(10_000)
         }
         XCTAssertTrue(text.contains("checkpoint "), "no checkpoint line before the deadline: \(text)")
-        kill(p.processIdentifier, sig)
+        for k in 0..<times {
+            if k > 0 { usleep(1_000) }
+            kill(p.processIdentifier, sig)
+        }
         p.waitUntilExit()
         try out.close()
         try err.close()
@@ -67,6 +71,9 @@ final class TrainCLITests: XCTestCase {
         XCTAssertGreaterThanOrEqual(step, 50)
         XCTAssertTrue(checkpointSteps().contains(step), "\(checkpointSteps()) lacks \(step)")
         XCTAssertTrue(text.contains("checkpoint \(root.appendingPathComponent("c/ckpt-\(step).h5").path)"), text)
+        XCTAssertTrue(errText.contains("drummer: interrupted at step \(step): checkpoint saved to "
+            + root.appendingPathComponent("c/ckpt-\(step).h5").path), errText)
+        if times == 2 { XCTAssertTrue(errText.contains("press Ctrl-C once more to quit without saving"), errText) }
         // The saved state resumes.
         let r = try CLI.run(["train", "--resume", root.appendingPathComponent("c/ckpt-\(step).h5").path,
                              "--steps", "\(step + 3)"])
@@ -77,6 +84,39 @@ final class TrainCLITests: XCTestCase {
     func testCtrlCFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGINT) }
 
     func testSIGTERMFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGTERM) }
+
+    /// Issue 9: a second Ctrl-C within milliseconds used to exit 130 without the final save.
+    func testSecondCtrlCStillSavesAndSaysSo() throws { try interrupt(with: SIGINT, times: 2) }
+
+    /// A third Ctrl-C quits at once without saving (status 130), and says so.
+    func testThirdCtrlCQuitsWithoutSaving() throws {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["train"] + small + ["--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
+        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Training (and its signal handler) has started once a progress line is out.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, p.isRunning,
+              !((try? String(contentsOf: outURL, encoding: .utf8)) ?? "").contains("step 2") { usleep(5_000) }
+        for _ in 0..<3 {
+            kill(p.processIdentifier, SIGINT)
+            usleep(1_000)
+        }
+        p.waitUntilExit()
+        try out.close()
+        try err.close()
+        let errText = try String(contentsOf: errURL, encoding: .utf8)
+        XCTAssertEqual(p.terminationReason, .exit, errText)
+        XCTAssertEqual(p.terminationStatus, 130, errText)
+        XCTAssertTrue(errText.contains("drummer: quitting without saving a checkpoint"), errText)
+    }
 
     func testRefusedResumeFlagsAndBadOptions() throws {
         let first = try CLI.run(["train"] + small + ["--steps", "4", "--checkpoint-every", "2"])
