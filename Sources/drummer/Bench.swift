@@ -36,10 +36,10 @@ struct BenchBLAS: ParsableCommand {
         commandName: "blas",
         abstract: "GFLOP/s of the GEMV and GEMM shapes the LSTM uses, 1 thread and default threads.")
 
-    @Option(help: "Timed runs per figure (the median is reported).")
+    @Option(parsing: .unconditional, help: "Timed runs per figure (the median is reported).")
     var runs: Int = 7
 
-    @Option(help: "Minimum seconds per timed run.")
+    @Option(parsing: .unconditional, help: "Minimum seconds per timed run.")
     var seconds: Double = 0.2
 
     func validate() throws {

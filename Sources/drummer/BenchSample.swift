@@ -8,19 +8,19 @@ struct BenchSample: ParsableCommand {
         commandName: "sample",
         abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default).")
 
-    @Option(help: "Timed runs per figure (the median is reported).")
+    @Option(parsing: .unconditional, help: "Timed runs per figure (the median is reported).")
     var runs: Int = 15
 
-    @Option(name: .customLong("notes"), help: "Notes generated per run.")
+    @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
 
-    @Option(help: "Hidden size H.")
+    @Option(parsing: .unconditional, help: "Hidden size H.")
     var hidden: Int = 200
 
-    @Option(name: .customLong("note-classes"), help: "Notes in the vocabulary (N); V = N + ticks.")
+    @Option(name: .customLong("note-classes"), parsing: .unconditional, help: "Notes in the vocabulary (N); V = N + ticks.")
     var noteClasses: Int = 17
 
-    @Option(name: .customLong("tick-classes"), help: "Tick values in the vocabulary (K); V = notes + K.")
+    @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K.")
     var tickClasses: Int = 209
 
     func validate() throws {

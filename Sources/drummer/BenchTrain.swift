@@ -8,19 +8,19 @@ struct BenchTrain: ParsableCommand {
         commandName: "train",
         abstract: "Training timesteps/s on a synthetic sequence (TBPTT chunks, SGD), per batch size and BLAS thread count.")
 
-    @Option(help: "Unroll steps per chunk (U).")
+    @Option(parsing: .unconditional, help: "Unroll steps per chunk (U).")
     var unroll: Int = 200
 
-    @Option(help: "Hidden size (H).")
+    @Option(parsing: .unconditional, help: "Hidden size (H).")
     var hidden: Int = 200
 
-    @Option(help: "Notes in the synthetic vocabulary.")
+    @Option(parsing: .unconditional, help: "Notes in the synthetic vocabulary.")
     var notes: Int = 17
 
-    @Option(help: "Tick values in the synthetic vocabulary.")
+    @Option(parsing: .unconditional, help: "Tick values in the synthetic vocabulary.")
     var ticks: Int = 209
 
-    @Option(help: "Events in the synthetic sequence.")
+    @Option(parsing: .unconditional, help: "Events in the synthetic sequence.")
     var events: Int = 52_260
 
     @Option(parsing: .upToNextOption, help: "Batch sizes (streams) to measure.")
@@ -36,10 +36,10 @@ struct BenchTrain: ParsableCommand {
         var usesHelper: Bool { self == .helper || self == .helperOpenBLAS }
     }
 
-    @Option(help: "Timed runs per figure (the median is reported).")
+    @Option(parsing: .unconditional, help: "Timed runs per figure (the median is reported).")
     var runs: Int = 5
 
-    @Option(help: "Minimum seconds per timed run.")
+    @Option(parsing: .unconditional, help: "Minimum seconds per timed run.")
     var seconds: Double = 1
 
     func validate() throws {
