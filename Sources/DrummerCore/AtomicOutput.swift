@@ -332,6 +332,7 @@ public enum AtomicOutput {
                 return PendingFile(path: path, destination: destination, temporaryPath: nil, registration: nil)
             }
             let dir = NSTemporaryDirectory()
+            TemporaryFiles.sweepOnce(directory: dir)
             let tmp = (dir as NSString).appendingPathComponent(
                 TemporaryFiles.temporaryName(for: (path as NSString).lastPathComponent))
             let (registration, code) = createFile(tmp, destination: path)

@@ -98,6 +98,7 @@ public enum TemporaryFiles {
     /// directory, passes its path to `body` and removes it afterwards.
     public static func withScratchFile<T>(named name: String, contents: Data, _ body: (String) throws -> T) throws -> T {
         let dir = NSTemporaryDirectory()
+        sweepOnce(directory: dir)
         let path = (dir as NSString).appendingPathComponent(temporaryName(for: name))
         let registration = register(path, destination: path)
         defer {

@@ -35,6 +35,9 @@ public enum Exporter {
             SwiftConstants.source(vocabulary: vocabulary, shape: weights.shape, step: step,
                                   typeName: SwiftConstants.typeName(forFile: $0))
         }
+        // Resolve both before creating anything (a missing parent directory, a temporary).
+        _ = try AtomicOutput.resolveDirectory(dir, kind: .model)
+        if let swiftFile { _ = try AtomicOutput.resolve(swiftFile, options: .userFile) }
         let directory = try AtomicOutput.prepareDirectory(at: dir, kind: .model)
         let swift: PendingFile?
         do { swift = try swiftFile.map { try AtomicOutput.prepare($0, options: .userFile) } } catch {
