@@ -32,7 +32,7 @@ final class TrainCLITests: XCTestCase {
         }.sorted()
     }
 
-    /// Sends `sig` `times` times, 1 ms apart, once the first checkpoint is written.
+    /// Sends `sig` `times` times, milliseconds apart, once the first checkpoint is written.
     func interrupt(with sig: Int32, times: Int = 1) throws {
         let p = Process()
         p.executableURL = CLI.binary
@@ -54,7 +54,15 @@ final class TrainCLITests: XCTestCase {
         }
         XCTAssertTrue(text.contains("checkpoint "), "no checkpoint line before the deadline: \(text)")
         for k in 0..<times {
-            if k > 0 { usleep(1_000) }
+            if k > 0 {
+                // Signals sent before the first is delivered merge into one: send the next
+                // as soon as the handler has answered (milliseconds after the first).
+                let until = Date().addingTimeInterval(5)
+                while Date() < until, p.isRunning,
+                      !((try? String(contentsOf: errURL, encoding: .utf8)) ?? "").contains("stopping after this step") {
+                    usleep(200)
+                }
+            }
             kill(p.processIdentifier, sig)
         }
         p.waitUntilExit()
@@ -88,11 +96,17 @@ final class TrainCLITests: XCTestCase {
     /// Issue 9: a second Ctrl-C within milliseconds used to exit 130 without the final save.
     func testSecondCtrlCStillSavesAndSaysSo() throws { try interrupt(with: SIGINT, times: 2) }
 
-    /// A third Ctrl-C quits at once without saving (status 130), and says so.
+    /// A third Ctrl-C quits at once without saving (status 130), and says so. Steps
+    /// here take a good part of a second (H = 400, U = 400), so all three signals,
+    /// each sent once the handler has answered the one before, land in one step.
     func testThirdCtrlCQuitsWithoutSaving() throws {
+        let data = root.appendingPathComponent("long")
+        try Self.writeDataset(data, count: 4000)
         let p = Process()
         p.executableURL = CLI.binary
-        p.arguments = ["train"] + small + ["--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
+        p.arguments = ["train", "--data", data.path, "--hidden", "400", "--unroll", "400",
+                       "--checkpoint-dir", root.appendingPathComponent("c").path,
+                       "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
         let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
@@ -101,14 +115,18 @@ final class TrainCLITests: XCTestCase {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        // Training (and its signal handler) has started once a progress line is out.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, p.isRunning,
-              !((try? String(contentsOf: outURL, encoding: .utf8)) ?? "").contains("step 2") { usleep(5_000) }
-        for _ in 0..<3 {
-            kill(p.processIdentifier, SIGINT)
-            usleep(1_000)
+        func wait(for file: URL, _ text: String, seconds: Double) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline, p.isRunning,
+                  !((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(text) { usleep(200) }
         }
+        // Training (and its signal handler) has started once a progress line is out.
+        wait(for: outURL, "step 1", seconds: 60)
+        kill(p.processIdentifier, SIGINT)
+        wait(for: errURL, "stopping after this step", seconds: 5)
+        kill(p.processIdentifier, SIGINT)
+        wait(for: errURL, "already stopping", seconds: 5)
+        kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         try out.close()
         try err.close()
@@ -116,6 +134,7 @@ final class TrainCLITests: XCTestCase {
         XCTAssertEqual(p.terminationReason, .exit, errText)
         XCTAssertEqual(p.terminationStatus, 130, errText)
         XCTAssertTrue(errText.contains("drummer: quitting without saving a checkpoint"), errText)
+        XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
     }
 
     func testRefusedResumeFlagsAndBadOptions() throws {
