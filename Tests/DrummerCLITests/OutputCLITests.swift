@@ -10,7 +10,7 @@ final class BackgroundRun {
     private let outURL: URL, errURL: URL
     private let out: FileHandle, err: FileHandle
 
-    init(_ args: [String], in dir: URL) throws {
+    init(_ args: [String], in dir: URL, environment: [String: String] = [:]) throws {
         outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
         errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -20,6 +20,7 @@ final class BackgroundRun {
         process.executableURL = CLI.binary
         process.arguments = args
         process.currentDirectoryURL = dir
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -181,6 +182,39 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: out.path), ["manifest.json"])
         XCTAssertTrue(try String(contentsOf: out.appendingPathComponent("manifest.json"), encoding: .utf8)
             .contains("previous"))
+    }
+
+    /// Ctrl-C while `sample --wav` renders (a stand-in fluidsynth that writes its output
+    /// and waits): the temporary WAV file is removed, the status is 130.
+    func testCtrlCDuringSampleRemovesItsTemporaryFile() throws {
+        let bin = tmp.appendingPathComponent("bin")
+        try fm.createDirectory(at: bin, withIntermediateDirectories: true)
+        let pidFile = path("synth.pid")
+        try """
+            #!/bin/sh
+            while [ "$1" != "-F" ]; do shift; done
+            echo RIFF > "$2"
+            echo $$ > \(pidFile)
+            exec sleep 60
+            """.write(to: bin.appendingPathComponent("fluidsynth"), atomically: true, encoding: .utf8)
+        chmod(bin.appendingPathComponent("fluidsynth").path, 0o755)
+        try Data("sf2".utf8).write(to: URL(fileURLWithPath: path("font.sf2")))
+        let run = try BackgroundRun(["sample", model, "-n", "8", "--seed", "1", "-o", "s.mid", "--wav", "s.wav",
+                                     "--soundfont", "font.sf2"], in: tmp, environment: ["PATH": bin.path + ":/usr/bin:/bin"])
+        defer {
+            if let pid = try? String(contentsOfFile: pidFile, encoding: .utf8), let p = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                kill(p, SIGKILL)
+            }
+        }
+        XCTAssertTrue(run.wait(seconds: 30) { fm.fileExists(atPath: pidFile) }, "the stand-in fluidsynth did not start")
+        XCTAssertEqual(temporaries().count, 1, "\(temporaries())")
+        run.signal(SIGINT)
+        let (status, _, stderr) = try run.finish()
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("drummer: interrupted: s.wav was not written (its temporary output was removed)"), stderr)
+        XCTAssertEqual(temporaries(), [])
+        XCTAssertFalse(fm.fileExists(atPath: path("s.wav")))
+        XCTAssertNotNil(TinyMIDI([UInt8](try Data(contentsOf: URL(fileURLWithPath: path("s.mid"))))))
     }
 
     // MARK: Right errors early
