@@ -120,7 +120,7 @@ public final class PendingFile {
                 }
             } catch let e as AtomicOutput.SystemCallError {
                 discard()
-                throw OutputError(path: path, message: "cannot write \(e.what): \(ErrorText.errno(e.code))")
+                throw OutputError(path: path, message: "cannot write\(e.what.isEmpty ? "" : " " + e.what): \(ErrorText.errno(e.code))")
             }
             try moveIntoPlace(target)
         case .stream, .descriptor:
@@ -140,7 +140,7 @@ public final class PendingFile {
                 }
             } catch let e as AtomicOutput.SystemCallError {
                 discard()
-                throw OutputError(path: path, message: "cannot write \(e.what): \(ErrorText.errno(e.code))")
+                throw OutputError(path: path, message: "cannot write\(e.what.isEmpty ? "" : " " + e.what): \(ErrorText.errno(e.code))")
             }
             try moveIntoPlace(target)
         case .stream, .descriptor:

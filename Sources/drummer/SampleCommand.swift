@@ -105,14 +105,21 @@ struct SampleCommand: ParsableCommand {
         let destination = try AtomicOutput.resolve(Self.outputPath(output, index: 1, of: count), options: .userFile)
         let wavDestination = try wav.map { try AtomicOutput.resolve(Self.outputPath($0, index: 1, of: count), options: .userFile) }
         if count > 1 {
+            // NAME-1.mid ... are files: a device, FIFO or descriptor cannot be numbered.
+            for (given, flag) in [(output, "-o")] + (wav.map { [($0, "--wav")] } ?? []) {
+                if let d = try? AtomicOutput.resolve(given, options: .userFile), !d.isRegularFile {
+                    throw OutputError(path: given, message: "not a regular file: --count \(count) writes "
+                        + "\(count) files named after \(flag) (NAME-1 ... NAME-\(count)); name a file")
+                }
+            }
             for (given, d) in [(output, destination), (wav ?? "", wavDestination ?? destination)] where !d.isRegularFile {
-                throw ValidationError("--count \(count) writes \(count) files named after \(given); "
-                    + "\(Self.outputPath(given, index: 1, of: count)) is not a regular file")
+                throw OutputError(path: Self.outputPath(given, index: 1, of: count),
+                                  message: "not a regular file (--count \(count) writes \(count) files named after \(given))")
             }
         }
         let toStandardOutput = destination.isStandardOutput || wavDestination?.isStandardOutput == true
         if toStandardOutput, json {
-            throw ValidationError("--json prints to standard output, where the output file goes; name a file")
+            throw OutputError(path: output, message: "is standard output, where --json prints; name a file")
         }
         // Status lines go to standard error when a file goes to standard output.
         let status: (String) -> Void = toStandardOutput

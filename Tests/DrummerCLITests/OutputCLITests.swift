@@ -120,6 +120,11 @@ final class OutputCLITests: XCTestCase {
         XCTAssertTrue(both.stderr.contains("--json prints to standard output"), both.stderr)
         let many = try CLI.run(["sample", model, "-o", "-", "--count", "2"])
         XCTAssertTrue(many.stderr.contains("--count must be 1"), many.stderr)
+        let numbered = try CLI.run(["sample", model, "-o", "/dev/null", "--count", "2"])
+        XCTAssertEqual(numbered.status, 1)
+        XCTAssertTrue(numbered.stderr.contains("/dev/null: not a regular file: --count 2 writes 2 files named after -o"),
+                      numbered.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/dev/null-1"))
     }
 
     /// A symlink is followed, its target replaced, the link kept; a directory is refused.
