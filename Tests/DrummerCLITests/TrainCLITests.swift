@@ -137,6 +137,27 @@ final class TrainCLITests: XCTestCase {
         XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
     }
 
+    /// Issue 9: `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
+    /// the checkpoint directory removes them at start and says so.
+    func testStaleCheckpointTemporariesAreRemovedAtStart() throws {
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let dir = root.appendingPathComponent("c")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let pid = dead.processIdentifier
+        for name in [".ckpt-500.h5.tmp-\(pid)-3141592653", ".train_log.csv.drummer-tmp-\(pid)-1-0000abcd", "notes.txt"] {
+            try Data("x".utf8).write(to: dir.appendingPathComponent(name))
+        }
+        let r = try CLI.run(["train"] + small + ["--steps", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(dir.path)"), r.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [])
+        XCTAssertTrue(names.contains("notes.txt"))
+    }
+
     func testRefusedResumeFlagsAndBadOptions() throws {
         let first = try CLI.run(["train"] + small + ["--steps", "4", "--checkpoint-every", "2"])
         XCTAssertEqual(first.status, 0, first.stderr)
