@@ -18,6 +18,22 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var sha256: [String: String]?
     public var metadata: [String: String]?
 
+    public init(format: String?, formatVersion: Int?, ixToNote: [Int], ixToTick: [Int], hiddenSize: Int,
+                wxShape: [Int]?, wyShape: [Int]?, gateOrder: [String]?, dtype: String?,
+                sha256: [String: String]?, metadata: [String: String]?) {
+        self.format = format
+        self.formatVersion = formatVersion
+        self.ixToNote = ixToNote
+        self.ixToTick = ixToTick
+        self.hiddenSize = hiddenSize
+        self.wxShape = wxShape
+        self.wyShape = wyShape
+        self.gateOrder = gateOrder
+        self.dtype = dtype
+        self.sha256 = sha256
+        self.metadata = metadata
+    }
+
     enum CodingKeys: String, CodingKey {
         case format
         case formatVersion = "format_version"
@@ -30,30 +46,31 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         case dtype, sha256, metadata
     }
 
+    /// Decodes model.json. Errors name the key, the expected type and the value found
+    /// ("hidden_size is 32.5, expected a whole number").
     static func decode(_ data: Data, file: String) throws -> ModelManifest {
-        do {
-            return try JSONDecoder().decode(ModelManifest.self, from: data)
-        } catch let DecodingError.keyNotFound(key, ctx) {
-            throw ModelDirectoryError.badManifest(
-                file: file, message: "missing key \(path(ctx.codingPath + [key]))")
-        } catch let DecodingError.typeMismatch(type, ctx) {
-            throw ModelDirectoryError.badManifest(
-                file: file, message: "\(path(ctx.codingPath)) is not of type \(type)")
-        } catch let DecodingError.valueNotFound(type, ctx) {
-            throw ModelDirectoryError.badManifest(
-                file: file, message: "\(path(ctx.codingPath)) is null, expected \(type)")
-        } catch let DecodingError.dataCorrupted(ctx) {
-            let detail = (ctx.underlyingError as NSError?)?.localizedDescription ?? ctx.debugDescription
-            throw ModelDirectoryError.badManifest(
-                file: file, message: ctx.codingPath.isEmpty
-                    ? "not valid JSON: \(detail)" : "\(path(ctx.codingPath)): \(ctx.debugDescription)")
-        } catch {
-            throw ModelDirectoryError.badManifest(file: file, message: "\(error)")
+        func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
+        guard !data.isEmpty else { throw bad("is empty, expected the JSON manifest") }
+        let root: JSONValue
+        do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+            throw bad("not valid JSON: \(JSONValue.syntaxError(data))")
         }
-    }
-
-    private static func path(_ keys: [CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        guard case .object(let object) = root else {
+            throw bad("holds \(root.described), expected a JSON object")
+        }
+        let r = ManifestReader(object: object, file: file)
+        return ModelManifest(
+            format: try r.string(CodingKeys.format.rawValue),
+            formatVersion: try r.int(CodingKeys.formatVersion.rawValue),
+            ixToNote: try r.required(r.ints(CodingKeys.ixToNote.rawValue), CodingKeys.ixToNote.rawValue),
+            ixToTick: try r.required(r.ints(CodingKeys.ixToTick.rawValue), CodingKeys.ixToTick.rawValue),
+            hiddenSize: try r.required(r.int(CodingKeys.hiddenSize.rawValue), CodingKeys.hiddenSize.rawValue),
+            wxShape: try r.ints(CodingKeys.wxShape.rawValue),
+            wyShape: try r.ints(CodingKeys.wyShape.rawValue),
+            gateOrder: try r.strings(CodingKeys.gateOrder.rawValue),
+            dtype: try r.string(CodingKeys.dtype.rawValue),
+            sha256: try r.stringMap(CodingKeys.sha256.rawValue),
+            metadata: try r.stringMap(CodingKeys.metadata.rawValue))
     }
 
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
@@ -98,12 +115,144 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     }
 }
 
+/// Typed access to model.json's keys with one-line errors. Absent and null optional
+/// keys read as nil.
+struct ManifestReader {
+    let object: [String: JSONValue]
+    let file: String
+
+    func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
+
+    func required<T>(_ value: T?, _ key: String) throws -> T {
+        guard let value else {
+            throw object[key] == nil ? bad("missing key \(key)") : bad("\(key) is null, expected a value")
+        }
+        return value
+    }
+
+    private func present(_ key: String) -> JSONValue? {
+        guard let v = object[key], v != .null else { return nil }
+        return v
+    }
+
+    func int(_ key: String) throws -> Int? {
+        guard let v = present(key) else { return nil }
+        guard let i = v.wholeNumber else { throw bad("\(key) is \(v.described), expected a whole number") }
+        return i
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let v = present(key) else { return nil }
+        guard case .string(let s) = v else { throw bad("\(key) is \(v.described), expected a string") }
+        return s
+    }
+
+    func ints(_ key: String) throws -> [Int]? {
+        guard let v = present(key) else { return nil }
+        guard case .array(let items) = v else {
+            throw bad("\(key) is \(v.described), expected an array of whole numbers")
+        }
+        return try items.enumerated().map { i, item in
+            guard let n = item.wholeNumber else {
+                throw bad("\(key)[\(i)] is \(item.described), expected a whole number")
+            }
+            return n
+        }
+    }
+
+    func strings(_ key: String) throws -> [String]? {
+        guard let v = present(key) else { return nil }
+        guard case .array(let items) = v else { throw bad("\(key) is \(v.described), expected an array of strings") }
+        return try items.enumerated().map { i, item in
+            guard case .string(let s) = item else {
+                throw bad("\(key)[\(i)] is \(item.described), expected a string")
+            }
+            return s
+        }
+    }
+
+    func stringMap(_ key: String) throws -> [String: String]? {
+        guard let v = present(key) else { return nil }
+        guard case .object(let entries) = v else {
+            throw bad("\(key) is \(v.described), expected an object of strings")
+        }
+        var out: [String: String] = [:]
+        for (k, item) in entries {
+            guard case .string(let s) = item else {
+                throw bad("\(key).\(k) is \(item.described), expected a string")
+            }
+            out[k] = s
+        }
+        return out
+    }
+}
+
+/// Any JSON value, for error messages that show what was found.
+enum JSONValue: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let i = try? c.decode(Int.self) { self = .int(i) }
+        else if let d = try? c.decode(Double.self) { self = .double(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    /// The value as a whole number (200 and 200.0), nil otherwise.
+    var wholeNumber: Int? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: return Int(d)
+        default: return nil
+        }
+    }
+
+    /// The value as a message shows it: 32.5, "five", true, null, an array of 3 values.
+    var described: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return String(b)
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .string(let s):
+            let shown = s.count > 40 ? String(s.prefix(40)) + "…" : s
+            return "\"\(shown)\" (a string)"
+        case .array(let a): return "an array of \(a.count) value(s)"
+        case .object: return "an object"
+        }
+    }
+
+    /// Why `data` is not JSON, as Foundation's parser says it.
+    static func syntaxError(_ data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "unexpected structure"
+        } catch {
+            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ErrorText.describe(error)
+            let trimmed = text.hasSuffix(".") ? String(text.dropLast()) : text
+            return trimmed.prefix(1).lowercased() + trimmed.dropFirst()
+        }
+    }
+}
+
 /// What is wrong with a model directory; each names the file.
 public enum ModelDirectoryError: Error, CustomStringConvertible, Equatable {
     case missingDirectory(path: String)
     case notADirectory(path: String)
     case missingFile(path: String)
     case unreadable(path: String, message: String)
+    /// Something other than a regular file where one is expected.
+    case wrongKind(path: String, found: String, expected: String)
     case badManifest(file: String, message: String)
     case unsupportedFormat(file: String, format: String, version: Int?)
     case vocabularyMismatch(file: String, message: String)
@@ -123,6 +272,8 @@ public enum ModelDirectoryError: Error, CustomStringConvertible, Equatable {
             return "\(p): missing from the model directory"
         case .unreadable(let p, let m):
             return "\(p): cannot read: \(m)"
+        case .wrongKind(let p, let found, let expected):
+            return "\(p): is \(found), expected \(expected)"
         case .badManifest(let f, let m):
             return "\(f): \(m)"
         case .unsupportedFormat(let f, let name, let v):

@@ -30,11 +30,20 @@ public enum ModelDirectory {
     public static let dtype = "float32 little-endian, row-major"
 
     /// Writes `weights` and `vocabulary` as a model directory at `path`, through a
-    /// temporary directory renamed into place (an existing directory is replaced).
+    /// temporary directory swapped into place. An existing directory is replaced only
+    /// when it is empty or a model directory (holds model.json).
     public static func write(
         weights: LSTMWeights, vocabulary: Vocabulary, to path: String,
         metadata: [String: String] = [:]
     ) throws {
+        let files = try encode(weights: weights, vocabulary: vocabulary, metadata: metadata, path: path)
+        try AtomicOutput.directory(at: path, kind: .model) { dir in try write(files, into: dir, path: path) }
+    }
+
+    /// Checks and encodes the three files of a model directory (`path` names it in errors).
+    public static func encode(
+        weights: LSTMWeights, vocabulary: Vocabulary, metadata: [String: String] = [:], path: String
+    ) throws -> [(name: String, data: Data)] {
         let shape = weights.shape
         guard shape.notes == vocabulary.notes, shape.ticks == vocabulary.ticks else {
             throw ModelDirectoryError.vocabularyMismatch(
@@ -55,14 +64,15 @@ public enum ModelDirectory {
             gateOrder: ModelShape.gateOrder, dtype: dtype,
             sha256: [wxFile: SHA256.hex(wx), wyFile: SHA256.hex(wy)],
             metadata: metadata)
-        let json = try JSONOutput.encode(manifest)
-        try AtomicOutput.directory(at: path) { dir in
-            for (name, data) in [(wxFile, wx), (wyFile, wy), (manifestFile, json)] {
-                let url = dir.appendingPathComponent(name)
-                do { try data.write(to: url) } catch {
-                    throw OutputError(path: (path as NSString).appendingPathComponent(name),
-                                      message: "cannot write: \(error.localizedDescription)")
-                }
+        return [(wxFile, wx), (wyFile, wy), (manifestFile, try JSONOutput.encode(manifest))]
+    }
+
+    /// Writes encoded files into the (temporary) directory `dir`.
+    public static func write(_ files: [(name: String, data: Data)], into dir: URL, path: String) throws {
+        for (name, data) in files {
+            do { try data.write(to: dir.appendingPathComponent(name)) } catch {
+                throw OutputError(path: (path as NSString).appendingPathComponent(name),
+                                  message: "cannot write: \(ErrorText.describe(error))")
             }
         }
     }
@@ -117,33 +127,75 @@ public enum ModelDirectory {
 
     // MARK: - Bytes
 
-    /// Reads a weight file after checking it holds exactly `size` bytes (before and after).
+    /// Reads a weight file after checking it holds exactly `size` bytes (the size of
+    /// what a symbolic link points to, not of the link).
     static func readFile(_ path: String, size expected: Int, shape: [Int]) throws -> Data {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ModelDirectoryError.missingFile(path: path)
+        let what = "\(shape[0]) × \(shape[1]) float32 weights"
+        let size = try regularFileSize(path, expected: what)
+        guard size == expected else {
+            throw ModelDirectoryError.wrongSize(file: displayPath(path), expected: expected, found: size, shape: shape)
         }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
-        if let size, size != expected {
-            throw ModelDirectoryError.wrongSize(file: path, expected: expected, found: size, shape: shape)
-        }
-        let data = try readFile(path, limit: expected)
+        let data = try readFile(path, limit: expected, expected: what)
         guard data.count == expected else {
-            throw ModelDirectoryError.wrongSize(file: path, expected: expected, found: data.count, shape: shape)
+            throw ModelDirectoryError.wrongSize(file: displayPath(path), expected: expected, found: data.count, shape: shape)
         }
         return data
     }
 
-    static func readFile(_ path: String, limit: Int) throws -> Data {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ModelDirectoryError.missingFile(path: path)
+    /// Reads a regular file of at most `limit` bytes.
+    static func readFile(_ path: String, limit: Int, expected: String = "the JSON manifest") throws -> Data {
+        let size = try regularFileSize(path, expected: expected)
+        if size > limit {
+            throw ModelDirectoryError.unreadable(path: displayPath(path), message: "is \(size) bytes, larger than \(limit)")
         }
-        if let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue,
-           size > limit {
-            throw ModelDirectoryError.unreadable(path: path, message: "is \(size) bytes, larger than \(limit)")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ModelDirectoryError.unreadable(path: displayPath(path), message: ErrorText.lastErrno)
         }
-        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ModelDirectoryError.unreadable(path: path, message: error.localizedDescription)
+        defer { close(fd) }
+        var data = Data(count: limit + 1)
+        var got = 0
+        while got <= limit {
+            let n = data.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress! + got, raw.count - got) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ModelDirectoryError.unreadable(path: displayPath(path), message: ErrorText.lastErrno)
+            }
+            if n == 0 { break }
+            got += n
         }
+        return data.prefix(got)
+    }
+
+    /// The size of the regular file at `path` (symbolic links followed); a directory
+    /// or a device there is an error saying what was `expected`.
+    static func regularFileSize(_ path: String, expected: String) throws -> Int {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let code = errno
+            if code == ENOENT {
+                var link = stat()
+                if lstat(path, &link) == 0 {
+                    throw ModelDirectoryError.unreadable(
+                        path: displayPath(path), message: "the symbolic link's target does not exist")
+                }
+                throw ModelDirectoryError.missingFile(path: path)
+            }
+            throw ModelDirectoryError.unreadable(path: displayPath(path), message: ErrorText.errno(code))
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return Int(st.st_size)
+        case S_IFDIR: throw ModelDirectoryError.wrongKind(path: displayPath(path), found: "a directory", expected: expected)
+        default:
+            throw ModelDirectoryError.wrongKind(
+                path: displayPath(path), found: AtomicOutput.fileTypeName(st.st_mode), expected: expected)
+        }
+    }
+
+    /// `path`, or "path (a link to target)" for a symbolic link.
+    static func displayPath(_ path: String) -> String {
+        guard let target = AtomicOutput.readLink(path) else { return path }
+        return "\(path) (a link to \(target))"
     }
 
     static func littleEndianBytes(_ values: [Float]) -> Data {

@@ -17,6 +17,12 @@ public enum Exporter {
     /// Writes the model directory `dir` (replacing it atomically) and, when
     /// `swiftFile` is given, the Swift constants file. `metadata` is stored in
     /// model.json together with the training step and the exporting version.
+    ///
+    /// Both outputs are checked before either is written: the destinations are
+    /// resolved and their temporaries created (a directory that is not a model
+    /// directory, or an unwritable --swift path, fails here with nothing written).
+    /// If the Swift file still fails after the model directory was put in place,
+    /// the error says so.
     public static func export(
         weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String],
         to dir: String, swiftFile: String? = nil
@@ -24,12 +30,32 @@ public enum Exporter {
         var meta = metadata
         meta["step"] = String(step)
         meta["exported_by"] = "drummer \(DrummerVersion.string)"
-        try ModelDirectory.write(weights: weights, vocabulary: vocabulary, to: dir, metadata: meta)
-        if let swiftFile {
-            let source = SwiftConstants.source(
-                vocabulary: vocabulary, shape: weights.shape, step: step,
-                typeName: SwiftConstants.typeName(forFile: swiftFile))
-            try AtomicOutput.write(Data(source.utf8), to: swiftFile)
+        let files = try ModelDirectory.encode(weights: weights, vocabulary: vocabulary, metadata: meta, path: dir)
+        let source = swiftFile.map {
+            SwiftConstants.source(vocabulary: vocabulary, shape: weights.shape, step: step,
+                                  typeName: SwiftConstants.typeName(forFile: $0))
+        }
+        // Resolve both before creating anything (a missing parent directory, a temporary).
+        _ = try AtomicOutput.resolveDirectory(dir, kind: .model)
+        if let swiftFile { _ = try AtomicOutput.resolve(swiftFile, options: .userFile) }
+        let directory = try AtomicOutput.prepareDirectory(at: dir, kind: .model)
+        let swift: PendingFile?
+        do { swift = try swiftFile.map { try AtomicOutput.prepare($0, options: .userFile) } } catch {
+            directory.discard()
+            throw error
+        }
+        do {
+            try ModelDirectory.write(files, into: directory.url, path: dir)
+            try directory.commit()
+        } catch {
+            swift?.discard()
+            throw error
+        }
+        if let swift, let source {
+            do { try swift.commit(Data(source.utf8)) } catch let e as OutputError {
+                throw OutputError(path: e.path, message: e.message
+                    + " (the model directory \(dir) was written; the Swift file was not)")
+            }
         }
         return ExportSummary(directory: dir, swiftFile: swiftFile, shape: weights.shape, step: step)
     }

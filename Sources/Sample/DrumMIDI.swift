@@ -100,9 +100,12 @@ public enum DrumMIDI {
         }
     }
 
-    /// Writes `hits` to `path` through a temporary file renamed into place.
-    public static func write(_ hits: [DrumHit], to path: String, options: DrumMIDIOptions = DrumMIDIOptions()) throws {
-        try AtomicOutput.write(Data(encode(hits, options: options)), to: path)
+    /// Writes `hits` to `path` by the output rules of `AtomicOutput` (with `.userFile`:
+    /// `-` is standard output, a device or FIFO is written through, a regular file is
+    /// replaced through a temporary file renamed into place).
+    public static func write(_ hits: [DrumHit], to path: String, options: DrumMIDIOptions = DrumMIDIOptions(),
+                             output: OutputOptions = .userFile) throws {
+        try AtomicOutput.write(Data(encode(hits, options: options)), to: path, options: output)
     }
 
     static func validate(_ o: DrumMIDIOptions) throws {

@@ -1,7 +1,13 @@
 // Ctrl-C and SIGTERM during training: the handler only sets an atomic flag; the
-// run loop checks it after each step, saves a checkpoint and returns normally.
-// A second signal while the first is pending restores the default action and
-// re-raises it (an impatient user can still kill the process).
+// run loop checks it after each step, saves a checkpoint and returns normally
+// (exit status 0). The handler does only async-signal-safe work: atomics, write(2)
+// of fixed messages, _exit.
+//   1st signal: "stopping after this step and saving a checkpoint".
+//   2nd signal: noted, the save goes on ("press Ctrl-C once more to quit without
+//               saving"); a double tap never loses the final checkpoint.
+//   3rd signal: exits at once with status 128 + signal (130 for Ctrl-C) without
+//               saving; a checkpoint being written stays a temporary file, which
+//               the next run in that directory removes.
 #if canImport(Glibc)
 import Checkpoints
 import Glibc
@@ -11,6 +17,13 @@ import Darwin
 import Synchronization
 
 private let stopFlag = Atomic<Int>(0)
+private let signalCount = Atomic<Int>(0)
+private let firstMessage: StaticString =
+    "\ndrummer: stopping after this step and saving a checkpoint (press Ctrl-C twice more to quit without saving)\n"
+private let secondMessage: StaticString =
+    "\ndrummer: already stopping: the checkpoint is saved after this step; press Ctrl-C once more to quit without saving\n"
+private let thirdMessage: StaticString =
+    "\ndrummer: quitting without saving a checkpoint (the last one written is kept)\n"
 
 public enum StopSignal {
     /// Installs the SIGINT and SIGTERM handlers.
@@ -23,7 +36,8 @@ public enum StopSignal {
             action.__sigaction_u.__sa_handler = handle
             #endif
             sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
+            // Interrupted system calls restart: a signal must not fail the save.
+            action.sa_flags = SA_RESTART
             sigaction(sig, &action, nil)
         }
     }
@@ -37,14 +51,29 @@ public enum StopSignal {
     /// Sets the flag as a signal would (tests, programmatic stops).
     public static func request(_ sig: Int32 = SIGINT) { stopFlag.store(Int(sig), ordering: .relaxed) }
 
-    public static func reset() { stopFlag.store(0, ordering: .relaxed) }
+    public static func reset() {
+        stopFlag.store(0, ordering: .relaxed)
+        signalCount.store(0, ordering: .relaxed)
+    }
+
+    /// Signals received since `install` (or `reset`).
+    public static var signalsReceived: Int { signalCount.load(ordering: .relaxed) }
+}
+
+private func say(_ message: StaticString) {
+    _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
 }
 
 private func handle(_ sig: Int32) {
-    if stopFlag.load(ordering: .relaxed) != 0 {
-        signal(sig, SIG_DFL)
-        raise(sig)
-        return
+    let count = signalCount.wrappingAdd(1, ordering: .relaxed).newValue
+    switch count {
+    case 1:
+        stopFlag.store(Int(sig), ordering: .relaxed)
+        say(firstMessage)
+    case 2:
+        say(secondMessage)
+    default:
+        say(thirdMessage)
+        _exit(128 + sig)
     }
-    stopFlag.store(Int(sig), ordering: .relaxed)
 }

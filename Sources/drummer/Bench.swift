@@ -11,10 +11,10 @@ struct Bench: ParsableCommand {
 
 /// How often and how long every benchmark times (the defaults differ per benchmark).
 struct TimingOptions: ParsableArguments {
-    @Option(help: "Timed runs per figure (the median is reported).")
+    @Option(parsing: .unconditional, help: "Timed runs per figure (the median is reported).")
     var runs: Int?
 
-    @Option(help: "Minimum seconds per timed run.")
+    @Option(parsing: .unconditional, help: "Minimum seconds per timed run.")
     var seconds: Double?
 
     func settings(defaultRuns: Int, defaultSeconds: Double) -> TimingSettings {

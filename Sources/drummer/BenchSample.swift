@@ -7,16 +7,16 @@ struct BenchSample: ParsableCommand {
         commandName: "sample",
         abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default).")
 
-    @Option(name: .customLong("notes"), help: "Notes generated per run.")
+    @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
 
-    @Option(help: "Hidden size H.")
+    @Option(parsing: .unconditional, help: "Hidden size H.")
     var hidden: Int = 200
 
-    @Option(name: .customLong("note-classes"), help: "Notes in the vocabulary (N); V = N + ticks.")
+    @Option(name: .customLong("note-classes"), parsing: .unconditional, help: "Notes in the vocabulary (N); V = N + ticks.")
     var noteClasses: Int = 17
 
-    @Option(name: .customLong("tick-classes"), help: "Tick values in the vocabulary (K); V = notes + K.")
+    @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K.")
     var tickClasses: Int = 209
 
     @OptionGroup var timing: TimingOptions

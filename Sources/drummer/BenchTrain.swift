@@ -7,19 +7,19 @@ struct BenchTrain: ParsableCommand {
         commandName: "train",
         abstract: "Training timesteps/s on a synthetic sequence (TBPTT chunks, SGD), per batch size and mode.")
 
-    @Option(help: "Unroll steps per chunk (U).")
+    @Option(parsing: .unconditional, help: "Unroll steps per chunk (U).")
     var unroll: Int = 200
 
-    @Option(help: "Hidden size (H).")
+    @Option(parsing: .unconditional, help: "Hidden size (H).")
     var hidden: Int = 200
 
-    @Option(help: "Notes in the synthetic vocabulary.")
+    @Option(parsing: .unconditional, help: "Notes in the synthetic vocabulary.")
     var notes: Int = 17
 
-    @Option(help: "Tick values in the synthetic vocabulary.")
+    @Option(parsing: .unconditional, help: "Tick values in the synthetic vocabulary.")
     var ticks: Int = 209
 
-    @Option(help: "Events in the synthetic sequence.")
+    @Option(parsing: .unconditional, help: "Events in the synthetic sequence.")
     var events: Int = 52_260
 
     @Option(parsing: .upToNextOption, help: "Batch sizes (streams) to measure.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DrummerCore
 import Encode
 import Foundation
 import MIDIParse
@@ -14,24 +15,28 @@ struct ConvertMIDI: ParsableCommand {
             the previous file's last hit. Writes events.npy (int32 [N, 2]: note index, tick index), \
             vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output directory. \
             Files that cannot be read are listed and skipped (an error with --strict).
+
+            The output directory is built under a temporary name beside it and swapped into place; \
+            an existing directory is replaced only when it is empty or the tool's own (a dataset or \
+            model directory). Ctrl-C removes the temporary directory and exits with status 130.
             """)
 
     @Argument(help: "Folder of MIDI files (searched recursively).")
     var directory: String
 
-    @Option(name: [.short, .customLong("output")], help: "Output directory (replaced atomically).")
+    @Option(name: [.short, .customLong("output")], help: "Output directory (an existing dataset directory is replaced atomically).")
     var output = "data"
 
     @Option(help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
     var channel = "auto"
 
-    @Option(help: "Target ticks per quarter note; files are rescaled to it.")
+    @Option(parsing: .unconditional, help: "Target ticks per quarter note; files are rescaled to it.")
     var ppq = 480
 
-    @Option(help: "Snap absolute onsets to a grid of this many target ticks before taking deltas.")
+    @Option(parsing: .unconditional, help: "Snap absolute onsets to a grid of this many target ticks before taking deltas.")
     var quantize: Int?
 
-    @Option(help: "Clamp deltas (silences) to at most this many target ticks.")
+    @Option(parsing: .unconditional, help: "Clamp deltas (silences) to at most this many target ticks.")
     var maxDelta: Int?
 
     @Option(help: "Note mapping: none, original (the 2017 project's table), or a JSON file {\"from\": to}.")
@@ -40,7 +45,7 @@ struct ConvertMIDI: ParsableCommand {
     @Flag(help: "Also write X.npy: float32 [N, notes + ticks], one-hot rows (large).")
     var onehot = false
 
-    @Option(help: "Fraction of files (0 to <1, chosen by a stable hash of their relative path) written under validation/.")
+    @Option(parsing: .unconditional, help: "Fraction of files (0 to <1, chosen by a stable hash of their relative path) written under validation/.")
     var validationFraction = 0.0
 
     @Flag(help: "Fail (exit 1, nothing written) when any file cannot be read.")
@@ -62,6 +67,7 @@ struct ConvertMIDI: ParsableCommand {
     }
 
     func run() throws {
+        InterruptCleanup.install()
         var settings = ConversionSettings()
         settings.extraction.channel = ChannelSelection(argument: channel) ?? .auto
         settings.ppq = ppq

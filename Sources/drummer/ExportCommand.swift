@@ -12,16 +12,20 @@ struct ExportCommand: ParsableCommand {
             Wx.bin is (V+H+1) × 4H and Wy.bin (H+1) × V, flat row-major little-endian float32 (the \
             original project's layout); model.json holds the lookup tables, hidden size, shapes, gate \
             order, dtype, a SHA-256 of each .bin and the checkpoint's training metadata. The directory \
-            is written under a temporary name and renamed into place.
+            is written under a temporary name and swapped into place; an existing directory is \
+            replaced only when it is empty or a model directory (holds model.json), and a symbolic \
+            link to a directory is followed. Both outputs are checked before either is written. \
+            --swift - writes the Swift source to standard output (the summary then goes to standard \
+            error). Ctrl-C removes the temporary output and exits with status 130.
             """)
 
     @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`.", valueName: "ckpt"))
     var checkpoint: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (replaced if it exists).")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced).")
     var output: String = "model"
 
-    @Option(help: "Also write a Swift source file with the sizes and lookup tables as constants (enum named after the file).")
+    @Option(help: "Also write a Swift source file with the sizes and lookup tables as constants (enum named after the file); - for standard output.")
     var swift: String?
 
     func validate() throws {
@@ -36,7 +40,12 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
+        InterruptCleanup.install()
+        let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
         let s = try Exporter.export(checkpoint: checkpoint, to: output, swiftFile: swift)
+        let print: (String) -> Void = toStandardOutput
+            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            : { Swift.print($0) }
         print("exported \(checkpoint) (step \(s.step)) to \(s.directory): Wx.bin \(s.shape.wxRows)×\(s.shape.wxCols), "
               + "Wy.bin \(s.shape.wyRows)×\(s.shape.wyCols), model.json "
               + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden))")

@@ -13,40 +13,46 @@ struct SampleCommand: ParsableCommand {
             (channel 10, index 9). h and c start uniform in ±init-scale; without a primer the first \
             input event is drawn uniformly from the vocabulary. The same seed, model and options give \
             the same files; with --count K, file k uses seed S + k - 1.
+
+            Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
+            lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
+            pipe) is written through, never replaced; a symbolic link is followed and its target \
+            replaced; an existing file is replaced atomically; a directory is refused. Ctrl-C \
+            removes the file being written and exits with status 130.
             """)
 
     @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json), as written by `drummer export`.",
                                  valueName: "model-dir"))
     var model: String
 
-    @Option(name: [.customShort("n"), .customLong("notes")], help: "Notes (hits) to generate per file.")
+    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file.")
     var notes: Int = 1000
 
-    @Option(help: "Random seed (default: a random one, printed so the run can be repeated).")
+    @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(help: "Softmax temperature: 1 = the model's distribution, lower = safer, 0 = always the most likely (default 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: 1 = the model's distribution, lower = safer, 0 = always the most likely (default 1).")
     var temperature: Float?
 
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
-    @Option(name: .customLong("init-scale"), help: "h and c start uniform in ±this.")
+    @Option(name: .customLong("init-scale"), parsing: .unconditional, help: "h and c start uniform in ±this.")
     var initScale: Float = 0.1
 
-    @Option(help: "Tempo of the output, in beats (quarter notes) per minute.")
+    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute.")
     var bpm: Double = 120
 
-    @Option(help: "NOTE ON velocity of every hit, 1...127.")
+    @Option(parsing: .unconditional, help: "NOTE ON velocity of every hit, 1...127.")
     var velocity: Int = 100
 
-    @Option(help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
+    @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
     var count: Int = 1
 
     @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights).")
     var random = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file.")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file; - for standard output.")
     var output: String = "generated.mid"
 
     @Option(help: "Also render each MIDI file to this WAV file through FluidSynth and a General MIDI soundfont (skipped with a message when they are not installed).")
@@ -75,6 +81,15 @@ struct SampleCommand: ParsableCommand {
         guard (1...127).contains(velocity) else { throw ValidationError("--velocity must be between 1 and 127, got \(velocity)") }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
+        if output == "-" {
+            guard count == 1 else { throw ValidationError("-o - writes one file to standard output: --count must be 1") }
+            guard !json else { throw ValidationError("--json prints to standard output, where -o - writes the MIDI file; name a file with -o") }
+        }
+        if wav == "-" {
+            guard count == 1 else { throw ValidationError("--wav - writes one file to standard output: --count must be 1") }
+            guard output != "-" else { throw ValidationError("-o - and --wav - cannot both write to standard output") }
+            guard !json else { throw ValidationError("--json prints to standard output, where --wav - writes the audio; name a file with --wav") }
+        }
         if random, primer != nil { throw ValidationError("--random draws uniformly: --primer has no effect with it") }
         if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
@@ -83,8 +98,33 @@ struct SampleCommand: ParsableCommand {
     }
 
     func run() throws {
+        InterruptCleanup.install()
         // These GEMVs are small: one BLAS thread is several times faster than two (bench sample).
         BLASRuntime.setThreads(1)
+        // Where the files go, checked before any sampling.
+        let destination = try AtomicOutput.resolve(Self.outputPath(output, index: 1, of: count), options: .userFile)
+        let wavDestination = try wav.map { try AtomicOutput.resolve(Self.outputPath($0, index: 1, of: count), options: .userFile) }
+        if count > 1 {
+            // NAME-1.mid ... are files: a device, FIFO or descriptor cannot be numbered.
+            for (given, flag) in [(output, "-o")] + (wav.map { [($0, "--wav")] } ?? []) {
+                if let d = try? AtomicOutput.resolve(given, options: .userFile), !d.isRegularFile {
+                    throw OutputError(path: given, message: "not a regular file: --count \(count) writes "
+                        + "\(count) files named after \(flag) (NAME-1 ... NAME-\(count)); name a file")
+                }
+            }
+            for (given, d) in [(output, destination), (wav ?? "", wavDestination ?? destination)] where !d.isRegularFile {
+                throw OutputError(path: Self.outputPath(given, index: 1, of: count),
+                                  message: "not a regular file (--count \(count) writes \(count) files named after \(given))")
+            }
+        }
+        let toStandardOutput = destination.isStandardOutput || wavDestination?.isStandardOutput == true
+        if toStandardOutput, json {
+            throw OutputError(path: output, message: "is standard output, where --json prints; name a file")
+        }
+        // Status lines go to standard error when a file goes to standard output.
+        let status: (String) -> Void = toStandardOutput
+            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            : { print($0) }
         let loaded = try ModelDirectory.load(path: model)
         let vocabulary = loaded.vocabulary
         var primerEvents: [SampledEvent] = []
@@ -95,7 +135,7 @@ struct SampleCommand: ParsableCommand {
             var line = "primer \(p): \(pr.events.count) hits"
             line += pr.channel.map { " (channel \($0 + 1))" } ?? " (all channels)"
             if pr.mappedTicks > 0 { line += ", \(pr.mappedTicks) deltas mapped to the nearest vocabulary tick" }
-            if !json { print(line) }
+            if !json { status(line) }
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(model: loaded)
@@ -114,7 +154,14 @@ struct SampleCommand: ParsableCommand {
             let written = kept.count
             if let wav {
                 let wavPath = Self.outputPath(wav, index: k + 1, of: count)
-                switch try WavRenderer.render(midi: path, to: wavPath, soundfont: soundfont) {
+                // FluidSynth reads a MIDI file: the one written, or a scratch copy when -o
+                // was standard output, a device or a FIFO.
+                let outcome = destination.isRegularFile
+                    ? try WavRenderer.render(midi: path, to: wavPath, soundfont: soundfont)
+                    : try TemporaryFiles.withScratchFile(named: "sample.mid", contents: Data(DrumMIDI.encode(hits, options: midi))) {
+                        try WavRenderer.render(midi: $0, to: wavPath, soundfont: soundfont)
+                    }
+                switch outcome {
                 case .rendered(let p): FileHandle.standardError.write(Data("wrote \(p): audio rendered by FluidSynth\n".utf8))
                 case .skipped(let reason): FileHandle.standardError.write(Data("--wav skipped: \(reason)\n".utf8))
                 }
@@ -127,7 +174,7 @@ struct SampleCommand: ParsableCommand {
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
             line += random ? ", uniform random" : ", temperature \(options.temperature)"
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
-            print(line)
+            status(line)
         }
         if json { FileHandle.standardOutput.write(try JSONOutput.encode(SampleReport(files: report))) }
     }

@@ -12,7 +12,11 @@ struct TrainCommand: ParsableCommand {
         discussion: """
             Checkpoints ckpt-<step>.h5 are written every --checkpoint-every steps, at the end, and on \
             Ctrl-C or SIGTERM (the current step finishes, a checkpoint is saved, the exit status is 0). \
-            train_log.csv beside them gets one row per evaluation.
+            A second Ctrl-C is noted and the save still happens; a third quits at once without saving \
+            (exit status 130; the last checkpoint written is kept). Standard error says whether the \
+            final checkpoint was saved. train_log.csv beside them gets one row per evaluation. \
+            Temporary checkpoint files left by a killed run in the checkpoint directory are removed \
+            at the start, with a line saying so.
 
             --resume CKPT continues a run: the data path and every hyperparameter come from the \
             checkpoint. --lr, --momentum, --decay, --epsilon, --clip, the --lr-decay options, --steps, \
@@ -29,40 +33,40 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Dataset directory: convert-midi output (events.npy, vocab.json, validation/) or the original's X.npy with ix_to_note.p/ix_to_tick.p. Default: data, or the checkpoint's with --resume.")
     var data: String?
 
-    @Option(help: "Hidden size H (default \(RunConfiguration.defaultHidden)).")
+    @Option(parsing: .unconditional, help: "Hidden size H (default \(RunConfiguration.defaultHidden)).")
     var hidden: Int?
 
-    @Option(help: "Truncated-BPTT chunk length U (default \(RunConfiguration.defaultUnroll)).")
+    @Option(parsing: .unconditional, help: "Truncated-BPTT chunk length U (default \(RunConfiguration.defaultUnroll)).")
     var unroll: Int?
 
-    @Option(name: .customLong("batch-size"), help: "Contiguous streams B trained together (default \(RunConfiguration.defaultBatchSize)).")
+    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Contiguous streams B trained together (default \(RunConfiguration.defaultBatchSize)).")
     var batchSize: Int?
 
     @Option(help: "Optimizer: sgd, momentum or rmsprop (default sgd).")
     var optimizer: OptimizerKind?
 
-    @Option(help: "Momentum coefficient for --optimizer momentum (default \(RunConfiguration.defaultMomentum)).")
+    @Option(parsing: .unconditional, help: "Momentum coefficient for --optimizer momentum (default \(RunConfiguration.defaultMomentum)).")
     var momentum: Float?
 
-    @Option(help: "RMSProp decay of the squared-gradient average (default \(RunConfiguration.defaultDecay)).")
+    @Option(parsing: .unconditional, help: "RMSProp decay of the squared-gradient average (default \(RunConfiguration.defaultDecay)).")
     var decay: Float?
 
-    @Option(help: "RMSProp epsilon, inside the square root (default \(RunConfiguration.defaultEpsilon)).")
+    @Option(parsing: .unconditional, help: "RMSProp epsilon, inside the square root (default \(RunConfiguration.defaultEpsilon)).")
     var epsilon: Float?
 
-    @Option(help: "Clip each gradient entry to ±this before the update (default \(RunConfiguration.defaultClip)).")
+    @Option(parsing: .unconditional, help: "Clip each gradient entry to ±this before the update (default \(RunConfiguration.defaultClip)).")
     var clip: Float?
 
-    @Option(help: "Learning rate (default \(RunConfiguration.defaultLearningRate)).")
+    @Option(parsing: .unconditional, help: "Learning rate (default \(RunConfiguration.defaultLearningRate)).")
     var lr: Float?
 
-    @Option(name: .customLong("lr-decay"), help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience.")
+    @Option(name: .customLong("lr-decay"), parsing: .unconditional, help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience.")
     var lrDecay: Float?
 
-    @Option(name: .customLong("lr-decay-every"), help: "Multiply the learning rate by F every N steps (0 = off).")
+    @Option(name: .customLong("lr-decay-every"), parsing: .unconditional, help: "Multiply the learning rate by F every N steps (0 = off).")
     var lrDecayEvery: Int?
 
-    @Option(name: .customLong("lr-plateau-patience"), help: "Multiply the learning rate by F after P evaluations without improvement (0 = off).")
+    @Option(name: .customLong("lr-plateau-patience"), parsing: .unconditional, help: "Multiply the learning rate by F after P evaluations without improvement (0 = off).")
     var lrPlateauPatience: Int?
 
     @Option(name: .customLong("init"), help: "Initialisation: original or keras (default \(RunConfiguration.defaultInit.rawValue)).")
@@ -71,25 +75,25 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("init-from"), help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary.")
     var initFrom: String?
 
-    @Option(help: "Random seed: the same seed, data and flags give bitwise-identical weights (default \(RunConfiguration.defaultSeed)).")
+    @Option(parsing: .unconditional, help: "Random seed: the same seed, data and flags give bitwise-identical weights (default \(RunConfiguration.defaultSeed)).")
     var seed: UInt64?
 
-    @Option(help: "Global step to train until (default: until interrupted).")
+    @Option(parsing: .unconditional, help: "Global step to train until (default: until interrupted).")
     var steps: Int?
 
-    @Option(name: .customLong("checkpoint-every"), help: "Write a checkpoint every N steps (default \(RunConfiguration.defaultCheckpointEvery)).")
+    @Option(name: .customLong("checkpoint-every"), parsing: .unconditional, help: "Write a checkpoint every N steps (default \(RunConfiguration.defaultCheckpointEvery)).")
     var checkpointEvery: Int?
 
     @Option(name: .customLong("checkpoint-dir"), help: "Directory of the checkpoints and train_log.csv (default \(RunConfiguration.defaultCheckpointDirectory); with --resume, the checkpoint's directory).")
     var checkpointDir: String?
 
-    @Option(help: "Keep the last K checkpoints, plus the best by validation loss (default \(RunConfiguration.defaultKeep)).")
+    @Option(parsing: .unconditional, help: "Keep the last K checkpoints, plus the best by validation loss (default \(RunConfiguration.defaultKeep)).")
     var keep: Int?
 
-    @Option(name: .customLong("log-every"), help: "Print a progress line every N steps (default \(RunConfiguration.defaultLogEvery)).")
+    @Option(name: .customLong("log-every"), parsing: .unconditional, help: "Print a progress line every N steps (default \(RunConfiguration.defaultLogEvery)).")
     var logEvery: Int?
 
-    @Option(name: .customLong("eval-every"), help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
+    @Option(name: .customLong("eval-every"), parsing: .unconditional, help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
     var evalEvery: Int?
 
     @Option(help: "Continue the run saved in this checkpoint.")
@@ -122,8 +126,23 @@ struct TrainCommand: ParsableCommand {
                 FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
             } : nil)
         let run = try TrainingRun(options: options, reporter: reporter)
+        TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
         StopSignal.install()
-        _ = try run.run()
+        let summary: RunSummary
+        do { summary = try run.run() } catch {
+            if StopSignal.requested {
+                Self.stderr("drummer: interrupted: the final checkpoint was not saved (\(error))")
+            }
+            throw error
+        }
+        if summary.ending == .interrupted {
+            Self.stderr("drummer: interrupted at step \(summary.step): "
+                + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved"))
+        }
+    }
+
+    private static func stderr(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
 

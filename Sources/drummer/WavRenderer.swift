@@ -1,6 +1,7 @@
 // Optional audio rendering of generated MIDI through FluidSynth and a General MIDI
 // soundfont (Debian: fluidsynth, fluid-soundfont-gm). When either is missing the
 // rendering is skipped with a message; it never fails the sampling itself.
+import DrummerCore
 import Foundation
 
 enum WavRenderer {
@@ -29,8 +30,7 @@ enum WavRenderer {
         return nil
     }
 
-    /// Renders `midi` to the WAV file `wav` (44.1 kHz, written to a temporary name and
-    /// renamed), or says why it was skipped.
+    /// Renders `midi` to the WAV file `wav` (44.1 kHz), or says why it was skipped.
     static func render(midi: String, to wav: String, soundfont: String?) throws -> Outcome {
         guard let synth = executable(named: "fluidsynth") else {
             return .skipped(reason: "fluidsynth is not installed (apt-get install fluidsynth fluid-soundfont-gm)")
@@ -46,28 +46,24 @@ enum WavRenderer {
         } else {
             return .skipped(reason: "no General MIDI soundfont found (apt-get install fluid-soundfont-gm, or give --soundfont)")
         }
-        let url = URL(fileURLWithPath: wav)
-        let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: synth)
-        p.arguments = ["-ni", "-q", "-g", "0.8", "-r", "44100", "-T", "wav", "-F", tmp, font, midi]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0, FileManager.default.fileExists(atPath: tmp) else {
-            try? FileManager.default.removeItem(atPath: tmp)
-            throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
-                + message.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        guard rename(tmp, wav) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: tmp)
-            throw RenderError(description: "\(wav): cannot rename the rendered file into place: \(reason)")
+        // Written by the output rules (AtomicOutput, .userFile): FluidSynth renders into
+        // a temporary file, renamed over a regular file or copied into a device or FIFO.
+        try AtomicOutput.file(at: wav, options: .userFile) { tmp in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: synth)
+            p.arguments = ["-ni", "-q", "-g", "0.8", "-r", "44100", "-T", "wav", "-F", tmp, font, midi]
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            var st = stat()
+            guard p.terminationStatus == 0, stat(tmp, &st) == 0, st.st_size > 0 else {
+                throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
+                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
         }
         return .rendered(path: wav)
     }

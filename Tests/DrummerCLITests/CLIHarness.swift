@@ -6,6 +6,8 @@ struct CLIResult {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// Standard output as bytes (for binary output such as `sample -o -`).
+    var stdoutData = Data()
 }
 
 enum CLI {
@@ -69,7 +71,8 @@ enum CLI {
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         return CLIResult(status: p.terminationStatus,
                          stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+                         stderr: String(decoding: errData, as: UTF8.self),
+                         stdoutData: outData)
     }
 
     static func temporaryDirectory(_ name: String = "drummer-test") throws -> URL {

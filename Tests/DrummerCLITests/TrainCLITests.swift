@@ -32,7 +32,8 @@ final class TrainCLITests: XCTestCase {
         }.sorted()
     }
 
-    func interrupt(with sig: Int32) throws {
+    /// Sends `sig` `times` times, milliseconds apart, once the first checkpoint is written.
+    func interrupt(with sig: Int32, times: Int = 1) throws {
         let p = Process()
         p.executableURL = CLI.binary
         p.arguments = ["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"]
@@ -52,7 +53,18 @@ final class TrainCLITests: XCTestCase {
             usleep(10_000)
         }
         XCTAssertTrue(text.contains("checkpoint "), "no checkpoint line before the deadline: \(text)")
-        kill(p.processIdentifier, sig)
+        for k in 0..<times {
+            if k > 0 {
+                // Signals sent before the first is delivered merge into one: send the next
+                // as soon as the handler has answered (milliseconds after the first).
+                let until = Date().addingTimeInterval(5)
+                while Date() < until, p.isRunning,
+                      !((try? String(contentsOf: errURL, encoding: .utf8)) ?? "").contains("stopping after this step") {
+                    usleep(200)
+                }
+            }
+            kill(p.processIdentifier, sig)
+        }
         p.waitUntilExit()
         try out.close()
         try err.close()
@@ -67,6 +79,9 @@ final class TrainCLITests: XCTestCase {
         XCTAssertGreaterThanOrEqual(step, 50)
         XCTAssertTrue(checkpointSteps().contains(step), "\(checkpointSteps()) lacks \(step)")
         XCTAssertTrue(text.contains("checkpoint \(root.appendingPathComponent("c/ckpt-\(step).h5").path)"), text)
+        XCTAssertTrue(errText.contains("drummer: interrupted at step \(step): checkpoint saved to "
+            + root.appendingPathComponent("c/ckpt-\(step).h5").path), errText)
+        if times == 2 { XCTAssertTrue(errText.contains("press Ctrl-C once more to quit without saving"), errText) }
         // The saved state resumes.
         let r = try CLI.run(["train", "--resume", root.appendingPathComponent("c/ckpt-\(step).h5").path,
                              "--steps", "\(step + 3)"])
@@ -77,6 +92,71 @@ final class TrainCLITests: XCTestCase {
     func testCtrlCFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGINT) }
 
     func testSIGTERMFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGTERM) }
+
+    /// Issue 9: a second Ctrl-C within milliseconds used to exit 130 without the final save.
+    func testSecondCtrlCStillSavesAndSaysSo() throws { try interrupt(with: SIGINT, times: 2) }
+
+    /// A third Ctrl-C quits at once without saving (status 130), and says so. Steps
+    /// here take a good part of a second (H = 400, U = 400), so all three signals,
+    /// each sent once the handler has answered the one before, land in one step.
+    func testThirdCtrlCQuitsWithoutSaving() throws {
+        let data = root.appendingPathComponent("long")
+        try Self.writeDataset(data, count: 4000)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["train", "--data", data.path, "--hidden", "400", "--unroll", "400",
+                       "--checkpoint-dir", root.appendingPathComponent("c").path,
+                       "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
+        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        func wait(for file: URL, _ text: String, seconds: Double) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline, p.isRunning,
+                  !((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(text) { usleep(200) }
+        }
+        // Training (and its signal handler) has started once a progress line is out.
+        wait(for: outURL, "step 1", seconds: 60)
+        kill(p.processIdentifier, SIGINT)
+        wait(for: errURL, "stopping after this step", seconds: 5)
+        kill(p.processIdentifier, SIGINT)
+        wait(for: errURL, "already stopping", seconds: 5)
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        try out.close()
+        try err.close()
+        let errText = try String(contentsOf: errURL, encoding: .utf8)
+        XCTAssertEqual(p.terminationReason, .exit, errText)
+        XCTAssertEqual(p.terminationStatus, 130, errText)
+        XCTAssertTrue(errText.contains("drummer: quitting without saving a checkpoint"), errText)
+        XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
+    }
+
+    /// Issue 9: `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
+    /// the checkpoint directory removes them at start and says so.
+    func testStaleCheckpointTemporariesAreRemovedAtStart() throws {
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let dir = root.appendingPathComponent("c")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let pid = dead.processIdentifier
+        for name in [".ckpt-500.h5.tmp-\(pid)-3141592653", ".train_log.csv.drummer-tmp-\(pid)-1-0000abcd", "notes.txt"] {
+            try Data("x".utf8).write(to: dir.appendingPathComponent(name))
+        }
+        let r = try CLI.run(["train"] + small + ["--steps", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(dir.path)"), r.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [])
+        XCTAssertTrue(names.contains("notes.txt"))
+    }
 
     func testRefusedResumeFlagsAndBadOptions() throws {
         let first = try CLI.run(["train"] + small + ["--steps", "4", "--checkpoint-every", "2"])

@@ -164,23 +164,3 @@ final class LSTMInferenceTests: XCTestCase {
         XCTAssertThrowsError(try JSONDecoder().decode(Vocabulary.self, from: Data(#"{"ix_to_note":[],"ix_to_tick":[1]}"#.utf8)))
     }
 }
-
-final class AtomicOutputTests: XCTestCase {
-    func testDirectoryIsReplacedOnlyOnSuccess() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: base) }
-        let out = base.appendingPathComponent("out").path
-        try AtomicOutput.directory(at: out) { try Data("one".utf8).write(to: $0.appendingPathComponent("a.txt")) }
-        XCTAssertEqual(try String(contentsOfFile: out + "/a.txt", encoding: .utf8), "one")
-        struct Boom: Error {}
-        XCTAssertThrowsError(try AtomicOutput.directory(at: out) { dir in
-            try Data("two".utf8).write(to: dir.appendingPathComponent("a.txt"))
-            throw Boom()
-        })
-        XCTAssertEqual(try String(contentsOfFile: out + "/a.txt", encoding: .utf8), "one")
-        // No temporary directories left behind.
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: base.path), ["out"])
-        try AtomicOutput.write(Data("f".utf8), to: base.appendingPathComponent("f.bin").path)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: base.path).sorted(), ["f.bin", "out"])
-    }
-}

@@ -25,9 +25,9 @@ final class ModelDirectoryTests: XCTestCase {
         return (try LSTMWeights(shape: shape, wx: wx, wy: wy), vocab)
     }
 
-    private func writeSmall() throws -> String {
+    private func writeSmall(_ name: String = "model") throws -> String {
         let (w, v) = try smallModel()
-        let dir = tmp.appendingPathComponent("model").path
+        let dir = tmp.appendingPathComponent(name).path
         try ModelDirectory.write(weights: w, vocabulary: v, to: dir, metadata: ["step": "12"])
         return dir
     }
@@ -229,5 +229,93 @@ final class ModelDirectoryTests: XCTestCase {
                            try Data(contentsOf: fixtures.appendingPathComponent(name)), name)
         }
         XCTAssertTrue(try ModelDirectory.load(path: out).checksumsVerified)
+    }
+
+    private func message(_ dir: String) -> String {
+        do { _ = try ModelDirectory.load(path: dir); return "loaded" } catch { return "\(error)" }
+    }
+
+    /// Wrong types name the key, the expected type and the value found (issue 9:
+    /// "hidden_size": 32.5 used to say "not valid JSON").
+    func testWrongTypesNameKeyExpectedTypeAndValue() throws {
+        let dir = try writeSmall()
+        let manifest = dir + "/model.json"
+        try editManifest(dir) { $0["hidden_size"] = 32.5 }
+        XCTAssertEqual(message(dir), "\(manifest): hidden_size is 32.5, expected a whole number")
+        try editManifest(dir) { $0["hidden_size"] = 5.0 }  // a whole number written as 5.0 is 5
+        XCTAssertNoThrow(try ModelDirectory.load(path: dir))
+        try editManifest(dir) { $0["hidden_size"] = "five" }
+        XCTAssertEqual(message(dir), "\(manifest): hidden_size is \"five\" (a string), expected a whole number")
+        try editManifest(dir) { $0["hidden_size"] = 5; $0["ix_to_note"] = [36, true, 42] }
+        XCTAssertEqual(message(dir), "\(manifest): ix_to_note[1] is true, expected a whole number")
+        try editManifest(dir) { $0["ix_to_note"] = 36 }
+        XCTAssertEqual(message(dir), "\(manifest): ix_to_note is 36, expected an array of whole numbers")
+        try editManifest(dir) { $0["ix_to_note"] = [36, 38, 42]; $0["format"] = 1 }
+        XCTAssertEqual(message(dir), "\(manifest): format is 1, expected a string")
+        try editManifest(dir) { $0["format"] = "drummer-model"; $0["metadata"] = ["step": 12] }
+        XCTAssertEqual(message(dir), "\(manifest): metadata.step is 12, expected a string")
+        try editManifest(dir) { $0["metadata"] = NSNull(); $0["hidden_size"] = NSNull() }
+        XCTAssertEqual(message(dir), "\(manifest): hidden_size is null, expected a value")
+        try Data("[1, 2]".utf8).write(to: URL(fileURLWithPath: manifest))
+        XCTAssertEqual(message(dir), "\(manifest): holds an array of 2 value(s), expected a JSON object")
+        try Data().write(to: URL(fileURLWithPath: manifest))
+        XCTAssertEqual(message(dir), "\(manifest): is empty, expected the JSON manifest")
+    }
+
+    /// model.json or a weight file that is a directory: a sentence, not
+    /// "NSCocoaErrorDomain error 256".
+    func testDirectoriesWhereFilesBelongAreNamed() throws {
+        let dir = try writeSmall()
+        try FileManager.default.removeItem(atPath: dir + "/model.json")
+        try FileManager.default.createDirectory(atPath: dir + "/model.json", withIntermediateDirectories: false)
+        XCTAssertEqual(message(dir), "\(dir)/model.json: is a directory, expected the JSON manifest")
+        let dir2 = try writeSmall("model2")
+        try FileManager.default.removeItem(atPath: dir2 + "/Wy.bin")
+        try FileManager.default.createDirectory(atPath: dir2 + "/Wy.bin", withIntermediateDirectories: false)
+        XCTAssertEqual(message(dir2), "\(dir2)/Wy.bin: is a directory, expected 6 × 7 float32 weights")
+        XCTAssertEqual(mkfifo(dir2 + "/Wy.bin.fifo", 0o644), 0)
+        try FileManager.default.removeItem(atPath: dir2 + "/Wy.bin")
+        try FileManager.default.moveItem(atPath: dir2 + "/Wy.bin.fifo", toPath: dir2 + "/Wy.bin")
+        XCTAssertEqual(message(dir2), "\(dir2)/Wy.bin: is a FIFO, expected 6 × 7 float32 weights")
+    }
+
+    /// A model directory made of symbolic links loads: sizes are the targets' (issue 9:
+    /// it was rejected with the link's own size, "23 bytes").
+    func testModelDirectoryOfSymlinksLoads() throws {
+        let real = try writeSmall()
+        let links = tmp.appendingPathComponent("links").path
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+            XCTAssertEqual(symlink(real + "/" + name, links + "/" + name), 0)
+        }
+        let m = try ModelDirectory.load(path: links)
+        XCTAssertTrue(m.checksumsVerified)
+        XCTAssertEqual(m, try ModelDirectory.load(path: real))
+        // A dangling link and a link to a file of the wrong size say so, naming both.
+        unlink(links + "/Wy.bin")
+        XCTAssertEqual(symlink(tmp.appendingPathComponent("gone").path, links + "/Wy.bin"), 0)
+        XCTAssertEqual(message(links), "\(links)/Wy.bin (a link to \(tmp.appendingPathComponent("gone").path)): "
+            + "cannot read: the symbolic link's target does not exist")
+        unlink(links + "/Wy.bin")
+        XCTAssertEqual(symlink(real + "/model.json", links + "/Wy.bin"), 0)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: real + "/model.json")[.size] as? Int)
+        XCTAssertEqual(message(links), "\(links)/Wy.bin (a link to \(real)/model.json): \(size) bytes, expected 168 (6 × 7 float32)")
+    }
+
+    /// export's writer replaces a model directory, never a directory that is not one.
+    func testWriteRefusesToReplaceAForeignDirectory() throws {
+        let (w, v) = try smallModel()
+        let foreign = tmp.appendingPathComponent("project").path
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: foreign + "/main.swift"))
+        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: v, to: foreign)) {
+            XCTAssertEqual("\($0)", "\(foreign): not replacing it: it is not empty and not a drummer model "
+                + "directory (no model.json); remove it or choose another path")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: foreign), ["main.swift"])
+        // A model directory is replaced.
+        let dir = try writeSmall()
+        try ModelDirectory.write(weights: w, vocabulary: v, to: dir, metadata: ["step": "13"])
+        XCTAssertEqual(try ModelDirectory.load(path: dir).metadata["step"], "13")
     }
 }

@@ -194,6 +194,48 @@ final class ExporterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir))
     }
 
+    /// Both outputs are checked before either is written (issue 9: an unwritable --swift
+    /// path failed after the model directory had been written).
+    func testUnwritableSwiftPathFailsBeforeTheModelDirectoryIsWritten() throws {
+        let (w, v) = try model()
+        let dir = tmp.appendingPathComponent("model").path
+        let plain = tmp.appendingPathComponent("plain").path
+        try Data().write(to: URL(fileURLWithPath: plain))
+        for (swift, message) in [(plain + "/Drum.swift", "\(plain)/Drum.swift: \(plain) is not a directory"),
+                                 (tmp.path, "\(tmp.path): is a directory")] {
+            XCTAssertThrowsError(try Exporter.export(weights: w, vocabulary: v, step: 1, metadata: [:],
+                                                     to: dir, swiftFile: swift)) {
+                XCTAssertEqual("\($0)", message)
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir))
+        }
+        // A model directory that may not be replaced: the Swift file is not written either.
+        let foreign = tmp.appendingPathComponent("src").path
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: foreign + "/main.swift"))
+        let swift = tmp.appendingPathComponent("Drum.swift").path
+        XCTAssertThrowsError(try Exporter.export(weights: w, vocabulary: v, step: 1, metadata: [:],
+                                                 to: foreign, swiftFile: swift)) {
+            XCTAssertTrue("\($0)".contains("not replacing it"), "\($0)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: swift))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp.path).sorted(), ["plain", "src"])
+    }
+
+    /// A Swift file that still fails after the directory is in place (a full device)
+    /// says what was and was not written.
+    func testLateSwiftFailureSaysTheModelDirectoryWasWritten() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let (w, v) = try model()
+        let dir = tmp.appendingPathComponent("model").path
+        XCTAssertThrowsError(try Exporter.export(weights: w, vocabulary: v, step: 1, metadata: [:],
+                                                 to: dir, swiftFile: "/dev/full")) {
+            XCTAssertEqual("\($0)", "/dev/full: cannot write: no space left on device "
+                + "(the model directory \(dir) was written; the Swift file was not)")
+        }
+        XCTAssertNoThrow(try ModelDirectory.load(path: dir))
+    }
+
     static func intArray(named name: String, in text: String) -> [Int]? {
         guard let start = text.range(of: "let \(name): [Int] = [") else { return nil }
         guard let end = text[start.upperBound...].firstIndex(of: "]") else { return nil }

@@ -1,0 +1,88 @@
+// Operating-system and Foundation errors as the short phrases a message needs:
+// "no such file or directory", "permission denied", "is a directory", ... instead
+// of "The operation could not be completed. (NSCocoaErrorDomain error 256.)".
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum ErrorText {
+    /// A lower-case phrase for an errno value.
+    public static func errno(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: return "no such file or directory"
+        case EACCES: return "permission denied"
+        case EPERM: return "operation not permitted"
+        case EISDIR: return "is a directory"
+        case ENOTDIR: return "a component of the path is not a directory"
+        case ENOSPC: return "no space left on device"
+        case EDQUOT: return "disk quota exceeded"
+        case EROFS: return "read-only file system"
+        case EEXIST: return "already exists"
+        case ENAMETOOLONG: return "file name too long"
+        case ELOOP: return "too many levels of symbolic links"
+        case EXDEV: return "on a different file system"
+        case ENOTEMPTY: return "directory not empty"
+        case EBUSY: return "busy (in use)"
+        case EIO: return "input/output error"
+        case EMFILE, ENFILE: return "too many open files"
+        case EFBIG: return "file too large"
+        case ENXIO: return "no such device or address"
+        case EPIPE: return "broken pipe (the reader went away)"
+        case EBADF: return "bad file descriptor (not open)"
+        case EINVAL: return "invalid argument"
+        default:
+            guard let c = strerror(code) else { return "error \(code)" }
+            let text = String(cString: c)
+            return text.prefix(1).lowercased() + text.dropFirst()
+        }
+    }
+
+    /// The cause of `error` as a phrase: the errno behind a Foundation error where
+    /// there is one, a phrase for the common Cocoa file errors, the description of
+    /// this project's own errors.
+    public static func describe(_ error: Error) -> String {
+        if let e = error as? POSIXError { return errno(e.code.rawValue) }
+        if type(of: error) is NSError.Type || error is CocoaError {
+            let ns = error as NSError
+            if ns.domain == NSPOSIXErrorDomain { return errno(Int32(truncatingIfNeeded: ns.code)) }
+            if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
+               underlying.domain == NSPOSIXErrorDomain {
+                return errno(Int32(truncatingIfNeeded: underlying.code))
+            }
+            if ns.domain == NSCocoaErrorDomain, let phrase = cocoa(ns.code) { return phrase }
+            return ns.localizedDescription
+        }
+        return String(describing: error)
+    }
+
+    static func cocoa(_ code: Int) -> String? {
+        switch CocoaError.Code(rawValue: code) {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or directory"
+        case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+        case .fileWriteOutOfSpace: return "no space left on device"
+        case .fileWriteVolumeReadOnly: return "read-only file system"
+        case .fileWriteFileExists: return "already exists"
+        case .fileWriteInvalidFileName, .fileReadInvalidFileName: return "invalid file name"
+        case .fileReadTooLarge: return "too large to read"
+        case .fileReadCorruptFile: return "not in the expected format"
+        case .fileReadInapplicableStringEncoding, .fileWriteInapplicableStringEncoding:
+            return "not text in the expected encoding"
+        case .fileLocking: return "locked"
+        case .fileReadUnknown: return "could not be read (unknown cause)"
+        case .fileWriteUnknown: return "could not be written (unknown cause)"
+        default: return nil
+        }
+    }
+
+    /// The phrase for the current `errno`.
+    public static var lastErrno: String {
+        #if canImport(Glibc)
+        errno(Glibc.errno)
+        #else
+        errno(Darwin.errno)
+        #endif
+    }
+}

@@ -1,0 +1,118 @@
+// Ctrl-C and SIGTERM for commands that have nothing to save (convert-midi, export,
+// sample): the output in progress is abandoned and its temporaries are removed.
+//
+// Design: the signal handler does only async-signal-safe work: it counts the
+// signal and writes its number to a pipe. A watcher thread blocked on that pipe
+// does the cleanup with ordinary code (removing a directory tree is not
+// async-signal-safe): it takes the registry lock (so a rename into place is either
+// complete or not started), removes every registered temporary, says what was not
+// written and calls _exit(128 + signal), 130 for Ctrl-C. The main thread may still
+// be writing into a temporary that is being removed; if that makes it fail, the
+// CLI's error path calls `waitIfInterrupted()`, which parks it until the watcher
+// exits, so the user sees the interrupt, not a follow-on error. A second signal
+// during the cleanup is absorbed; a third ends the process at once (_exit from
+// the handler) for a cleanup that hangs.
+//
+// Training does not use this: it stops gracefully and saves (Train's StopSignal).
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+private let signalCount = Atomic<Int>(0)
+private let pipeWriteEnd = Atomic<Int32>(-1)
+private let installed = Atomic<Bool>(false)
+private let hardExitMessage: StaticString = "\ndrummer: interrupted again: exiting without cleaning up\n"
+
+private func cleanupHandler(_ sig: Int32) {
+    let count = signalCount.wrappingAdd(1, ordering: .relaxed).newValue
+    if count >= 3 {
+        _ = write(STDERR_FILENO, hardExitMessage.utf8Start, hardExitMessage.utf8CodeUnitCount)
+        _exit(128 + sig)
+    }
+    var byte = UInt8(truncatingIfNeeded: sig)
+    _ = write(pipeWriteEnd.load(ordering: .relaxed), &byte, 1)
+}
+
+public enum InterruptCleanup {
+    /// Installs the SIGINT and SIGTERM handlers and the watcher thread (once; later
+    /// calls do nothing). A signal that was ignored when the process started (a
+    /// background job) stays ignored.
+    public static func install() {
+        guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        pipeWriteEnd.store(fds[1], ordering: .relaxed)
+        let readEnd = fds[0]
+        let watcher = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 { break }
+                if n < 0, errno == EINTR { continue }
+                return
+            }
+            cleanUpAndExit(signal: Int32(byte))
+        }
+        watcher.name = "drummer-interrupt"
+        watcher.start()
+        for sig in [SIGINT, SIGTERM] {
+            var old = sigaction()
+            sigaction(sig, nil, &old)
+            #if canImport(Glibc)
+            // SIG_IGN is the handler value 1.
+            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == 1 { continue }
+            #endif
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = cleanupHandler
+            #else
+            action.__sigaction_u.__sa_handler = cleanupHandler
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(sig, &action, nil)
+        }
+    }
+
+    /// True once SIGINT or SIGTERM has arrived while the handler is installed.
+    public static var interrupted: Bool { signalCount.load(ordering: .relaxed) > 0 }
+
+    /// On an error path: when an interrupt is being handled, waits (up to a minute)
+    /// for the watcher to finish the cleanup and end the process.
+    public static func waitIfInterrupted() {
+        guard installed.load(ordering: .relaxed), interrupted else { return }
+        for _ in 0..<600 { usleep(100_000) }
+    }
+
+    static func cleanUpAndExit(signal sig: Int32) -> Never {
+        // The lock is held until _exit: no rename into place, no new temporary after this.
+        TemporaryFiles.registry.withLock { registry -> Never in
+            let entries = registry.entries.sorted { $0.key < $1.key }.map(\.value)
+            var lines: [String] = []
+            for entry in entries {
+                var st = stat()
+                guard lstat(entry.path, &st) == 0 else { continue }
+                do {
+                    try FileManager.default.removeItem(atPath: entry.path)
+                    lines.append("\(entry.destination) was not written (its temporary output was removed)")
+                } catch {
+                    lines.append("\(entry.destination) was not written; could not remove its temporary "
+                        + "\(entry.path): \(ErrorText.describe(error))")
+                }
+            }
+            let name = sig == SIGTERM ? "terminated" : "interrupted"
+            let text = lines.isEmpty ? "drummer: \(name)\n"
+                : lines.map { "drummer: \(name): \($0)\n" }.joined()
+            FileHandle.standardError.write(Data(("\n" + text).utf8))
+            // Lines already printed (say sample's "wrote ..." for earlier files) are kept.
+            fflush(nil)
+            _exit(128 + sig)
+        }
+    }
+}

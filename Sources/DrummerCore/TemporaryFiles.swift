@@ -1,0 +1,289 @@
+// The tool's temporary files: their names, the registry of those in flight
+// (removed on Ctrl-C, see InterruptCleanup), and the sweeper that removes the
+// ones a killed run left behind.
+//
+// Names: `.NAME.drummer-tmp-<pid>-<start>-<tag>` beside the output NAME, where
+// <start> is the process's start time (clock ticks since boot, /proc/<pid>/stat
+// field 22) and <tag> 8 random hex digits; a directory being replaced is moved
+// aside as `.NAME.drummer-old-<pid>-<start>-<tag>` where renameat2 cannot swap.
+// A temporary is stale when its process is gone, or when a process with that pid
+// is alive but started at another time (the pid was reused). The sweeper also
+// knows the older names `.NAME.tmp-<pid>-<n>` and `.NAME.old-<pid>-<n>` (earlier
+// versions; HDF5Kit's checkpoints `.ckpt-N.h5.tmp-<pid>-<n>`): those are stale
+// when the pid is gone or the file is older than that process. Nothing that does
+// not match these patterns is ever removed.
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum TemporaryFiles {
+    static let marker = ".drummer-tmp-"
+    static let asideMarker = ".drummer-old-"
+
+    /// This process's start time in clock ticks since boot, 0 where /proc is missing.
+    public static let processStart: UInt64 = startTime(of: getpid()) ?? 0
+
+    /// The name of a temporary file or directory for the output named `name`.
+    public static func temporaryName(for name: String) -> String {
+        "." + name + marker + tag()
+    }
+
+    /// The name under which an existing directory `name` is moved aside while replaced.
+    static func asideName(for name: String) -> String {
+        "." + name + asideMarker + tag()
+    }
+
+    private static func tag() -> String {
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return "\(getpid())-\(processStart)-" + String(repeating: "0", count: 8 - random.count) + random
+    }
+
+    // MARK: - Registry of temporaries in flight
+
+    /// A temporary file or directory registered while it exists.
+    public struct Registration: Hashable, Sendable {
+        let id: Int
+    }
+
+    struct Entry: Sendable {
+        let path: String
+        let destination: String
+    }
+
+    struct Registry: Sendable {
+        var next = 0
+        var entries: [Int: Entry] = [:]
+
+        mutating func add(_ path: String, destination: String) -> Registration {
+            next += 1
+            entries[next] = Entry(path: path, destination: destination)
+            return Registration(id: next)
+        }
+
+        mutating func remove(_ registration: Registration) {
+            entries.removeValue(forKey: registration.id)
+        }
+    }
+
+    static let registry = Mutex(Registry())
+
+    /// Records `path` (a temporary of this process, destined for `destination`) so that
+    /// an interrupt removes it (see `InterruptCleanup`).
+    public static func register(_ path: String, destination: String) -> Registration {
+        registry.withLock { $0.add(path, destination: destination) }
+    }
+
+    /// Forgets a temporary that was renamed into place or removed.
+    public static func unregister(_ registration: Registration) {
+        registry.withLock { $0.remove(registration) }
+    }
+
+    /// The temporaries registered now, oldest first.
+    public static var inFlight: [String] {
+        registry.withLock { r in r.entries.sorted { $0.key < $1.key }.map(\.value.path) }
+    }
+
+    /// Runs `body` while no interrupt can remove registered temporaries (creation and
+    /// renames into place happen here, so an interrupt sees either the registered
+    /// temporary or the finished output).
+    static func withRegistryLocked<T: Sendable>(_ body: (inout Registry) -> T) -> T {
+        registry.withLock { body(&$0) }
+    }
+
+    /// Writes `contents` to a registered temporary file in the system's temporary
+    /// directory, passes its path to `body` and removes it afterwards.
+    public static func withScratchFile<T>(named name: String, contents: Data, _ body: (String) throws -> T) throws -> T {
+        let dir = NSTemporaryDirectory()
+        sweepOnce(directory: dir)
+        let path = (dir as NSString).appendingPathComponent(temporaryName(for: name))
+        let registration = register(path, destination: path)
+        defer {
+            unlink(path)
+            unregister(registration)
+        }
+        do { try contents.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting) } catch {
+            throw OutputError(path: path, message: "cannot write a temporary file: \(ErrorText.describe(error))")
+        }
+        return try body(path)
+    }
+
+    // MARK: - Stale temporaries
+
+    /// A name of one of this tool's temporaries, taken apart.
+    struct Parsed: Equatable {
+        enum Kind: Equatable { case temporary, aside }
+        var kind: Kind
+        /// The output's name (what the temporary replaces).
+        var base: String
+        var pid: Int32
+        /// The owner's start time (nil in the older names).
+        var start: UInt64?
+    }
+
+    static func parse(_ name: String) -> Parsed? {
+        guard name.hasPrefix("."), name.count > 1 else { return nil }
+        let body = name.dropFirst()
+        for (m, kind) in [(marker, Parsed.Kind.temporary), (asideMarker, .aside)] {
+            guard let r = body.range(of: m, options: .backwards) else { continue }
+            let base = String(body[..<r.lowerBound])
+            let parts = body[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+            guard !base.isEmpty, parts.count == 3,
+                  let pid = Int32(parts[0]), pid > 0, let start = UInt64(parts[1]),
+                  parts[2].count == 8, UInt32(parts[2], radix: 16) != nil
+            else { continue }
+            return Parsed(kind: kind, base: base, pid: pid, start: start)
+        }
+        for (m, kind) in [(".tmp-", Parsed.Kind.temporary), (".old-", .aside)] {
+            guard let r = body.range(of: m, options: .backwards) else { continue }
+            let base = String(body[..<r.lowerBound])
+            let parts = body[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+            guard !base.isEmpty, parts.count == 2,
+                  parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                  let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil
+            else { continue }
+            return Parsed(kind: kind, base: base, pid: pid, start: nil)
+        }
+        return nil
+    }
+
+    /// True when the process that made `parsed` (at `path`) is gone.
+    static func isStale(_ parsed: Parsed, path: String) -> Bool {
+        if kill(parsed.pid, 0) != 0, errno == ESRCH { return true }
+        // A process with that pid is alive (or not ours to signal).
+        if let start = parsed.start {
+            guard let now = startTime(of: parsed.pid) else { return false }
+            return now != start
+        }
+        // Older names carry no start time: a file last changed before that process
+        // started was left by an earlier process with the same pid.
+        guard let started = wallClockStart(of: parsed.pid) else { return false }
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9 < started - 1
+    }
+
+    /// What a sweep found.
+    public struct Sweep: Equatable, Sendable {
+        /// Stale temporaries removed (paths).
+        public var removed: [String] = []
+        /// Directories a killed run had moved aside while replacing them and never put
+        /// back: renamed back to their name (paths of the restored directories).
+        public var restored: [String] = []
+        /// Stale temporaries that could not be removed, with the reason.
+        public var failed: [String] = []
+
+        /// The line to print, nil when nothing was found.
+        public func line(directory: String) -> String? {
+            var parts: [String] = []
+            if !removed.isEmpty {
+                parts.append("removed \(removed.count) stale temporary file(s) from a killed run in \(directory)")
+            }
+            if !restored.isEmpty {
+                parts.append("restored \(restored.joined(separator: ", ")), left moved aside by a killed run")
+            }
+            if !failed.isEmpty {
+                parts.append("could not remove stale temporary file(s): \(failed.joined(separator: "; "))")
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        }
+    }
+
+    /// Removes the stale temporaries of this tool in `directory` (not recursive) and
+    /// returns their paths. Entries of live processes and anything not named like a
+    /// temporary of this tool are left alone. Prints one line on stderr when `report`.
+    @discardableResult
+    public static func sweep(directory: String, report: Bool = true) -> [String] {
+        let result = sweepDetailed(directory: directory)
+        if report, let line = result.line(directory: directory == "." ? "the current directory" : directory) {
+            FileHandle.standardError.write(Data(("drummer: " + line + "\n").utf8))
+        }
+        return result.removed
+    }
+
+    /// The sweep with its restored directories and failures.
+    public static func sweepDetailed(directory: String) -> Sweep {
+        var result = Sweep()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return result }
+        let fm = FileManager.default
+        for name in names.sorted() {
+            guard let parsed = parse(name) else { continue }
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard isStale(parsed, path: path) else { continue }
+            if parsed.kind == .aside {
+                let original = (directory as NSString).appendingPathComponent(parsed.base)
+                var st = stat()
+                if lstat(original, &st) != 0, errno == ENOENT {
+                    if rename(path, original) == 0 { result.restored.append(original) } else {
+                        result.failed.append("\(path): \(ErrorText.lastErrno)")
+                    }
+                    continue
+                }
+            }
+            do {
+                try fm.removeItem(atPath: path)
+                result.removed.append(path)
+            } catch {
+                result.failed.append("\(path): \(ErrorText.describe(error))")
+            }
+        }
+        return result
+    }
+
+    private static let swept = Mutex(Set<String>())
+
+    /// Sweeps `directory` once per process (later calls for the same directory do nothing).
+    public static func sweepOnce(directory: String) {
+        let key = canonical(directory)
+        let first = swept.withLock { $0.insert(key).inserted }
+        if first { sweep(directory: directory) }
+    }
+
+    static func canonical(_ path: String) -> String {
+        guard let r = realpath(path.isEmpty ? "." : path, nil) else { return path }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    // MARK: - Process start times
+
+    /// Field 22 of /proc/<pid>/stat: the start time in clock ticks since boot.
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let text = readSmallFile("/proc/\(pid)/stat"),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command name in parentheses come fields 3, 4, ...
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
+    /// The process's start as seconds since 1970 (boot time + start ticks).
+    static func wallClockStart(of pid: Int32) -> Double? {
+        guard let ticks = startTime(of: pid), let stat = readSmallFile("/proc/stat"),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+              let boot = Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+        else { return nil }
+        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return boot + Double(ticks) / (hz > 0 ? hz : 100)
+    }
+
+    /// Reads a /proc file (whose size reads as 0) whole.
+    static func readSmallFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += buffer[0..<n]
+            if bytes.count > 1 << 20 { break }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

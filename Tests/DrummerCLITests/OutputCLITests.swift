@@ -1,0 +1,319 @@
+// Issue 9's reproducers through the built binary: outputs are written, not
+// replaced; temporaries are swept and removed on Ctrl-C; errors come early and
+// name the file at fault; negative numbers get the range message.
+import Foundation
+import XCTest
+
+/// A `drummer` run in the background, its output in files, for sending signals.
+final class BackgroundRun {
+    let process = Process()
+    private let outURL: URL, errURL: URL
+    private let out: FileHandle, err: FileHandle
+
+    init(_ args: [String], in dir: URL, environment: [String: String] = [:]) throws {
+        outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
+        errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        out = try FileHandle(forWritingTo: outURL)
+        err = try FileHandle(forWritingTo: errURL)
+        process.executableURL = CLI.binary
+        process.arguments = args
+        process.currentDirectoryURL = dir
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Polls `condition` every 5 ms for up to `seconds`; false on timeout or exit.
+    func wait(seconds: Double, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, process.isRunning {
+            if condition() { return true }
+            usleep(5_000)
+        }
+        return condition()
+    }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the exit; (status, stdout, stderr). The output files are removed.
+    func finish() throws -> (Int32, String, String) {
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let o = try String(contentsOf: outURL, encoding: .utf8), e = try String(contentsOf: errURL, encoding: .utf8)
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+        XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(e)")
+        return (process.terminationStatus, o, e)
+    }
+}
+
+final class OutputCLITests: XCTestCase {
+    private var tmp: URL!
+    private var fm: FileManager { FileManager.default }
+
+    override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("output-cli") }
+    override func tearDownWithError() throws { try? fm.removeItem(at: tmp) }
+
+    private var model: String { CLI.repoRoot.appendingPathComponent("models/groove").path }
+
+    private func path(_ name: String) -> String { tmp.appendingPathComponent(name).path }
+
+    private func fileType(_ p: String) -> mode_t {
+        var st = stat()
+        guard lstat(p, &st) == 0 else { return 0 }
+        return st.st_mode & S_IFMT
+    }
+
+    private func temporaries(_ dir: URL? = nil) -> [String] {
+        ((try? fm.contentsOfDirectory(atPath: (dir ?? tmp).path)) ?? []).filter {
+            $0.contains(".drummer-tmp-") || $0.contains(".drummer-old-")
+        }
+    }
+
+    /// The pid of a process that has exited.
+    private func deadPid() throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        return p.processIdentifier
+    }
+
+    // MARK: Write, don't replace
+
+    /// `mknod n c 1 3; drummer sample MODEL -n 3 --seed 1 -o n` leaves `n` a device.
+    func testSampleIntoACharacterDeviceLeavesTheDevice() throws {
+        guard mknod(path("n"), S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 else {
+            throw XCTSkip("mknod is not permitted here (needs root)")
+        }
+        let r = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", "n"], cwd: tmp)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("wrote n: 3 notes"), r.stdout)
+        XCTAssertEqual(fileType(path("n")), S_IFCHR)
+        XCTAssertEqual(temporaries(), [])
+        let null = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", "/dev/null"])
+        XCTAssertEqual(null.status, 0, null.stderr)
+        XCTAssertEqual(fileType("/dev/null"), S_IFCHR)
+    }
+
+    /// `sample -o -` writes the MIDI bytes to standard output, the status line to stderr.
+    func testSampleToStandardOutputWritesTheMIDIBytes() throws {
+        let file = try CLI.run(["sample", model, "-n", "40", "--seed", "7", "-o", path("g.mid")])
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let r = try CLI.run(["sample", model, "-n", "40", "--seed", "7", "-o", "-"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdoutData, try Data(contentsOf: URL(fileURLWithPath: path("g.mid"))))
+        let midi = try XCTUnwrap(TinyMIDI([UInt8](r.stdoutData)))
+        XCTAssertEqual(midi.noteOns.count, 40)
+        XCTAssertTrue(r.stderr.contains("wrote -: 40 notes, seed 7"), r.stderr)
+        // /dev/stdout is the same descriptor.
+        let dev = try CLI.run(["sample", model, "-n", "40", "--seed", "7", "-o", "/dev/stdout"])
+        XCTAssertEqual(dev.stdoutData, r.stdoutData)
+        // Two things cannot share standard output.
+        let both = try CLI.run(["sample", model, "-o", "-", "--json"])
+        XCTAssertEqual(both.status, 64)
+        XCTAssertTrue(both.stderr.contains("--json prints to standard output"), both.stderr)
+        let many = try CLI.run(["sample", model, "-o", "-", "--count", "2"])
+        XCTAssertTrue(many.stderr.contains("--count must be 1"), many.stderr)
+        let numbered = try CLI.run(["sample", model, "-o", "/dev/null", "--count", "2"])
+        XCTAssertEqual(numbered.status, 1)
+        XCTAssertTrue(numbered.stderr.contains("/dev/null: not a regular file: --count 2 writes 2 files named after -o"),
+                      numbered.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/dev/null-1"))
+    }
+
+    /// A symlink is followed, its target replaced, the link kept; a directory is refused.
+    func testSymlinkIsFollowedAndADirectoryRefused() throws {
+        try fm.createDirectory(atPath: path("songs"), withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path("songs/take.mid")))
+        XCTAssertEqual(symlink("songs/take.mid", path("latest.mid")), 0)
+        let r = try CLI.run(["sample", model, "-n", "8", "--seed", "1", "-o", "latest.mid"], cwd: tmp)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(fileType(path("latest.mid")), S_IFLNK)
+        XCTAssertNotNil(TinyMIDI([UInt8](try Data(contentsOf: URL(fileURLWithPath: path("songs/take.mid"))))))
+        XCTAssertEqual(temporaries(tmp.appendingPathComponent("songs")), [])
+
+        let d = try CLI.run(["sample", model, "-n", "8", "-o", path("songs")])
+        XCTAssertEqual(d.status, 1)
+        XCTAssertTrue(d.stderr.contains("\(path("songs")): is a directory"), d.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("songs")), ["take.mid"])
+    }
+
+    // MARK: Clean up
+
+    /// Temporaries of a killed run are removed by the next run in the directory, with a
+    /// line saying so; foreign files and live temporaries are kept.
+    func testStaleTemporariesOfAKilledRunAreRemovedWithALine() throws {
+        let dead = try deadPid()
+        for name in [".g.mid.drummer-tmp-\(dead)-1-0000abcd", ".ckpt-500.h5.tmp-\(dead)-77", "keep.txt"] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path(name)))
+        }
+        let r = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", path("g.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(tmp.path)"),
+                      r.stderr)
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: tmp.path)), ["g.mid", "keep.txt"])
+    }
+
+    /// Ctrl-C (twice, as an impatient user does) while convert-midi --onehot writes its
+    /// 1.8 GB output: the temporary directory is removed, the previous dataset is
+    /// untouched, exit status 130.
+    func testCtrlCDuringConvertRemovesItsTemporaryDirectory() throws {
+        let corpus = CLI.repoRoot.appendingPathComponent("corpus/groove")
+        guard fm.fileExists(atPath: corpus.path) else { throw XCTSkip("corpus/groove is not present") }
+        let out = tmp.appendingPathComponent("data")
+        try fm.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data(#"{"tool": "drummer convert-midi", "marker": "previous"}"#.utf8)
+            .write(to: out.appendingPathComponent("manifest.json"))
+        let run = try BackgroundRun(["convert-midi", corpus.path, "-o", "data", "--onehot"], in: tmp)
+        // The temporary directory appears once every file has been read; let X.npy grow.
+        let writing = run.wait(seconds: 120) { !temporaries().isEmpty }
+        XCTAssertTrue(writing, "no temporary directory appeared")
+        usleep(200_000)
+        run.signal(SIGINT)
+        usleep(2_000)
+        run.signal(SIGINT)
+        let (status, stdout, stderr) = try run.finish()
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("drummer: interrupted: data was not written (its temporary output was removed)"),
+                      stderr)
+        XCTAssertFalse(stdout.contains("Done!"), stdout)
+        XCTAssertEqual(temporaries(), [])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: out.path), ["manifest.json"])
+        XCTAssertTrue(try String(contentsOf: out.appendingPathComponent("manifest.json"), encoding: .utf8)
+            .contains("previous"))
+    }
+
+    /// Ctrl-C while `sample --wav` renders (a stand-in fluidsynth that writes its output
+    /// and waits): the temporary WAV file is removed, the status is 130.
+    func testCtrlCDuringSampleRemovesItsTemporaryFile() throws {
+        let bin = tmp.appendingPathComponent("bin")
+        try fm.createDirectory(at: bin, withIntermediateDirectories: true)
+        let pidFile = path("synth.pid")
+        try """
+            #!/bin/sh
+            while [ "$1" != "-F" ]; do shift; done
+            echo RIFF > "$2"
+            echo $$ > \(pidFile)
+            exec sleep 60
+            """.write(to: bin.appendingPathComponent("fluidsynth"), atomically: true, encoding: .utf8)
+        chmod(bin.appendingPathComponent("fluidsynth").path, 0o755)
+        try Data("sf2".utf8).write(to: URL(fileURLWithPath: path("font.sf2")))
+        let run = try BackgroundRun(["sample", model, "-n", "8", "--seed", "1", "-o", "s.mid", "--wav", "s.wav",
+                                     "--soundfont", "font.sf2"], in: tmp, environment: ["PATH": bin.path + ":/usr/bin:/bin"])
+        defer {
+            if let pid = try? String(contentsOfFile: pidFile, encoding: .utf8), let p = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                kill(p, SIGKILL)
+            }
+        }
+        XCTAssertTrue(run.wait(seconds: 30) { fm.fileExists(atPath: pidFile) }, "the stand-in fluidsynth did not start")
+        XCTAssertEqual(temporaries().count, 1, "\(temporaries())")
+        run.signal(SIGINT)
+        let (status, _, stderr) = try run.finish()
+        XCTAssertEqual(status, 130, stderr)
+        XCTAssertTrue(stderr.contains("drummer: interrupted: s.wav was not written (its temporary output was removed)"), stderr)
+        XCTAssertEqual(temporaries(), [])
+        XCTAssertFalse(fm.fileExists(atPath: path("s.wav")))
+        XCTAssertNotNil(TinyMIDI([UInt8](try Data(contentsOf: URL(fileURLWithPath: path("s.mid"))))))
+    }
+
+    // MARK: Right errors early
+
+    private func checkpoint() throws -> String {
+        let data = tmp.appendingPathComponent("data")
+        let groove: [(Int32, Int32)] = [(0, 2), (2, 1), (1, 1), (2, 1)]
+        try TestDataset.write(data, pairs: (0..<200).map { groove[$0 % 4] },
+                              vocabJSON: #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#)
+        let t = try CLI.run(["train", "--data", data.path, "--hidden", "4", "--unroll", "8", "--steps", "1",
+                             "--checkpoint-dir", path("ck")])
+        XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
+        return path("ck/ckpt-1.h5")
+    }
+
+    /// `export --swift` to an unwritable path fails before the model directory is
+    /// written; a directory that is not a model directory is never replaced.
+    func testExportChecksBothOutputsFirstAndRefusesForeignDirectories() throws {
+        let ckpt = try checkpoint()
+        try Data().write(to: URL(fileURLWithPath: path("plain")))
+        let r = try CLI.run(["export", ckpt, "-o", path("model"), "--swift", path("plain/Drum.swift")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("\(path("plain/Drum.swift")): \(path("plain")) is not a directory"), r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: path("model")))
+
+        try fm.createDirectory(atPath: path("photos"), withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path("photos/a.jpg")))
+        let foreign = try CLI.run(["export", ckpt, "-o", path("photos")])
+        XCTAssertEqual(foreign.status, 1)
+        XCTAssertTrue(foreign.stderr.contains("\(path("photos")): not replacing it: it is not empty and not a drummer model directory"),
+                      foreign.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("photos")), ["a.jpg"])
+
+        // --swift - writes the source to standard output, the summary to stderr; a
+        // symlink to the model directory is followed and kept.
+        let ok = try CLI.run(["export", ckpt, "-o", path("model"), "--swift", "-"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.hasPrefix("// Generated by `drummer export`"), ok.stdout)
+        XCTAssertTrue(ok.stderr.contains("exported"), ok.stderr)
+        XCTAssertEqual(symlink("model", path("current")), 0)
+        let again = try CLI.run(["export", ckpt, "-o", path("current")])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(fileType(path("current")), S_IFLNK)
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json"])
+        XCTAssertEqual(temporaries(), [])
+    }
+
+    /// model.json errors as sentences naming the file; a model directory of symlinks loads.
+    func testModelErrorsNameTheFileAndSymlinkedModelsLoad() throws {
+        let links = tmp.appendingPathComponent("links")
+        try fm.createDirectory(at: links, withIntermediateDirectories: true)
+        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+            XCTAssertEqual(symlink(model + "/" + name, links.appendingPathComponent(name).path), 0)
+        }
+        let ok = try CLI.run(["sample", links.path, "-n", "3", "--seed", "1", "-o", path("s.mid")])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+
+        let copy = tmp.appendingPathComponent("copy")
+        try fm.createDirectory(at: copy, withIntermediateDirectories: true)
+        for name in ["Wx.bin", "Wy.bin"] {
+            try fm.copyItem(atPath: model + "/" + name, toPath: copy.appendingPathComponent(name).path)
+        }
+        var manifest = try String(contentsOfFile: model + "/model.json", encoding: .utf8)
+        manifest = manifest.replacingOccurrences(of: #""hidden_size" : 200"#, with: #""hidden_size" : 32.5"#)
+        XCTAssertTrue(manifest.contains("32.5"))
+        try manifest.write(to: copy.appendingPathComponent("model.json"), atomically: true, encoding: .utf8)
+        let half = try CLI.run(["sample", copy.path, "-o", path("x.mid")])
+        XCTAssertEqual(half.status, 1)
+        XCTAssertTrue(half.stderr.contains("\(copy.path)/model.json: hidden_size is 32.5, expected a whole number"), half.stderr)
+
+        try fm.removeItem(at: copy.appendingPathComponent("model.json"))
+        try fm.createDirectory(at: copy.appendingPathComponent("model.json"), withIntermediateDirectories: false)
+        let dir = try CLI.run(["sample", copy.path, "-o", path("x.mid")])
+        XCTAssertEqual(dir.status, 1)
+        XCTAssertTrue(dir.stderr.contains("\(copy.path)/model.json: is a directory, expected the JSON manifest"), dir.stderr)
+        XCTAssertFalse(dir.stderr.contains("NSCocoaErrorDomain"), dir.stderr)
+    }
+
+    /// A negative number is a value with a range message, not "Missing value".
+    func testNegativeNumbersGetTheirRangeMessage() throws {
+        for (args, message) in [
+            (["train", "--steps", "-1"], "--steps must not be negative, got -1"),
+            (["train", "--lr", "-0.5"], "--lr must be a positive number, got -0.5"),
+            (["train", "--hidden", "-3"], "--hidden must be between 1 and 4096, got -3"),
+            (["sample", model, "-n", "-5"], "-n must be between 1 and 10000000, got -5"),
+            (["sample", model, "--temperature", "-1"], "--temperature must be a finite number ≥ 0, got -1.0"),
+            (["sample", model, "--count", "-2"], "--count must be between 1 and 10000, got -2"),
+            (["convert-midi", tmp.path, "--max-delta", "-1"], "--max-delta must not be negative"),
+            (["convert-midi", tmp.path, "--ppq", "-480"], "--ppq must be between 1 and 32767"),
+        ] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(args): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("Missing value"), "\(args): \(r.stderr)")
+        }
+    }
+}
