@@ -3,6 +3,7 @@
 // (`HDF5Writing`, `HDF5Reading`) implemented on HDF5Kit in CheckpointArchive.swift.
 import DrummerCore
 import Foundation
+import HDF5Kit
 
 /// What the checkpoint writer needs from an HDF5 file open for writing.
 protocol HDF5Writing {
@@ -35,28 +36,39 @@ extension Checkpoint {
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         } catch {
-            throw CheckpointError(path: path, message: "cannot create its directory: \(error.localizedDescription)")
+            throw CheckpointError.writeFailed(path: path, reason: "cannot create its directory: \(ErrorText.describe(error))")
         }
         do {
             try CheckpointArchive.create(path: path) { try encode(into: $0) }
         } catch let e as CheckpointError {
             throw e
+        } catch let e as HDF5Error {
+            throw CheckpointError.writeFailed(path: path, reason: e.kind == .noSpace ? "no space left on device" : e.description)
         } catch {
-            throw CheckpointError(path: path, message: "cannot write: \(error)")
+            throw CheckpointError.writeFailed(path: path, reason: ErrorText.describe(error))
         }
     }
 
     /// Reads and validates a checkpoint; every failure is a `CheckpointError` naming the file.
+    /// A version 2 file's seal is checked before libhdf5 opens it (see CheckpointSeal).
     public static func read(path: String) throws -> Checkpoint {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CheckpointError(path: path, message: "no such checkpoint file")
-        }
         do {
-            return try CheckpointArchive.open(path: path) { try decode(from: $0, path: path) }
+            return try CheckpointArchive.open(path: path) { try decode(from: $0, path: path, sealed: $1) }
         } catch let e as CheckpointError {
             throw e
-        } catch {
-            throw CheckpointError(path: path, message: "not a readable drummer checkpoint (corrupt or truncated?): \(error)")
+        } catch let e as HDF5Error {
+            switch e.kind {
+            case .checksumMismatch:
+                throw CheckpointError.corrupt(path: path, reason: "an HDF5 checksum failed (\(e.description))")
+            case .notHDF5:
+                throw CheckpointError.notACheckpoint(path: path, reason: "not an HDF5 file")
+            case .fileNotFound:
+                throw CheckpointError.missing(path: path)
+            case .notFound, .typeMismatch, .shapeMismatch, .countMismatch, .wrongKind:
+                throw CheckpointError.notACheckpoint(path: path, reason: e.description)
+            default:
+                throw CheckpointError.corrupt(path: path, reason: "libhdf5 cannot read it (corrupt or truncated?): \(e.description)")
+            }
         }
     }
 
@@ -65,6 +77,7 @@ extension Checkpoint {
         try f.setAttribute("/", "format", string: Checkpoint.formatName)
         try f.setAttribute("/", "format_version", int64: Int64(Checkpoint.formatVersion))
         try f.setAttribute("/", "created_by", string: createdBy)
+        try f.setAttribute("/", "run_id", string: runID)
 
         try f.createGroup("/model")
         try f.write("/model/Wx", float32: Array(state.parameters[0..<s.wxCount]), shape: [s.wxRows, s.wxCols])
@@ -123,31 +136,49 @@ extension Checkpoint {
         try f.setAttribute("/progress", "plateau_best", double: schedule.bestMonitored)
     }
 
-    static func decode(from f: HDF5Reading, path: String) throws -> Checkpoint {
-        func bad(_ m: String) -> CheckpointError { CheckpointError(path: path, message: m) }
+    static func decode(from f: HDF5Reading, path: String, sealed: Bool) throws -> Checkpoint {
+        func bad(_ field: String, _ reason: String) -> CheckpointError { .invalid(path: path, field: field, reason: reason) }
         let format = try f.stringAttribute("/", "format")
-        guard format == formatName else { throw bad("format is \"\(format)\", not \"\(formatName)\"") }
+        guard format == formatName else {
+            throw CheckpointError.notACheckpoint(path: path, reason: "its format attribute is \"\(format)\", not \"\(formatName)\"")
+        }
         let version = try f.int64Attribute("/", "format_version")
-        guard version == Int64(formatVersion) else {
-            throw bad("format version \(version) is not supported (this drummer reads version \(formatVersion))")
+        guard (1...Int64(formatVersion)).contains(version) else {
+            throw CheckpointError.unsupportedVersion(path: path, version: version)
+        }
+        // Version 2 files are always written sealed: one without its seal has been rewritten.
+        if version >= 2, !sealed {
+            throw CheckpointError.corrupt(path: path, reason: "a version \(version) checkpoint without its SHA-256 header")
         }
         let hp = "/hyperparameters"
         func int(_ object: String, _ name: String, min: Int64 = 0) throws -> Int {
             let v = try f.int64Attribute(object, name)
-            guard v >= min, let i = Int(exactly: v) else { throw bad("\(object) attribute \(name) = \(v) is out of range") }
+            guard v >= min, let i = Int(exactly: v) else { throw bad("\(object) attribute \(name)", "is \(v), out of range") }
             return i
         }
         func float(_ name: String) throws -> Float {
             let v = try f.doubleAttribute(hp, name)
-            guard v.isFinite else { throw bad("\(hp) attribute \(name) = \(v) is not finite") }
+            guard v.isFinite, abs(v) <= Double(Float.greatestFiniteMagnitude) else {
+                throw bad("\(hp) attribute \(name)", "is \(v), not a finite float32")
+            }
             return Float(v)
         }
+        func finite(_ values: [Float], _ field: String, columns: Int) throws {
+            if let i = values.firstIndex(where: { !$0.isFinite }) {
+                let at = columns > 1 ? "[\(i / columns), \(i % columns)]" : "[\(i)]"
+                throw bad(field + at, "is \(values[i]); a checkpoint holds finite values only")
+            }
+        }
         let optimizerName = try f.stringAttribute(hp, "optimizer")
-        guard let optimizer = OptimizerKind(rawValue: optimizerName) else { throw bad("unknown optimizer \"\(optimizerName)\"") }
+        guard let optimizer = OptimizerKind(rawValue: optimizerName) else {
+            throw bad("\(hp) attribute optimizer", "is \"\(optimizerName)\", not sgd, momentum or rmsprop")
+        }
         let initName = try f.stringAttribute(hp, "init")
-        guard let initScheme = InitScheme(rawValue: initName) else { throw bad("unknown init scheme \"\(initName)\"") }
+        guard let initScheme = InitScheme(rawValue: initName) else {
+            throw bad("\(hp) attribute init", "is \"\(initName)\", not original or keras")
+        }
         let seed = try f.readUInt64("/rng/seed")
-        guard seed.values.count == 1 else { throw bad("/rng/seed holds \(seed.values.count) values, expected 1") }
+        guard seed.values.count == 1 else { throw bad("/rng/seed", "holds \(seed.values.count) values, expected 1") }
         let every = try int(hp, "lr_decay_every"), patience = try int(hp, "lr_plateau_patience")
         let steps = try int(hp, "steps", min: -1)
         let initFrom = try f.stringAttribute(hp, "init_from")
@@ -162,52 +193,72 @@ extension Checkpoint {
             steps: steps < 0 ? nil : steps, checkpointEvery: try int(hp, "checkpoint_every", min: 1),
             checkpointDirectory: try f.stringAttribute(hp, "checkpoint_dir"), keep: try int(hp, "keep", min: 1),
             logEvery: try int(hp, "log_every", min: 1), evalEvery: try int(hp, "eval_every", min: 1))
+        // The same ranges as the command line (SettingRules), before any array is sized from them.
+        do { try config.validate() } catch let e as SettingError {
+            throw bad(hp, "hold a setting out of range: \(e.description)")
+        }
 
         let notes = try f.readInt64("/vocabulary/ix_to_note").values
         let ticks = try f.readInt64("/vocabulary/ix_to_tick").values
+        guard ticks.count <= ModelLimits.maximumTicks else {
+            throw bad("/vocabulary/ix_to_tick", "has \(ticks.count) entries, more than \(ModelLimits.maximumTicks)")
+        }
         let vocabulary: Vocabulary
         do {
             vocabulary = try Vocabulary(ixToNote: notes.map { Int(truncatingIfNeeded: $0) },
                                         ixToTick: ticks.map { Int(truncatingIfNeeded: $0) })
         } catch {
-            throw bad("/vocabulary: \(error)")
+            throw bad("/vocabulary", "is not a vocabulary: \(error)")
         }
         let shape = vocabulary.shape(hidden: config.hidden)
         let wx = try f.readFloat32("/model/Wx"), wy = try f.readFloat32("/model/Wy")
         guard wx.shape == [shape.wxRows, shape.wxCols], wx.values.count == shape.wxCount else {
-            throw bad("/model/Wx has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(shape.notes) notes, \(shape.ticks) ticks, hidden size \(shape.hidden)")
+            throw bad("/model/Wx", "has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(shape.notes) notes, \(shape.ticks) ticks, hidden size \(shape.hidden)")
         }
         guard wy.shape == [shape.wyRows, shape.wyCols], wy.values.count == shape.wyCount else {
-            throw bad("/model/Wy has shape \(wy.shape), expected [\(shape.wyRows), \(shape.wyCols)]")
+            throw bad("/model/Wy", "has shape \(wy.shape), expected [\(shape.wyRows), \(shape.wyCols)]")
         }
+        try finite(wx.values, "/model/Wx", columns: shape.wxCols)
+        try finite(wy.values, "/model/Wy", columns: shape.wyCols)
         let parameters = wx.values + wy.values
         let h = try f.readFloat32("/state/h"), c = try f.readFloat32("/state/c")
         for (name, a) in [("/state/h", h), ("/state/c", c)] {
             guard a.shape == [config.batchSize, config.hidden], a.values.count == config.batchSize * config.hidden else {
-                throw bad("\(name) has shape \(a.shape), expected [\(config.batchSize), \(config.hidden)]")
+                throw bad(name, "has shape \(a.shape), expected [\(config.batchSize), \(config.hidden)]")
             }
+            try finite(a.values, name, columns: config.hidden)
         }
         var slots: [String: [Float]] = [:]
         for name in try f.children("/optimizer") {
             let slot = try f.readFloat32("/optimizer/\(name)")
             guard slot.values.count == parameters.count, slot.shape == [parameters.count] else {
-                throw bad("/optimizer/\(name) has shape \(slot.shape), expected [\(parameters.count)]")
+                throw bad("/optimizer/\(name)", "has shape \(slot.shape), expected [\(parameters.count)]")
             }
+            try finite(slot.values, "/optimizer/\(name)", columns: 1)
             slots[name] = slot.values
         }
         let kind = try f.stringAttribute("/optimizer", "kind")
-        guard kind == optimizer.rawValue else { throw bad("/optimizer kind \"\(kind)\" differs from the hyperparameters' \"\(optimizer.rawValue)\"") }
+        guard kind == optimizer.rawValue else {
+            throw bad("/optimizer attribute kind", "is \"\(kind)\" but the hyperparameters say \"\(optimizer.rawValue)\"")
+        }
+        for name in OptimizerState.slotNames(optimizer) where slots[name] == nil {
+            throw bad("/optimizer/\(name)", "is missing (optimizer \(optimizer.rawValue) needs it)")
+        }
         let events = try int("/dataset", "events")
         let pointer = try int("/state", "pointer")
-        guard pointer <= events else { throw bad("/state pointer \(pointer) is beyond the dataset's \(events) events") }
+        guard pointer <= events else { throw bad("/state attribute pointer", "is \(pointer), beyond the dataset's \(events) events") }
         let state = TrainingState(
             shape: shape, unroll: config.unroll, batch: config.batchSize, parameters: parameters,
             optimizer: OptimizerState(slots: slots), h: h.values, c: c.values,
             step: try int("/state", "step"), epoch: try int("/state", "epoch"), pointer: pointer)
         let rng = try f.readUInt64("/rng/state").values
-        guard SeededRNG(stateWords: rng) != nil else { throw bad("/rng/state is not a valid generator state (4 words, not all zero)") }
+        guard SeededRNG(stateWords: rng) != nil else { throw bad("/rng/state", "is not a valid generator state (4 words, not all zero)") }
         let smoothed = try f.doubleAttribute("/progress", "smoothed_loss")
-        guard smoothed.isFinite else { throw bad("/progress smoothed_loss is \(smoothed)") }
+        guard smoothed.isFinite else { throw bad("/progress attribute smoothed_loss", "is \(smoothed)") }
+        let runID = version >= 2 ? try f.stringAttribute("/", "run_id") : ""
+        if version >= 2, !Checkpoint.isValidRunID(runID) {
+            throw bad("/ attribute run_id", "is \"\(runID)\", not 32 lowercase hex digits")
+        }
         return Checkpoint(
             configuration: config, state: state, vocabulary: vocabulary, rngState: rng,
             datasetPath: try f.stringAttribute("/dataset", "path"),
@@ -219,6 +270,7 @@ extension Checkpoint {
                                        bestMonitored: try f.doubleAttribute("/progress", "plateau_best")),
             bestValidationLoss: try f.doubleAttribute("/progress", "best_validation_loss"),
             bestStep: try int("/progress", "best_step", min: -1),
+            runID: runID, formatVersion: Int(version),
             createdBy: try f.stringAttribute("/", "created_by"))
     }
 }

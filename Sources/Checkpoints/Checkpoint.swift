@@ -1,10 +1,13 @@
 // A training checkpoint: everything needed to continue a run exactly, and to
 // describe it without any other file. Stored as HDF5 (see Checkpoint+HDF5.swift),
-// readable by h5py and h5dump. Layout, format "drummer-checkpoint" version 1
+// readable by h5py and h5dump (HDF5 ≥ 1.10). Layout, format "drummer-checkpoint" version 2
 // (P = parameter count = (V+H+1)·4H + (H+1)·V, B = streams, H = hidden size):
 //
-//   /                       attrs format = "drummer-checkpoint", format_version = 1,
-//                                 created_by = "drummer <version>"
+//   (bytes 0..<512)         the seal: SHA-256 of the rest of the file (CheckpointSeal.swift),
+//                           an HDF5 user block; the HDF5 file starts at byte 512. Every
+//                           object header is checksummed and every dataset has a Fletcher-32.
+//   /                       attrs format = "drummer-checkpoint", format_version = 2,
+//                                 created_by = "drummer <version>", run_id (32 hex digits)
 //   /model/Wx               float32 [V+H+1, 4H]  gate blocks f, i, o, g; bias last row
 //   /model/Wy               float32 [H+1, V]     note logits then tick logits; bias last row
 //   /state                  attrs step, epoch, pointer (int64): updates done, epochs
@@ -31,7 +34,8 @@ import DrummerCore
 
 public struct Checkpoint: Sendable {
     public static let formatName = "drummer-checkpoint"
-    public static let formatVersion = 1
+    /// 2: sealed (SHA-256 header), checksummed HDF5, a run id. Version 1 files still load.
+    public static let formatVersion = 2
 
     public var configuration: RunConfiguration
     public var state: TrainingState
@@ -49,17 +53,38 @@ public struct Checkpoint: Sendable {
     public var bestValidationLoss: Double
     /// Step of the checkpoint holding `bestValidationLoss` (-1 when none).
     public var bestStep: Int
+    /// The run this checkpoint belongs to: 32 lowercase hex digits, the same in every checkpoint
+    /// of one run (resumed runs included); "" for version 1 files, which had none.
+    public var runID: String
+    /// The format version the file was read with (the current one for a checkpoint made in memory).
+    public var formatVersion: Int
     public var createdBy: String
 
     public init(configuration: RunConfiguration, state: TrainingState, vocabulary: Vocabulary,
                 rngState: [UInt64], datasetPath: String, datasetFingerprint: String, datasetEvents: Int,
                 validationEvents: Int, smoothedLoss: Double, schedule: ScheduleProgress,
-                bestValidationLoss: Double, bestStep: Int, createdBy: String = "drummer \(DrummerVersion.string)") {
+                bestValidationLoss: Double, bestStep: Int, runID: String, formatVersion: Int = Checkpoint.formatVersion,
+                createdBy: String = "drummer \(DrummerVersion.string)") {
         self.configuration = configuration; self.state = state; self.vocabulary = vocabulary
         self.rngState = rngState; self.datasetPath = datasetPath; self.datasetFingerprint = datasetFingerprint
         self.datasetEvents = datasetEvents; self.validationEvents = validationEvents
         self.smoothedLoss = smoothedLoss; self.schedule = schedule
         self.bestValidationLoss = bestValidationLoss; self.bestStep = bestStep; self.createdBy = createdBy
+        self.runID = runID; self.formatVersion = formatVersion
+    }
+
+    /// A fresh run id: 128 random bits as 32 lowercase hex digits.
+    public static func newRunID() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let v = g.next() as UInt64
+            let hex = String(v, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    public static func isValidRunID(_ s: String) -> Bool {
+        s.utf8.count == 32 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// The weights held in the checkpoint.
@@ -68,13 +93,49 @@ public struct Checkpoint: Sendable {
     }
 }
 
-/// A checkpoint file that cannot be read or written, naming it and the problem.
-public struct CheckpointError: Error, CustomStringConvertible, Equatable {
-    public let path: String
-    public let message: String
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
+/// Why a checkpoint cannot be read or written; every case names the file.
+public enum CheckpointError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// No file at the path.
+    case missing(path: String)
+    /// The file system refused (permission, a directory where a file is meant, …).
+    case unreadable(path: String, reason: String)
+    /// Not an HDF5 file, or an HDF5 file that is not a drummer checkpoint.
+    case notACheckpoint(path: String, reason: String)
+    /// A format version this drummer does not read.
+    case unsupportedVersion(path: String, version: Int64)
+    /// The recorded SHA-256 does not match the contents, the header is damaged, or an HDF5
+    /// checksum (object header or Fletcher-32 of a dataset) failed: the bytes changed after writing.
+    case corrupt(path: String, reason: String)
+    /// A readable checkpoint whose contents are inconsistent or out of range (a value, a shape,
+    /// a non-finite weight), naming the field.
+    case invalid(path: String, field: String, reason: String)
+    /// Writing failed (disk full, permission, …); the previous file at `path` is untouched.
+    case writeFailed(path: String, reason: String)
+
+    public var path: String {
+        switch self {
+        case .missing(let p), .unreadable(let p, _), .notACheckpoint(let p, _), .unsupportedVersion(let p, _),
+             .corrupt(let p, _), .invalid(let p, _, _), .writeFailed(let p, _):
+            return p
+        }
     }
-    public var description: String { "\(path): \(message)" }
+
+    public var description: String {
+        switch self {
+        case .missing(let p):
+            return "\(p): no such checkpoint file"
+        case .unreadable(let p, let r):
+            return "\(p): cannot read the checkpoint: \(r)"
+        case .notACheckpoint(let p, let r):
+            return "\(p): not a drummer checkpoint: \(r)"
+        case .unsupportedVersion(let p, let v):
+            return "\(p): checkpoint format version \(v) is not supported (this drummer reads versions 1 to \(Checkpoint.formatVersion))"
+        case .corrupt(let p, let r):
+            return "\(p): the checkpoint is corrupt: \(r)"
+        case .invalid(let p, let field, let r):
+            return "\(p): \(field) \(r)"
+        case .writeFailed(let p, let r):
+            return "\(p): cannot write the checkpoint: \(r)"
+        }
+    }
 }

@@ -1,19 +1,30 @@
-// The HDF5 side of checkpoints, on HDF5Kit: files are written through a
-// temporary name and renamed into place; object paths are absolute ("/model/Wx").
+// The HDF5 side of checkpoints, on HDF5Kit. Files are written whole in memory, then to
+// a temporary name, fsynced and renamed into place (a full disk leaves the previous file
+// untouched); object headers carry checksums, every dataset a Fletcher-32, and the file
+// starts with a seal holding the SHA-256 of the rest (CheckpointSeal), checked before
+// libhdf5 opens it. Object paths are absolute ("/model/Wx").
 import Foundation
 import HDF5Kit
 
 enum CheckpointArchive {
-    /// Creates `path` atomically (temporary file, close, rename) and lets `body` fill it.
+    /// How checkpoints are written: checksummed HDF5 (needs HDF5 ≥ 1.10 to read) with a seal.
+    static let options = H5File.CreateOptions(checksummedMetadata: true, fletcher32: true,
+                                               userBlockSize: CheckpointSeal.size)
+
+    /// Creates `path` atomically (temporary file, seal, rename) and lets `body` fill it.
     static func create(path: String, _ body: (HDF5Writing) throws -> Void) throws {
-        try H5File.writeAtomically(to: path) { try body(KitArchive(file: $0)) }
+        try H5File.writeAtomically(to: path, options: options, userBlock: { CheckpointSeal.header(for: $0) }) {
+            try body(KitArchive(file: $0))
+        }
     }
 
-    /// Opens `path` read-only for `body`.
-    static func open<T>(path: String, _ body: (HDF5Reading) throws -> T) throws -> T {
+    /// Checks the seal, then opens `path` read-only for `body`; `sealed` says whether the file
+    /// had a seal (version 2) or not (version 1).
+    static func open<T>(path: String, _ body: (_ reader: HDF5Reading, _ sealed: Bool) throws -> T) throws -> T {
+        let kind = try CheckpointSeal.check(path: path)
         let file = try H5File.open(path)
         defer { try? file.close() }
-        return try body(KitArchive(file: file))
+        return try body(KitArchive(file: file), kind == .sealed)
     }
 }
 

@@ -25,12 +25,12 @@ public enum CheckpointReader {
         let ckpt = try Checkpoint.read(path: path)
         let weights: LSTMWeights
         do { weights = try ckpt.weights() } catch {
-            throw CheckpointError(path: path, message: "\(error)")
+            throw CheckpointError.invalid(path: path, field: "/model", reason: "\(error)")
         }
         let c = ckpt.configuration
         var m: [String: String] = [
             "format": Checkpoint.formatName,
-            "format_version": String(Checkpoint.formatVersion),
+            "format_version": String(ckpt.formatVersion),
             "created_by": ckpt.createdBy,
             "checkpoint": path,
             "step": String(ckpt.state.step),
@@ -47,6 +47,7 @@ public enum CheckpointReader {
             "dataset_fingerprint": ckpt.datasetFingerprint,
             "smoothed_loss": String(ckpt.smoothedLoss),
         ]
+        if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
         if let f = c.initFrom { m["init_from"] = f }
         return TrainedModel(weights: weights, vocabulary: ckpt.vocabulary, step: ckpt.state.step, metadata: m)

@@ -31,7 +31,7 @@ public enum SHA256 {
     /// The digest as 64 lowercase hex digits.
     public static func hex(_ data: Data) -> String { hexString(hash(data)) }
 
-    static func hexString(_ digest: [UInt8]) -> String {
+    public static func hexString(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(digest.count * 2)
@@ -42,7 +42,7 @@ public enum SHA256 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {
+    public static func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {
         var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)

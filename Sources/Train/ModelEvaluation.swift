@@ -19,7 +19,9 @@ public struct EvaluatedModel: Sendable {
     public static func load(path: String) throws -> EvaluatedModel {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw CheckpointError(path: path, message: "no such model directory or checkpoint")
+            let ext = (path as NSString).pathExtension.lowercased()
+            if ext == "h5" || ext == "hdf5" { throw CheckpointError.missing(path: path) }
+            throw ModelDirectoryError.missingDirectory(path: path)
         }
         if isDir.boolValue {
             let m = try ModelDirectory.load(path: path)

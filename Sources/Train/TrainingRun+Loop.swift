@@ -6,6 +6,10 @@ import Foundation
 extension TrainingRun {
     /// Trains until `--steps` or until `shouldStop()` (checked after each step).
     public func run(shouldStop: () -> Bool = { StopSignal.requested }) throws -> RunSummary {
+        // The checkpoint directory stays locked while this run trains, and is released when
+        // it returns (another run, e.g. a resumed one, may then use the directory).
+        try lock.acquire()
+        defer { lock.release() }
         let c = configuration
         let U = c.unroll, B = c.batchSize
         if let target = c.steps, trainer.progress.step >= target {

@@ -41,6 +41,10 @@ public final class TrainingRun {
     var evaluatedStep: Int?
     let reporter: RunReporter
     let checkpoints: CheckpointDirectory
+    /// This run's id (the same across resumes; see CheckpointDirectory).
+    public let runID: String
+    /// The checkpoint directory's lock, held while this run exists.
+    let lock: RunLock
 
     /// The trainer's whole state, copied out (see `Trainer.snapshot`).
     public func snapshot() -> TrainingState { trainer.snapshot() }
@@ -88,6 +92,8 @@ public final class TrainingRun {
             self.trainer = try Self.makeTrainer(state: state, data: data, config: config)
             self.lastCheckpoint = resume
             self.savedStep = ckpt.state.step
+            // A version 1 checkpoint had no run id: the run that continues it gets one.
+            self.runID = ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID
             reporter.line("resumed \(resume) at step \(state.step), epoch \(state.epoch)")
         } else {
             let config = options.newConfiguration()
@@ -126,8 +132,11 @@ public final class TrainingRun {
             self.trainer = try Self.makeTrainer(state: state, data: data, config: c)
             self.lastCheckpoint = nil
             self.savedStep = nil
+            self.runID = Checkpoint.newRunID()
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
+        // Before any training: the directory exists, is writable, is locked, and is this run's.
+        self.lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
         if options.resume != nil {
             let step = trainer.progress.step
             let later = checkpoints.list().filter { $0.step > step }.map(\.step)
@@ -166,6 +175,6 @@ public final class TrainingRun {
                    rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint,
                    datasetEvents: data.eventCount, validationEvents: data.validationCount,
                    smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
-                   bestStep: bestStep)
+                   bestStep: bestStep, runID: runID)
     }
 }

@@ -154,7 +154,8 @@ final class TrainCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(dir.path)"), r.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
-        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [])
+        // Only the directory's lock file (kept, not a temporary) may start with a dot.
+        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [".drummer-train.lock"])
         XCTAssertTrue(names.contains("notes.txt"))
     }
 
@@ -176,7 +177,7 @@ final class TrainCLITests: XCTestCase {
         try Data("nope".utf8).write(to: corrupt)
         let c = try CLI.run(["train", "--resume", corrupt.path])
         XCTAssertNotEqual(c.status, 0)
-        XCTAssertTrue(c.stderr.contains("\(corrupt.path): not a readable drummer checkpoint"), c.stderr)
+        XCTAssertTrue(c.stderr.contains("\(corrupt.path): not a drummer checkpoint: not an HDF5 file"), c.stderr)
         let nan = try CLI.run(["train", "--resume", ckpt, "--lr", "3e38", "--steps", "100"])
         XCTAssertNotEqual(nan.status, 0)
         XCTAssertTrue(nan.stderr.contains("training stopped at step"), nan.stderr)
@@ -208,7 +209,10 @@ final class TrainCLITests: XCTestCase {
         }
         let missing = try CLI.run(["eval", root.appendingPathComponent("none.h5").path, "--data", root.path])
         XCTAssertNotEqual(missing.status, 0)
-        XCTAssertTrue(missing.stderr.contains("no such model directory or checkpoint"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("none.h5: no such checkpoint file"), missing.stderr)
+        let missingDir = try CLI.run(["eval", root.appendingPathComponent("nomodel").path, "--data", root.path])
+        XCTAssertEqual(missingDir.status, 1)
+        XCTAssertTrue(missingDir.stderr.contains("nomodel: no such model directory"), missingDir.stderr)
     }
 
     /// The original 2017 model (../shared) over its own generated demo.mid: the MIDI

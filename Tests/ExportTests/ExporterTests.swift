@@ -121,7 +121,8 @@ final class ExporterTests: XCTestCase {
             configuration: RunConfiguration(hidden: 200, initFrom: src.path), state: state,
             vocabulary: original.vocabulary, rngState: SeededRNG(seed: 1).stateWords,
             datasetPath: "data", datasetFingerprint: "", datasetEvents: 0, validationEvents: 0,
-            smoothedLoss: 0, schedule: ScheduleProgress(), bestValidationLoss: .infinity, bestStep: -1)
+            smoothedLoss: 0, schedule: ScheduleProgress(), bestValidationLoss: .infinity, bestStep: -1,
+            runID: Checkpoint.newRunID())
         let path = tmp.appendingPathComponent("ckpt-0.h5").path
         try ckpt.write(to: path)
         let out = tmp.appendingPathComponent("exported").path

@@ -72,16 +72,17 @@ final class CheckpointTests: XCTestCase {
         _ = try train(steps: 5)
         let good = root.appendingPathComponent("c/ckpt-5.h5")
         let bytes = try Data(contentsOf: good)
-        let cases: [(String, Data)] = [
-            ("truncated.h5", bytes.prefix(bytes.count / 2)),
-            ("header-only.h5", bytes.prefix(600)),
-            ("empty.h5", Data()),
-            ("text.h5", Data("not a checkpoint\n".utf8)),
+        let cases: [(String, Data, String)] = [
+            ("truncated.h5", bytes.prefix(bytes.count / 2), "the checkpoint is corrupt: it holds \(bytes.count / 2 - 512) bytes after its header where \(bytes.count - 512) were written (truncated or appended to)"),
+            ("header-only.h5", bytes.prefix(600), "the checkpoint is corrupt: it holds 88 bytes after its header"),
+            ("seal-only.h5", bytes.prefix(300), "the checkpoint is corrupt: the file ends inside its 512-byte header (truncated)"),
+            ("empty.h5", Data(), "not a drummer checkpoint: the file is empty"),
+            ("text.h5", Data("not a checkpoint\n".utf8), "not a drummer checkpoint: not an HDF5 file"),
         ]
-        for (name, content) in cases {
+        for (name, content, message) in cases {
             let p = root.appendingPathComponent(name).path
             try content.write(to: URL(fileURLWithPath: p))
-            assertThrows([p, "not a readable drummer checkpoint"]) { try Checkpoint.read(path: p) }
+            assertThrows([p + ": " + message]) { try Checkpoint.read(path: p) }
             assertThrows([p]) { try CheckpointReader.loadModel(path: p) }
             assertThrows([p]) { try TrainingRun(options: RunOptions(resume: p), reporter: LineSink().reporter) }
         }
@@ -105,7 +106,9 @@ final class CheckpointTests: XCTestCase {
             try f.setAttribute("/", "format", string: "something-else")
             try f.setAttribute("/", "format_version", int64: 1)
         }
-        assertThrows(["format is \"something-else\""]) { try Checkpoint.read(path: p) }
+        assertThrows([p + ": not a drummer checkpoint: its format attribute is \"something-else\", not \"drummer-checkpoint\""]) {
+            try Checkpoint.read(path: p)
+        }
         try c.write(to: p)
         XCTAssertEqual(try Checkpoint.read(path: p).createdBy, "test")
     }
@@ -216,16 +219,17 @@ final class CheckpointTests: XCTestCase {
         let script = """
             import h5py, sys
             f = h5py.File(sys.argv[1], 'r')
-            print(f.attrs['format'], int(f.attrs['format_version']))
+            def text(v): return v.decode() if isinstance(v, bytes) else v
+            print(text(f.attrs['format']), int(f.attrs['format_version']))
             print(f['model/Wx'].shape, f['model/Wx'].dtype, f['model/Wy'].shape)
             print(int(f['state'].attrs['step']), [int(x) for x in f['vocabulary/ix_to_note'][()]])
             print(repr(float(f['model/Wx'][0, 0])))
-            print(f['hyperparameters'].attrs['optimizer'], int(f['hyperparameters'].attrs['hidden']))
+            print(text(f['hyperparameters'].attrs['optimizer']), int(f['hyperparameters'].attrs['hidden']))
             """
         let out = try runTool("/usr/bin/env", ["python3", "-c", script, root.appendingPathComponent("c/ckpt-5.h5").path])
         let lines = out.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 5, out)
-        XCTAssertEqual(lines[0], "drummer-checkpoint 1")
+        XCTAssertEqual(lines[0], "drummer-checkpoint 2")
         XCTAssertEqual(lines[1], "(16, 24) float32 (7, 9)")
         XCTAssertEqual(lines[2], "5 [36, 38, 42, 46]")
         XCTAssertEqual(Float(lines[3]), run.snapshot().parameters[0])
@@ -244,7 +248,7 @@ final class CheckpointTests: XCTestCase {
         try p.run()
         p.waitUntilExit()
         try h.close()
-        guard p.terminationStatus == 0 else { throw CheckpointError(path: tool, message: "exit \(p.terminationStatus)") }
+        guard p.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(tool) exited \(p.terminationStatus)"]) }
         return try String(contentsOf: out, encoding: .utf8)
     }
 }
