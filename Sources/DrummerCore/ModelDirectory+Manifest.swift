@@ -74,7 +74,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     }
 
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
-    static let maxHidden = 1 << 14
+    static let maxHidden = ModelLimits.maximumHidden
 
     func validated(file: String) throws -> (Vocabulary, ModelShape) {
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
