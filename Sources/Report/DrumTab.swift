@@ -141,7 +141,7 @@ public enum DrumTab {
         lines.append("x o hit, X O accent (velocity >= \(style.accent)), g ghost (velocity < \(style.ghost)), - rest")
         if grid.offGridHits > 0 {
             let share = Int((grid.tolerance * 100).rounded())
-            lines.append("~ off the grid: \(plural(grid.offGridHits, "hit")) more than \(share)% of a cell "
+            lines.append("~ off the grid: \(plural(grid.offGridHits, "hit")) over \(share)% of a cell "
                          + "from the nearest cell, drawn there")
         }
         if grid.mergedHits > 0 {

@@ -61,7 +61,7 @@ final class DrumTabTests: XCTestCase {
               BD |o - - - - - - - o - - - - - - - |
 
             x o hit, X O accent (velocity >= 110), g ghost (velocity < 50), - rest
-            ~ off the grid: 8 hits more than 25% of a cell from the nearest cell, drawn there
+            ~ off the grid: 8 hits over 25% of a cell from the nearest cell, drawn there
 
             """)
         XCTAssertEqual(tab(p, grid: 12), """
@@ -93,7 +93,7 @@ final class DrumTabTests: XCTestCase {
               BD |o - - - - - - - - - - - - - - - |o - - - - - - - - - - - - - - - |
 
             x o hit, X O accent (velocity >= 110), g ghost (velocity < 50), - rest
-            ~ off the grid: 1 hit more than 25% of a cell from the nearest cell, drawn there
+            ~ off the grid: 1 hit over 25% of a cell from the nearest cell, drawn there
 
             """)
     }
