@@ -39,8 +39,6 @@ public struct ReportResult {
     public var sections: [String]
     /// False when no section holds a chart, table or clip: the page would only say what failed.
     public var drewSomething: Bool
-    /// Marks drawn per piano roll (path, marks).
-    public var rolls: [(path: String, marks: Int)]
 }
 
 /// One section of the page.
@@ -62,7 +60,6 @@ public enum ReportBuilder {
     public static func build(_ options: ReportOptions, progress: ((String) -> Void)? = nil) -> ReportResult {
         var warnings: [String] = []
         var sections: [Section] = []
-        var rolls: [(path: String, marks: Int)] = []
 
         // Inputs read once, shared by the sections.
         var generated: [DrumPerformance] = []
@@ -114,20 +111,17 @@ public enum ReportBuilder {
                     figures.append(.element(named: "figure", nodes: [
                         .element(named: "figcaption", nodes: [.text(path)]), .p(.class("note"), .text(problem))]))
                 } else if let p = generated.first(where: { $0.path == path }) {
-                    let (node, marks) = rollFigure(p, caption: path, bars: options.bars)
-                    figures.append(node)
-                    rolls.append((path, marks))
+                    figures.append(rollFigure(p, caption: path, bars: options.bars))
+                    s.drawn = true
                 }
             }
             if let held = reference?.heldOut {
-                let (node, marks) = rollFigure(held, caption: "reference: \(held.path)", bars: options.bars, reference: true)
-                figures.append(node)
-                rolls.append((held.path, marks))
+                figures.append(rollFigure(held, caption: "reference: \(held.path)", bars: options.bars, reference: true))
+                s.drawn = true
             } else if options.reference != nil {
                 s.note("No reference file to draw" + (referenceProblem.map { ": \($0)" } ?? "."))
             }
             s.nodes.append(.div(.class("figures"), .group(figures)))
-            s.drawn = !rolls.isEmpty
             sections.append(s)
         }
         if !options.generated.isEmpty || options.reference != nil {
@@ -142,7 +136,7 @@ public enum ReportBuilder {
 
         let html = ReportPage.render(title: options.title, options: options, sections: sections, warnings: warnings)
         return ReportResult(html: html, warnings: warnings, sections: sections.map(\.id),
-                            drewSomething: sections.contains { $0.drawn }, rolls: rolls)
+                            drewSomething: sections.contains { $0.drawn })
     }
 
     // MARK: Training curves
@@ -230,21 +224,18 @@ public enum ReportBuilder {
 
     // MARK: Piano rolls
 
-    static func rollFigure(_ p: DrumPerformance, caption: String, bars: Int, reference: Bool = false)
-        -> (Node<HTML.BodyContext>, Int)
-    {
+    static func rollFigure(_ p: DrumPerformance, caption: String, bars: Int, reference: Bool = false) -> Node<HTML.BodyContext> {
         let roll = PianoRoll(p, bars: bars)
         let drawn = roll.render(label: "Piano roll of \(p.path)")
         let meters = Set(p.meter.segments.map { "\($0.numerator)/\($0.denominator)" }).sorted().joined(separator: ", ")
         var text = "\(caption): bars 1–\(roll.bars) of \(p.barCount), \(drawn.marks) hits drawn, \(meters), "
             + "\(Int(p.initialBPM.rounded())) BPM, \(p.channelDescription)"
         if drawn.omitted > 0 { text += "; \(drawn.omitted) more hits in these bars not drawn" }
-        let node: Node<HTML.BodyContext> = .element(named: "figure", nodes: [
+        return .element(named: "figure", nodes: [
             .class(reference ? "roll reference" : "roll"),
             .raw(drawn.svg),
             .element(named: "figcaption", nodes: [.text(text)]),
         ])
-        return (node, drawn.marks)
     }
 
     // MARK: Histograms
@@ -305,12 +296,12 @@ public enum ReportBuilder {
             row("files") { String($0.files) },
             row("hits") { String($0.hits) },
             row("distinct notes") { String(Set($0.notes).count) },
-            row("hits per bar") { s in s.bars.flatMap { $0 > 0 ? String(format: "%.1f", Double(s.hits) / Double($0)) : nil } ?? "–" },
-            row("mean velocity") { s in
-                s.velocities.flatMap { $0.isEmpty ? nil : String(format: "%.1f", Double($0.reduce(0, +)) / Double($0.count)) } ?? "–"
+            row("hits per bar") { x in x.bars.flatMap { $0 > 0 ? String(format: "%.1f", Double(x.hits) / Double($0)) : nil } ?? "–" },
+            row("mean velocity") { x in
+                x.velocities.flatMap { $0.isEmpty ? nil : String(format: "%.1f", Double($0.reduce(0, +)) / Double($0.count)) } ?? "–"
             },
-            row("simultaneous hits (delta 0)") { s in
-                s.deltas.isEmpty ? "–" : String(format: "%.1f%%", 100 * Double(s.deltas.filter { $0 == 0 }.count) / Double(s.deltas.count))
+            row("simultaneous hits (delta 0)") { x in
+                x.deltas.isEmpty ? "–" : String(format: "%.1f%%", 100 * Double(x.deltas.filter { $0 == 0 }.count) / Double(x.deltas.count))
             }
         )
         s.nodes.append(.h3(.text("Figures")))
