@@ -217,6 +217,30 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(r5.stderr.contains("nothing to report"), r5.stderr)
     }
 
+    func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
+        let gen = try sample("g.mid", seed: 6)
+        let ref = try referenceFolder()
+        let out = tmp.appendingPathComponent("ref.html")
+        let r = try CLI.run(["report", "--reference", ref.path, gen, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("warning:"), r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertTrue(html.contains("(folder of MIDI files, 47 hits)"), "15 + 32 hits")
+        XCTAssertTrue(html.contains("<figcaption>reference: \(ref.path)/"), "a held-out roll from the folder")
+        // Velocity and position histograms have both sources: two bar groups each.
+        for title in ["Velocities", "Position in bar (nearest sixteenth)"] {
+            let fig = try XCTUnwrap(html.components(separatedBy: "<figure>").first { $0.contains("<figcaption>\(title)") }, title)
+            XCTAssertEqual(fig.components(separatedBy: "class=\"bars\"").count - 1, 2, title)
+            XCTAssertTrue(fig.contains("total variation distance"), title)
+        }
+        // A reference that does not exist: named, and the generated file still drawn.
+        let missing = tmp.appendingPathComponent("no-such-dir").path
+        let r2 = try CLI.run(["report", "--reference", missing, gen, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("warning: \(missing): no such reference"), r2.stderr)
+        XCTAssertTrue(try String(contentsOf: out, encoding: .utf8).contains("class=\"hit\""))
+    }
+
     func testPageToStdoutAndALongLogStaysSmall() throws {
         // 100k steps, an evaluation every 100: 1,000 rows.
         let dir = tmp.appendingPathComponent("long")
