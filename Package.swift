@@ -34,21 +34,29 @@ let package = Package(
         // The trainer's hot loops in C: elementwise cell/softmax kernels compiled per
         // instruction set (target_clones) and an AVX-512 recurrent product.
         .target(name: "CKernels"),
-        // Shared core: BLAS wrappers, weight layout, LSTM cell forward, softmax, seeded RNG.
-        .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE"]),
+        // Shared core: BLAS and CKernels wrappers, weight layout, the inference forward step
+        // (eval and sample), softmax, seeded RNG, model directories.
+        .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE", "CKernels"]),
         // Owning Swift wrappers over the HDF5 C API.
         .target(name: "HDF5Kit", dependencies: ["CHDF5"]),
         // Standard MIDI File reader and writer (no dependencies).
         .target(name: "MIDIParse"),
         // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
         .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore"]),
-        // Backward pass, loss, optimizers, TBPTT loop, HDF5 checkpoints, evaluation.
-        .target(name: "Train", dependencies: ["CKernels", "DrummerCore", "Encode", "HDF5Kit", "MIDIParse"]),
+        // Training checkpoints: what a run stores (state, hyperparameters and their ranges,
+        // vocabulary, dataset identity), its HDF5 layout, versions and validation.
+        .target(name: "Checkpoints", dependencies: ["DrummerCore", "HDF5Kit"]),
+        // The LSTM layer's forward and backward, its scheduling on two cores, loss,
+        // optimizers, the TBPTT loop, evaluation.
+        .target(name: "Train", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "MIDIParse"]),
+        // `drummer bench`: one timing harness, the machine's FMA peak, the BLAS, training and
+        // sampling benchmarks (figures, not tests).
+        .target(name: "Benchmarks", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "Sample", "Train"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
-        .target(name: "Export", dependencies: ["DrummerCore", "Train", "HDF5Kit"]),
-        // The deployment runtime: the core (BLAS), the MIDI reader/writer, and Encode's hit
-        // extraction for primers (read as convert-midi reads files). No HDF5, no Train.
-        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse", "Encode"]),
+        .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore"]),
+        // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
+        // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
+        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
         // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
         // model card, audio) and `drummer tab` (drum tablature). Reads train_log.csv and
         // model.json as plain files: no Train, no HDF5.
@@ -60,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "drummer",
             dependencies: [
-                "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample", "Report",
+                "Benchmarks", "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -69,9 +77,9 @@ let package = Package(
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
         .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "DrummerCore", "Encode", "HDF5Kit"],
+        .testTarget(name: "TrainTests", dependencies: ["Train", "Checkpoints", "DrummerCore", "Encode", "HDF5Kit", "Sample"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Train", "DrummerCore"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),

@@ -25,6 +25,15 @@ int drummer_kernels_have_avx512(void) {
 #endif
 }
 
+int drummer_kernels_have_avx2_fma(void) {
+#ifdef DRUMMER_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 // MARK: scalar math (inlined into each clone, vectorised there)
 
 static inline __attribute__((always_inline)) float exp_c(float x) {
@@ -70,21 +79,15 @@ static inline __attribute__((always_inline)) float tanh_c(float x) {
 
 // MARK: elementwise kernels
 
-CLONES void drummer_exp(float *x, int n) {
-    for (int j = 0; j < n; j++) x[j] = exp_c(x[j]);
-}
-
-CLONES void drummer_sigmoid(float *x, int n) {
-    for (int j = 0; j < n; j++) x[j] = sigmoid_c(x[j]);
-}
-
-CLONES void drummer_tanh(float *x, int n) {
-    for (int j = 0; j < n; j++) x[j] = tanh_c(x[j]);
-}
-
-CLONES void drummer_add3(int n, const float *restrict a, const float *restrict b, const float *restrict c,
-                         float *restrict out) {
-    for (int j = 0; j < n; j++) out[j] = a[j] + b[j] + c[j];
+CLONES void drummer_input_block(int n, const float *restrict w, const int32_t *restrict rows, int k,
+                                const float *restrict bias, float *restrict out) {
+    const float *restrict r0 = w + (size_t)rows[0] * n;
+    for (int j = 0; j < n; j++) out[j] = r0[j];
+    for (int q = 1; q < k; q++) {
+        const float *restrict r = w + (size_t)rows[q] * n;
+        for (int j = 0; j < n; j++) out[j] += r[j];
+    }
+    for (int j = 0; j < n; j++) out[j] += bias[j];
 }
 
 CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y) {
@@ -230,8 +233,31 @@ float drummer_fma_peak_loop_avx512(long iterations) {
     s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
     return _mm512_reduce_add_ps(s);
 }
+
+__attribute__((target("avx2,fma")))
+float drummer_fma_peak_loop_avx2(long iterations) {
+    __m256 a0 = _mm256_set1_ps(0.0f), a1 = _mm256_set1_ps(1.0f), a2 = _mm256_set1_ps(2.0f), a3 = _mm256_set1_ps(3.0f);
+    __m256 a4 = _mm256_set1_ps(4.0f), a5 = _mm256_set1_ps(5.0f), a6 = _mm256_set1_ps(6.0f), a7 = _mm256_set1_ps(7.0f);
+    __m256 a8 = _mm256_set1_ps(8.0f), a9 = _mm256_set1_ps(9.0f), a10 = _mm256_set1_ps(10.0f), a11 = _mm256_set1_ps(11.0f);
+    const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-6f);
+    for (long n = 0; n < iterations; n++) {
+        a0 = _mm256_fmadd_ps(a0, x, y); a1 = _mm256_fmadd_ps(a1, x, y); a2 = _mm256_fmadd_ps(a2, x, y);
+        a3 = _mm256_fmadd_ps(a3, x, y); a4 = _mm256_fmadd_ps(a4, x, y); a5 = _mm256_fmadd_ps(a5, x, y);
+        a6 = _mm256_fmadd_ps(a6, x, y); a7 = _mm256_fmadd_ps(a7, x, y); a8 = _mm256_fmadd_ps(a8, x, y);
+        a9 = _mm256_fmadd_ps(a9, x, y); a10 = _mm256_fmadd_ps(a10, x, y); a11 = _mm256_fmadd_ps(a11, x, y);
+        __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),
+                              "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+    }
+    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                             _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+    s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+    float out[8];
+    _mm256_storeu_ps(out, s);
+    return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
+}
 #else
 float drummer_fma_peak_loop_avx512(long iterations) { (void)iterations; return 0.0f; }
+float drummer_fma_peak_loop_avx2(long iterations) { (void)iterations; return 0.0f; }
 
 void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate) {

@@ -1,14 +1,19 @@
 // The weight layout shared by the trainer, the checkpoint, the exporter and the
 // sampler. Letters used throughout the project:
-//   N = notes in the vocabulary, K = tick values, V = N + K, H = hidden size.
+//   N = notes in the vocabulary, K = tick values, H = hidden size, G = 4H;
+//   I = input width (the one-hot input groups side by side), O = output width
+//   (the softmax output groups side by side). The original 2017 model has input
+//   groups (note N, tick K) and output groups (note N, tick K): I = O = V = N + K.
 //
-//   z_t   = [x_t (V: one-hot note | one-hot tick), h_{t-1} (H), 1]      (V+H+1)
-//   gates = z_t · Wx        Wx: (V+H+1) × 4H, column blocks f, i, o, g
+//   z_t   = [x_t (I: one one-hot per input group), h_{t-1} (H), 1]   (I+H+1)
+//   gates = z_t · Wx        Wx: (I+H+1) × G, column blocks f, i, o, g
 //   c_t   = σ(f) ⊙ c_{t-1} + σ(i) ⊙ tanh(g)
 //   h_t   = σ(o) ⊙ tanh(c_t)
-//   y_t   = [h_t, 1] · Wy   Wy: (H+1) × V; y[0..<N] note logits, y[N..<V] tick logits
+//   y_t   = [h_t, 1] · Wy   Wy: (H+1) × O, one softmax per output group
 //
-// The bias is the last row of each matrix. Matrices are row-major float32.
+// The bias is the last row of each matrix. Matrices are row-major float32. Rows of
+// Wx: the input groups in order, then the recurrent block W_rec (H rows), then the
+// bias; columns of Wy: the output groups in order.
 
 /// Sizes of a model; everything else about the layout follows from them.
 public struct ModelShape: Equatable, Hashable, Sendable, Codable {
@@ -22,27 +27,34 @@ public struct ModelShape: Equatable, Hashable, Sendable, Codable {
         self.hidden = hidden
     }
 
-    /// V = notes + ticks.
-    public var vocab: Int { notes + ticks }
-    /// Rows of Wx: V + H + 1 (input block, recurrent block, bias row).
-    public var wxRows: Int { vocab + hidden + 1 }
+    /// Sizes of the one-hot input groups, in Wx row order: note, tick.
+    public var inputGroups: [Int] { [notes, ticks] }
+    /// Sizes of the softmax output groups, in Wy column order: note, tick.
+    public var outputGroups: [Int] { [notes, ticks] }
+    /// I: rows of Wx's input block (the sum of the input group sizes).
+    public var inputWidth: Int { notes + ticks }
+    /// O: columns of Wy (the sum of the output group sizes).
+    public var outputWidth: Int { notes + ticks }
+
+    /// Rows of Wx: I + H + 1 (input block, recurrent block, bias row).
+    public var wxRows: Int { inputWidth + hidden + 1 }
     /// Columns of Wx: 4H (gate blocks f, i, o, g).
     public var wxCols: Int { 4 * hidden }
     /// Rows of Wy: H + 1 (hidden, bias row).
     public var wyRows: Int { hidden + 1 }
-    /// Columns of Wy: V (note logits, then tick logits).
-    public var wyCols: Int { vocab }
+    /// Columns of Wy: O (the output groups' logits).
+    public var wyCols: Int { outputWidth }
     public var wxCount: Int { wxRows * wxCols }
     public var wyCount: Int { wyRows * wyCols }
 
-    /// Row of Wx holding the input weights of note index `n`.
-    @inline(__always) public func noteRow(_ n: Int) -> Int { n }
-    /// Row of Wx holding the input weights of tick index `t`.
-    @inline(__always) public func tickRow(_ t: Int) -> Int { notes + t }
+    /// First row of input group `g` in Wx.
+    public func inputOffset(_ g: Int) -> Int { inputGroups.prefix(g).reduce(0, +) }
+    /// First column of output group `g` in Wy.
+    public func outputOffset(_ g: Int) -> Int { outputGroups.prefix(g).reduce(0, +) }
     /// First row of the recurrent block of Wx.
-    public var recurrentRow: Int { vocab }
+    public var recurrentRow: Int { inputWidth }
     /// Bias row of Wx.
-    public var wxBiasRow: Int { vocab + hidden }
+    public var wxBiasRow: Int { inputWidth + hidden }
 
     /// Gate order of Wx's column blocks.
     public static let gateOrder = ["f", "i", "o", "g"]
@@ -94,10 +106,6 @@ public struct Vocabulary: Equatable, Sendable, Codable {
 
     public func shape(hidden: Int) -> ModelShape { ModelShape(notes: notes, ticks: ticks, hidden: hidden) }
 
-    /// Index of a MIDI note number, or nil when it is not in the vocabulary.
-    public func noteIndex(_ note: Int) -> Int? { ixToNote.firstIndex(of: note) }
-    /// Index of a tick value, or nil when it is not in the vocabulary.
-    public func tickIndex(_ tick: Int) -> Int? { ixToTick.firstIndex(of: tick) }
 }
 
 public struct VocabularyError: Error, CustomStringConvertible, Equatable {

@@ -8,6 +8,7 @@
 // previous file's last onset (in that file's own time, which starts on a beat boundary).
 // A previous last hit exactly on a beat therefore waits a whole beat. Files without hits
 // are left out of the chain. `--max-delta` clamps every delta afterwards, glue gaps included.
+import MIDIParse
 
 /// A sequence of hits: note numbers and deltas in target ticks, with each file's offset.
 public struct HitSequence: Equatable, Sendable {

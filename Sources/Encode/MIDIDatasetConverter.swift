@@ -48,12 +48,6 @@ public enum MIDIDatasetConverter {
         fraction > 0 && StableHash.unitInterval(relativePath) < fraction
     }
 
-    /// Reads and converts one file; throws its `MIDIFileError` or `MIDIReadError`.
-    public static func hits(path: String, settings: ConversionSettings) throws -> FileHits {
-        let bytes = try MIDIFile.readBytes(path: path)
-        let (file, warnings) = try MIDIFile.parse(bytes, path: path, mode: settings.lenient ? .lenient : .strict)
-        return try FileHits(file: file, path: path, settings: settings, warnings: warnings)
-    }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
     /// (through a temporary directory renamed into place).
@@ -163,9 +157,9 @@ public enum MIDIDatasetConverter {
         outputs["manifest.json"] = []
         let manifest = ConversionManifest(
             tool: "drummer convert-midi", version: DrummerVersion.string, source: directory,
-            settings: .init(channel: settings.channel.description, ppq: settings.ppq, quantize: settings.quantize,
-                            maxDelta: settings.maxDelta, noteMap: settings.noteMap.name, onehot: settings.oneHot,
-                            validationFraction: settings.validationFraction, lenient: settings.lenient),
+            settings: .init(channel: settings.extraction.channel.description, ppq: settings.ppq, quantize: settings.extraction.quantize,
+                            maxDelta: settings.maxDelta, noteMap: settings.extraction.noteMap.name, onehot: settings.oneHot,
+                            validationFraction: settings.validationFraction, lenient: settings.extraction.lenient),
             files: entries, skipped: skipped, statistics: stats, validation: validationInfo, outputs: outputs)
 
         try AtomicOutput.directory(at: output) { tmp in
@@ -220,13 +214,17 @@ public enum MIDIDatasetConverter {
             DispatchQueue.concurrentPerform(iterations: count) { k in
                 let i = start + k
                 do {
-                    slots.set(i, .success(try hits(path: paths[i], settings: settings)))
+                    slots.set(i, .success(try FileHits.read(path: paths[i], settings: settings.extraction)))
                 } catch let e as MIDIFileError {
                     slots.set(i, .failure("byte \(e.offset): \(e.defect.message)", e.description))
                 } catch let e as MIDIReadError {
                     slots.set(i, .failure(e.message, e.description))
-                } catch let e as HitTimeError {
-                    slots.set(i, .failure("a hit at tick \(e.tick) lies beyond \(FileHits.maximumTick) target ticks", e.description))
+                } catch let e as HitExtractionError {
+                    if case .hitTooLate(_, let tick) = e {
+                        slots.set(i, .failure("a hit at tick \(tick) lies beyond \(FileHits.maximumTick) target ticks", e.description))
+                    } else {
+                        slots.set(i, .failure("\(e)", e.description))
+                    }
                 } catch {
                     slots.set(i, .failure("\(error)", "\(paths[i]): \(error)"))
                 }

@@ -1,7 +1,7 @@
 // Export of a checkpoint read through the Train module.
 
 import DrummerCore
-import Train
+import Checkpoints
 
 extension Exporter {
     /// Exports a trained model; the checkpoint's own format keys are renamed

@@ -49,7 +49,7 @@ public enum SwiftConstants {
                 /// Tick values in the vocabulary (K).
                 public static let tickCount = \(shape.ticks)
                 /// V = N + K.
-                public static let vocabularySize = \(shape.vocab)
+                public static let vocabularySize = \(shape.inputWidth)
                 /// Hidden size (H).
                 public static let hiddenSize = \(shape.hidden)
                 /// Wx: (V + H + 1) × 4H.

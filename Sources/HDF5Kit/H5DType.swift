@@ -21,18 +21,22 @@ public enum H5DType: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Classifies a datatype id (does not close it).
-    static func of(_ type: hid_t) -> H5DType {
-        let size = H5Tget_size(type)
-        switch H5Tget_class(type) {
-        case H5T_FLOAT:
-            switch size {
-            case 4: return .float32
-            case 8: return .float64
-            default: return .other("float\(size * 8)")
+    /// Classifies a datatype id (does not close it); `h` names the object in errors.
+    static func of(_ type: hid_t, _ h: H5Handle, object: String? = nil) throws -> H5DType {
+        let typeClass = try h.call("H5Tget_class", object: object, failure: H5T_NO_CLASS) { H5Tget_class(type) }
+        switch typeClass {
+        case H5T_FLOAT, H5T_INTEGER:
+            // 0 is H5Tget_size's error value (no numeric type has size 0).
+            let size = try h.call("H5Tget_size", object: object, failure: 0) { H5Tget_size(type) }
+            if typeClass == H5T_FLOAT {
+                switch size {
+                case 4: return .float32
+                case 8: return .float64
+                default: return .other("float\(size * 8)")
+                }
             }
-        case H5T_INTEGER:
-            let signed = H5Tget_sign(type) != H5T_SGN_NONE
+            let sign = try h.call("H5Tget_sign", object: object, failure: H5T_SGN_ERROR) { H5Tget_sign(type) }
+            let signed = sign != H5T_SGN_NONE
             switch (signed, size) {
             case (true, 4): return .int32
             case (true, 8): return .int64
@@ -44,7 +48,7 @@ public enum H5DType: Equatable, Sendable, CustomStringConvertible {
         case H5T_ENUM: return .other("enum")
         case H5T_ARRAY: return .other("array")
         case H5T_VLEN: return .other("vlen")
-        default: return .other("HDF5 class \(H5Tget_class(type).rawValue)")
+        default: return .other("HDF5 class \(typeClass.rawValue)")
         }
     }
 
@@ -88,6 +92,19 @@ extension UInt64: H5Numeric { public static var h5dtype: H5DType { .uint64 } }
 func makeUTF8StringType(_ handle: H5Handle) throws -> H5Temporary {
     let t = H5Temporary.type(try handle.call("H5Tcopy") { H5Tcopy(drummer_H5T_C_S1()) })
     try handle.call("H5Tset_size") { H5Tset_size(t.id, drummer_H5T_VARIABLE()) }
+    try handle.call("H5Tset_cset") { H5Tset_cset(t.id, H5T_CSET_UTF8) }
+    return t
+}
+
+/// A fixed-length UTF-8 string type of `size` bytes (at least 1), each string
+/// NUL-terminated within them: its values are stored inline (in the object
+/// header for an attribute, in the chunks for a dataset), where checksums
+/// cover them, unlike variable-length strings, whose bytes live in the global
+/// heap, which has no checksum.
+func makeFixedUTF8StringType(size: Int, _ handle: H5Handle) throws -> H5Temporary {
+    let t = H5Temporary.type(try handle.call("H5Tcopy") { H5Tcopy(drummer_H5T_C_S1()) })
+    try handle.call("H5Tset_size") { H5Tset_size(t.id, max(1, size)) }
+    try handle.call("H5Tset_strpad") { H5Tset_strpad(t.id, H5T_STR_NULLTERM) }
     try handle.call("H5Tset_cset") { H5Tset_cset(t.id, H5T_CSET_UTF8) }
     return t
 }

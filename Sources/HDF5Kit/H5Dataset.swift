@@ -8,7 +8,7 @@ public final class H5Dataset: H5Object {
     init(handle: H5Handle) { self.handle = handle }
 
     deinit {
-        if handle.file.isOpen { _ = H5Dclose(handle.id) }
+        if handle.file.isOpen { closeQuietly(handle.id, H5Dclose) }
     }
 
     /// The stored shape; `[]` for a scalar.
@@ -22,7 +22,7 @@ public final class H5Dataset: H5Object {
     public func dtype() throws -> H5DType {
         let h = handle
         let t = H5Temporary.type(try h.call("H5Dget_type") { H5Dget_type(h.id) })
-        return H5DType.of(t.id)
+        return try H5DType.of(t.id, h)
     }
 
     /// All values in C order. The element type must be exactly `T`'s: no
@@ -40,11 +40,13 @@ public final class H5Dataset: H5Object {
         let values = [T](unsafeUninitializedCapacity: count) { buf, initialized in
             drummer_H5_silence_errors_on_this_thread()
             status = H5Dread(h.id, T.h5dtype.nativeType, drummer_H5S_ALL(), drummer_H5S_ALL(), drummer_H5P_DEFAULT(), buf.baseAddress)
-            // On failure the buffer may be partly written: zero it so every element is initialized.
-            if status < 0 { UnsafeMutableRawBufferPointer(buf).initializeMemory(as: UInt8.self, repeating: 0) }
-            initialized = count
+            // On failure the buffer may be partly written: keep none of it (plain
+            // numbers, nothing to deinitialize; and no need to touch every page
+            // of a huge buffer that a damaged shape asked for).
+            initialized = status < 0 ? 0 : count
         }
-        if status < 0 { throw HDF5Error(.callFailed, call: "H5Dread", object: h.path, file: h.fileName, detail: H5Call.lastMessage()) }
+        // A Fletcher-32 mismatch becomes `.checksumMismatch` (H5Call classifies the stack).
+        if status < 0 { throw H5Call.failure("H5Dread", object: h.path, file: h.fileName) }
         return values
     }
 
@@ -94,8 +96,9 @@ public final class H5Dataset: H5Object {
     public func readStrings() throws -> [String] {
         let h = handle
         let t = H5Temporary.type(try h.call("H5Dget_type") { H5Dget_type(h.id) })
-        guard H5DType.of(t.id) == .string else {
-            throw h.error(.typeMismatch(expected: "string", found: "\(H5DType.of(t.id))"), "H5Dread")
+        let found = try H5DType.of(t.id, h)
+        guard found == .string else {
+            throw h.error(.typeMismatch(expected: "string", found: "\(found)"), "H5Dread")
         }
         let space = H5Temporary.space(try h.call("H5Dget_space") { H5Dget_space(h.id) })
         let dims = try dataspaceShape(space.id, h)
@@ -123,7 +126,8 @@ extension H5Container {
         try validateName(path, "dataset", h)
         try checkCount(shape, values.count, path)
         let space = try makeDataspace(shape, path)
-        let ds = try createDataset(path, type: T.h5dtype.fileType, space: space)
+        let dcpl = try datasetCreationList(shape, itemSize: MemoryLayout<T>.stride, path)
+        let ds = try createDataset(path, type: T.h5dtype.fileType, space: space, dcpl: dcpl)
         try ds.writeRaw(values, ds.handle)
         return ds
     }
@@ -134,15 +138,34 @@ extension H5Container {
         try createDataset(path, values: [scalar], shape: [])
     }
 
-    /// Creates a dataset of variable-length UTF-8 strings (`[]` = one string).
+    /// Creates a dataset of UTF-8 strings (`[]` = one string): variable-length,
+    /// or, in a file created with `fletcher32`, fixed-length (one byte longer
+    /// than the longest string, NUL-terminated) so that the strings' bytes are in the
+    /// checksummed chunks rather than in the global heap, which has no checksum.
+    /// HDF5Kit reads both kinds back as the same strings (h5py returns bytes for
+    /// fixed-length strings: `.asstr()` decodes them).
     @discardableResult
     public func createDataset(_ path: String, strings: [String], shape: [Int]) throws -> H5Dataset {
         let h = handle
         try validateName(path, "dataset", h)
         try checkCount(shape, strings.count, path)
-        let type = try makeUTF8StringType(h)
         let space = try makeDataspace(shape, path)
-        let ds = try createDataset(path, type: type.id, space: space)
+        if h.file.options.fletcher32 {
+            let bytes = try fixedLengthBytes(strings, h.child(path), h)
+            let type = try makeFixedUTF8StringType(size: bytes.size, h)
+            let dcpl = try datasetCreationList(shape, itemSize: bytes.size, path)
+            let ds = try createDataset(path, type: type.id, space: space, dcpl: dcpl)
+            if !strings.isEmpty {
+                _ = try bytes.data.withUnsafeBytes { buf in
+                    try ds.handle.call("H5Dwrite") {
+                        H5Dwrite(ds.handle.id, type.id, drummer_H5S_ALL(), drummer_H5S_ALL(), drummer_H5P_DEFAULT(), buf.baseAddress)
+                    }
+                }
+            }
+            return ds
+        }
+        let type = try makeUTF8StringType(h)
+        let ds = try createDataset(path, type: type.id, space: space, dcpl: nil)
         _ = try withCStrings(strings, h.child(path), h) { ptrs in
             try ds.handle.call("H5Dwrite") {
                 H5Dwrite(ds.handle.id, type.id, drummer_H5S_ALL(), drummer_H5S_ALL(), drummer_H5P_DEFAULT(), ptrs)
@@ -186,14 +209,69 @@ extension H5Container {
         })
     }
 
-    private func createDataset(_ path: String, type: hid_t, space: H5Temporary) throws -> H5Dataset {
+    private func createDataset(_ path: String, type: hid_t, space: H5Temporary, dcpl: H5Temporary?) throws -> H5Dataset {
         let h = handle
         let lcpl = try intermediateGroupsList()
         let did = try h.call("H5Dcreate2", object: h.child(path)) {
-            H5Dcreate2(h.id, path, type, space.id, lcpl.id, drummer_H5P_DEFAULT(), drummer_H5P_DEFAULT())
+            H5Dcreate2(h.id, path, type, space.id, lcpl.id, dcpl?.id ?? drummer_H5P_DEFAULT(), drummer_H5P_DEFAULT())
         }
         return H5Dataset(handle: H5Handle(id: did, file: h.file, path: h.child(path)))
     }
+
+    /// The storage of a new dataset of `shape`: HDF5's default (contiguous)
+    /// unless the file was created with `fletcher32`; then chunked with the
+    /// Fletcher-32 filter, except for scalars and empty arrays, which HDF5
+    /// cannot chunk: those are stored compact, in their object header (covered
+    /// by `checksummedMetadata`). A scalar too large for an object header
+    /// (over 32 KiB: a long string) stays contiguous, with no checksum.
+    private func datasetCreationList(_ shape: [Int], itemSize: Int, _ path: String) throws -> H5Temporary? {
+        let h = handle
+        guard h.file.options.fletcher32 else { return nil }
+        let object = h.child(path)
+        let dcpl = H5Temporary.plist(try h.call("H5Pcreate", object: object) { H5Pcreate(drummer_H5P_DATASET_CREATE()) })
+        if shape.isEmpty || shape.contains(0) {
+            if shape.contains(0) || itemSize <= compactLimit {
+                try h.call("H5Pset_layout", object: object) { H5Pset_layout(dcpl.id, H5D_COMPACT) }
+            }
+        } else {
+            let chunk = chunkShape(shape, itemSize: itemSize).map { hsize_t($0) }
+            try h.call("H5Pset_chunk", object: object) { H5Pset_chunk(dcpl.id, Int32(chunk.count), chunk) }
+            try h.call("H5Pset_fletcher32", object: object) { H5Pset_fletcher32(dcpl.id) }
+        }
+        return dcpl
+    }
+}
+
+/// The largest scalar stored compact (an object header message holds < 64 KiB).
+let compactLimit = 32 * 1024
+
+/// Chunks of about 1 MiB: whole trailing dimensions while they fit, then part
+/// of one dimension, 1 in the leading ones. Every entry is ≥ 1; a dataset of
+/// at most 1 MiB is one chunk (no chunk index to damage).
+func chunkShape(_ shape: [Int], itemSize: Int) -> [Int] {
+    var budget = max(1, (1 << 20) / max(1, itemSize))
+    var chunk = [Int](repeating: 1, count: shape.count)
+    for i in stride(from: shape.count - 1, through: 0, by: -1) {
+        let c = max(1, min(shape[i], budget))
+        chunk[i] = c
+        if c < shape[i] { break }
+        budget = max(1, budget / c)
+    }
+    return chunk
+}
+
+/// Strings as one buffer of fixed-length items, each NUL-terminated (one byte
+/// longer than the longest string), rejecting embedded NULs.
+func fixedLengthBytes(_ strings: [String], _ object: String, _ h: H5Handle) throws -> (data: [UInt8], size: Int) {
+    let size = (strings.map { $0.utf8.count }.max() ?? 0) + 1
+    var data = [UInt8](repeating: 0, count: try checkedByteCount([strings.count], itemSize: size, h))
+    for (i, s) in strings.enumerated() {
+        guard !s.utf8.contains(0) else {
+            throw h.error(.invalidArgument("strings must not contain NUL bytes"), "string check", object: object)
+        }
+        data.replaceSubrange((i * size)..<(i * size + s.utf8.count), with: s.utf8)
+    }
+    return (data, size)
 }
 
 /// The shape of a dataspace; `[]` for scalar.
@@ -235,24 +313,64 @@ func readStringValues(type: hid_t, space: hid_t, dims: [Int], _ h: H5Handle,
         let mem = try makeUTF8StringType(h)
         var ptrs = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
         let status = ptrs.withUnsafeMutableBytes { read(mem.id, $0.baseAddress) }
-        if status < 0 { throw HDF5Error(.callFailed, call: "H5Dread/H5Aread", object: h.path, file: h.fileName, detail: H5Call.lastMessage()) }
+        if status < 0 { throw H5Call.failure("H5Dread/H5Aread", object: h.path, file: h.fileName) }
         let strings = ptrs.map { p in p.map { String(cString: $0) } ?? "" }
-        _ = ptrs.withUnsafeMutableBytes { H5Dvlen_reclaim(mem.id, space, drummer_H5P_DEFAULT(), $0.baseAddress) }
+        _ = try ptrs.withUnsafeMutableBytes { buf in
+            try h.call("H5Dvlen_reclaim") { H5Dvlen_reclaim(mem.id, space, drummer_H5P_DEFAULT(), buf.baseAddress) }
+        }
         return strings
     }
-    // Fixed-length: `size` bytes per string, NUL- or space-padded.
-    let size = Int(H5Tget_size(type))
-    guard size > 0 else { throw h.error(.callFailed, "H5Tget_size") }
+    // Fixed-length: `size` bytes per string, NUL- or space-padded (0 is H5Tget_size's error value).
+    let size = Int(try h.call("H5Tget_size", failure: 0) { H5Tget_size(type) })
+    let pad = try h.call("H5Tget_strpad", failure: H5T_STR_ERROR) { H5Tget_strpad(type) }
     let total = try checkedByteCount(dims + [size], itemSize: 1, h)
     let mem = H5Temporary.type(try h.call("H5Tcopy") { H5Tcopy(type) })
     var bytes = [UInt8](repeating: 0, count: total)
     let status = bytes.withUnsafeMutableBytes { read(mem.id, $0.baseAddress) }
-    if status < 0 { throw HDF5Error(.callFailed, call: "H5Dread/H5Aread", object: h.path, file: h.fileName, detail: H5Call.lastMessage()) }
-    let spacePadded = H5Tget_strpad(type) == H5T_STR_SPACEPAD
+    if status < 0 { throw H5Call.failure("H5Dread/H5Aread", object: h.path, file: h.fileName) }
+    let spacePadded = pad == H5T_STR_SPACEPAD
     return (0..<count).map { i in
         var s = bytes[(i * size)..<((i + 1) * size)]
         if let nul = s.firstIndex(of: 0) { s = s[..<nul] }
         if spacePadded { while s.last == 0x20 { s = s.dropLast() } }
         return String(decoding: s, as: UTF8.self)
+    }
+}
+
+/// How a dataset is stored (for tests and diagnostics).
+struct H5Storage: Equatable {
+    enum Layout: Equatable { case compact, contiguous, chunked([Int]), other }
+    let layout: Layout
+    /// The filters applied to its chunks, by HDF5 filter id.
+    let filters: [Int]
+    var fletcher32: Bool { filters.contains(Int(drummer_H5Z_FILTER_FLETCHER32())) }
+}
+
+extension H5Dataset {
+    func storage() throws -> H5Storage {
+        let h = handle
+        let dcpl = H5Temporary.plist(try h.call("H5Dget_create_plist") { H5Dget_create_plist(h.id) })
+        let layout: H5Storage.Layout
+        let kind = try h.call("H5Pget_layout", failure: H5D_LAYOUT_ERROR) { H5Pget_layout(dcpl.id) }
+        switch kind {
+        case H5D_COMPACT: layout = .compact
+        case H5D_CONTIGUOUS: layout = .contiguous
+        case H5D_CHUNKED:
+            var dims = [hsize_t](repeating: 0, count: 32)
+            let rank = try h.call("H5Pget_chunk") { H5Pget_chunk(dcpl.id, 32, &dims) }
+            layout = .chunked(dims.prefix(Int(rank)).map { Int($0) })
+        default: layout = .other
+        }
+        let n = try h.call("H5Pget_nfilters") { H5Pget_nfilters(dcpl.id) }
+        var filters: [Int] = []
+        for i in 0..<n {
+            var flags: UInt32 = 0, nValues = 0, config: UInt32 = 0
+            let id = try h.call("H5Pget_filter2") {
+                H5Pget_filter2(dcpl.id, UInt32(i), &flags, &nValues, nil, 0, nil, &config)
+            }
+            filters.append(Int(id))
+        }
+        try dcpl.close(h)
+        return H5Storage(layout: layout, filters: filters)
     }
 }

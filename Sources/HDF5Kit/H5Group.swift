@@ -22,7 +22,7 @@ public final class H5Group: H5Container {
     init(handle: H5Handle) { self.handle = handle }
 
     deinit {
-        if handle.file.isOpen { _ = H5Gclose(handle.id) }
+        if handle.file.isOpen { closeQuietly(handle.id, H5Gclose) }
     }
 }
 
@@ -40,11 +40,25 @@ extension H5Container {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         if parts.isEmpty { return path.hasPrefix("/") || path == "." }
         var prefix = path.hasPrefix("/") ? "/" : ""
+        var parent: String?
         for (i, part) in parts.enumerated() {
             prefix += (i == 0 ? "" : "/") + part
-            // Negative when an intermediate member is not a group: then the path does not exist.
             drummer_H5_silence_errors_on_this_thread()
-            if H5Lexists(h.id, prefix, drummer_H5P_DEFAULT()) <= 0 { return false }
+            let r = H5Lexists(h.id, prefix, drummer_H5P_DEFAULT())
+            if r == 0 { return false }
+            if r < 0 {
+                // Negative when an intermediate member is not a group, or a dangling
+                // soft link (then the path does not exist); anything else (a damaged
+                // file) is an error.
+                let failure = H5Call.failure("H5Lexists", object: h.child(prefix), file: h.fileName)
+                if let parent {
+                    let parentExists = H5Oexists_by_name(h.id, parent, drummer_H5P_DEFAULT())
+                    if parentExists == 0 { return false }
+                    if parentExists > 0, try kind(ofExisting: parent) != .group { return false }
+                }
+                throw failure
+            }
+            parent = prefix
         }
         // A dangling soft link exists as a link but not as an object.
         return try h.call("H5Oexists_by_name", object: h.child(path)) {
@@ -56,9 +70,17 @@ extension H5Container {
     public func kind(of path: String) throws -> H5ObjectKind {
         let h = handle
         guard try exists(path) else { throw h.error(.notFound, "H5Lexists", object: h.child(path)) }
-        let oid = try h.call("H5Oopen", object: h.child(path)) { H5Oopen(h.id, path, drummer_H5P_DEFAULT()) }
-        defer { _ = H5Oclose(oid) }
-        switch H5Iget_type(oid) {
+        return try kind(ofExisting: path)
+    }
+
+    /// The kind of an object known to exist.
+    func kind(ofExisting path: String) throws -> H5ObjectKind {
+        let h = handle
+        let object = h.child(path)
+        let o = H5Temporary.object(try h.call("H5Oopen", object: object) { H5Oopen(h.id, path, drummer_H5P_DEFAULT()) })
+        let type = try h.call("H5Iget_type", object: object, failure: H5I_BADID) { H5Iget_type(o.id) }
+        try o.close(h, object: object)
+        switch type {
         case H5I_GROUP: return .group
         case H5I_DATASET: return .dataset
         default: return .other

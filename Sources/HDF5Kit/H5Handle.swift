@@ -17,11 +17,21 @@ public struct H5Handle {
         guard file.isOpen else { throw HDF5Error(.fileClosed, call: "use after close", object: path, file: file.path) }
     }
 
-    /// Runs one C call and turns a negative result into `HDF5Error.callFailed`.
+    /// Runs one C call and turns a negative result into a typed `HDF5Error`.
     @discardableResult
     func call<T: BinaryInteger>(_ name: String, object: String? = nil, _ body: () -> T) throws -> T {
         try ensureOpen()
         return try H5Call.run(name, object: object ?? path, file: file.path, body)
+    }
+
+    /// Runs one C call that returns an enum with an error value (H5I_BADID,
+    /// H5T_NO_CLASS, H5T_STR_ERROR, ...) and turns that value into a typed error.
+    func call<T: Equatable>(_ name: String, object: String? = nil, failure: T, _ body: () -> T) throws -> T {
+        try ensureOpen()
+        drummer_H5_silence_errors_on_this_thread()
+        let r = body()
+        if r == failure { throw H5Call.failure(name, object: object ?? path, file: file.path) }
+        return r
     }
 
     /// The absolute path of `name` relative to this object.
@@ -42,35 +52,89 @@ enum H5Call {
     static func run<T: BinaryInteger>(_ name: String, object: String, file: String, _ body: () -> T) throws -> T {
         drummer_H5_silence_errors_on_this_thread()
         let r = body()
-        if r < 0 {
-            throw HDF5Error(.callFailed, call: name, object: object, file: file, detail: lastMessage())
-        }
+        if r < 0 { throw failure(name, object: object, file: file) }
         return r
     }
 
-    /// The innermost message on this thread's HDF5 error stack.
-    static func lastMessage() -> String {
-        var buf = [CChar](repeating: 0, count: 512)
-        drummer_H5_last_error(&buf, buf.count)
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// The error for a failed C call, classified from this thread's HDF5 error
+    /// stack: a checksum failure anywhere in the stack is `.checksumMismatch`,
+    /// a full device (errno 28, or 122 for a quota) `.noSpace`, anything else
+    /// `.callFailed`; the detail is the innermost message.
+    static func failure(_ name: String, object: String, file: String) -> HDF5Error {
+        let (inner, all) = stackText()
+        return HDF5Error(classify(all), call: name, object: object, file: file, detail: inner)
+    }
+
+    static func classify(_ stack: String) -> HDF5Error.Kind {
+        let s = stack.lowercased()
+        if s.contains("checksum") { return .checksumMismatch }
+        if s.contains("errno = 28,") || s.contains("errno = 122,") { return .noSpace }
+        return .callFailed
+    }
+
+    /// The innermost message, and all messages joined (innermost first).
+    static func stackText() -> (inner: String, all: String) {
+        var inner = [CChar](repeating: 0, count: 1024)
+        var all = [CChar](repeating: 0, count: 4096)
+        drummer_H5_error_stack_text(&inner, inner.count, &all, all.count)
+        func text(_ b: [CChar]) -> String {
+            String(decoding: b.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return (text(inner), text(all))
+    }
+
+    /// An error from a system call (open, pwrite, fsync, rename, ...) with errno's message.
+    static func systemFailure(_ name: String, errno code: Int32, object: String = "/", file: String) -> HDF5Error {
+        let kind: HDF5Error.Kind = (code == ENOSPC || code == EDQUOT) ? .noSpace : .callFailed
+        return HDF5Error(kind, call: name, object: object, file: file,
+                         detail: "\(String(cString: strerror(code))) (errno \(code))")
     }
 }
 
-/// An id for a datatype, dataspace or property list, closed when dropped.
+/// An id for a datatype, dataspace, property list, attribute or object, closed
+/// when dropped (or earlier, and checked, by `close`).
 final class H5Temporary {
     let id: hid_t
-    private let close: (hid_t) -> herr_t
+    private let closeFunction: (hid_t) -> herr_t
+    private let closeName: String
+    private var isOpen = true
 
-    init(_ id: hid_t, close: @escaping (hid_t) -> herr_t) {
+    init(_ id: hid_t, close: @escaping (hid_t) -> herr_t, name: String) {
         self.id = id
-        self.close = close
+        self.closeFunction = close
+        self.closeName = name
     }
 
-    deinit { _ = close(id) }
+    /// Closes now and reports a failure (a deinit cannot throw).
+    func close(_ h: H5Handle, object: String? = nil) throws {
+        try close(object: object ?? h.path, file: h.fileName)
+    }
 
-    static func type(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Tclose) }
-    static func space(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Sclose) }
-    static func plist(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Pclose) }
+    func close(object: String, file: String) throws {
+        guard isOpen else { return }
+        isOpen = false
+        try H5Call.run(closeName, object: object, file: file) { closeFunction(id) }
+    }
+
+    deinit {
+        if isOpen {
+            drummer_H5_silence_errors_on_this_thread()
+            _ = closeFunction(id)
+        }
+    }
+
+    static func type(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Tclose, name: "H5Tclose") }
+    static func space(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Sclose, name: "H5Sclose") }
+    static func plist(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Pclose, name: "H5Pclose") }
+    static func attribute(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Aclose, name: "H5Aclose") }
+    static func object(_ id: hid_t) -> H5Temporary { H5Temporary(id, close: H5Oclose, name: "H5Oclose") }
+}
+
+/// Closes an object id from a deinit: nothing can be thrown there, but HDF5
+/// must not print either (a deinit can run on any thread).
+func closeQuietly(_ id: hid_t, _ close: (hid_t) -> herr_t) {
+    drummer_H5_silence_errors_on_this_thread()
+    _ = close(id)
 }
 
 /// Checks a name given by the caller: non-empty, no NUL bytes.

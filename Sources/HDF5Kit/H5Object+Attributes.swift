@@ -23,9 +23,21 @@ extension H5Object {
         }
     }
 
-    /// Sets (or replaces) a variable-length UTF-8 string attribute.
+    /// Sets (or replaces) a UTF-8 string attribute: variable-length, or, in a
+    /// file created with `checksummedMetadata`, fixed-length (NUL-terminated) so
+    /// that its bytes are inside the checksummed object header rather than in
+    /// the global heap, which has no checksum. HDF5Kit reads both back as the
+    /// same string (h5py returns fixed-length strings as bytes).
     public func setAttribute(_ name: String, string value: String) throws {
         let h = handle
+        if h.file.options.checksummedMetadata {
+            let bytes = try fixedLengthBytes([value], "\(h.path)@\(name)", h)
+            let type = try makeFixedUTF8StringType(size: bytes.size, h)
+            try writeAttribute(name, type: type.id) { aid in
+                bytes.data.withUnsafeBytes { H5Awrite(aid, type.id, $0.baseAddress) }
+            }
+            return
+        }
         let type = try makeUTF8StringType(h)
         try withCStrings([value], h.path, h) { ptrs in
             try writeAttribute(name, type: type.id) { aid in H5Awrite(aid, type.id, ptrs) }
@@ -62,8 +74,8 @@ extension H5Object {
         let h = handle
         guard try hasAttribute(name) else { throw h.error(.notFound, "H5Aexists", object: "\(h.path)@\(name)") }
         let at = "\(h.path)@\(name)"
-        let aid = try h.call("H5Aopen", object: at) { H5Aopen(h.id, name, drummer_H5P_DEFAULT()) }
-        defer { _ = H5Aclose(aid) }
+        let attr = H5Temporary.attribute(try h.call("H5Aopen", object: at) { H5Aopen(h.id, name, drummer_H5P_DEFAULT()) })
+        let aid = attr.id
         let type = H5Temporary.type(try h.call("H5Aget_type", object: at) { H5Aget_type(aid) })
         let space = H5Temporary.space(try h.call("H5Aget_space", object: at) { H5Aget_space(aid) })
         let dims = try dataspaceShape(space.id, h)
@@ -71,27 +83,34 @@ extension H5Object {
             throw h.error(.shapeMismatch(expected: [], actual: dims), "H5Aread", object: at)
         }
         let attrHandle = H5Handle(id: aid, file: h.file, path: at)
-        switch H5Tget_class(type.id) {
+        let value: H5AttributeValue
+        let typeClass = try h.call("H5Tget_class", object: at, failure: H5T_NO_CLASS) { H5Tget_class(type.id) }
+        switch typeClass {
         case H5T_INTEGER:
             // Unsigned 64-bit values may not fit Int64: refuse rather than clamp.
-            if H5Tget_sign(type.id) == H5T_SGN_NONE && H5Tget_size(type.id) >= 8 {
+            let sign = try h.call("H5Tget_sign", object: at, failure: H5T_SGN_ERROR) { H5Tget_sign(type.id) }
+            let size = try h.call("H5Tget_size", object: at, failure: 0) { H5Tget_size(type.id) }
+            if sign == H5T_SGN_NONE && size >= 8 {
                 throw h.error(.typeMismatch(expected: "int64", found: "uint64"), "H5Aread", object: at)
             }
             var v: Int64 = 0
             try h.call("H5Aread", object: at) { H5Aread(aid, drummer_H5T_NATIVE_INT64(), &v) }
-            return .int64(v)
+            value = .int64(v)
         case H5T_FLOAT:
             var v: Double = 0
             try h.call("H5Aread", object: at) { H5Aread(aid, drummer_H5T_NATIVE_DOUBLE(), &v) }
-            return .double(v)
+            value = .double(v)
         case H5T_STRING:
             let values = try readStringValues(type: type.id, space: space.id, dims: dims, attrHandle) { mem, buf in
                 H5Aread(aid, mem, buf)
             }
-            return .string(values.first ?? "")
+            value = .string(values.first ?? "")
         default:
-            throw h.error(.typeMismatch(expected: "int64, double or string", found: "\(H5DType.of(type.id))"), "H5Aread", object: at)
+            let found = try H5DType.of(type.id, h, object: at)
+            throw h.error(.typeMismatch(expected: "int64, double or string", found: "\(found)"), "H5Aread", object: at)
         }
+        try attr.close(h, object: at)
+        return value
     }
 
     /// An integer attribute (`.typeMismatch` if it holds something else).
@@ -134,10 +153,10 @@ extension H5Object {
             try h.call("H5Adelete", object: at) { H5Adelete(h.id, name) }
         }
         let space = H5Temporary.space(try h.call("H5Screate", object: at) { H5Screate(H5S_SCALAR) })
-        let aid = try h.call("H5Acreate2", object: at) {
+        let attr = H5Temporary.attribute(try h.call("H5Acreate2", object: at) {
             H5Acreate2(h.id, name, type, space.id, drummer_H5P_DEFAULT(), drummer_H5P_DEFAULT())
-        }
-        defer { _ = H5Aclose(aid) }
-        try h.call("H5Awrite", object: at) { write(aid) }
+        })
+        try h.call("H5Awrite", object: at) { write(attr.id) }
+        try attr.close(h, object: at)
     }
 }

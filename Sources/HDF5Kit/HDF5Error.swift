@@ -1,5 +1,5 @@
 // Errors of the HDF5 layer: each names the C call (or the check) that failed,
-// the object path inside the file, and the file.
+// the object path inside the file, and the file. `description` is always one line.
 
 public struct HDF5Error: Error, CustomStringConvertible, Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
@@ -25,6 +25,12 @@ public struct HDF5Error: Error, CustomStringConvertible, Equatable, Sendable {
         case fileClosed
         /// A stored shape too large to read into memory.
         case tooLarge(bytes: String)
+        /// A checksum stored in the file (Fletcher-32 of a data chunk, or the
+        /// checksum of the superblock or an object header) does not match: the
+        /// file is corrupt.
+        case checksumMismatch
+        /// The device (or the user's quota) is full (ENOSPC / EDQUOT).
+        case noSpace
     }
 
     public let kind: Kind
@@ -34,7 +40,7 @@ public struct HDF5Error: Error, CustomStringConvertible, Equatable, Sendable {
     public let object: String
     /// The file's path on disk.
     public let file: String
-    /// HDF5's innermost error message, when the failure came from the library.
+    /// HDF5's innermost error message (or the system's), on one line.
     public let detail: String
 
     public init(_ kind: Kind, call: String, object: String, file: String, detail: String = "") {
@@ -42,7 +48,7 @@ public struct HDF5Error: Error, CustomStringConvertible, Equatable, Sendable {
         self.call = call
         self.object = object
         self.file = file
-        self.detail = detail
+        self.detail = HDF5Error.condense(detail)
     }
 
     public var description: String {
@@ -59,8 +65,74 @@ public struct HDF5Error: Error, CustomStringConvertible, Equatable, Sendable {
         case let .invalidArgument(message): what = message
         case .fileClosed: what = "the file was already closed"
         case let .tooLarge(bytes): what = "too large to read (\(bytes) bytes)"
+        case .checksumMismatch: what = "checksum mismatch: the file is corrupt"
+        case .noSpace: what = "no space left on device"
         }
         let suffix = detail.isEmpty ? "" : " (\(detail))"
-        return "\(file): \(object): \(what) [\(call)]\(suffix)"
+        // Paths and messages can hold newlines (a file name can): escape them so
+        // that a description is always one line.
+        return HDF5Error.oneLine("\(HDF5Error.escaped(file)): \(HDF5Error.escaped(object)): \(what) [\(call)]\(suffix)")
+    }
+
+    /// A path with its control characters (newline, tab, ...) written as escapes.
+    static func escaped(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.properties.generalCategory == .control {
+                    out += "\\u{\(String(u.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Text with every run of whitespace that holds a line break or another
+    /// control character collapsed into one space, trimmed.
+    static func oneLine(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return s
+        }
+        var out = ""
+        var pendingSpace = false
+        for u in s.unicodeScalars {
+            if u.properties.generalCategory == .control || u == " " {
+                pendingSpace = true
+                continue
+            }
+            if pendingSpace && !out.isEmpty { out += " " }
+            pendingSpace = false
+            out.unicodeScalars.append(u)
+        }
+        return out
+    }
+
+    /// One line of HDF5's message. The file drivers' messages carry a ctime()
+    /// stamp ending in a newline, a buffer address and byte counts, e.g.
+    /// "file write failed: time = Sun Nov 22 20:00:59 2026\n, filename = '…',
+    /// file descriptor = 22, errno = 28, error message = 'No space left on
+    /// device', buf = 0x…, total write size = 39296, …": those become
+    /// "file write failed: No space left on device (errno 28)".
+    static func condense(_ raw: String) -> String {
+        let s = oneLine(raw)
+        guard let m = s.range(of: "error message = '"),
+              let end = s[m.upperBound...].firstIndex(of: "'") else { return s }
+        let message = s[m.upperBound..<end]
+        var head = s
+        if let t = s.range(of: ": time = ") ?? s.range(of: ", time = ") { head = String(s[..<t.lowerBound]) }
+        else if let c = s.firstIndex(of: ",") { head = String(s[..<c]) }
+        var errnoText = ""
+        if let e = s.range(of: "errno = ") {
+            let digits = s[e.upperBound...].prefix { $0.isNumber }
+            if !digits.isEmpty { errnoText = " (errno \(digits))" }
+        }
+        return "\(head): \(message)\(errnoText)"
     }
 }

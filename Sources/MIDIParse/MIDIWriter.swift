@@ -58,11 +58,17 @@ public enum MIDIWriter {
     public static func format0(ppq: Int, tempos: [MIDITempoChange] = [], timeSignatures: [MIDITimeSignature] = [],
                                notes: [MIDINote]) throws -> [UInt8] {
         guard (1...0x7FFF).contains(ppq) else { throw MIDIWriteError("PPQ \(ppq) is outside 1...32767") }
-        // (tick, rank, sequence, bytes): rank 0 meta, 1 note off, 2 note on.
-        var items: [(tick: Int, rank: Int, seq: Int, bytes: [UInt8])] = []
+        // (tick, rank, sequence, bytes): rank 0 meta, 1 note off, 2 note on. Events are kept
+        // inline (at most 7 bytes each) so that writing allocates nothing per note.
+        var items: [Event] = []
+        items.reserveCapacity(tempos.count + timeSignatures.count + 2 * notes.count)
         var seq = 0
-        func add(_ tick: Int, _ rank: Int, _ bytes: [UInt8]) {
-            items.append((tick, rank, seq, bytes))
+        func add(_ tick: Int, _ rank: UInt8, _ bytes: UInt8...) {
+            items.append(Event(tick: tick, rank: rank, seq: seq, bytes: bytes))
+            seq += 1
+        }
+        func add3(_ tick: Int, _ rank: UInt8, _ b0: UInt8, _ b1: UInt8, _ b2: UInt8) {
+            items.append(Event(tick: tick, rank: rank, seq: seq, b0: b0, b1: b1, b2: b2))
             seq += 1
         }
         for t in tempos {
@@ -71,7 +77,7 @@ public enum MIDIWriter {
                 throw MIDIWriteError("tempo \(t.microsecondsPerQuarter) µs per quarter is outside 1...16777215")
             }
             let v = t.microsecondsPerQuarter
-            add(t.tick, 0, [0xFF, 0x51, 0x03, UInt8(v >> 16), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)])
+            add(t.tick, 0, 0xFF, 0x51, 0x03, UInt8(v >> 16), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF))
         }
         for s in timeSignatures {
             guard s.tick >= 0 else { throw MIDIWriteError("time signature at negative tick \(s.tick)") }
@@ -82,8 +88,8 @@ public enum MIDIWriter {
             guard (0...255).contains(s.clocksPerClick), (0...255).contains(s.thirtySecondsPerQuarter) else {
                 throw MIDIWriteError("time signature clocks per click or 32nds per quarter outside 0...255")
             }
-            add(s.tick, 0, [0xFF, 0x58, 0x04, UInt8(s.numerator), UInt8(s.denominator.trailingZeroBitCount),
-                            UInt8(s.clocksPerClick), UInt8(s.thirtySecondsPerQuarter)])
+            add(s.tick, 0, 0xFF, 0x58, 0x04, UInt8(s.numerator), UInt8(s.denominator.trailingZeroBitCount),
+                UInt8(s.clocksPerClick), UInt8(s.thirtySecondsPerQuarter))
         }
         for n in notes {
             guard n.tick >= 0 else { throw MIDIWriteError("note at negative tick \(n.tick)") }
@@ -118,19 +124,20 @@ public enum MIDIWriter {
             k = next
         }
         for (i, n) in notes.enumerated() where keep[i] {
-            add(n.tick, 2, [0x90 | n.channel, n.note, n.velocity])
-            add(offTick[i], 1, [0x80 | n.channel, n.note, noteOffVelocity])
+            add3(n.tick, 2, 0x90 | n.channel, n.note, n.velocity)
+            add3(offTick[i], 1, 0x80 | n.channel, n.note, noteOffVelocity)
         }
         items.sort { $0.tick != $1.tick ? $0.tick < $1.tick : ($0.rank != $1.rank ? $0.rank < $1.rank : $0.seq < $1.seq) }
 
         var track: [UInt8] = []
+        track.reserveCapacity(items.count * 8 + 4)
         var last = 0
         for item in items {
             try appendVLQ(item.tick - last, to: &track)
-            track += item.bytes
+            item.append(to: &track)
             last = item.tick
         }
-        track += [0x00, 0xFF, 0x2F, 0x00]
+        track.append(contentsOf: [0x00, 0xFF, 0x2F, 0x00] as [UInt8])
         guard track.count <= 0xFFFF_FFFF else { throw MIDIWriteError("track of \(track.count) bytes exceeds the 32-bit chunk length") }
 
         var out: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, UInt8(ppq >> 8), UInt8(ppq & 0xFF)]
@@ -157,12 +164,45 @@ public enum MIDIWriter {
         guard (0...0x0FFF_FFFF).contains(value) else {
             throw MIDIWriteError("delta time \(value) is outside the SMF range 0...268435455")
         }
-        var groups: [UInt8] = [UInt8(value & 0x7F)]
-        var v = value >> 7
-        while v > 0 {
-            groups.append(UInt8(v & 0x7F) | 0x80)
-            v >>= 7
+        var shift = 21
+        while shift > 0, value >> shift == 0 { shift -= 7 }
+        while shift > 0 {
+            out.append(UInt8((value >> shift) & 0x7F) | 0x80)
+            shift -= 7
         }
-        out += groups.reversed()
+        out.append(UInt8(value & 0x7F))
+    }
+
+    /// One track event with its sort keys; its bytes (1...7) are stored inline.
+    struct Event {
+        var tick: Int
+        var rank: UInt8
+        var seq: Int
+        var count: UInt8
+        var b: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+        init(tick: Int, rank: UInt8, seq: Int, b0: UInt8, b1: UInt8, b2: UInt8) {
+            self.tick = tick
+            self.rank = rank
+            self.seq = seq
+            count = 3
+            b = (b0, b1, b2, 0, 0, 0, 0)
+        }
+
+        init(tick: Int, rank: UInt8, seq: Int, bytes: [UInt8]) {
+            precondition(!bytes.isEmpty && bytes.count <= 7, "MIDIWriter.Event holds 1...7 bytes")
+            self.tick = tick
+            self.rank = rank
+            self.seq = seq
+            count = UInt8(bytes.count)
+            b = (0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &b) { raw in
+                for (i, x) in bytes.enumerated() { raw[i] = x }
+            }
+        }
+
+        func append(to out: inout [UInt8]) {
+            withUnsafeBytes(of: b) { raw in out.append(contentsOf: raw.prefix(Int(count))) }
+        }
     }
 }

@@ -1,7 +1,6 @@
 // A drum MIDI file as the report and the tab read it: its hits (channel index 9 when the
 // file has notes there, else every channel: convert-midi's `--channel auto`), its bars and
 // its tempo.
-import Encode
 import Foundation
 import MIDIParse
 

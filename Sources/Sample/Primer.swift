@@ -1,5 +1,5 @@
 // A primer from a MIDI file, read exactly as `drummer convert-midi` reads a file with
-// its default settings (Encode's FileHits and HitSequence): strict parsing, channel auto
+// its default settings (MIDIParse's FileHits): strict parsing, channel auto
 // (channel index 9 when the file has notes there, otherwise every channel), onsets
 // rescaled to 480 PPQ (halves round up), no quantizing, no note map; hits are
 // (note, delta since the previous onset) in file order, the first delta being the
@@ -9,7 +9,6 @@
 // primer only sets the sampler's state, so a mapped tick cannot move a generated onset.
 
 import DrummerCore
-import Encode
 import MIDIParse
 
 public struct Primer: Equatable, Sendable {
@@ -41,54 +40,31 @@ public enum PrimerError: Error, CustomStringConvertible, Equatable {
 }
 
 extension Primer {
-    /// Target resolution of the primer's ticks (the convert-midi default).
-    public static let ppq = 480
-
     /// Reads `path` with `settings` (convert-midi's defaults unless given) and maps it
     /// to `vocabulary`. MIDI errors are MIDIParse's typed errors (file, byte offset, defect).
     public static func load(
-        path: String, vocabulary: Vocabulary, settings: ConversionSettings = ConversionSettings()
+        path: String, vocabulary: Vocabulary, settings: HitExtractionSettings = HitExtractionSettings()
     ) throws -> Primer {
-        let (file, warnings) = try MIDIFile.read(path: path, mode: settings.lenient ? .lenient : .strict)
-        let fileHits = try FileHits(file: file, path: path, settings: settings, warnings: warnings)
-        var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
-        sequence.append(fileHits)
-        let hits = zip(sequence.notes, sequence.deltas).map { DrumHit(note: $0, delta: $1) }
+        let fileHits = try FileHits.read(path: path, settings: settings)
+        let hits = zip(fileHits.notes, fileHits.deltas).map { DrumHit(note: $0, delta: $1) }
         return try make(hits: hits, channel: fileHits.channelUsed == "9" ? 9 : nil, path: path,
-                        vocabulary: vocabulary, warnings: warnings.map(\.description))
+                        vocabulary: vocabulary, warnings: fileHits.warnings.map(\.description))
     }
 
     static func make(hits: [DrumHit], channel: Int?, path: String, vocabulary: Vocabulary,
                      warnings: [String]) throws -> Primer {
         guard !hits.isEmpty else { throw PrimerError.noHits(path: path) }
-        var noteIndex = [Int](repeating: -1, count: 128)
-        for (i, n) in vocabulary.ixToNote.enumerated() { noteIndex[n] = i }
-        let unknown = Set(hits.map(\.note).filter { noteIndex[$0] < 0 }).sorted()
+        let index = VocabularyIndex(vocabulary)
+        let unknown = Set(hits.map(\.note).filter { index.note($0) == nil }).sorted()
         guard unknown.isEmpty else {
             throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: vocabulary.ixToNote)
         }
-        let ticks = vocabulary.ixToTick.enumerated().sorted { $0.element < $1.element }
         var mapped = 0
         let events = hits.map { h -> SampledEvent in
-            let (index, exact) = nearest(h.delta, in: ticks)
+            let (tick, exact) = index.nearestTick(h.delta)
             if !exact { mapped += 1 }
-            return SampledEvent(note: noteIndex[h.note], tick: index)
+            return SampledEvent(note: index.note(h.note) ?? 0, tick: tick)
         }
         return Primer(events: events, hits: hits, mappedTicks: mapped, channel: channel, warnings: warnings)
-    }
-
-    /// Index (into ix_to_tick) of the tick value nearest `delta`; `sorted` holds
-    /// (index, value) by increasing value. Ties go to the smaller value.
-    static func nearest(_ delta: Int, in sorted: [(offset: Int, element: Int)]) -> (Int, Bool) {
-        var lo = 0, hi = sorted.count  // first value ≥ delta
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if sorted[mid].element < delta { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < sorted.count, sorted[lo].element == delta { return (sorted[lo].offset, true) }
-        if lo == 0 { return (sorted[0].offset, false) }
-        if lo == sorted.count { return (sorted[lo - 1].offset, false) }
-        let below = sorted[lo - 1], above = sorted[lo]
-        return (delta - below.element <= above.element - delta ? below.offset : above.offset, false)
     }
 }

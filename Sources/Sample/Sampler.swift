@@ -11,10 +11,17 @@
 // A primer p₁…p_k sets the state: p₁…p_{k-1} are stepped through the model and
 // p_k is the start event, so the first generated hit is conditioned on the whole
 // primer and the primer's hits are not part of the output.
-// H = hidden size, N = notes, K = ticks, V = N + K. Buffers are allocated once per
-// sampler; generation allocates only its output array.
+// H = hidden size, N = notes, K = ticks, V = N + K. The LSTM step is DrummerCore's
+// LSTMInference (the same code `drummer eval` runs). Buffers are allocated once per
+// sampler; generating a hit allocates nothing (the array-returning `generate` grows
+// only its output, reserved up front).
 
 import DrummerCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How to sample.
 public struct SamplingOptions: Equatable, Sendable {
@@ -59,8 +66,9 @@ public final class Sampler {
     public let vocabulary: Vocabulary
     public var shape: ModelShape { weights.shape }
 
-    // Work buffers: h, c (H), gates (4H), logits and probabilities (V).
-    private let h, c, gates, logits, probs: UnsafeMutableBufferPointer<Float>
+    /// The forward step (shared with evaluation) and the probabilities of the two groups (O).
+    private let lstm: LSTMInference
+    private let probs: UnsafeMutableBufferPointer<Float>
 
     public init(weights: LSTMWeights, vocabulary: Vocabulary) throws {
         let s = weights.shape
@@ -71,21 +79,16 @@ public final class Sampler {
         }
         self.weights = weights
         self.vocabulary = vocabulary
-        h = .allocate(capacity: s.hidden)
-        c = .allocate(capacity: s.hidden)
-        gates = .allocate(capacity: 4 * s.hidden)
-        logits = .allocate(capacity: s.vocab)
-        probs = .allocate(capacity: s.vocab)
-        for b in [h, c, gates, logits, probs] { b.initialize(repeating: 0) }
+        lstm = LSTMInference(weights: weights)
+        probs = .allocate(capacity: s.outputWidth)
+        probs.initialize(repeating: 0)
     }
 
     public convenience init(model: LoadedModel) throws {
         try self.init(weights: model.weights, vocabulary: model.vocabulary)
     }
 
-    deinit {
-        for b in [h, c, gates, logits, probs] { b.deallocate() }
-    }
+    deinit { probs.deallocate() }
 
     /// Generates `count` hits. Without a primer the start event is drawn uniformly
     /// from the vocabulary with `rng` (after h and c); with one, see the file header.
@@ -93,6 +96,18 @@ public final class Sampler {
         count: Int, options: SamplingOptions = SamplingOptions(),
         primer: [SampledEvent] = [], rng: inout SeededRNG
     ) throws -> [SampledEvent] {
+        var out: [SampledEvent] = []
+        out.reserveCapacity(max(0, count))
+        try generate(count: count, options: options, primer: primer, rng: &rng) { out.append($0) }
+        return out
+    }
+
+    /// Generates `count` hits, handing each to `emit` as it is drawn. Allocates nothing
+    /// per hit (the real-time path: an app can play each hit as it comes).
+    public func generate(
+        count: Int, options: SamplingOptions = SamplingOptions(),
+        primer: [SampledEvent] = [], rng: inout SeededRNG, emit: (SampledEvent) throws -> Void
+    ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         guard options.temperature.isFinite, options.temperature >= 0 else {
             throw SamplerError.badTemperature(options.temperature)
@@ -105,8 +120,9 @@ public final class Sampler {
             throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
         }
         let scale = Double(options.initScale)
-        for j in 0..<shape.hidden { h[j] = Float(rng.uniform(-scale, scale)) }
-        for j in 0..<shape.hidden { c[j] = Float(rng.uniform(-scale, scale)) }
+        let H = shape.hidden
+        lstm.setState(h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
+                      c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
         var x: SampledEvent
         if let last = primer.last {
             for e in primer.dropLast() { step(e) }
@@ -116,41 +132,60 @@ public final class Sampler {
         }
         // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
         let temperature: Float = (1 / options.temperature).isFinite ? options.temperature : 0
-        var out: [SampledEvent] = []
-        out.reserveCapacity(count)
         for _ in 0..<count {
             step(x)
             x = draw(temperature: temperature, rng: &rng)
-            out.append(x)
+            try emit(x)
         }
-        return out
     }
 
     /// One LSTM step on the one-hot event, updating h and c.
     private func step(_ e: SampledEvent) {
-        weights.wx.withUnsafeBufferPointer { wx in
-            LSTMCell.step(shape: shape, wx: wx, note: e.note, tick: e.tick, h: h, c: c, gates: gates)
-        }
+        lstm.input[0] = e.note
+        lstm.input[1] = e.tick
+        lstm.step()
     }
 
     /// Output layer, two softmaxes, one draw each (note first, then tick).
     private func draw(temperature: Float, rng: inout SeededRNG) -> SampledEvent {
-        let N = shape.notes, V = shape.vocab
-        weights.wy.withUnsafeBufferPointer { wy in
-            LSTMCell.output(shape: shape, wy: wy, h: UnsafeBufferPointer(h), logits: logits)
-        }
+        let N = shape.notes, O = shape.outputWidth
+        let logits = lstm.logits()
         let noteLogits = UnsafeBufferPointer(rebasing: logits[0..<N])
-        let tickLogits = UnsafeBufferPointer(rebasing: logits[N..<V])
+        let tickLogits = UnsafeBufferPointer(rebasing: logits[N..<O])
         if temperature == 0 {
             return SampledEvent(note: Softmax.argmax(noteLogits), tick: Softmax.argmax(tickLogits))
         }
         let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
-        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<V])
+        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<O])
         Softmax.probabilities(noteLogits, temperature: temperature, into: noteProbs)
         Softmax.probabilities(tickLogits, temperature: temperature, into: tickProbs)
         let note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
         let tick = Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble())
         return SampledEvent(note: note, tick: tick)
+    }
+
+    /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
+    /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
+    /// its softmax), from h = c = 0: `(note, tick)` per prediction. What `drummer eval`
+    /// computes, from the runtime's side.
+    public func negativeLogLikelihoods(of sequence: [SampledEvent]) throws -> [(note: Double, tick: Double)] {
+        let N = shape.notes, K = shape.ticks, O = shape.outputWidth
+        for (i, e) in sequence.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
+            throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
+        }
+        lstm.resetState()
+        var out: [(note: Double, tick: Double)] = []
+        out.reserveCapacity(max(0, sequence.count - 1))
+        for (e, next) in zip(sequence, sequence.dropFirst()) {
+            step(e)
+            let logits = lstm.logits()
+            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
+            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<O])
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[0..<N]), into: noteProbs)
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[N..<O]), into: tickProbs)
+            out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
+        }
+        return out
     }
 
     /// The original's baseline: notes and ticks drawn uniformly from the vocabulary

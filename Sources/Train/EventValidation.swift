@@ -1,4 +1,5 @@
 // Validation of a (note index, tick index) event sequence against a model shape.
+import Checkpoints
 import DrummerCore
 
 /// Checks of an event sequence against a model shape.

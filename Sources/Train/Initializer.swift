@@ -2,17 +2,8 @@
 // Draw order (part of the seed contract): Wx row-major, then Wy row-major; for
 // keras the input block, then the recurrent block (one H×4H orthogonal matrix),
 // then Wy.
+import Checkpoints
 import DrummerCore
-
-/// Weight initialisation schemes.
-public enum InitScheme: String, CaseIterable, Sendable {
-    /// The original's: truncated normal, stddev 0.01, every row including the biases.
-    case original
-    /// Keras' LSTM defaults: Glorot-uniform input block, orthogonal recurrent block
-    /// (the whole H×4H matrix, as Keras), zero bias with forget-gate bias 1;
-    /// Glorot-uniform output matrix with zero bias.
-    case keras
-}
 
 public enum Initializer {
     public static func weights(
@@ -25,17 +16,17 @@ public enum Initializer {
             let wy = (0..<shape.wyCount).map { _ in Float(rng.truncatedNormal(stddev: 0.01)) }
             return try LSTMWeights(shape: shape, wx: wx, wy: wy)
         case .keras:
-            let V = shape.vocab, H = shape.hidden, G = shape.wxCols
+            let I = shape.inputWidth, O = shape.outputWidth, H = shape.hidden, G = shape.wxCols
             var wx = [Float](repeating: 0, count: shape.wxCount)
-            let limitIn = (6.0 / Double(V + G)).squareRoot()
-            for k in 0..<(V * G) { wx[k] = Float(rng.uniform(-limitIn, limitIn)) }
+            let limitIn = (6.0 / Double(I + G)).squareRoot()
+            for k in 0..<(I * G) { wx[k] = Float(rng.uniform(-limitIn, limitIn)) }
             let rec = try Orthogonal.matrix(rows: H, cols: G, rng: &rng)
             for k in 0..<(H * G) { wx[shape.recurrentRow * G + k] = rec.data[k] }
             // Bias row: zero, forget-gate block (columns 0..<H) 1.
             for j in 0..<H { wx[shape.wxBiasRow * G + j] = 1 }
             var wy = [Float](repeating: 0, count: shape.wyCount)
-            let limitOut = (6.0 / Double(H + V)).squareRoot()
-            for k in 0..<(H * V) { wy[k] = Float(rng.uniform(-limitOut, limitOut)) }
+            let limitOut = (6.0 / Double(H + O)).squareRoot()
+            for k in 0..<(H * O) { wy[k] = Float(rng.uniform(-limitOut, limitOut)) }
             return try LSTMWeights(shape: shape, wx: wx, wy: wy)
         }
     }

@@ -2,9 +2,11 @@
 // sequence from zero state. The dataset's events are mapped through its own
 // vocabulary to MIDI note numbers and tick values, then to the model's indices;
 // values the model does not know are an error naming them.
+import Checkpoints
 import DrummerCore
 import Encode
 import Foundation
+import MIDIParse
 
 /// A model to evaluate, from either kind of file.
 public struct EvaluatedModel: Sendable {
@@ -33,18 +35,16 @@ public enum ModelEvaluation {
     /// naming every note and tick value outside its vocabulary.
     public static func indices(notes: [Int], ticks: [Int], vocabulary: Vocabulary, source: String) throws -> [Int32] {
         precondition(notes.count == ticks.count, "notes and ticks must pair up")
-        var noteIx: [Int: Int32] = [:], tickIx: [Int: Int32] = [:]
-        for (i, n) in vocabulary.ixToNote.enumerated() { noteIx[n] = Int32(i) }
-        for (i, t) in vocabulary.ixToTick.enumerated() { tickIx[t] = Int32(i) }
+        let index = VocabularyIndex(vocabulary)
         var out = [Int32]()
         out.reserveCapacity(2 * notes.count)
         var badNotes = Set<Int>(), badTicks = Set<Int>()
         for (n, t) in zip(notes, ticks) {
-            let a = noteIx[n], b = tickIx[t]
+            let a = index.note(n), b = index.tick(t)
             if a == nil { badNotes.insert(n) }
             if b == nil { badTicks.insert(t) }
-            out.append(a ?? 0)
-            out.append(b ?? 0)
+            out.append(Int32(a ?? 0))
+            out.append(Int32(b ?? 0))
         }
         guard badNotes.isEmpty && badTicks.isEmpty else {
             var parts: [String] = []
@@ -71,11 +71,8 @@ public enum ModelEvaluation {
     /// The hits of one MIDI file, converted with the default `convert-midi`
     /// settings (as a one-file dataset would be), in the model's indices.
     public static func events(midiFile path: String, for model: EvaluatedModel) throws -> [Int32] {
-        let settings = ConversionSettings()
-        let hits = try MIDIDatasetConverter.hits(path: path, settings: settings)
-        var sequence = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
-        sequence.append(hits)
-        return try indices(notes: sequence.notes, ticks: sequence.deltas, vocabulary: model.vocabulary, source: path)
+        let hits = try FileHits.read(path: path, settings: HitExtractionSettings())
+        return try indices(notes: hits.notes, ticks: hits.deltas, vocabulary: model.vocabulary, source: path)
     }
 
     /// Runs the model over `events` (model indices) from zero state.

@@ -4,9 +4,10 @@
 // taken the next job yet (a busy machine). Results do not depend on who runs what.
 // Jobs are small values (no closures), so submitting allocates nothing once the
 // queue has grown to a chunk's worth.
+import Checkpoints
 import Foundation
 
-/// What a job runs on; the chunk workspace.
+/// What a job runs on: the chunk pipeline.
 protocol OrderedJobExecutor: AnyObject {
     func run(_ job: ChunkJob)
 }
@@ -14,8 +15,8 @@ protocol OrderedJobExecutor: AnyObject {
 enum ChunkJob: Sendable {
     /// Output layer and output-side gradients of a block.
     case output(block: Int)
-    /// Wx gradients of a block; `first` overwrites instead of accumulating.
-    case gradient(block: Int, first: Bool)
+    /// Wx gradients of a block (the last block overwrites, the others accumulate).
+    case gradient(block: Int)
     /// A whole chunk of a stream group (forward, backward, block work inline).
     case chunk
     /// W_recᵀ for the backward recurrent product.

@@ -1,8 +1,6 @@
 // Errors of the run layer (options, resume, training stops); one-line messages.
 
 public enum RunError: Error, CustomStringConvertible, Equatable {
-    /// An option value out of range.
-    case invalidSetting(option: String, message: String)
     /// A flag that a resumed run may not change.
     case refusedOverride(option: String, requested: String, checkpoint: String, path: String)
     /// The dataset's contents differ from the ones the checkpoint was trained on.
@@ -16,8 +14,6 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case let .invalidSetting(option, message):
-            return "\(option) \(message)"
         case let .refusedOverride(option, requested, checkpoint, path):
             return "\(option) \(requested) differs from the checkpoint's \(checkpoint) (\(path)); "
                 + "a resumed run cannot change it: start a new run instead"
@@ -60,4 +56,5 @@ func list(_ v: [Int], limit: Int = 12) -> String {
     return v.count > limit ? "\(head), … (\(v.count) in all)" : head
 }
 
+import Checkpoints
 import DrummerCore

@@ -1,5 +1,6 @@
 // What the user asked for on the command line (nil = not given), and how it
 // combines with defaults (a new run) or with a checkpoint (a resumed run).
+import Checkpoints
 import DrummerCore
 import Foundation
 
@@ -46,6 +47,28 @@ public struct RunOptions: Sendable {
         self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
         self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery; self.resume = resume
         self.allowDataChange = allowDataChange
+    }
+
+    /// Checks every option given against `SettingRules` (the ranges `RunConfiguration.validate`
+    /// applies to a whole configuration); throws `SettingError` naming the first bad option.
+    public func validate() throws {
+        if let v = hidden { try SettingRules.hidden(v) }
+        if let v = unroll { try SettingRules.unroll(v) }
+        if let v = batchSize { try SettingRules.batchSize(v) }
+        if let v = learningRate { try SettingRules.learningRate(v) }
+        if let v = momentum { try SettingRules.momentum(v) }
+        if let v = decay { try SettingRules.decay(v) }
+        if let v = epsilon { try SettingRules.epsilon(v) }
+        if let v = clip { try SettingRules.clip(v) }
+        if let v = lrDecay { try SettingRules.lrDecay(v) }
+        if let v = lrDecayEvery { try SettingRules.lrDecayEvery(v) }
+        if let v = lrPlateauPatience { try SettingRules.lrPlateauPatience(v) }
+        if let v = steps { try SettingRules.steps(v) }
+        if let v = checkpointEvery { try SettingRules.checkpointEvery(v) }
+        if let v = checkpointDirectory { try SettingRules.checkpointDirectory(v) }
+        if let v = keep { try SettingRules.keep(v) }
+        if let v = logEvery { try SettingRules.logEvery(v) }
+        if let v = evalEvery { try SettingRules.evalEvery(v) }
     }
 
     /// Applies the options that may change at any time (new or resumed run).

@@ -3,6 +3,7 @@
 // A second signal while the first is pending restores the default action and
 // re-raises it (an impatient user can still kill the process).
 #if canImport(Glibc)
+import Checkpoints
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,5 +1,6 @@
 // train_log.csv beside the checkpoints: one row per evaluation, header once,
 // appended across resumed runs (rewritten through a temporary file each time).
+import Checkpoints
 import DrummerCore
 import Foundation
 

@@ -9,39 +9,36 @@
 // the update takes the same chunks and leaves a state whose pointer is always
 // the next chunk's, which is what a checkpoint stores.
 //
-// Two cores. B < 16: one workspace; its helper thread runs the block GEMMs beside
-// the recurrence (see ChunkWorkspace). B ≥ 16: two stream groups, streams
-// [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a workspace running a whole chunk by itself,
+// Two cores. B < 16: one layer; its pipeline's helper thread runs the block GEMMs
+// beside the recurrence (see ChunkPipeline). B ≥ 16: two stream groups, streams
+// [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a layer running a whole chunk by itself,
 // one on the calling thread and one on the other group's helper thread; then
 // gradient = group 0's + group 1's and one update. No thread waits on the other
 // mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
 // only, so results are the same with or without the helper thread.
-import CKernels
+import Checkpoints
 import DrummerCore
 
-public final class Trainer {
-    /// SGD learning rate used when none is given. Groove corpus (quantize 30, 327k training
-    /// events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3 gave validation loss
-    /// 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras init); lr 2 with
-    /// keras init diverged near step 5,000; 15,000 steps with keras init: lr 1 reached
-    /// loss 3.015 over the whole training set and 3.235 on validation, lr 0.5 3.068 and 3.268.
-    public static let defaultLearningRate: Float = 1
-    /// Initialisation used when none is given: keras reached a lower or equal validation loss
-    /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
-    /// loss over the whole training set 3.015 against 3.113).
-    public static let defaultInit: InitScheme = .keras
+/// Where a run is: updates done, epochs completed and the data pointer of the next chunk.
+public struct TrainingProgress: Sendable, Equatable {
+    public var step: Int
+    public var epoch: Int
+    public var pointer: Int
+}
 
+public final class Trainer {
     let shape: ModelShape
     let unroll: Int, batch: Int
     /// L: events per stream segment.
     let segment: Int
     let events: [Int32]
     var optimizerSettings: OptimizerConfig
-    var stepCount: Int, epochCount: Int, pointer: Int
-    /// One workspace per stream group (1 below `streamGroupMinimumBatch` streams, else 2);
-    /// group 0 writes `grad`, group 1 `groupGrad`.
-    let groups: [ChunkWorkspace]
-    var chunk: ChunkWorkspace { groups[0] }
+    /// Steps, epochs and pointer: reading them copies three integers.
+    public private(set) var progress: TrainingProgress
+    /// One pipeline per stream group (1 below `streamGroupMinimumBatch` streams, else 2);
+    /// group 0's layer writes `grad`, group 1's `groupGrad`.
+    let groups: [ChunkPipeline]
+    var main: ChunkPipeline { groups[0] }
     /// Run group 1's chunk on its helper thread (true) or after group 0's (false).
     var groupsInParallel = true
     /// P parameters (Wx then Wy), their gradient and the optimizer slot (velocity or ms).
@@ -53,14 +50,10 @@ public final class Trainer {
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {
         let s = state.shape
         guard s.isValid else { throw TrainError.stateMismatch("invalid model shape \(s)") }
-        guard state.unroll >= 1 else { throw TrainError.badSetting("unroll must be at least 1, got \(state.unroll)") }
-        guard state.batch >= 1 else { throw TrainError.badSetting("batch size must be at least 1, got \(state.batch)") }
+        try SettingRules.unroll(state.unroll)
+        try SettingRules.batchSize(state.batch)
         try optimizer.validate()
-        let bytes = Trainer.workspaceBytes(shape: s, unroll: state.unroll, batch: state.batch)
-        guard bytes <= Trainer.workspaceLimit else {
-            throw TrainError.badSetting(
-                "unroll \(state.unroll) × batch \(state.batch) needs \(bytes >> 20) MiB of training buffers, more than the \(Trainer.workspaceLimit >> 30) GiB limit")
-        }
+        try Trainer.checkWorkspace(shape: s, unroll: state.unroll, batch: state.batch)
         let P = state.parameterCount
         guard state.parameters.count == P else {
             throw TrainError.stateMismatch("parameter buffer holds \(state.parameters.count) values, the shape needs \(P)")
@@ -90,25 +83,26 @@ public final class Trainer {
         segment = L
         self.events = events
         optimizerSettings = optimizer
-        stepCount = state.step
-        epochCount = state.epoch
-        pointer = state.pointer
+        progress = TrainingProgress(step: state.step, epoch: state.epoch, pointer: state.pointer)
         params = FloatBuffer(state.parameters)
         grad = FloatBuffer(count: P)
-        let B = state.batch
+        let B = state.batch, U = state.unroll
+        // Output group g's target is input column g of the next event (note, tick).
+        let targetColumn = Array(0..<s.outputGroups.count)
         if B >= Trainer.streamGroupMinimumBatch {
             groupGrad = FloatBuffer(count: P)
             let half = B / 2
             groups = [
-                ChunkWorkspace(shape: s, unroll: state.unroll, batch: half, firstStream: 0, totalStreams: B,
-                               params: params, grad: grad),
-                ChunkWorkspace(shape: s, unroll: state.unroll, batch: B - half, firstStream: half, totalStreams: B,
-                               params: params, grad: groupGrad),
+                ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: half, firstStream: 0, totalStreams: B,
+                                               params: params, grad: grad), targetColumn: targetColumn),
+                ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: B - half, firstStream: half, totalStreams: B,
+                                               params: params, grad: groupGrad), targetColumn: targetColumn),
             ]
             for g in groups { g.pipelined = false }
         } else {
             groupGrad = FloatBuffer(count: 0)
-            groups = [ChunkWorkspace(shape: s, unroll: state.unroll, batch: B, params: params, grad: grad)]
+            groups = [ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: B, params: params, grad: grad),
+                                    targetColumn: targetColumn)]
         }
         setCarriedState(h: state.h, c: state.c)
         slot = nil
@@ -128,71 +122,88 @@ public final class Trainer {
         slot = FloatBuffer(values)
     }
 
-    /// Bytes of the buffers a trainer allocates for these sizes (per-step activations and
-    /// gradients for U·B rows, plus parameters, gradient and one optimizer slot).
+    /// Bytes of the buffers a trainer allocates for these sizes (the layers' per-row
+    /// activations and gradients for U·B rows, plus parameters, gradient and one optimizer slot).
     public static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
-        let H = shape.hidden, G = 4 * H, V = shape.vocab
-        let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
-        let perRow = 2 * G + 3 * H + V + 1 + 2 * H + 4 * 2  // acts, dGates, tanhC, dHout, logits, loss, hs, cs, indices
-        let (rowBytes, o2) = rows.multipliedReportingOverflow(by: 4 * perRow)
-        let params = 3 * 4 * (shape.wxCount + shape.wyCount)
-        return o1 || o2 ? Int.max : rowBytes + params
+        let layers = LSTMLayer.workspaceBytes(shape: shape, unroll: unroll, batch: batch)
+        let (params, o1) = (shape.wxCount + shape.wyCount).multipliedReportingOverflow(by: 3 * 4)
+        let (sum, o2) = layers.addingReportingOverflow(params)
+        return o1 || o2 ? Int.max : sum
+    }
+
+    /// The most `workspaceBytes` a trainer accepts: 8 GiB, and at most 3/4 of this machine's memory.
+    public static var workspaceLimit: Int {
+        min(8 << 30, (ModelLimits.physicalMemory ?? Int.max / 4) / 4 * 3)
+    }
+
+    /// Throws `SettingError` (naming the sizes, what they need and the limit) when a trainer of
+    /// these sizes would need more than `workspaceLimit`; call it before allocating anything.
+    public static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int) throws {
+        let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
+        let limit = workspaceLimit
+        guard bytes > limit else { return }
+        let need = bytes == Int.max ? "more memory than can be counted" : ModelLimits.describe(bytes: bytes)
+        let machine = ModelLimits.physicalMemory.map { " (this machine has \(ModelLimits.describe(bytes: $0)))" } ?? ""
+        throw SettingError(option: "--hidden/--unroll/--batch-size", message:
+            "\(shape.hidden)/\(unroll)/\(batch) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
     }
 
     /// From this many streams on, the batch is trained as two stream groups, one per core.
     /// At B = 32 on a 2-core Zen 4: 131k timesteps/s for two independent B = 16 runs side by
-    /// side against 107k–119k for one B = 32 workspace with its helper thread.
+    /// side against 107k–119k for one B = 32 layer with its helper thread.
     public static let streamGroupMinimumBatch = 16
 
     private func setCarriedState(h: [Float], c: [Float]) {
         let H = shape.hidden
         for g in groups {
-            let r = (g.firstStream * H)..<((g.firstStream + g.B) * H)
-            g.setState(h: Array(h[r]), c: Array(c[r]))
+            let r = (g.layer.firstStream * H)..<((g.layer.firstStream + g.layer.B) * H)
+            g.layer.setState(h: h[r], c: c[r])
         }
     }
 
-    private var carriedState: (h: [Float], c: [Float]) {
-        var h: [Float] = [], c: [Float] = []
-        for g in groups {
-            let (gh, gc) = g.currentState
-            h += gh
-            c += gc
-        }
-        return (h, c)
-    }
-
-    /// Runs the chunk at `pointer` over every stream group, leaves the batch's gradient in
-    /// `grad` and returns the loss (mean over U·B rows of CE(note) + CE(tick)).
-    private func runChunk() -> Float {
-        let sum: Double = events.withUnsafeBufferPointer { ev in
-            guard groups.count == 2 else {
-                return groups[0].forwardBackward(events: ev, segment: segment, pointer: pointer)
-            }
-            let (g0, g1) = (groups[0], groups[1])
-            if groupsInParallel { g1.startChunk(events: ev, segment: segment, pointer: pointer) }
-            let s0 = g0.forwardBackward(events: ev, segment: segment, pointer: pointer)
-            let s1 = groupsInParallel
-                ? g1.finishChunk() : g1.forwardBackward(events: ev, segment: segment, pointer: pointer)
-            drummer_accumulate(Int32(grad.count), groupGrad.pointer, grad.pointer)  // grad = group 0's + group 1's
-            return s0 + s1
-        }
-        return Float(sum / Double(unroll * batch))
-    }
-
-    /// The most `workspaceBytes` a trainer accepts.
-    public static let workspaceLimit = 8 << 30
-
-    public var state: TrainingState {
+    /// The whole state, copied out: the parameters, the optimizer slot, the carried h and c
+    /// and the progress (what a checkpoint stores). Costs a copy of every parameter: use
+    /// `progress` to know where the run is.
+    public func snapshot() -> TrainingState {
         var slots: [String: [Float]] = [:]
         if let name = OptimizerState.slotNames(optimizerSettings.kind).first, let s = slot {
             slots[name] = s.array
         }
-        let (h, c) = carriedState
+        var h: [Float] = [], c: [Float] = []
+        for g in groups {
+            let (gh, gc) = g.layer.carriedState
+            h += gh
+            c += gc
+        }
         return TrainingState(
             shape: shape, unroll: unroll, batch: batch, parameters: params.array,
             optimizer: OptimizerState(slots: slots), h: h, c: c,
-            step: stepCount, epoch: epochCount, pointer: pointer)
+            step: progress.step, epoch: progress.epoch, pointer: progress.pointer)
+    }
+
+    /// The current weights, copied out.
+    public func weights() throws -> LSTMWeights {
+        try LSTMWeights(shape: shape, wx: Array(params.buffer(0, shape.wxCount)),
+                        wy: Array(params.buffer(shape.wxCount, shape.wyCount)))
+    }
+
+    /// Runs the chunk at the current pointer over every stream group, leaves the batch's
+    /// gradient in `grad` and returns the loss (mean over U·B rows of the output groups' CE).
+    private func runChunk() -> Float {
+        let p = progress.pointer
+        let sum: Double = events.withUnsafeBufferPointer { ev in
+            guard groups.count == 2 else {
+                return groups[0].forwardBackward(events: ev, segment: segment, pointer: p)
+            }
+            let (g0, g1) = (groups[0], groups[1])
+            if groupsInParallel { g1.startChunk(events: ev, segment: segment, pointer: p) }
+            let s0 = g0.forwardBackward(events: ev, segment: segment, pointer: p)
+            let s1 = groupsInParallel ? g1.finishChunk() : g1.forwardBackward(events: ev, segment: segment, pointer: p)
+            // grad = group 0's + group 1's
+            Kernels.accumulate(groupGrad.buffer(0, groupGrad.count), into: grad.mutable(0, grad.count))
+            return s0 + s1
+        }
+        return Float(sum / Double(unroll * batch))
     }
 
     /// The update rule. Changing `kind` starts the new optimizer's slot fresh.
@@ -208,19 +219,19 @@ public final class Trainer {
     }
 
     /// One chunk = one parameter update = one step. Returns the chunk's loss
-    /// (mean over its U·B predictions of note CE + tick CE).
+    /// (mean over its U·B predictions of the output groups' cross-entropies).
     @discardableResult
     public func step() -> Float {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
         let loss = runChunk()
-        chunk.update(optimizerSettings, slot: slot)
-        for g in groups { g.carryState() }
-        stepCount += 1
-        pointer += unroll
-        if pointer + unroll + 1 >= segment {
-            pointer = 0
-            for g in groups { g.resetState() }
-            epochCount += 1
+        main.update(optimizerSettings, slot: slot)
+        for g in groups { g.layer.carryState() }
+        progress.step += 1
+        progress.pointer += unroll
+        if progress.pointer + unroll + 1 >= segment {
+            progress.pointer = 0
+            for g in groups { g.layer.resetState() }
+            progress.epoch += 1
         }
         return loss
     }
@@ -231,20 +242,24 @@ public final class Trainer {
     /// With the helper thread, `step()` sets OpenBLAS to one thread (a process-wide setting)
     /// so that the two threads do not oversubscribe the cores.
     public var usesHelperThread: Bool {
-        get { groups.count == 2 ? groupsInParallel : chunk.pipelined }
-        set { if groups.count == 2 { groupsInParallel = newValue } else { chunk.pipelined = newValue } }
+        get { groups.count == 2 ? groupsInParallel : main.pipelined }
+        set { if groups.count == 2 { groupsInParallel = newValue } else { main.pipelined = newValue } }
     }
 
     /// Stream groups the batch is split into (1 or 2; see `streamGroupMinimumBatch`).
     public var streamGroupCount: Int { groups.count }
 
     /// Whether the recurrent products run on CKernels' AVX-512 kernel (true by default when
-    /// the CPU has AVX-512 and B ≥ 8, where it is faster than OpenBLAS) or on OpenBLAS.
-    /// Setting true on a CPU without AVX-512 is ignored. Either gives the same results up to
-    /// float32 rounding; a run is bitwise reproducible with the same choice.
+    /// the CPU has AVX-512 and a group has at least 8 streams, where it is faster than OpenBLAS)
+    /// or on OpenBLAS. Setting true on a CPU without AVX-512 is ignored. Either gives the same
+    /// results up to float32 rounding; a run is bitwise reproducible with the same choice.
     public var usesOwnRecurrentKernel: Bool {
-        get { chunk.ownRecurrentKernel }
-        set { for g in groups { g.ownRecurrentKernel = newValue && ChunkWorkspace.ownKernelAvailable } }
+        get { main.layer.recurrent.kernel == .avx512 }
+        set {
+            for g in groups {
+                g.layer.recurrent = RecurrentProduct(kernel: newValue ? .avx512 : .openBLAS, hidden: shape.hidden)
+            }
+        }
     }
 
     /// The raw (unclipped) gradient of the next chunk's loss with respect to the

@@ -1,6 +1,7 @@
 // Reading the files of a dataset directory: events.npy (int32 [E, 2]) or a
 // one-hot X.npy ([E, V]), and the vocabulary from vocab.json or the original's
 // pickled lists ix_to_note.p / ix_to_tick.p.
+import Checkpoints
 import DrummerCore
 import Encode
 import Foundation

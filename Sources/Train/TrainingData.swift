@@ -5,6 +5,7 @@
 // walking the memory-mapped file; no one-hot matrix is ever built.
 //
 // Letters: E = events in the sequence, N = notes, K = tick values, V = N + K.
+import Checkpoints
 import DrummerCore
 import Encode
 import Foundation

@@ -1,4 +1,5 @@
 // The step loop of a training run, its evaluations and checkpoints.
+import Checkpoints
 import DrummerCore
 import Foundation
 
@@ -7,13 +8,13 @@ extension TrainingRun {
     public func run(shouldStop: () -> Bool = { StopSignal.requested }) throws -> RunSummary {
         let c = configuration
         let U = c.unroll, B = c.batchSize
-        if let target = c.steps, trainer.state.step >= target {
-            reporter.line("already at step \(trainer.state.step) (--steps \(target)): nothing to train")
+        if let target = c.steps, trainer.progress.step >= target {
+            reporter.line("already at step \(trainer.progress.step) (--steps \(target)): nothing to train")
             // A new run with --steps 0 still leaves its initial state as a checkpoint.
-            if savedStep != trainer.state.step { try save() }
-            return RunSummary(ending: .nothingToDo, step: trainer.state.step, lastCheckpoint: lastCheckpoint)
+            if savedStep != trainer.progress.step { try save() }
+            return RunSummary(ending: .nothingToDo, step: trainer.progress.step, lastCheckpoint: lastCheckpoint)
         }
-        let startStep = trainer.state.step
+        let startStep = trainer.progress.step
         let clock = RunClock()
         // Timesteps/s counts time inside steps only (evaluations and checkpoints
         // are excluded); the ETA uses wall-clock time, which includes them.
@@ -21,20 +22,13 @@ extension TrainingRun {
         var lastBar = -1.0
         var lastLoss: Float = .nan
         while true {
-            let step = trainer.state.step
+            let step = trainer.progress.step
             if let target = c.steps, step >= target { break }
-            let lr = currentLearningRate
-            trainer.optimizerConfig = c.optimizerConfig(learningRate: lr)
             let before = clock.seconds
-            let loss = trainer.step()
+            let (loss, lr) = try advance()
             windowSeconds += clock.seconds - before
-            let now = trainer.state.step
-            guard loss.isFinite else {
-                throw RunError.nonFinite(step: now, what: "the loss is \(loss) (try a lower --lr or --clip)",
-                                         lastCheckpoint: lastCheckpoint)
-            }
+            let now = trainer.progress.step
             lastLoss = loss
-            smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
             windowSteps += 1
 
             if now % c.logEvery == 0 {
@@ -74,7 +68,7 @@ extension TrainingRun {
             }
         }
         clearBar()
-        let end = trainer.state.step
+        let end = trainer.progress.step
         if end % c.logEvery != 0, lastLoss.isFinite {
             let t = clock.seconds
             reporter.line(progressLine(step: end, loss: lastLoss, lr: currentLearningRate,
@@ -92,11 +86,26 @@ extension TrainingRun {
         return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
     }
 
+    /// One step of the loop: the scheduled learning rate, one update, the smoothed loss.
+    /// Returns the chunk's loss and the rate it was trained with; a NaN/Inf loss stops the
+    /// run (`RunError.nonFinite`). Reads the run's progress without copying any state.
+    public func advance() throws -> (loss: Float, learningRate: Float) {
+        let lr = currentLearningRate
+        trainer.optimizerConfig = configuration.optimizerConfig(learningRate: lr)
+        let loss = trainer.step()
+        guard loss.isFinite else {
+            throw RunError.nonFinite(step: trainer.progress.step, what: "the loss is \(loss) (try a lower --lr or --clip)",
+                                     lastCheckpoint: lastCheckpoint)
+        }
+        smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
+        return (loss, lr)
+    }
+
     /// Evaluates on the whole training sequence and the validation set, prints
     /// and logs the result.
     func evaluate(learningRate: Float) throws -> EvaluationRecord {
         let w = try finiteWeights()
-        let s = trainer.state
+        let s = trainer.progress
         let clock = RunClock()
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
@@ -118,7 +127,7 @@ extension TrainingRun {
     /// Writes `ckpt-<step>.h5` and prunes old checkpoints.
     func save() throws {
         _ = try finiteWeights()
-        let step = trainer.state.step
+        let step = trainer.progress.step
         let path = checkpoints.file(step: step)
         try checkpoint().write(to: path)
         lastCheckpoint = path
@@ -132,7 +141,7 @@ extension TrainingRun {
     func finiteWeights() throws -> LSTMWeights {
         let w = try weights()
         do { try w.checkFinite() } catch {
-            throw RunError.nonFinite(step: trainer.state.step, what: "\(error)", lastCheckpoint: lastCheckpoint)
+            throw RunError.nonFinite(step: trainer.progress.step, what: "\(error)", lastCheckpoint: lastCheckpoint)
         }
         return w
     }
@@ -143,7 +152,7 @@ extension TrainingRun {
         var s = "step \(step)"
         if let t = configuration.steps { s += "/\(t)" }
         s += String(format: "  epoch %d  loss %.4f  smoothed %.4f  lr %g  %.0f timesteps/s",
-                    trainer.state.epoch, loss, smoothedLoss, Double(lr), timestepsPerSecond)
+                    trainer.progress.epoch, loss, smoothedLoss, Double(lr), timestepsPerSecond)
         if let eta = eta(step: step, stepsPerSecond: stepsPerSecond) { s += "  ETA \(eta)" }
         return s
     }

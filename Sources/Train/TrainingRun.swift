@@ -3,6 +3,7 @@
 //   --checkpoint-every (and when validation improves) → stop on --steps or a signal,
 // writing a final evaluation and checkpoint. A NaN/Inf loss or weights stop the
 // run with an error and write nothing, so the last checkpoint on disk is good.
+import Checkpoints
 import DrummerCore
 import Foundation
 
@@ -41,8 +42,14 @@ public final class TrainingRun {
     let reporter: RunReporter
     let checkpoints: CheckpointDirectory
 
-    /// The trainer's current state.
-    public var state: TrainingState { trainer.state }
+    /// The trainer's whole state, copied out (see `Trainer.snapshot`).
+    public func snapshot() -> TrainingState { trainer.snapshot() }
+
+    /// Where the run is (free to read).
+    public var progress: TrainingProgress { trainer.progress }
+
+    /// Stream groups the batch is trained as (see `Trainer.streamGroupCount`).
+    public var streamGroupCount: Int { trainer.streamGroupCount }
 
     /// Loads the data, and the checkpoint or initial weights, as `options` say.
     public init(options: RunOptions, reporter: RunReporter) throws {
@@ -53,6 +60,7 @@ public final class TrainingRun {
             try config.validate()
             let dataPath = options.data ?? ckpt.datasetPath
             let data = try TrainingData.load(path: dataPath)
+            try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize)
             if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
                 throw RunError.vocabularyMismatch(source: resume, difference: diff)
             }
@@ -86,6 +94,8 @@ public final class TrainingRun {
             try config.validate()
             let dataPath = options.data ?? RunOptions.defaultData
             let data = try TrainingData.load(path: dataPath)
+            try Trainer.checkWorkspace(shape: data.vocabulary.shape(hidden: config.hidden), unroll: config.unroll,
+                                       batch: config.batchSize)
             var rng = SeededRNG(seed: config.seed)
             let weights: LSTMWeights
             if let from = config.initFrom {
@@ -94,7 +104,7 @@ public final class TrainingRun {
                     throw RunError.vocabularyMismatch(source: from, difference: diff)
                 }
                 if let h = options.hidden, h != model.shape.hidden {
-                    throw RunError.invalidSetting(option: "--hidden", message:
+                    throw SettingError(option: "--hidden", message:
                         "\(h) differs from the hidden size \(model.shape.hidden) of --init-from \(from)")
                 }
                 weights = model.weights
@@ -119,7 +129,7 @@ public final class TrainingRun {
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         if options.resume != nil {
-            let step = trainer.state.step
+            let step = trainer.progress.step
             let later = checkpoints.list().filter { $0.step > step }.map(\.step)
             if !later.isEmpty {
                 reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
@@ -142,17 +152,17 @@ public final class TrainingRun {
 
     /// The learning rate of the next update.
     public var currentLearningRate: Float {
-        configuration.schedule.rate(base: configuration.learningRate, step: trainer.state.step, progress: schedule)
+        configuration.schedule.rate(base: configuration.learningRate, step: trainer.progress.step, progress: schedule)
     }
 
     /// The current weights.
     public func weights() throws -> LSTMWeights {
-        try trainer.state.weights()
+        try trainer.weights()
     }
 
     /// The checkpoint of the current state.
     public func checkpoint() -> Checkpoint {
-        Checkpoint(configuration: configuration, state: trainer.state, vocabulary: data.vocabulary,
+        Checkpoint(configuration: configuration, state: trainer.snapshot(), vocabulary: data.vocabulary,
                    rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint,
                    datasetEvents: data.eventCount, validationEvents: data.validationCount,
                    smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,

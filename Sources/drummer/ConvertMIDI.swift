@@ -1,6 +1,7 @@
 import ArgumentParser
 import Encode
 import Foundation
+import MIDIParse
 
 struct ConvertMIDI: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,18 +63,18 @@ struct ConvertMIDI: ParsableCommand {
 
     func run() throws {
         var settings = ConversionSettings()
-        settings.channel = ChannelSelection(argument: channel) ?? .auto
+        settings.extraction.channel = ChannelSelection(argument: channel) ?? .auto
         settings.ppq = ppq
-        settings.quantize = quantize
+        settings.extraction.quantize = quantize
         settings.maxDelta = maxDelta
         switch noteMap {
-        case "none": settings.noteMap = .none
-        case "original": settings.noteMap = .original
-        default: settings.noteMap = try NoteMap.load(path: noteMap)
+        case "none": settings.extraction.noteMap = .none
+        case "original": settings.extraction.noteMap = .original
+        default: settings.extraction.noteMap = try NoteMap.load(path: noteMap)
         }
         settings.oneHot = onehot
         settings.validationFraction = validationFraction
-        settings.lenient = lenient
+        settings.extraction.lenient = lenient
 
         var lastReported = 0
         let progress: (Int, Int) -> Void = { done, total in

@@ -1,5 +1,6 @@
 // `drummer eval`: loss and accuracy of a model over a dataset or a MIDI file.
 import ArgumentParser
+import Checkpoints
 import DrummerCore
 import Foundation
 import Train

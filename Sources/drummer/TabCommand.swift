@@ -1,8 +1,8 @@
 // `drummer tab FILE.mid`: drum tablature in the terminal (or the grid as JSON).
 import ArgumentParser
 import DrummerCore
-import Encode
 import Foundation
+import MIDIParse
 import Report
 
 struct TabCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 // `drummer train`: parse and check the options, then hand over to Train.TrainingRun.
 import ArgumentParser
+import Checkpoints
 import DrummerCore
 import Foundation
 import Train
@@ -38,7 +39,7 @@ struct TrainCommand: ParsableCommand {
     var batchSize: Int?
 
     @Option(help: "Optimizer: sgd, momentum or rmsprop (default sgd).")
-    var optimizer: String?
+    var optimizer: OptimizerKind?
 
     @Option(help: "Momentum coefficient for --optimizer momentum (default \(RunConfiguration.defaultMomentum)).")
     var momentum: Float?
@@ -52,7 +53,7 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Clip each gradient entry to ±this before the update (default \(RunConfiguration.defaultClip)).")
     var clip: Float?
 
-    @Option(help: "Learning rate (default \(Trainer.defaultLearningRate)).")
+    @Option(help: "Learning rate (default \(RunConfiguration.defaultLearningRate)).")
     var lr: Float?
 
     @Option(name: .customLong("lr-decay"), help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience.")
@@ -64,8 +65,8 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("lr-plateau-patience"), help: "Multiply the learning rate by F after P evaluations without improvement (0 = off).")
     var lrPlateauPatience: Int?
 
-    @Option(name: .customLong("init"), help: "Initialisation: original or keras (default \(Trainer.defaultInit.rawValue)).")
-    var initScheme: String?
+    @Option(name: .customLong("init"), help: "Initialisation: original or keras (default \(RunConfiguration.defaultInit.rawValue)).")
+    var initScheme: InitScheme?
 
     @Option(name: .customLong("init-from"), help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary.")
     var initFrom: String?
@@ -98,32 +99,7 @@ struct TrainCommand: ParsableCommand {
     var allowDataChange = false
 
     func validate() throws {
-        if let o = optimizer, OptimizerKind(rawValue: o) == nil {
-            throw ValidationError("--optimizer must be one of \(OptimizerKind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(o)'")
-        }
-        if let i = initScheme, InitScheme(rawValue: i) == nil {
-            throw ValidationError("--init must be one of \(InitScheme.allCases.map(\.rawValue).joined(separator: ", ")), not '\(i)'")
-        }
-        func positive(_ v: Int?, _ name: String) throws {
-            if let v, v < 1 { throw ValidationError("\(name) must be at least 1, got \(v)") }
-        }
-        try positive(hidden, "--hidden")
-        try positive(unroll, "--unroll")
-        try positive(batchSize, "--batch-size")
-        try positive(checkpointEvery, "--checkpoint-every")
-        try positive(keep, "--keep")
-        try positive(logEvery, "--log-every")
-        try positive(evalEvery, "--eval-every")
-        if let s = steps, s < 0 { throw ValidationError("--steps must not be negative, got \(s)") }
-        for (v, name) in [(lrDecayEvery, "--lr-decay-every"), (lrPlateauPatience, "--lr-plateau-patience")] {
-            if let v, v < 0 { throw ValidationError("\(name) must not be negative, got \(v)") }
-        }
-        if let lr, !(lr.isFinite && lr > 0) { throw ValidationError("--lr must be a positive number, got \(lr)") }
-        if let clip, !(clip.isFinite && clip > 0) { throw ValidationError("--clip must be a positive number, got \(clip)") }
-        if let m = momentum, !(m >= 0 && m < 1) { throw ValidationError("--momentum must be in [0, 1), got \(m)") }
-        if let d = decay, !(d >= 0 && d < 1) { throw ValidationError("--decay must be in [0, 1), got \(d)") }
-        if let e = epsilon, !(e.isFinite && e > 0) { throw ValidationError("--epsilon must be a positive number, got \(e)") }
-        if let f = lrDecay, !(f > 0 && f <= 1) { throw ValidationError("--lr-decay must be in (0, 1], got \(f)") }
+        do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
         if allowDataChange && resume == nil { throw ValidationError("--allow-data-change only applies with --resume") }
         if resume != nil && initFrom != nil { throw ValidationError("--init-from cannot be combined with --resume") }
     }
@@ -131,9 +107,9 @@ struct TrainCommand: ParsableCommand {
     var options: RunOptions {
         RunOptions(
             data: data, hidden: hidden, unroll: unroll, batchSize: batchSize,
-            optimizer: optimizer.flatMap(OptimizerKind.init(rawValue:)), momentum: momentum, decay: decay,
+            optimizer: optimizer, momentum: momentum, decay: decay,
             epsilon: epsilon, clip: clip, learningRate: lr, lrDecay: lrDecay, lrDecayEvery: lrDecayEvery,
-            lrPlateauPatience: lrPlateauPatience, initScheme: initScheme.flatMap(InitScheme.init(rawValue:)),
+            lrPlateauPatience: lrPlateauPatience, initScheme: initScheme,
             initFrom: initFrom, seed: seed, steps: steps, checkpointEvery: checkpointEvery,
             checkpointDirectory: checkpointDir, keep: keep, logEvery: logEvery, evalEvery: evalEvery,
             resume: resume, allowDataChange: allowDataChange)
@@ -150,3 +126,6 @@ struct TrainCommand: ParsableCommand {
         _ = try run.run()
     }
 }
+
+extension OptimizerKind: ExpressibleByArgument {}
+extension InitScheme: ExpressibleByArgument {}

@@ -91,7 +91,7 @@ final class TrainCLITests: XCTestCase {
         }
         let bad = try CLI.run(["train", "--optimizer", "adam"])
         XCTAssertNotEqual(bad.status, 0)
-        XCTAssertTrue(bad.stderr.contains("--optimizer must be one of sgd, momentum, rmsprop"), bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("The value 'adam' is invalid for '--optimizer <optimizer>'. Please provide one of 'sgd', 'momentum' or 'rmsprop'."), bad.stderr)
         let corrupt = root.appendingPathComponent("bad.h5")
         try Data("nope".utf8).write(to: corrupt)
         let c = try CLI.run(["train", "--resume", corrupt.path])

@@ -1,11 +1,25 @@
 import XCTest
 
 final class VersionTests: XCTestCase {
+    /// `drummer --version` is two lines: "drummer X.Y.Z" and "OpenBLAS core: CORE (how it was
+    /// chosen), N thread(s)", the core one this CPU can run (vector level from /proc/cpuinfo).
     func testVersionReportsOpenBLASCore() throws {
         let r = try CLI.run(["--version"], removing: ["OPENBLAS_CORETYPE"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("drummer "), r.stdout)
-        XCTAssertTrue(r.stdout.contains("OpenBLAS core: "), r.stdout)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, r.stdout)
+        XCTAssertNotNil(lines.first?.wholeMatch(of: /drummer \d+\.\d+\.\d+/), r.stdout)
+        let core = try XCTUnwrap(lines.last?.wholeMatch(
+            of: /OpenBLAS core: (\w+) \((detected by OpenBLAS|selected by drummer; OpenBLAS detected \w+)\), (\d+) thread\(s\)/),
+            r.stdout)
+        XCTAssertGreaterThanOrEqual(Int(core.3) ?? 0, 1)
+        // The core must be one this CPU runs: no AVX-512 core without avx512f, no AVX2 core without avx2.
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let flags = Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?
+            .split(separator: " ").map(String.init) ?? [])
+        let name = String(core.1).lowercased()
+        if ["skylakex", "cooperlake", "sapphirerapids"].contains(name) { XCTAssertTrue(flags.contains("avx512f"), name) }
+        if ["haswell", "zen", "skylake"].contains(name) { XCTAssertTrue(flags.contains("avx2"), name) }
     }
 
     func testUsersOwnCoreTypeIsLeftAlone() throws {

@@ -82,53 +82,70 @@ final class SoftmaxTests: XCTestCase {
     }
 }
 
-final class LSTMCellTests: XCTestCase {
+final class LSTMInferenceTests: XCTestCase {
     /// Independent reference: builds z = [onehot(note) | onehot(tick), h, 1] explicitly
-    /// and multiplies by the full Wx in Double.
-    func testStepMatchesExplicitOneHotProduct() {
+    /// (indices from N = 3, K = 4, H = 5 here, not from ModelShape's helpers) and
+    /// multiplies by the full Wx in Double.
+    func testStepMatchesExplicitOneHotProduct() throws {
         let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)
         var rng = SeededRNG(seed: 3)
         let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.5, 0.5)) }
         let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.5, 0.5)) }
-        var h = (0..<5).map { _ in Float(rng.uniform(-1, 1)) }
-        var c = (0..<5).map { _ in Float(rng.uniform(-1, 1)) }
+        let h = (0..<5).map { _ in Float(rng.uniform(-1, 1)) }
+        let c = (0..<5).map { _ in Float(rng.uniform(-1, 1)) }
         let (note, tick) = (2, 1)
-        var z = [Double](repeating: 0, count: shape.wxRows)
-        z[note] = 1; z[shape.notes + tick] = 1
-        for j in 0..<5 { z[shape.vocab + j] = Double(h[j]) }
-        z[shape.wxRows - 1] = 1
+        var z = [Double](repeating: 0, count: 3 + 4 + 5 + 1)
+        z[note] = 1; z[3 + tick] = 1
+        for j in 0..<5 { z[7 + j] = Double(h[j]) }
+        z[12] = 1
         var pre = [Double](repeating: 0, count: 20)
-        for r in 0..<shape.wxRows { for j in 0..<20 { pre[j] += z[r] * Double(wx[r * 20 + j]) } }
+        for r in 0..<13 { for j in 0..<20 { pre[j] += z[r] * Double(wx[r * 20 + j]) } }
         func sig(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
         var hRef = [Float](), cRef = [Float]()
         for j in 0..<5 {
             let cn = sig(pre[j]) * Double(c[j]) + sig(pre[5 + j]) * tanh(pre[15 + j])
             cRef.append(Float(cn)); hRef.append(Float(sig(pre[10 + j]) * tanh(cn)))
         }
-        var gates = [Float](repeating: 0, count: 20)
-        wx.withUnsafeBufferPointer { w in h.withUnsafeMutableBufferPointer { ph in
-            c.withUnsafeMutableBufferPointer { pc in gates.withUnsafeMutableBufferPointer { pg in
-                LSTMCell.step(shape: shape, wx: w, note: note, tick: tick, h: ph, c: pc, gates: pg) } } } }
-        assertClose(h, hRef, tol: 1e-5, "h")
-        assertClose(c, cRef, tol: 1e-5, "c")
+        let lstm = LSTMInference(weights: try LSTMWeights(shape: shape, wx: wx, wy: wy))
+        lstm.setState(h: h, c: c)
+        lstm.input[0] = note
+        lstm.input[1] = tick
+        lstm.step()
+        let hOut = Array(lstm.h), cOut = Array(lstm.c)
+        assertClose(hOut, hRef, tol: 1e-5, "h")
+        assertClose(cOut, cRef, tol: 1e-5, "c")
         // y = [h, 1] · Wy
         var yRef = [Float](repeating: 0, count: 7)
         for j in 0..<7 {
             var s = Double(wy[5 * 7 + j])
-            for r in 0..<5 { s += Double(h[r]) * Double(wy[r * 7 + j]) }
+            for r in 0..<5 { s += Double(hOut[r]) * Double(wy[r * 7 + j]) }
             yRef[j] = Float(s)
         }
-        var y = [Float](repeating: 0, count: 7)
-        wy.withUnsafeBufferPointer { w in h.withUnsafeBufferPointer { ph in
-            y.withUnsafeMutableBufferPointer { LSTMCell.output(shape: shape, wy: w, h: ph, logits: $0) } } }
-        assertClose(y, yRef, tol: 1e-5, "y")
+        assertClose(Array(lstm.logits()), yRef, tol: 1e-5, "y")
+        // A second step uses the new h and c (the state is carried).
+        lstm.input[0] = 0
+        lstm.input[1] = 3
+        lstm.step()
+        var z2 = [Double](repeating: 0, count: 13)
+        z2[0] = 1; z2[3 + 3] = 1; z2[12] = 1
+        for j in 0..<5 { z2[7 + j] = Double(hOut[j]) }
+        var pre2 = [Double](repeating: 0, count: 20)
+        for r in 0..<13 { for j in 0..<20 { pre2[j] += z2[r] * Double(wx[r * 20 + j]) } }
+        var h2Ref = [Float]()
+        for j in 0..<5 {
+            let cn = sig(pre2[j]) * Double(cOut[j]) + sig(pre2[5 + j]) * tanh(pre2[15 + j])
+            h2Ref.append(Float(sig(pre2[10 + j]) * tanh(cn)))
+        }
+        assertClose(Array(lstm.h), h2Ref, tol: 1e-5, "h after a second step")
     }
 
     func testLayoutOfOriginalModel() {
         let s = ModelShape(notes: 17, ticks: 209, hidden: 200)
         XCTAssertEqual(s.wxRows, 427); XCTAssertEqual(s.wxCols, 800)
         XCTAssertEqual(s.wyRows, 201); XCTAssertEqual(s.wyCols, 226)
-        XCTAssertEqual(s.tickRow(0), 17); XCTAssertEqual(s.recurrentRow, 226); XCTAssertEqual(s.wxBiasRow, 426)
+        XCTAssertEqual(s.inputOffset(1), 17); XCTAssertEqual(s.recurrentRow, 226); XCTAssertEqual(s.wxBiasRow, 426)
+        XCTAssertEqual(s.inputGroups, [17, 209]); XCTAssertEqual(s.outputGroups, [17, 209])
+        XCTAssertEqual(s.outputOffset(1), 17); XCTAssertEqual(s.inputWidth, 226); XCTAssertEqual(s.outputWidth, 226)
     }
 
     func testWeightsValidation() throws {
@@ -141,7 +158,7 @@ final class LSTMCellTests: XCTestCase {
         XCTAssertThrowsError(try Vocabulary(ixToNote: [36, 36], ixToTick: [0]))
         XCTAssertThrowsError(try Vocabulary(ixToNote: [200], ixToTick: [0]))
         let v = try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120])
-        XCTAssertEqual(v.noteIndex(38), 1); XCTAssertNil(v.tickIndex(7))
+        XCTAssertEqual(VocabularyIndex(v).note(38), 1); XCTAssertNil(VocabularyIndex(v).tick(7))
         let json = try JSONOutput.encode(v)
         XCTAssertEqual(try JSONDecoder().decode(Vocabulary.self, from: json), v)
         XCTAssertThrowsError(try JSONDecoder().decode(Vocabulary.self, from: Data(#"{"ix_to_note":[],"ix_to_tick":[1]}"#.utf8)))

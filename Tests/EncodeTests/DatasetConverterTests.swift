@@ -87,7 +87,7 @@ final class DatasetConverterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
 
         var settings = ConversionSettings()
-        settings.channel = .index(3)
+        settings.extraction.channel = .index(3)
         XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)) { error in
             XCTAssertEqual(error as? ConversionError, .noHits(dir.path))
         }
@@ -108,7 +108,7 @@ final class DatasetConverterTests: XCTestCase {
         let out = dir.appendingPathComponent("out").path
         XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: ConversionSettings()))
         var settings = ConversionSettings()
-        settings.lenient = true
+        settings.extraction.lenient = true
         let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
         XCTAssertEqual(report.manifest.statistics.hits, 2)
         XCTAssertEqual(report.manifest.files.first?.warnings.count, 1)

@@ -2,7 +2,7 @@ import XCTest
 import Foundation
 import DrummerCore
 @testable import Export
-import Train
+import Checkpoints
 
 final class ExporterTests: XCTestCase {
     private var tmp: URL!

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+import CHDF5
 @testable import HDF5Kit
 
 final class H5ErrorTests: XCTestCase {
-    private func sampleFile(_ dir: URL, _ name: String = "ok.h5") throws -> String {
+    private func sampleFile(_ dir: URL, _ name: String = "ok.h5", options: H5File.CreateOptions = H5File.CreateOptions()) throws -> String {
         let path = dir.appendingPathComponent(name).path
-        let f = try H5File.create(path)
+        let f = try H5File.create(path, options: options)
         try f.createDataset("g/x", values: (0..<4000).map(Float.init), shape: [40, 100])
         try f.createDataset("g/i", values: [Int32(1), 2, 3], shape: [3])
         try f.setAttribute("format", string: "test")
@@ -20,11 +21,12 @@ final class H5ErrorTests: XCTestCase {
         XCTAssertEqual(e?.file, path)
         XCTAssertEqual(e?.call, "H5Fopen")
         XCTAssertEqual(e?.description, "\(path): /: no such file [H5Fopen]")
-        // Creating in a missing directory: HDF5's own reason is carried along.
+        // Creating in a missing directory: the system's reason is carried along.
         let bad = dir.appendingPathComponent("no/such/dir/x.h5").path
         let c = assertHDF5Error(try H5File.create(bad)) { $0 == .callFailed }
-        XCTAssertEqual(c?.call, "H5Fcreate")
-        XCTAssertTrue(c?.detail.contains("No such file or directory") ?? false, c?.description ?? "")
+        XCTAssertEqual(c?.call, "open")
+        XCTAssertEqual(c?.detail, "No such file or directory (errno 2)")
+        XCTAssertEqual(c?.description, "\(bad): /: open failed [open] (No such file or directory (errno 2))")
     }
 
     func testNotAnHDF5File() throws {
@@ -44,8 +46,15 @@ final class H5ErrorTests: XCTestCase {
     }
 
     func testTruncatedFilesFailCleanly() throws {
+        for options in [H5File.CreateOptions(), H5File.CreateOptions(checksummedMetadata: true, fletcher32: true, userBlockSize: 512)] {
+            try checkTruncatedFilesFailCleanly(options)
+        }
+    }
+
+    private func checkTruncatedFilesFailCleanly(_ options: H5File.CreateOptions) throws {
+        // (Single bit flips: H5CorruptionTests.)
         let dir = try makeTemporaryDirectory(self)
-        let path = try sampleFile(dir)
+        let path = try sampleFile(dir, options: options)
         let full = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertGreaterThan(full.count, 16_000)
         var opened = 0, failedAtOpen = 0
@@ -120,7 +129,8 @@ final class H5ErrorTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let path = try sampleFile(dir)
         let e = assertHDF5Error(try H5File.create(path, mode: .exclusive)) { $0 == .callFailed }
-        XCTAssertEqual(e?.call, "H5Fcreate")
+        XCTAssertEqual(e?.call, "open")
+        XCTAssertEqual(e?.detail, "File exists (errno 17)")
         // The exclusive failure left the file intact; truncate replaces it.
         XCTAssertTrue(try H5File.open(path).exists("g/x"))
         try H5File.create(path, mode: .truncate).close()
@@ -148,6 +158,48 @@ final class H5ErrorTests: XCTestCase {
         assertHDF5Error(try f.createGroup("")) { if case .invalidArgument = $0 { return true } else { return false } }
     }
 
+    func testEnumStatusesAreChecked() throws {
+        // Calls that answer an enum or a size have an error value of their own
+        // (H5T_NO_CLASS, H5I_BADID, H5T_SGN_ERROR, H5T_STR_ERROR, size 0): each is a
+        // typed error naming the call, the object and the file.
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("e.h5").path
+        let f = try H5File.create(path)
+        let g = try f.createGroup("g")
+        let e = assertHDF5Error(try H5DType.of(-1, g.handle)) { $0 == .callFailed }
+        XCTAssertEqual(e?.call, "H5Tget_class")
+        XCTAssertEqual(e?.object, "/g")
+        XCTAssertEqual(e?.file, path)
+        XCTAssertFalse(e?.detail.isEmpty ?? true, e?.description ?? "")
+        let i = assertHDF5Error(try g.handle.call("H5Iget_type", failure: H5I_BADID) { H5Iget_type(-1) }) { $0 == .callFailed }
+        XCTAssertEqual(i?.description.hasPrefix("\(path): /g: H5Iget_type failed [H5Iget_type]"), true, i?.description ?? "")
+        assertHDF5Error(try readStringValues(type: -1, space: -1, dims: [1], g.handle) { _, _ in 0 }) { $0 == .callFailed }
+        // A closed file is refused before any C call.
+        try f.close()
+        assertHDF5Error(try H5DType.of(-1, g.handle)) { $0 == .fileClosed }
+    }
+
+    func testDescriptionsAreOneLine() throws {
+        // libhdf5's file drivers put a ctime() stamp, with its newline, in their
+        // messages: this is the message a full disk gave before HDF5Kit wrote files itself.
+        let raw = """
+            file write failed: time = Sun Nov 22 20:00:59 2026
+            , filename = '/tmp/h5full/.ck.h5.tmp-12904-2814356853', file descriptor = 22, errno = 28, \
+            error message = 'No space left on device', buf = 0x556b7bb877a0, total write size = 39296, \
+            bytes this sub-write = 39296, bytes actually written = 18446744073709551615, offset = 0
+            """
+        let e = HDF5Error(.callFailed, call: "H5Dwrite", object: "/model/W2", file: "/tmp/odd\nname.h5", detail: raw)
+        XCTAssertEqual(e.detail, "file write failed: No space left on device (errno 28)")
+        XCTAssertEqual(e.description, "/tmp/odd\\nname.h5: /model/W2: H5Dwrite failed [H5Dwrite] (file write failed: No space left on device (errno 28))")
+        XCTAssertEqual(HDF5Error(.callFailed, call: "c", object: "/", file: "f", detail: "one\n  two\r\nthree\n").detail, "one two three")
+        XCTAssertEqual(HDF5Error(.invalidArgument("a\nb"), call: "c", object: "/x\ty", file: "f").description, "f: /x\\ty: a b [c]")
+        // The error stack decides the kind.
+        XCTAssertEqual(H5Call.classify("can't read data | data error detected by Fletcher32 checksum"), .checksumMismatch)
+        XCTAssertEqual(H5Call.classify("incorrect metadata checksum after all read attempts"), .checksumMismatch)
+        XCTAssertEqual(H5Call.classify(HDF5Error.oneLine(raw)), .noSpace)
+        XCTAssertEqual(H5Call.classify("unable to open file: name = 'x', errno = 2, error message = 'No such file'"), .callFailed)
+    }
+
     func testNothingIsPrintedByHDF5() throws {
         // Failing calls, also on a fresh thread (which has its own HDF5 error stack),
         // print nothing: stderr is captured through a pipe while they run.
@@ -165,6 +217,20 @@ final class H5ErrorTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         _ = try? H5File.open(text)
         _ = try? H5File.create(dir.appendingPathComponent("no/dir.h5").path)
+        // A checksum failure, read on a fresh thread whose objects are released there.
+        let damaged = dir.appendingPathComponent("damaged.h5").path
+        try H5File.writeAtomically(to: damaged, options: .checksummed) {
+            try $0.createDataset("x", values: [Float](repeating: 3, count: 100), shape: [100])
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        let at = try XCTUnwrap(bytes.range(of: Data([0, 0, 0x40, 0x40, 0, 0, 0x40, 0x40]))).lowerBound
+        bytes[at + 2] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        Thread.detachNewThread {
+            if let f = try? H5File.open(damaged), let ds = try? f.dataset("x") { _ = try? ds.read(Float.self) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         fflush(nil)  // all C streams
         dup2(saved, 2)
         close(saved)

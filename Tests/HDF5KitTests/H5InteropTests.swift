@@ -3,9 +3,15 @@ import XCTest
 @testable import HDF5Kit
 
 final class H5InteropTests: XCTestCase {
+    /// The file options whose output other readers must accept.
+    private let variants: [(String, H5File.CreateOptions)] = [
+        ("default", H5File.CreateOptions()),
+        ("checksummed+ub512", H5File.CreateOptions(checksummedMetadata: true, fletcher32: true, userBlockSize: 512)),
+    ]
+
     /// A file exercising every type HDF5Kit writes.
-    private func writeSample(_ path: String) throws {
-        let f = try H5File.create(path)
+    private func writeSample(_ path: String, _ options: H5File.CreateOptions = H5File.CreateOptions()) throws {
+        let f = try H5File.create(path, options: options)
         try f.createDataset("weights/Wx", values: (0..<24).map { Float($0) / 8 - 1 }, shape: [2, 3, 4])
         try f.createDataset("weights/scalar", scalar: 2.5 as Float)
         try f.createDataset("f64", values: [1.0 / 3, -1e-300], shape: [2])
@@ -14,6 +20,7 @@ final class H5InteropTests: XCTestCase {
         try f.createDataset("u64", values: [UInt64.max, 0, 0x0123_4567_89AB_CDEF], shape: [3])
         try f.createDataset("path", string: "/data/ü/X.npy")
         try f.createDataset("words", strings: ["kick", "ドラム"], shape: [2])
+        try f.createDataset("empty", values: [Float](), shape: [0, 4])
         try f.setAttribute("format", string: "drummer 🥁")
         try f.setAttribute("step", int64: -42)
         try f.setAttribute("lr", double: 0.125)
@@ -24,24 +31,38 @@ final class H5InteropTests: XCTestCase {
     func testH5pyReadsWhatHDF5KitWrites() throws {
         try requirePython("h5py")
         let dir = try makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("kit.h5").path
-        try writeSample(path)
+        for (name, options) in variants {
+            let path = dir.appendingPathComponent("kit-\(name).h5").path
+            try writeSample(path, options)
+            try checkH5pyReads(path, options)
+        }
+    }
+
+    private func checkH5pyReads(_ path: String, _ options: H5File.CreateOptions) throws {
+        // Fixed-length strings (the checksummed options) come back from h5py as
+        // bytes: decoded here, and their types reported.
         let r = try runTool("python3", ["-c", """
             import sys, json, h5py, numpy as np
             f = h5py.File(sys.argv[1], 'r')
             out = {}
             def visit(name, obj):
                 if isinstance(obj, h5py.Dataset):
-                    if obj.dtype.kind == 'O':
+                    if obj.dtype.kind in 'OS':
                         v = obj.asstr()[()]
                         v = v.tolist() if hasattr(v, 'tolist') else v
                     else:
                         v = obj[()].tolist()
                     out[name] = [obj.dtype.str, list(obj.shape), v]
+                    out[name + '#filters'] = sorted(obj._filters.keys())
             f.visititems(visit)
-            out['@'] = {k: (v if isinstance(v, str) else v.item()) for k, v in f.attrs.items()}
+            def text(v):
+                if isinstance(v, bytes): return v.decode('utf-8')
+                return v if isinstance(v, str) else v.item()
+            out['@'] = {k: text(v) for k, v in f.attrs.items()}
             out['@types'] = {k: type(v).__name__ for k, v in f.attrs.items()}
             out['weights@hidden'] = int(f['weights'].attrs['hidden'])
+            out['userblock'] = f.userblock_size
+            out['libver'] = list(f.libver)
             print(json.dumps(out))
             """, path])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -70,8 +91,12 @@ final class H5InteropTests: XCTestCase {
         XCTAssertEqual(attrs["format"] as? String, "drummer 🥁")
         XCTAssertEqual(attrs["step"] as? Int, -42)
         XCTAssertEqual(attrs["lr"] as? Double, 0.125)
-        XCTAssertEqual((j["@types"] as? [String: String])?["format"], "str")
+        XCTAssertEqual((j["@types"] as? [String: String])?["format"], options.checksummedMetadata ? "bytes_" : "str")
         XCTAssertEqual(j["weights@hidden"] as? Int, 200)
+        XCTAssertEqual(entry("empty")[1] as? [Int], [0, 4])
+        XCTAssertEqual(j["userblock"] as? Int, options.userBlockSize)
+        let filters = (j["weights/Wx#filters"] as? [String]) ?? []
+        XCTAssertEqual(filters, options.fletcher32 ? ["fletcher32"] : [], path)
     }
 
     func testHDF5KitReadsWhatH5pyWrites() throws {
@@ -123,8 +148,24 @@ final class H5InteropTests: XCTestCase {
     func testH5dumpAcceptsTheFile() throws {
         try requireTool("h5dump")
         let dir = try makeTemporaryDirectory(self)
-        let path = dir.appendingPathComponent("dump.h5").path
-        try writeSample(path)
+        for (name, options) in variants {
+            let path = dir.appendingPathComponent("dump-\(name).h5").path
+            try writeSample(path, options)
+            try checkH5dump(path, options)
+        }
+    }
+
+    private func checkH5dump(_ path: String, _ options: H5File.CreateOptions) throws {
+        let super_ = try runTool("h5dump", ["-B", "-H", "-p", path])
+        XCTAssertEqual(super_.status, 0, super_.stderr)
+        XCTAssertTrue(super_.stdout.contains("SUPERBLOCK_VERSION \(options.checksummedMetadata ? 3 : 0)"), super_.stdout)
+        XCTAssertTrue(super_.stdout.contains("USERBLOCK_SIZE \(options.userBlockSize)"), super_.stdout)
+        XCTAssertEqual(super_.stdout.contains("CHECKSUM FLETCHER32"), options.fletcher32, super_.stdout)
+        // The whole file, data included, dumps without an error.
+        let all = try runTool("h5dump", [path])
+        XCTAssertEqual(all.status, 0, all.stderr)
+        XCTAssertTrue(all.stdout.contains("\"kick\""), all.stdout)
+        XCTAssertTrue(all.stdout.contains("(0): 2.5"), all.stdout)
         let r = try runTool("h5dump", ["-H", path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("DATASET \"Wx\""), r.stdout)
@@ -135,5 +176,27 @@ final class H5InteropTests: XCTestCase {
         let full = try runTool("h5dump", ["-d", "/i64", path])
         XCTAssertEqual(full.status, 0, full.stderr)
         XCTAssertTrue(full.stdout.contains("-9223372036854775808, -1, 9223372036854775807"), full.stdout)
+    }
+
+    func testHDF5KitReadsAChecksummedFileH5pyWrites() throws {
+        // h5py's own way to the same protections: a user block, the 1.10 format,
+        // Fletcher-32 chunks.
+        try requirePython("h5py")
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("py-checked.h5").path
+        let r = try runTool("python3", ["-c", """
+            import sys, h5py, numpy as np
+            with h5py.File(sys.argv[1], 'w', userblock_size=1024, libver=('v110', 'latest')) as f:
+                f.create_dataset('w', data=np.arange(600, dtype=np.float32).reshape(20, 30), chunks=(5, 30), fletcher32=True)
+                f.attrs['format'] = 'py'
+            with open(sys.argv[1], 'r+b') as raw:
+                raw.write(b'PYHEADER')
+            """, path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let f = try H5File.open(path)
+        XCTAssertEqual(try f.userBlockSize(), 1024)
+        XCTAssertEqual(try f.dataset("w").storage(), H5Storage(layout: .chunked([5, 30]), filters: [3]))
+        XCTAssertEqual(try f.read("w", as: Float.self, shape: [20, 30]), (0..<600).map(Float.init))
+        XCTAssertEqual(try f.stringAttribute("format"), "py")
     }
 }

@@ -185,12 +185,14 @@ final class H5RoundTripTests: XCTestCase {
         }
         // The file object is gone from scope but the dataset still works.
         XCTAssertEqual(try ds?.readScalar(Int64.self), 7)
+        // A created file reaches the disk on flush()/close(), or when its last handle goes.
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, 0)
+        ds = nil
         let f = try H5File.open(path)
         let g = try f.dataset("x")
         try f.close()
         try f.close()  // harmless
         assertHDF5Error(try g.read(Int64.self)) { $0 == .fileClosed }
         assertHDF5Error(try f.members()) { $0 == .fileClosed }
-        ds = nil
     }
 }

@@ -65,7 +65,7 @@ final class OriginalModelTests: XCTestCase {
         XCTAssertGreaterThan(demoHits.count, 100)
         var demoNotes = [Int](repeating: 0, count: vocab.notes)
         for h in demoHits {
-            let i = try XCTUnwrap(vocab.noteIndex(Int(h.note)), "demo.mid note \(h.note) not in the vocabulary")
+            let i = try XCTUnwrap(VocabularyIndex(vocab).note(Int(h.note)), "demo.mid note \(h.note) not in the vocabulary")
             demoNotes[i] += 1
         }
 
@@ -96,7 +96,7 @@ final class OriginalModelTests: XCTestCase {
         for h in demoHits {
             let d = h.tick - last
             last = h.tick
-            if let i = vocab.tickIndex(d) { demoTicks[i] += 1 }
+            if let i = VocabularyIndex(vocab).tick(d) { demoTicks[i] += 1 }
         }
         func merged(_ t: [Int]) -> [Int] { [t[0] + t[1]] + t[2...] }
         let jsTicks = jensenShannonBits(merged(modelTicks), merged(demoTicks))

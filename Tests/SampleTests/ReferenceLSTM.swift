@@ -1,6 +1,7 @@
 // An independent reference for the sampler's numerics: the model equations
 // written out literally in Double, with the full z = [x, h, 1] product (no
-// one-hot shortcut, no BLAS), and the same order of random draws.
+// one-hot shortcut, no BLAS, no layout helper of the production code: every index
+// is computed here from N, K and H), and the same order of random draws.
 import DrummerCore
 @testable import Sample
 
@@ -24,7 +25,7 @@ struct ReferenceLSTM {
     }
 
     mutating func step(note: Int, tick: Int) {
-        let H = shape.hidden, V = shape.vocab, G = 4 * H
+        let H = shape.hidden, V = shape.notes + shape.ticks, G = 4 * H
         var z = [Double](repeating: 0, count: V + H + 1)
         z[note] = 1
         z[shape.notes + tick] = 1
@@ -42,7 +43,7 @@ struct ReferenceLSTM {
     }
 
     func logits() -> [Double] {
-        let H = shape.hidden, V = shape.vocab
+        let H = shape.hidden, V = shape.notes + shape.ticks
         var y = [Double](repeating: 0, count: V)
         for j in 0..<V {
             var s = wy[H * V + j]

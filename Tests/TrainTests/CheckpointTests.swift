@@ -3,6 +3,7 @@
 import DrummerCore
 import Foundation
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class CheckpointTests: XCTestCase {
@@ -42,7 +43,7 @@ final class CheckpointTests: XCTestCase {
         XCTAssertTrue(sink.text.contains("checkpoint \(path)"), sink.text)
         let c = try Checkpoint.read(path: path)
         XCTAssertEqual(c.configuration, run.configuration)
-        XCTAssertEqual(c.state, run.state)
+        XCTAssertEqual(c.state, run.snapshot())
         XCTAssertEqual(c.vocabulary, RunFixture.vocabulary)
         XCTAssertEqual(c.rngState, run.rngState)
         XCTAssertEqual(c.datasetFingerprint, run.data.fingerprint)
@@ -61,7 +62,7 @@ final class CheckpointTests: XCTestCase {
         // The model view for export/eval.
         let m = try CheckpointReader.loadModel(path: path)
         XCTAssertEqual(m.step, 7)
-        XCTAssertEqual(m.weights.wx + m.weights.wy, run.state.parameters)
+        XCTAssertEqual(m.weights.wx + m.weights.wy, run.snapshot().parameters)
         XCTAssertEqual(m.metadata["optimizer"], "momentum")
         XCTAssertEqual(m.metadata["hidden"], "6")
         XCTAssertEqual(m.metadata["dataset_fingerprint"], run.data.fingerprint)
@@ -227,7 +228,7 @@ final class CheckpointTests: XCTestCase {
         XCTAssertEqual(lines[0], "drummer-checkpoint 1")
         XCTAssertEqual(lines[1], "(16, 24) float32 (7, 9)")
         XCTAssertEqual(lines[2], "5 [36, 38, 42, 46]")
-        XCTAssertEqual(Float(lines[3]), run.state.parameters[0])
+        XCTAssertEqual(Float(lines[3]), run.snapshot().parameters[0])
         XCTAssertEqual(lines[4], "sgd 6")
     }
 

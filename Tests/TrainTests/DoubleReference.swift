@@ -1,6 +1,10 @@
 // A plain double-precision forward of the model (loss only), written apart from
-// the trainer, for finite-difference gradient checks and evaluation checks.
+// the trainer, for finite-difference gradient checks and evaluation checks. It uses
+// no layout helper of the production code: every row and column index of Wx and Wy
+// is computed here from N, K and H (Wx rows [notes | ticks | W_rec | bias], Wy rows
+// [W_out | bias], columns [notes | ticks]).
 import DrummerCore
+import Checkpoints
 import Train
 import Foundation
 import XCTest
@@ -10,19 +14,25 @@ struct DoubleModel {
     /// Wx then Wy, as the trainer's parameter buffer.
     var params: [Double]
 
+    var N: Int { shape.notes }
+    var K: Int { shape.ticks }
     var H: Int { shape.hidden }
     var G: Int { 4 * shape.hidden }
-    var V: Int { shape.vocab }
+    /// V = N + K: the one-hot input rows of Wx and the columns of Wy.
+    var V: Int { shape.notes + shape.ticks }
+    /// Floats in Wx: (V + H + 1) rows of G.
+    var wxCount: Int { (V + H + 1) * G }
 
     func wx(_ row: Int, _ col: Int) -> Double { params[row * G + col] }
-    func wy(_ row: Int, _ col: Int) -> Double { params[shape.wxCount + row * V + col] }
+    func wy(_ row: Int, _ col: Int) -> Double { params[wxCount + row * V + col] }
 
     /// One LSTM step from (h, c) with input event (note, tick); returns the new (h, c).
     func cell(note: Int, tick: Int, h: [Double], c: [Double]) -> ([Double], [Double]) {
         var a = [Double](repeating: 0, count: G)
         for j in 0..<G {
-            var s = wx(shape.noteRow(note), j) + wx(shape.tickRow(tick), j) + wx(shape.wxBiasRow, j)
-            for k in 0..<H { s += h[k] * wx(shape.recurrentRow + k, j) }
+            // x·Wx: the note's row, the tick's row (after the N note rows), then h·W_rec and the bias.
+            var s = wx(note, j) + wx(N + tick, j) + wx(V + H, j)
+            for k in 0..<H { s += h[k] * wx(V + k, j) }
             a[j] = s
         }
         func sig(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
@@ -42,7 +52,6 @@ struct DoubleModel {
 
     /// NLL(note) + NLL(tick) of the next event, and whether the argmaxes hit.
     func nll(_ y: [Double], note: Int, tick: Int) -> (loss: Double, okNote: Bool, okTick: Bool) {
-        let N = shape.notes
         func lse(_ v: ArraySlice<Double>) -> Double {
             let m = v.max() ?? 0
             return m + log(v.reduce(0) { $0 + exp($1 - m) })

@@ -1,7 +1,9 @@
 // Evaluation against the double-precision forward: loss and accuracies over a
 // sequence longer than one output block.
 import DrummerCore
+import Sample
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class EvaluatorTests: XCTestCase {
@@ -64,5 +66,38 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertEqual(r.predictions, 0)
         XCTAssertEqual(r.meanLoss, 0)
         XCTAssertEqual(r.accuracy, 0)
+    }
+}
+
+/// `drummer eval` and `drummer sample` run the same forward (DrummerCore.LSTMInference):
+/// on the same sequence, eval's loss per step equals the loss computed from the sampler's
+/// own probabilities.
+final class EvalSamplerAgreementTests: XCTestCase {
+    func testEvalStepLossEqualsSamplerProbabilities() throws {
+        let vocab = try Vocabulary(ixToNote: [35, 36, 38, 42, 46], ixToTick: [0, 30, 60, 120, 240, 480, 960])
+        let shape = vocab.shape(hidden: 12)
+        var rng = SeededRNG(seed: 41)
+        let w = try LSTMWeights(shape: shape, wx: Problem.uniform(shape.wxCount, 1.2, rng: &rng),
+                                wy: Problem.uniform(shape.wyCount, 1.2, rng: &rng))
+        let events = Problem.events(count: Evaluator.block + 77, shape: shape, rng: &rng)
+        let eval = Evaluator.evaluate(weights: w, events: events, recordSteps: true)
+        let sampler = try Sampler(weights: w, vocabulary: vocab)
+        let sequence = stride(from: 0, to: events.count, by: 2).map {
+            SampledEvent(note: Int(events[$0]), tick: Int(events[$0 + 1]))
+        }
+        let fromSampler = try sampler.negativeLogLikelihoods(of: sequence)
+        let steps = try XCTUnwrap(eval.stepLosses)
+        XCTAssertEqual(steps.count, sequence.count - 1)
+        XCTAssertEqual(fromSampler.count, steps.count)
+        var worst = 0.0
+        for (k, (e, s)) in zip(steps, fromSampler).enumerated() {
+            let d = abs(e - (s.note + s.tick))
+            worst = max(worst, d)
+            // Same h and c bit for bit; the logits differ only by GEMM-vs-GEMV rounding and the
+            // softmaxes by float32 exp implementations.
+            XCTAssertEqual(e, s.note + s.tick, accuracy: 2e-5 * max(1, e), "step \(k)")
+        }
+        XCTAssertGreaterThan(steps.reduce(0, +), 0)
+        print("eval vs sampler per-step loss: worst absolute difference \(worst) over \(steps.count) steps")
     }
 }

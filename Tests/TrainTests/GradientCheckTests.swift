@@ -3,6 +3,7 @@
 // forward of the same loss.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class GradientCheckTests: XCTestCase {
@@ -63,13 +64,13 @@ final class GradientCheckTests: XCTestCase {
     /// B = 9 with the recurrent products on CKernels' AVX-512 kernel (an 8-row tile and a
     /// 1-row tail; G = 20 and H = 5 columns are partly masked tiles), and on OpenBLAS.
     func testGradientBatch9BothRecurrentKernels() throws {
-        for own in ChunkWorkspace.ownKernelAvailable ? [true, false] : [false] {
+        for own in Kernels.haveAVX512 ? [true, false] : [false] {
             let (rel, absErr) = try check(batch: 9, pointer: 1, seed: 13, ownKernel: own)
             print("gradient check B=9 (recurrent \(own ? "avx512" : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
             XCTAssertLessThan(rel, 1e-3)
             XCTAssertLessThan(absErr, 1e-6)
         }
-        if !ChunkWorkspace.ownKernelAvailable { print("AVX-512 recurrent kernel not checked: this CPU has no AVX-512") }
+        if !Kernels.haveAVX512 { print("AVX-512 recurrent kernel not checked: this CPU has no AVX-512") }
     }
 
     /// B = 17: two stream groups (8 + 9 streams) whose gradients are added.
@@ -94,7 +95,7 @@ final class GradientCheckTests: XCTestCase {
         XCTAssertGreaterThan(clipped, 10, "the problem must exercise clipping")
         XCTAssertGreaterThan(g.count - clipped, 10, "and leave some entries unclipped")
         trainer.step()
-        let after = trainer.state.parameters
+        let after = trainer.snapshot().parameters
         for k in 0..<g.count {
             let expected = state.parameters[k] - lr * min(max(g[k], -clip), clip)
             XCTAssertEqual(after[k], expected, accuracy: 1e-7, "parameter \(k)")

@@ -1,6 +1,7 @@
 // The two initialisation schemes: distributions, structure, determinism.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class InitializerTests: XCTestCase {
@@ -16,15 +17,14 @@ final class InitializerTests: XCTestCase {
         XCTAssertEqual(mean, 0, accuracy: 2e-4)
         // A normal truncated at ±2σ has standard deviation 0.8796σ.
         XCTAssertEqual(sd, 0.008796, accuracy: 2e-4)
-        let s = w.shape
-        let biasRow = Array(w.wx[(s.wxBiasRow * s.wxCols)...])
+        let biasRow = Array(w.wx[((17 + 40 + 32) * 4 * 32)...])
         XCTAssertTrue(biasRow.contains { $0 != 0 }, "biases are drawn too")
     }
 
     func testKerasStructure() throws {
         var rng = SeededRNG(seed: 2)
         let w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
-        let H = shape.hidden, G = 4 * H, V = shape.vocab
+        let H = shape.hidden, G = 4 * H, V = shape.notes + shape.ticks
         let limitIn = Float((6.0 / Double(V + G)).squareRoot())
         XCTAssertTrue(w.wx[0..<(V * G)].allSatisfy { abs($0) <= limitIn })
         // Recurrent block H×4H has orthonormal rows.

@@ -3,6 +3,7 @@
 import DrummerCore
 import Foundation
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 struct ReferenceFixture: Decodable {
@@ -57,10 +58,10 @@ final class ReferenceFixtureTests: XCTestCase {
         for s in 0..<f.steps {
             let loss = trainer.step()
             XCTAssertEqual(Double(loss), f.losses[s], accuracy: 1e-5 * f.losses[s], "\(name) loss of step \(s + 1)")
-            XCTAssertEqual(trainer.state.pointer, f.pointers[s], "\(name) pointer after step \(s + 1)")
-            XCTAssertEqual(trainer.state.epoch, f.epochs[s], "\(name) epoch after step \(s + 1)")
+            XCTAssertEqual(trainer.snapshot().pointer, f.pointers[s], "\(name) pointer after step \(s + 1)")
+            XCTAssertEqual(trainer.snapshot().epoch, f.epochs[s], "\(name) epoch after step \(s + 1)")
         }
-        let end = trainer.state
+        let end = trainer.snapshot()
         XCTAssertEqual(end.step, f.final.step)
         let worst = assertClose(end.parameters, f.final.parameters, abs: 2e-5, rel: 1e-4, "\(name) final parameters")
         _ = assertClose(end.h, f.final.h, abs: 1e-6, rel: 0, "\(name) final h")

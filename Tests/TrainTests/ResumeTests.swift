@@ -2,6 +2,7 @@
 // what a resumed run may and may not change; dataset fingerprints.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class ResumeTests: XCTestCase {
@@ -28,7 +29,7 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(try first.run(shouldStop: { false }).step, 10)
         let resume = RunOptions(steps: 20, resume: root.appendingPathComponent("b/ckpt-10.h5").path)
         let second = try TrainingRun(options: resume, reporter: LineSink().reporter)
-        XCTAssertEqual(second.state.step, 10)
+        XCTAssertEqual(second.snapshot().step, 10)
         XCTAssertEqual(try second.run(shouldStop: { false }).step, 20)
 
         // The train log of the resumed run equals the straight run's (evaluations at 5, 10, 15, 20).
@@ -97,7 +98,7 @@ final class ResumeTests: XCTestCase {
                                      reporter: LineSink().reporter)
         XCTAssertEqual(second.configuration.steps, 16)
         XCTAssertEqual(try second.run(shouldStop: { false }).step, 16)
-        XCTAssertEqual(second.state.parameters.map(\.bitPattern), straight.state.parameters.map(\.bitPattern))
+        XCTAssertEqual(second.snapshot().parameters.map(\.bitPattern), straight.snapshot().parameters.map(\.bitPattern))
         XCTAssertEqual(second.smoothedLoss, straight.smoothedLoss)
         // Resuming a finished run has nothing to do and writes nothing.
         let done = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-16.h5").path),
@@ -133,7 +134,7 @@ final class ResumeTests: XCTestCase {
             o.seed = seed
             let run = try TrainingRun(options: o, reporter: LineSink().reporter)
             _ = try run.run(shouldStop: { false })
-            return run.state.parameters.map(\.bitPattern)
+            return run.snapshot().parameters.map(\.bitPattern)
         }
         let a = try weights(seed: 3, dir: "a"), b = try weights(seed: 3, dir: "b"), c = try weights(seed: 4, dir: "c")
         XCTAssertEqual(a, b)
@@ -221,7 +222,7 @@ final class ResumeTests: XCTestCase {
         o.initFrom = model
         o.hidden = nil
         let run = try TrainingRun(options: o, reporter: LineSink().reporter)
-        XCTAssertEqual(run.state.parameters, w.wx + w.wy)
+        XCTAssertEqual(run.snapshot().parameters, w.wx + w.wy)
         XCTAssertEqual(try run.run(shouldStop: { false }).ending, .nothingToDo)
         let initial = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-0.h5").path)
         XCTAssertEqual(initial.state.parameters, w.wx + w.wy)

@@ -3,6 +3,7 @@ import DrummerCore
 import Encode
 import Foundation
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 enum RunFixture {

@@ -1,5 +1,6 @@
 // The learning-rate schedule: step decay, plateau decay, and their validation.
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class ScheduleTests: XCTestCase {

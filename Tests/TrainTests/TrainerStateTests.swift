@@ -1,6 +1,7 @@
 // Determinism, in-memory state round trip, schedule and input validation of Trainer.
 import DrummerCore
 import XCTest
+@testable import Checkpoints
 @testable import Train
 
 final class TrainerStateTests: XCTestCase {
@@ -24,10 +25,10 @@ final class TrainerStateTests: XCTestCase {
             for _ in 0..<12 { lossesA.append(a.step()) }
             for _ in 0..<12 { lossesB.append(b.step()) }
             XCTAssertEqual(lossesA.map(\.bitPattern), lossesB.map(\.bitPattern), "losses, B=\(batch) \(kind)")
-            XCTAssertEqual(a.state.parameters.map(\.bitPattern), b.state.parameters.map(\.bitPattern),
+            XCTAssertEqual(a.snapshot().parameters.map(\.bitPattern), b.snapshot().parameters.map(\.bitPattern),
                            "parameters, B=\(batch) \(kind)")
-            XCTAssertEqual(a.state, b.state)
-            XCTAssertNotEqual(a.state.parameters, state.parameters, "training changed the weights")
+            XCTAssertEqual(a.snapshot(), b.snapshot())
+            XCTAssertNotEqual(a.snapshot().parameters, state.parameters, "training changed the weights")
         }
     }
 
@@ -42,7 +43,7 @@ final class TrainerStateTests: XCTestCase {
             a.usesHelperThread = true
             b.usesHelperThread = false
             for _ in 0..<9 { XCTAssertEqual(a.step().bitPattern, b.step().bitPattern) }
-            XCTAssertEqual(a.state, b.state, "B=\(batch) \(kind)")
+            XCTAssertEqual(a.snapshot(), b.snapshot(), "B=\(batch) \(kind)")
         }
     }
 
@@ -56,13 +57,13 @@ final class TrainerStateTests: XCTestCase {
             for _ in 0..<14 { lossesStraight.append(straight.step()) }
             let first = try Trainer(state: state, events: events, optimizer: config)
             for _ in 0..<7 { first.step() }
-            let saved = first.state
+            let saved = first.snapshot()
             let resumed = try Trainer(state: saved, events: events, optimizer: config)
-            XCTAssertEqual(resumed.state, saved, "state round trip through Trainer")
+            XCTAssertEqual(resumed.snapshot(), saved, "state round trip through Trainer")
             var lossesResumed: [Float] = []
             for _ in 0..<7 { lossesResumed.append(resumed.step()) }
             XCTAssertEqual(lossesResumed.map(\.bitPattern), lossesStraight[7...].map(\.bitPattern))
-            XCTAssertEqual(resumed.state, straight.state, "B=\(batch) \(kind)")
+            XCTAssertEqual(resumed.snapshot(), straight.snapshot(), "B=\(batch) \(kind)")
         }
     }
 
@@ -74,26 +75,26 @@ final class TrainerStateTests: XCTestCase {
         var pointers: [Int] = [], epochs: [Int] = []
         for _ in 0..<7 {
             t.step()
-            pointers.append(t.state.pointer)
-            epochs.append(t.state.epoch)
-            if t.state.pointer == 0 {
-                XCTAssertTrue(t.state.h.allSatisfy { $0 == 0 } && t.state.c.allSatisfy { $0 == 0 }, "state reset on wrap")
+            pointers.append(t.snapshot().pointer)
+            epochs.append(t.snapshot().epoch)
+            if t.snapshot().pointer == 0 {
+                XCTAssertTrue(t.snapshot().h.allSatisfy { $0 == 0 } && t.snapshot().c.allSatisfy { $0 == 0 }, "state reset on wrap")
             } else {
-                XCTAssertTrue(t.state.h.contains { $0 != 0 }, "state carried between chunks")
+                XCTAssertTrue(t.snapshot().h.contains { $0 != 0 }, "state carried between chunks")
             }
         }
         XCTAssertEqual(pointers, [5, 10, 15, 0, 5, 10, 15])
         XCTAssertEqual(epochs, [0, 0, 0, 1, 1, 1, 1])
-        XCTAssertEqual(t.state.step, 7)
+        XCTAssertEqual(t.snapshot().step, 7)
     }
 
     func testChangingLearningRateKeepsSlots() throws {
         let (state, events, config) = try makeProblem(batch: 1, kind: .rmsprop)
         let t = try Trainer(state: state, events: events, optimizer: config)
         t.step()
-        let ms = t.state.optimizer.slots["ms"]
+        let ms = t.snapshot().optimizer.slots["ms"]
         t.optimizerConfig.learningRate = 0.001
-        XCTAssertEqual(t.state.optimizer.slots["ms"], ms)
+        XCTAssertEqual(t.snapshot().optimizer.slots["ms"], ms)
         XCTAssertEqual(t.optimizerConfig.learningRate, 0.001)
     }
 

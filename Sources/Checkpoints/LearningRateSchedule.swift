@@ -31,18 +31,12 @@ public struct LearningRateSchedule: Sendable, Equatable {
     public var isActive: Bool { factor != 1 && (every != nil || plateauPatience != nil) }
 
     public func validate() throws {
-        guard factor.isFinite, factor > 0, factor <= 1 else {
-            throw RunError.invalidSetting(option: "--lr-decay", message: "must be in (0, 1]")
-        }
-        if let e = every, e < 1 {
-            throw RunError.invalidSetting(option: "--lr-decay-every", message: "must be at least 1")
-        }
-        if let p = plateauPatience, p < 1 {
-            throw RunError.invalidSetting(option: "--lr-plateau-patience", message: "must be at least 1")
-        }
+        try SettingRules.lrDecay(factor)
+        // nil is off (0 on the command line); a stored count must be a real one.
+        if let e = every { try SettingRules.atLeast(1, e, "--lr-decay-every") }
+        if let p = plateauPatience { try SettingRules.atLeast(1, p, "--lr-plateau-patience") }
         if factor != 1, every == nil, plateauPatience == nil {
-            throw RunError.invalidSetting(
-                option: "--lr-decay", message: "needs --lr-decay-every N and/or --lr-plateau-patience P")
+            throw SettingError(option: "--lr-decay", message: "needs --lr-decay-every N and/or --lr-plateau-patience P")
         }
     }
 

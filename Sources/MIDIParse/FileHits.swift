@@ -1,5 +1,5 @@
-// One file's hits as the dataset sees them: absolute onsets at the target resolution.
-import MIDIParse
+// One file's hits as the dataset, eval and the primer see them: absolute onsets at the
+// target resolution (see HitExtractionSettings).
 
 /// The hits of one file, in merge order, at the target PPQ (after channel selection,
 /// rescaling, quantizing and note mapping).
@@ -13,15 +13,21 @@ public struct FileHits: Equatable, Sendable {
     public var warnings: [MIDIWarning]
 
     public var count: Int { notes.count }
-}
 
-/// A hit too far from the start of its file to be encoded.
-public struct HitTimeError: Error, Equatable, CustomStringConvertible {
-    public let path: String
-    /// The hit's tick in the file's own division.
-    public let tick: Int
-    public var description: String {
-        "\(path): a hit at tick \(tick) lies beyond \(FileHits.maximumTick) ticks at the target resolution"
+    public init(notes: [Int], ticks: [Int], channelUsed: String, warnings: [MIDIWarning] = []) {
+        self.notes = notes
+        self.ticks = ticks
+        self.channelUsed = channelUsed
+        self.warnings = warnings
+    }
+
+    /// Ticks since the previous hit, the first hit's counted from the start of the file.
+    public var deltas: [Int] {
+        var previous = 0
+        return ticks.map { t in
+            defer { previous = t }
+            return t - previous
+        }
     }
 }
 
@@ -36,9 +42,9 @@ extension FileHits {
     /// frame rate and tempo map. Quantizing snaps each absolute onset to the nearest multiple
     /// of the grid (halves round up), before any delta is taken.
     ///
-    /// - Throws: `HitTimeError` when a hit lies beyond `FileHits.maximumTick` target ticks
+    /// - Throws: `HitExtractionError.hitTooLate` when a hit lies beyond `FileHits.maximumTick` target ticks
     ///   (only a crafted file gets there; the bound keeps all later arithmetic exact).
-    public init(file: MIDIFile, path: String, settings: ConversionSettings, warnings: [MIDIWarning] = []) throws {
+    public init(file: MIDIFile, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning] = []) throws {
         let channel: Int?
         switch settings.channel {
         case .all:
@@ -61,15 +67,15 @@ extension FileHits {
             // tick ≤ limit × ppq / target keeps tick × target ≤ 2^40 × 2^15: no overflow.
             let sourceLimit = ppq >= target ? Int.max : limit / target * ppq
             for h in hits {
-                guard h.tick <= sourceLimit else { throw HitTimeError(path: path, tick: h.tick) }
+                guard h.tick <= sourceLimit else { throw HitExtractionError.hitTooLate(path: path, tick: h.tick) }
                 ticks.append(ppq == target ? h.tick : (h.tick * target + ppq / 2) / ppq)
             }
-            if let last = ticks.last, last > limit { throw HitTimeError(path: path, tick: hits[hits.count - 1].tick) }
+            if let last = ticks.last, last > limit { throw HitExtractionError.hitTooLate(path: path, tick: hits[hits.count - 1].tick) }
         case .smpte:
             let map = file.tempoMap
             for h in hits {
                 let t = (map.quarterNotes(atTick: h.tick) * Double(target)).rounded(.toNearestOrAwayFromZero)
-                guard t.isFinite, t <= Double(limit) else { throw HitTimeError(path: path, tick: h.tick) }
+                guard t.isFinite, t <= Double(limit) else { throw HitExtractionError.hitTooLate(path: path, tick: h.tick) }
                 ticks.append(Int(t))
             }
         }
@@ -86,5 +92,15 @@ extension FileHits {
         self.notes = notes
         self.ticks = ticks
         self.warnings = warnings
+    }
+}
+
+extension FileHits {
+    /// Reads, parses and extracts the hits of the file at `path`.
+    /// - Throws: `MIDIReadError` (cannot read), `MIDIFileError` (not valid MIDI, with the byte
+    ///   offset), `HitExtractionError` (a hit beyond `maximumTick`).
+    public static func read(path: String, settings: HitExtractionSettings) throws -> FileHits {
+        let (file, warnings) = try MIDIFile.read(path: path, mode: settings.lenient ? .lenient : .strict)
+        return try FileHits(file: file, path: path, settings: settings, warnings: warnings)
     }
 }

@@ -18,7 +18,7 @@ public struct OptimizerConfig: Sendable, Equatable {
     public var clip: Float
 
     public init(
-        kind: OptimizerKind = .sgd, learningRate: Float = Trainer.defaultLearningRate,
+        kind: OptimizerKind = .sgd, learningRate: Float = RunConfiguration.defaultLearningRate,
         momentum: Float = 0.9, decay: Float = 0.9, epsilon: Float = 1e-10, clip: Float = 5
     ) {
         self.kind = kind
@@ -29,23 +29,13 @@ public struct OptimizerConfig: Sendable, Equatable {
         self.clip = clip
     }
 
-    /// Throws when a setting is out of its range.
+    /// Throws `SettingError` when a setting is out of its range (see `SettingRules`).
     public func validate() throws {
-        guard learningRate.isFinite, learningRate > 0 else {
-            throw TrainError.badSetting("learning rate must be a positive number, got \(learningRate)")
-        }
-        guard clip.isFinite, clip > 0 else {
-            throw TrainError.badSetting("clip must be a positive number, got \(clip)")
-        }
-        guard momentum.isFinite, momentum >= 0, momentum < 1 else {
-            throw TrainError.badSetting("momentum must be in [0, 1), got \(momentum)")
-        }
-        guard decay.isFinite, decay >= 0, decay < 1 else {
-            throw TrainError.badSetting("RMSProp decay must be in [0, 1), got \(decay)")
-        }
-        guard epsilon.isFinite, epsilon >= 0 else {
-            throw TrainError.badSetting("RMSProp epsilon must be a non-negative number, got \(epsilon)")
-        }
+        try SettingRules.learningRate(learningRate)
+        try SettingRules.clip(clip)
+        try SettingRules.momentum(momentum)
+        try SettingRules.decay(decay)
+        try SettingRules.epsilon(epsilon)
     }
 }
 

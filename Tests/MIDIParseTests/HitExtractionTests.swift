@@ -1,7 +1,6 @@
+import Foundation
 import XCTest
-@testable import Encode
 import MIDIParse
-import DrummerCore
 
 /// Builds MIDI bytes for these tests with the MIDIParse writer (format 0, one track).
 enum MIDIBytes {
@@ -17,7 +16,7 @@ enum MIDIBytes {
 final class HitExtractionTests: XCTestCase {
     func testChannelAutoPrefersChannelIndex9() throws {
         let file = try MIDIBytes.parse(MIDIBytes.notes(ppq: 480, [(0, 36, 9), (10, 60, 0), (20, 38, 9)]))
-        var s = ConversionSettings()
+        var s = HitExtractionSettings()
         let auto = try FileHits(file: file, path: "t.mid", settings: s)
         XCTAssertEqual(auto.notes, [36, 38])
         XCTAssertEqual(auto.ticks, [0, 20])
@@ -29,7 +28,7 @@ final class HitExtractionTests: XCTestCase {
 
         // No notes on index 9: auto takes every channel (the original patterns use index 0).
         let other = try MIDIBytes.parse(MIDIBytes.notes(ppq: 480, [(0, 36, 0), (5, 38, 10)]))
-        let h = try FileHits(file: other, path: "t.mid", settings: ConversionSettings())
+        let h = try FileHits(file: other, path: "t.mid", settings: HitExtractionSettings())
         XCTAssertEqual(h.notes, [36, 38])
         XCTAssertEqual(h.channelUsed, "all")
     }
@@ -46,12 +45,12 @@ final class HitExtractionTests: XCTestCase {
     func testRescaleFromOtherPPQRoundsHalfUp() throws {
         // 96 -> 480 multiplies by 5; 100 -> 480: 1 tick = 4.8 -> 5, 5 ticks = 24, 7 ticks = 33.6 -> 34.
         let a = try MIDIBytes.parse(MIDIBytes.notes(ppq: 96, [(0, 36, 9), (24, 38, 9), (97, 42, 9)]))
-        XCTAssertEqual(try FileHits(file: a, path: "t.mid", settings: ConversionSettings()).ticks, [0, 120, 485])
+        XCTAssertEqual(try FileHits(file: a, path: "t.mid", settings: HitExtractionSettings()).ticks, [0, 120, 485])
         let b = try MIDIBytes.parse(MIDIBytes.notes(ppq: 100, [(1, 36, 9), (5, 38, 9), (7, 42, 9)]))
-        XCTAssertEqual(try FileHits(file: b, path: "t.mid", settings: ConversionSettings()).ticks, [5, 24, 34])
+        XCTAssertEqual(try FileHits(file: b, path: "t.mid", settings: HitExtractionSettings()).ticks, [5, 24, 34])
         // 960 -> 480: 1 tick = 0.5 -> 1 (half up), 3 ticks = 1.5 -> 2.
         let c = try MIDIBytes.parse(MIDIBytes.notes(ppq: 960, [(1, 36, 9), (3, 38, 9)]))
-        XCTAssertEqual(try FileHits(file: c, path: "t.mid", settings: ConversionSettings()).ticks, [1, 2])
+        XCTAssertEqual(try FileHits(file: c, path: "t.mid", settings: HitExtractionSettings()).ticks, [1, 2])
     }
 
     func testSMPTEConvertsThroughFrameRateAndTempo() throws {
@@ -61,11 +60,11 @@ final class HitExtractionTests: XCTestCase {
         bytes[12] = 0xE7  // division: -25 fps
         bytes[13] = 40    // 40 ticks per frame
         let file = try MIDIBytes.parse(bytes)
-        XCTAssertEqual(try FileHits(file: file, path: "t.mid", settings: ConversionSettings()).ticks, [0, 480, 1440])
+        XCTAssertEqual(try FileHits(file: file, path: "t.mid", settings: HitExtractionSettings()).ticks, [0, 480, 1440])
         var slow = try MIDIBytes.notes(ppq: 96, [(0, 36, 9), (600, 38, 9)], tempo: 600_000)
         slow[12] = 0xE7
         slow[13] = 40
-        XCTAssertEqual(try FileHits(file: try MIDIBytes.parse(slow), path: "t.mid", settings: ConversionSettings()).ticks, [0, 480])
+        XCTAssertEqual(try FileHits(file: try MIDIBytes.parse(slow), path: "t.mid", settings: HitExtractionSettings()).ticks, [0, 480])
     }
 
     func testHitsBeyondTheTimeLimitAreAnErrorNotAnOverflow() throws {
@@ -77,10 +76,10 @@ final class HitExtractionTests: XCTestCase {
         far = Array(far[0..<14]) + Array("MTrk".utf8) + [UInt8(body.count >> 24), UInt8(body.count >> 16 & 0xFF), UInt8(body.count >> 8 & 0xFF), UInt8(body.count & 0xFF)] + body
         let file = try MIDIBytes.parse(far)
         XCTAssertEqual(file.hits().last?.tick, 5000 * 0x0FFF_FFFF)
-        var s = ConversionSettings()
+        var s = HitExtractionSettings()
         s.ppq = 32767
         XCTAssertThrowsError(try FileHits(file: file, path: "far.mid", settings: s)) { error in
-            XCTAssertEqual(error as? HitTimeError, HitTimeError(path: "far.mid", tick: 5000 * 0x0FFF_FFFF))
+            XCTAssertEqual(error as? HitExtractionError, .hitTooLate(path: "far.mid", tick: 5000 * 0x0FFF_FFFF))
         }
         // SMPTE time at the fastest tempo (1 µs per quarter): about 1.8e21 target ticks, which would
         // trap in the conversion to Int without the limit.
@@ -95,7 +94,7 @@ final class HitExtractionTests: XCTestCase {
 
     func testQuantizeSnapsAbsoluteOnsets() throws {
         let file = try MIDIBytes.parse(MIDIBytes.notes(ppq: 480, [(0, 36, 9), (14, 38, 9), (15, 42, 9), (44, 36, 9), (1000, 36, 9)]))
-        var s = ConversionSettings()
+        var s = HitExtractionSettings()
         s.quantize = 30
         // 14 -> 0, 15 -> 30 (half up), 44 -> 30, 1000 -> 990.
         XCTAssertEqual(try FileHits(file: file, path: "t.mid", settings: s).ticks, [0, 0, 30, 30, 990])
@@ -103,7 +102,7 @@ final class HitExtractionTests: XCTestCase {
 
     func testNoteMaps() throws {
         let file = try MIDIBytes.parse(MIDIBytes.notes(ppq: 480, [(0, 21, 0), (1, 36, 0), (2, 82, 0)]))
-        var s = ConversionSettings()
+        var s = HitExtractionSettings()
         s.noteMap = .original
         XCTAssertEqual(try FileHits(file: file, path: "t.mid", settings: s).notes, [44, 36, 48])
 
@@ -118,57 +117,19 @@ final class HitExtractionTests: XCTestCase {
             let url = dir.appendingPathComponent(name)
             try Data(text.utf8).write(to: url)
             XCTAssertThrowsError(try NoteMap.load(path: url.path), text) { error in
-                guard case ConversionError.noteMap(let path, _) = error else { return XCTFail("\(error)") }
+                guard case HitExtractionError.noteMap(let path, _) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(path, url.path)
             }
         }
     }
 }
 
-final class HitSequenceTests: XCTestCase {
-    private func hits(_ ticks: [Int], note: Int = 36) -> FileHits {
-        FileHits(notes: [Int](repeating: note, count: ticks.count), ticks: ticks, channelUsed: "9", warnings: [])
-    }
 
-    func testGluingWaitsForTheNextBeatAfterThePreviousFilesLastHit() {
-        var seq = HitSequence(ppq: 480, maxDelta: nil)
-        seq.append(hits([10, 130, 500]))   // first file: its first delta is its own onset
-        seq.append(hits([30, 60]))         // last hit 500: next beat at 960, wait 460, + onset 30
-        seq.append(hits([]))               // no hits: left out of the chain
-        seq.append(hits([0, 480]))         // last hit 60: wait 420 + 0
-        seq.append(hits([7]))              // last hit 480 is on a beat: wait a whole beat, 480 + 7
-        XCTAssertEqual(seq.deltas, [10, 120, 370, 490, 30, 420, 480, 487])
-        XCTAssertEqual(seq.offsets, [0, 3, 5, 5, 7])
-    }
-
-    func testMaxDeltaClampsEveryDeltaIncludingGlue() {
-        var seq = HitSequence(ppq: 480, maxDelta: 400)
-        seq.append(hits([0, 1000]))
-        seq.append(hits([0]))
-        XCTAssertEqual(seq.deltas, [0, 400, 400])
-    }
-
-    func testIndexEncoderFlatTableAndLargeTicks() throws {
-        XCTAssertEqual(IndexEncoder.sortedUnique([5, 1, 5, 3, 1, 1]), [1, 3, 5])
-        XCTAssertEqual(IndexEncoder.sortedUnique([]), [])
-        let big = IndexEncoder.flatTickLimit + 7
-        let enc = IndexEncoder(try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120, big]))
-        XCTAssertEqual(enc.note(38), 1)
-        XCTAssertNil(enc.note(37))
-        XCTAssertNil(enc.note(200))
-        XCTAssertEqual(enc.tick(120), 1)
-        XCTAssertEqual(enc.tick(big), 2)
-        XCTAssertNil(enc.tick(121))
-        XCTAssertNil(enc.tick(-1))
-        XCTAssertNil(enc.tick(big + 1))
-    }
-
-    func testStableHashKnownVectors() {
-        // FNV-1a 64 test vectors (Fowler, Noll, Vo).
-        XCTAssertEqual(StableHash.fnv1a64(""), 0xcbf2_9ce4_8422_2325)
-        XCTAssertEqual(StableHash.fnv1a64("a"), 0xaf63_dc4c_8601_ec8c)
-        XCTAssertEqual(StableHash.fnv1a64("foobar"), 0x8594_4171_f739_67e8)
-        let u = StableHash.unitInterval("drummer1/session1/1_funk_80_beat_4-4.mid")
-        XCTAssertTrue(u >= 0 && u < 1)
-    }
+/// A fresh temporary directory, removed when the test finishes.
+func makeTemporaryDirectory(_ test: XCTestCase) throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("drummer-midiparse-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+    return url
 }

@@ -59,14 +59,11 @@ public struct TrainingState: Sendable, Equatable {
     /// The parameters as the two matrices.
     public func weights() throws -> LSTMWeights {
         guard parameters.count == parameterCount else {
-            throw TrainError.stateMismatch(
-                "parameter buffer holds \(parameters.count) values, the shape needs \(parameterCount)")
+            throw WeightsError.wrongCount(matrix: "the parameter buffer (Wx then Wy)", expected: parameterCount,
+                                          found: parameters.count)
         }
         return try LSTMWeights(
             shape: shape, wx: Array(parameters[0..<shape.wxCount]),
             wy: Array(parameters[shape.wxCount...]))
     }
-
-    /// L: events per stream segment for a sequence of `eventCount` events (N / B).
-    public func segmentLength(eventCount: Int) -> Int { batch > 0 ? eventCount / batch : 0 }
 }

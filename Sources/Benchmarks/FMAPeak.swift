@@ -1,0 +1,77 @@
+// The float32 FMA throughput ceiling of this machine, for judging benchmark figures:
+// register-only FMA chains (AVX-512 where the CPU has it, else AVX2 + FMA3), timed on
+// 1 or more threads at once.
+import CKernels
+import Dispatch
+
+public enum FMAPeak {
+    /// FLOPs in one training timestep at hidden size H, input width I and output width O:
+    /// three H×4H products (recurrent forward, recurrent backward, dW_rec) and three H×O ones
+    /// (output, dWy, dh from the output), 2 FLOPs per multiply-add. The input block (one-hot)
+    /// needs no product.
+    public static func flopsPerTimestep(hidden H: Int, outputs O: Int) -> Double {
+        6 * Double(H) * Double(4 * H + O)
+    }
+
+    /// Which probe runs on this CPU, or why none can.
+    public enum Probe: Sendable, Equatable {
+        case avx512
+        case avx2
+        case unavailable(String)
+
+        public var label: String {
+            switch self {
+            case .avx512: return "AVX-512 register loop"
+            case .avx2: return "AVX2 FMA register loop"
+            case .unavailable(let why): return why
+            }
+        }
+    }
+
+    public static var probe: Probe {
+        #if arch(x86_64)
+        if drummer_kernels_have_avx512() != 0 { return .avx512 }
+        if drummer_kernels_have_avx2_fma() != 0 { return .avx2 }
+        return .unavailable("this CPU has neither AVX-512 nor AVX2 with FMA")
+        #else
+        return .unavailable("the FMA peak probe is written for x86-64")
+        #endif
+    }
+
+    /// GFLOP/s of `threads` threads running the probe at the same time (their sum), the best of
+    /// `runs`; nil when `probe` is unavailable.
+    public static func measure(threads: Int, runs: Int = 3, iterations: Int = 50_000_000) -> Double? {
+        let flopsPerIteration: Double
+        let loop: @Sendable (Int) -> Float
+        switch probe {
+        case .avx512:
+            flopsPerIteration = 12 * 16 * 2
+            loop = { drummer_fma_peak_loop_avx512($0) }
+        case .avx2:
+            flopsPerIteration = 12 * 8 * 2
+            loop = { drummer_fma_peak_loop_avx2($0) }
+        case .unavailable:
+            return nil
+        }
+        guard threads >= 1 else { return nil }
+        var best = 0.0
+        for _ in 0..<runs {
+            let rates = Slots(count: threads)
+            DispatchQueue.concurrentPerform(iterations: threads) { k in
+                let start = DispatchTime.now().uptimeNanoseconds
+                let sink = loop(iterations)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                rates.values[k] = sink.isNaN ? 0 : flopsPerIteration * Double(iterations) / seconds / 1e9
+            }
+            best = max(best, rates.values.reduce(0, +))
+        }
+        return best
+    }
+}
+
+/// One slot per thread; each thread writes only its own.
+private final class Slots: @unchecked Sendable {
+    let values: UnsafeMutableBufferPointer<Double>
+    init(count: Int) { values = .allocate(capacity: count); values.initialize(repeating: 0) }
+    deinit { values.deallocate() }
+}

@@ -1,0 +1,65 @@
+// Sampler speed: notes/s generating from a model of the original's sizes with random
+// weights (the work per note does not depend on the values), 1 OpenBLAS thread against
+// the default, in the same run.
+import DrummerCore
+import Sample
+
+public struct SamplingBenchmark {
+    public var notes = 1000
+    public var hidden = 200
+    public var noteClasses = 17
+    public var tickClasses = 209
+    public var timing = TimingSettings(runs: 15, minimumSeconds: 0)
+
+    public init() {}
+
+    /// Most notes per run (the output array is reserved up front).
+    public static let maximumNotes = 10_000_000
+
+    public func validate() throws {
+        try timing.validate()
+        guard (1...Self.maximumNotes).contains(notes) else {
+            throw BenchmarkError("--notes must be between 1 and \(Self.maximumNotes), got \(notes)")
+        }
+        guard (1...ModelLimits.maximumHidden).contains(hidden) else {
+            throw BenchmarkError("--hidden must be between 1 and \(ModelLimits.maximumHidden), got \(hidden)")
+        }
+        guard (1...128).contains(noteClasses) else { throw BenchmarkError("--note-classes must be between 1 and 128, got \(noteClasses)") }
+        guard (1...4096).contains(tickClasses) else { throw BenchmarkError("--tick-classes must be between 1 and 4096, got \(tickClasses)") }
+    }
+
+    public func run(report: (String) -> Void) throws {
+        try validate()
+        report(MachineInfo.header)
+        let vocab = try Vocabulary(ixToNote: Array(0..<noteClasses), ixToTick: Array(0..<tickClasses))
+        let shape = vocab.shape(hidden: hidden)
+        var rng = SeededRNG(seed: 1)
+        // Random weights of the scale a trained model has (|w| ≲ 0.3).
+        let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
+        let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
+        let sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), vocabulary: vocab)
+        report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.inputWidth); "
+               + "\(notes) notes per generation, median of \(timing.runs) runs")
+        let defaultThreads = BLASRuntime.threads
+        defer { BLASRuntime.setThreads(defaultThreads) }
+        var medians: [Int: Double] = [:]
+        for threads in Array(Set([1, defaultThreads])).sorted() {
+            BLASRuntime.setThreads(threads)
+            var seed: UInt64 = 0
+            var count = 0
+            let rates = try Timing.rates(timing, work: Double(notes)) {
+                var r = SeededRNG(seed: seed)
+                seed += 1
+                count = 0
+                try sampler.generate(count: notes, rng: &r) { _ in count += 1 }
+                precondition(count == notes)
+            }
+            medians[threads] = rates.median
+            report("threads=\(threads)  median \(fixed(rates.median, 0, width: 9)) notes/s  (min \(fixed(rates.min, 0)), "
+                   + "max \(fixed(rates.max, 0)))  \(fixed(1000 * Double(notes) / rates.median, 3)) ms per \(notes) notes")
+        }
+        if let one = medians[1], let many = medians[defaultThreads], defaultThreads > 1 {
+            report("1 thread / \(defaultThreads) threads: \(fixed(one / many, 2))x (same run)")
+        }
+    }
+}

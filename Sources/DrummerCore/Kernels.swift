@@ -1,0 +1,87 @@
+// Size-checked Swift entry points to CKernels, the C loops of the LSTM layer (see
+// Sources/CKernels/include/drummer_kernels.h; each is compiled per instruction set and
+// picked at load time). Every call here checks the buffer sizes against H, G or n before
+// handing raw pointers to C. H = hidden size, G = 4H (gate blocks f, i, o, g).
+import CKernels
+
+package enum Kernels {
+    /// Input block of one step (the one-hot input times Wx, plus the bias):
+    /// out[j] = Σ_q wx[rows[q]·G + j] + bias[j], q < rows.count, in that order.
+    /// `wx` holds whole rows of G floats; every row index must be one of them.
+    @inline(__always)
+    package static func inputBlock(wx: UnsafeBufferPointer<Float>, G: Int, rows: UnsafeBufferPointer<Int32>,
+                                   bias: UnsafeBufferPointer<Float>, out: UnsafeMutableBufferPointer<Float>) {
+        precondition(G > 0 && wx.count % G == 0 && bias.count == G && out.count == G && !rows.isEmpty,
+                     "Kernels.inputBlock: buffer sizes")
+        let n = wx.count / G
+        for r in rows { precondition(r >= 0 && Int(r) < n, "Kernels.inputBlock: row \(r) outside 0..<\(n)") }
+        drummer_input_block(Int32(G), wx.baseAddress, rows.baseAddress, Int32(rows.count), bias.baseAddress,
+                            out.baseAddress)
+    }
+
+    /// Cell forward. `gates` (G): pre-activations in, σ(f), σ(i), σ(o), tanh(g) out;
+    /// cPrev (H) → cNew (H) = σ(f)·cPrev + σ(i)·tanh(g), tanhC (H) = tanh(cNew), hNew (H) = σ(o)·tanhC.
+    /// cNew, tanhC and hNew must not overlap each other, gates or cPrev.
+    @inline(__always)
+    package static func cellForward(H: Int, gates: UnsafeMutableBufferPointer<Float>, cPrev: UnsafeBufferPointer<Float>,
+                                    cNew: UnsafeMutableBufferPointer<Float>, tanhC: UnsafeMutableBufferPointer<Float>,
+                                    hNew: UnsafeMutableBufferPointer<Float>) {
+        precondition(gates.count == 4 * H && cPrev.count == H && cNew.count == H && tanhC.count == H && hNew.count == H,
+                     "Kernels.cellForward: buffer sizes")
+        drummer_cell_forward(Int32(H), gates.baseAddress, cPrev.baseAddress, cNew.baseAddress, tanhC.baseAddress,
+                             hNew.baseAddress)
+    }
+
+    /// Cell backward. acts (G): the forward activations; dhOut + dhNext (H each) reach h_t;
+    /// dc (H): in, the gradient reaching c_t from step t+1; out, the one reaching c_{t−1};
+    /// dGates (G) receives the pre-activation gradients.
+    @inline(__always)
+    package static func cellBackward(H: Int, acts: UnsafeBufferPointer<Float>, cPrev: UnsafeBufferPointer<Float>,
+                                     tanhC: UnsafeBufferPointer<Float>, dhOut: UnsafeBufferPointer<Float>,
+                                     dhNext: UnsafeBufferPointer<Float>, dc: UnsafeMutableBufferPointer<Float>,
+                                     dGates: UnsafeMutableBufferPointer<Float>) {
+        precondition(acts.count == 4 * H && cPrev.count == H && tanhC.count == H && dhOut.count == H
+                     && dhNext.count == H && dc.count == H && dGates.count == 4 * H, "Kernels.cellBackward: buffer sizes")
+        drummer_cell_backward(Int32(H), acts.baseAddress, cPrev.baseAddress, tanhC.baseAddress, dhOut.baseAddress,
+                              dhNext.baseAddress, dc.baseAddress, dGates.baseAddress)
+    }
+
+    /// y += x, elementwise.
+    @inline(__always)
+    package static func accumulate(_ x: UnsafeBufferPointer<Float>, into y: UnsafeMutableBufferPointer<Float>) {
+        precondition(x.count == y.count, "Kernels.accumulate: buffer sizes")
+        if x.isEmpty { return }
+        drummer_accumulate(Int32(x.count), x.baseAddress, y.baseAddress)
+    }
+
+    /// −log softmax(y)[target]; overwrites y with exp(y − max y).
+    @inline(__always)
+    package static func negativeLogLikelihood(_ y: UnsafeMutableBufferPointer<Float>, target: Int) -> Float {
+        precondition(target >= 0 && target < y.count, "Kernels.negativeLogLikelihood: target outside the logits")
+        return drummer_negative_log_likelihood(y.baseAddress, Int32(y.count), Int32(target))
+    }
+
+    /// Cross-entropy of softmax(y) against `target`; replaces y by scale·(softmax(y) − onehot(target)).
+    @inline(__always)
+    package static func softmaxCrossEntropy(_ y: UnsafeMutableBufferPointer<Float>, target: Int, scale: Float) -> Float {
+        precondition(target >= 0 && target < y.count, "Kernels.softmaxCrossEntropy: target outside the logits")
+        return drummer_softmax_cross_entropy(y.baseAddress, Int32(y.count), Int32(target), scale)
+    }
+
+    /// Whether this CPU runs `gemmAVX512`.
+    package static let haveAVX512 = drummer_kernels_have_avx512() != 0
+
+    /// C[M×N] = A[M×K]·W[K×N] (+ C when `accumulate`), row-major with leading dimensions lda, ldw,
+    /// ldc; W is read in place (no packing). Requires `haveAVX512`.
+    @inline(__always)
+    package static func gemmAVX512(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
+                                   w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>,
+                                   ldc: Int, accumulate: Bool) {
+        precondition(haveAVX512, "Kernels.gemmAVX512 on a CPU without AVX-512")
+        precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldw >= n && ldc >= n
+                     && a.count >= (m - 1) * lda + k && w.count >= (k - 1) * ldw + n && c.count >= (m - 1) * ldc + n,
+                     "Kernels.gemmAVX512: buffer sizes")
+        drummer_gemm_avx512(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), w.baseAddress, Int32(ldw),
+                            c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
+    }
+}

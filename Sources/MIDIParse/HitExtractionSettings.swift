@@ -1,0 +1,114 @@
+// How the hits of a drum MIDI file are extracted: which channel's notes count, the
+// resolution they are rescaled to, the grid they snap to and how note numbers are
+// rewritten. Shared by `convert-midi` (the dataset), `eval --data FILE.mid` and the
+// sampler's primer, so that all three read a file the same way.
+import Foundation
+
+/// Which channel's notes a file contributes.
+public enum ChannelSelection: Equatable, Sendable, CustomStringConvertible {
+    /// Channel index 9 (General MIDI drums, "channel 10") when the file has notes there, else every channel.
+    case auto
+    /// Every channel.
+    case all
+    /// One channel index 0...15.
+    case index(Int)
+
+    /// Parses "auto", "all" or a channel index 0...15.
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "auto": self = .auto
+        case "all": self = .all
+        default:
+            guard let n = Int(argument), (0...15).contains(n) else { return nil }
+            self = .index(n)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .all: return "all"
+        case .index(let n): return String(n)
+        }
+    }
+}
+
+/// How note numbers are rewritten before they enter the vocabulary.
+public struct NoteMap: Equatable, Sendable {
+    /// Where the table came from: "none", "original" or the JSON file as given.
+    public let name: String
+    /// Source note -> target note.
+    public let table: [Int: Int]
+
+    public init(name: String, table: [Int: Int]) {
+        self.name = name
+        self.table = table
+    }
+
+    public static let none = NoteMap(name: "none", table: [:])
+
+    /// The original 2017 project's table for its non-General-MIDI notes.
+    public static let original = NoteMap(name: "original", table: [
+        21: 44, 22: 42, 24: 46, 25: 46, 26: 46, 60: 46, 62: 44, 63: 42, 75: 41, 80: 47, 82: 48,
+    ])
+
+    /// A JSON object of note numbers, e.g. `{"21": 44, "22": 42}`.
+    public static func load(path: String) throws -> NoteMap {
+        func bad(_ message: String) -> HitExtractionError { .noteMap(path: path, message: message) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw bad("cannot read: \(error.localizedDescription)")
+        }
+        let raw: [String: Int]
+        do {
+            raw = try JSONDecoder().decode([String: Int].self, from: data)
+        } catch {
+            throw bad("expected a JSON object of note numbers such as {\"21\": 44}")
+        }
+        var table: [Int: Int] = [:]
+        for (k, v) in raw {
+            guard let from = Int(k), (0...127).contains(from) else {
+                throw bad("key \"\(k)\" is not a note number 0...127")
+            }
+            guard (0...127).contains(v) else { throw bad("note \(k) maps to \(v), outside 0...127") }
+            table[from] = v
+        }
+        return NoteMap(name: path, table: table)
+    }
+
+    @inline(__always) public func apply(_ note: Int) -> Int { table[note] ?? note }
+}
+
+/// Settings of hit extraction (convert-midi's flags of the same names).
+public struct HitExtractionSettings: Equatable, Sendable {
+    public var channel: ChannelSelection = .auto
+    /// Target ticks per quarter note.
+    public var ppq: Int = 480
+    /// Grid in target ticks that absolute onsets snap to (nil: no quantizing).
+    public var quantize: Int?
+    public var noteMap: NoteMap = .none
+    /// Parse leniently (recover defects, with warnings) instead of refusing defective files.
+    public var lenient = false
+
+    public init() {}
+}
+
+/// Why hits could not be extracted (apart from the file not being valid MIDI, which is
+/// a `MIDIFileError`, or not being readable, a `MIDIReadError`).
+public enum HitExtractionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A hit too far from the start of its file to be encoded; `tick` is in the file's own division.
+    case hitTooLate(path: String, tick: Int)
+    /// A note map file that cannot be used.
+    case noteMap(path: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .hitTooLate(let p, let t):
+            return "\(p): a hit at tick \(t) lies beyond \(FileHits.maximumTick) ticks at the target resolution"
+        case .noteMap(let p, let m):
+            return "\(p): note map: \(m)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// The two sequential products of the LSTM layer, (1) a_t += h_{t−1}·W_rec and (1')
+// dhNext = da_t·W_recᵀ (see LSTMLayer.swift), and the one choice of how to compute them:
+//   - OpenBLAS: a GEMV for one row (B = 1), a GEMM for more;
+//   - CKernels' AVX-512 kernel (CPUs with AVX-512, from 8 rows): W_rec, or for (1') its
+//     transpose copied once per chunk, is read in place from cache on each of the 2U calls
+//     of a chunk, where OpenBLAS re-packs it on every call.
+// Both give the same results up to float32 rounding; a run is bitwise reproducible with
+// the same choice. `drummer bench train` (mode helper-openblas) compares them.
+import DrummerCore
+
+struct RecurrentProduct {
+    enum Kernel: Sendable, Equatable {
+        case openBLAS
+        case avx512
+    }
+
+    /// Which operand multiplies the rows: W_rec (H×G) or its transpose (G×H).
+    enum Operand {
+        case weights
+        case transposedWeights
+    }
+
+    /// Below this many rows the kernel's 8-row tiles are mostly empty and OpenBLAS is faster
+    /// (H = 200 on a Zen 4: OpenBLAS 42–109 GFLOP/s at 1–4 rows against 13–37; from 8 rows the
+    /// kernel 98–104 against 45–90).
+    static let avx512MinimumRows = 8
+
+    /// The faster kernel for `rows` rows on this CPU.
+    static func defaultKernel(rows: Int) -> Kernel {
+        Kernels.haveAVX512 && rows >= avx512MinimumRows ? .avx512 : .openBLAS
+    }
+
+    let kernel: Kernel
+    let H: Int, G: Int
+    /// W_recᵀ (G×H) for the AVX-512 kernel's (1'); refreshed by `refreshTranspose` once per chunk.
+    private let transposed: FloatBuffer
+
+    /// `kernel` falls back to OpenBLAS on a CPU without AVX-512.
+    init(kernel: Kernel, hidden: Int) {
+        self.kernel = Kernels.haveAVX512 ? kernel : .openBLAS
+        H = hidden
+        G = 4 * hidden
+        transposed = FloatBuffer(count: self.kernel == .avx512 ? G * H : 0)
+    }
+
+    /// Whether `refreshTranspose` must run before each chunk's backward products.
+    var needsTranspose: Bool { kernel == .avx512 }
+
+    /// Copies W_recᵀ (G×H) out of the parameters (Wx's rows recurrentRow..<recurrentRow+H).
+    func refreshTranspose(of params: FloatBuffer, recurrentRow: Int) {
+        guard needsTranspose else { return }
+        let rec = params.buffer(recurrentRow * G, H * G), t = transposed.pointer
+        for k in 0..<H {
+            for j in 0..<G { t[j * H + k] = rec[k * G + j] }
+        }
+    }
+
+    /// out (+)= a · op: `a` is rows×H for `.weights` (out rows×G) and rows×G for
+    /// `.transposedWeights` (out rows×H); W_rec is read from `params` at `recurrentRow`.
+    func multiply(rows: Int, _ a: UnsafeBufferPointer<Float>, by operand: Operand, of params: FloatBuffer,
+                  recurrentRow: Int, into out: UnsafeMutableBufferPointer<Float>, accumulate: Bool) {
+        let rec = params.buffer(recurrentRow * G, H * G)
+        let (inner, width) = operand == .weights ? (H, G) : (G, H)
+        precondition(a.count == rows * inner && out.count == rows * width, "RecurrentProduct: buffer sizes")
+        let beta: Float = accumulate ? 1 : 0
+        switch (kernel, operand) {
+        case (.avx512, .weights):
+            Kernels.gemmAVX512(m: rows, n: G, k: H, a: a, lda: H, w: rec, ldw: G, c: out, ldc: G,
+                               accumulate: accumulate)
+        case (.avx512, .transposedWeights):
+            Kernels.gemmAVX512(m: rows, n: H, k: G, a: a, lda: G, w: transposed.buffer(0, G * H), ldw: H,
+                               c: out, ldc: H, accumulate: accumulate)
+        case (.openBLAS, _) where rows == 1:
+            // One row: out = op·a as a GEMV on W_rec stored H×G.
+            BLAS.sgemv(operand == .weights ? .transposed : .none, rows: H, cols: G, alpha: 1, a: rec, lda: G,
+                       x: a, beta: beta, y: out)
+        case (.openBLAS, .weights):
+            BLAS.sgemm(.none, .none, m: rows, n: G, k: H, alpha: 1, a: a, lda: H, b: rec, ldb: G, beta: beta,
+                       c: out, ldc: G)
+        case (.openBLAS, .transposedWeights):
+            BLAS.sgemm(.none, .transposed, m: rows, n: H, k: G, alpha: 1, a: a, lda: G, b: rec, ldb: G, beta: beta,
+                       c: out, ldc: H)
+        }
+    }
+}
