@@ -16,6 +16,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Type-safe HTML DSL for `drummer report`'s page.
+        .package(url: "https://github.com/JohnSundell/Plot", from: "0.14.0"),
     ],
     targets: [
         // C boundaries: a modulemap and, where Swift cannot import a macro, a shim.h.
@@ -55,11 +57,18 @@ let package = Package(
         // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
         // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
         .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
+        // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
+        // model card, audio) and `drummer tab` (drum tablature). Reads train_log.csv and
+        // model.json as plain files: no Train, no HDF5.
+        .target(name: "Report", dependencies: [
+            "MIDIParse", "DrummerCore", "Encode",
+            .product(name: "Plot", package: "Plot"),
+        ]),
 
         .executableTarget(
             name: "drummer",
             dependencies: [
-                "Benchmarks", "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample",
+                "Benchmarks", "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -72,6 +81,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),
+        .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),
     ]
 )

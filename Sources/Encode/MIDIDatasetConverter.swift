@@ -175,6 +175,7 @@ public enum MIDIDatasetConverter {
         var summary = [
             "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) \(validationInfo == nil ? "" : "training ")hits",
             "Unique notes: \(vocab.notes)",
+            "Notes found: " + GeneralMIDIDrums.listing(counts: training.notes.reduce(into: [:]) { $0[$1, default: 0] += 1 }),
             "Unique ticks: \(vocab.ticks)",
             "Statistics: min \(stats.minHitsPerFile), max \(stats.maxHitsPerFile), average \(String(format: "%.1f", stats.meanHitsPerFile)) hits per file",
             "Events: \(output)/events.npy [\(training.count), 2]" + (settings.oneHot ? ", X.npy [\(training.count), \(vocab.notes + vocab.ticks)]" : ""),

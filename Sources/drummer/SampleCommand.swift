@@ -2,6 +2,7 @@
 import ArgumentParser
 import DrummerCore
 import Foundation
+import Report
 import Sample
 
 struct SampleCommand: ParsableCommand {

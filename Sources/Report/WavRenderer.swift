@@ -1,27 +1,32 @@
 // Optional audio rendering of generated MIDI through FluidSynth and a General MIDI
 // soundfont (Debian: fluidsynth, fluid-soundfont-gm). When either is missing the
 // rendering is skipped with a message; it never fails the sampling itself.
+// Used by `sample --wav` and by the report's audio section.
 import DrummerCore
 import Foundation
 
-enum WavRenderer {
+public enum WavRenderer {
     /// Where Debian's packages put a General MIDI soundfont.
-    static let soundfontCandidates = [
+    public static let soundfontCandidates = [
         "/usr/share/sounds/sf2/FluidR3_GM.sf2",
         "/usr/share/sounds/sf2/default-GM.sf2",
         "/usr/share/sounds/sf3/default-GM.sf3",
     ]
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         case rendered(path: String)
         case skipped(reason: String)
     }
 
-    struct RenderError: Error, CustomStringConvertible {
-        let description: String
+    public struct RenderError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    static func executable(named name: String) -> String? {
+    /// What to install when FluidSynth or the soundfont is missing.
+    public static let installHint = "apt-get install fluidsynth fluid-soundfont-gm"
+
+    /// The first executable called `name` on PATH.
+    public static func executable(named name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") {
             let candidate = "\(dir)/\(name)"
@@ -30,10 +35,11 @@ enum WavRenderer {
         return nil
     }
 
-    /// Renders `midi` to the WAV file `wav` (44.1 kHz), or says why it was skipped.
-    static func render(midi: String, to wav: String, soundfont: String?) throws -> Outcome {
+    /// Renders `midi` to the WAV file `wav` (16-bit stereo at `sampleRate`, written by the
+    /// output rules of AtomicOutput), or says why it was skipped.
+    public static func render(midi: String, to wav: String, soundfont: String?, sampleRate: Int = 44100) throws -> Outcome {
         guard let synth = executable(named: "fluidsynth") else {
-            return .skipped(reason: "fluidsynth is not installed (apt-get install fluidsynth fluid-soundfont-gm)")
+            return .skipped(reason: "fluidsynth is not installed (\(installHint))")
         }
         let font: String
         if let soundfont {
@@ -51,7 +57,7 @@ enum WavRenderer {
         try AtomicOutput.file(at: wav, options: .userFile) { tmp in
             let p = Process()
             p.executableURL = URL(fileURLWithPath: synth)
-            p.arguments = ["-ni", "-q", "-g", "0.8", "-r", "44100", "-T", "wav", "-F", tmp, font, midi]
+            p.arguments = ["-ni", "-q", "-g", "0.8", "-r", String(sampleRate), "-T", "wav", "-F", tmp, font, midi]
             p.standardInput = FileHandle.nullDevice
             p.standardOutput = FileHandle.nullDevice
             let err = Pipe()

@@ -1,0 +1,89 @@
+// A drum MIDI file as the report and the tab read it: its hits (channel index 9 when the
+// file has notes there, else every channel: convert-midi's `--channel auto`), its bars and
+// its tempo.
+import Foundation
+import MIDIParse
+
+public struct DrumPerformance: Sendable {
+    public let path: String
+    public let file: MIDIFile
+    /// NOTE ONs with velocity > 0 of the selected channel(s), in merge order.
+    public let hits: [MIDIHit]
+    /// The channel index the hits come from, nil for every channel.
+    public let channel: Int?
+    public let meter: MIDIMeterMap
+    public let tempo: MIDITempoMap
+    /// Defects recovered while reading (lenient mode only).
+    public let warnings: [MIDIWarning]
+
+    public init(file: MIDIFile, path: String, channel selection: ChannelSelection = .auto, warnings: [MIDIWarning] = []) {
+        self.path = path
+        self.file = file
+        switch selection {
+        case .auto: channel = file.hasNotes(onChannel: 9) ? 9 : nil
+        case .all: channel = nil
+        case .index(let n): channel = n
+        }
+        hits = file.hits(channel: channel)
+        meter = MIDIMeterMap(file: file)
+        tempo = file.tempoMap
+        self.warnings = warnings
+    }
+
+    /// Reads `path`.
+    /// - Throws: `ReportError.unreadableMIDI` naming the file and the defect.
+    public static func load(path: String, channel: ChannelSelection = .auto, lenient: Bool = false) throws -> DrumPerformance {
+        do {
+            let (file, warnings) = try MIDIFile.read(path: path, mode: lenient ? .lenient : .strict)
+            return DrumPerformance(file: file, path: path, channel: channel, warnings: warnings)
+        } catch let e as MIDIFileError {
+            throw ReportError.unreadableMIDI(path: path, message: "byte \(e.offset): \(e.defect.message)")
+        } catch let e as MIDIReadError {
+            throw ReportError.unreadableMIDI(path: path, message: e.message)
+        }
+    }
+
+    /// "channel 10" or "all channels" (1-based, as musicians count channels).
+    public var channelDescription: String { channel.map { "channel \($0 + 1)" } ?? "all channels" }
+
+    /// Number of bars up to and including the last hit's bar (0 without hits).
+    public var barCount: Int {
+        guard let last = hits.map(\.tick).max() else { return 0 }
+        return meter.position(atTick: last).bar + 1
+    }
+
+    /// The file's first tempo in beats per minute (120 without a tempo event).
+    public var initialBPM: Double {
+        let us = tempo.changes.first(where: { $0.tick <= 0 && $0.microsecondsPerQuarter > 0 })?.microsecondsPerQuarter
+            ?? MIDITempoMap.defaultMicrosecondsPerQuarter
+        return 60_000_000 / Double(us)
+    }
+}
+
+/// What went wrong with one input of `drummer report` or `drummer tab`; each names the file.
+public enum ReportError: Error, Equatable, CustomStringConvertible {
+    case missingPath(path: String, what: String)
+    case unreadableMIDI(path: String, message: String)
+    case noDrums(path: String)
+    case noTrainLog(directory: String)
+    case emptyLog(path: String)
+    case badModel(path: String, message: String)
+    case badReference(path: String, message: String)
+    case nothingToDraw
+    case output(path: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .missingPath(let p, let what): return "\(p): no such \(what)"
+        case .unreadableMIDI(let p, let m): return "\(p): not a readable MIDI file: \(m)"
+        case .noDrums(let p): return "\(p): no drum hits (no NOTE ON with velocity > 0 on any channel)"
+        case .noTrainLog(let d):
+            return "\(d): no \(TrainingLog.fileName) here (the checkpoint directory of `drummer train` holds it)"
+        case .emptyLog(let p): return "\(p): no evaluation rows yet (only a header); no curves to draw"
+        case .badModel(let p, let m): return "\(p): \(m)"
+        case .badReference(let p, let m): return "\(p): \(m)"
+        case .nothingToDraw: return "nothing could be drawn from the inputs given; no page written"
+        case .output(let p, let m): return "\(p): \(m)"
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// The model card: what a model directory's model.json says, read tolerantly so that
+// newer manifests (format version 2 with a `groups` list, metadata values that are not
+// strings, keys this version does not know) still show. The fields DrummerCore's
+// ModelManifest knows are decoded through it when it accepts the file; everything is
+// also read loosely with JSONSerialization, and unknown keys are listed as they are.
+import DrummerCore
+import Foundation
+import MIDIParse
+
+public struct ModelCard: Sendable {
+    public var path: String
+    /// Summary rows: format, sizes, parameters, files.
+    public var summary: [(String, String)]
+    /// Notes of the vocabulary with their GM names.
+    public var notes: [Int]
+    /// Tick values of the vocabulary.
+    public var ticks: [Int]
+    /// The `metadata` map (training step, settings, dataset fingerprint, ...), sorted by key.
+    public var metadata: [(String, String)]
+    /// The `groups` list when present: each group's keys and values (compact JSON).
+    public var groups: [[(String, String)]]
+    /// Other top-level keys this version does not know, as compact JSON.
+    public var other: [(String, String)]
+
+    static let knownKeys: Set<String> = ["format", "format_version", "ix_to_note", "ix_to_tick", "hidden_size",
+                                         "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups"]
+
+    /// Reads `directory`/model.json.
+    /// - Throws: `ReportError` when the directory or its model.json is missing or not a JSON object.
+    public static func load(directory: String) throws -> ModelCard {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) else {
+            throw ReportError.missingPath(path: directory, what: "model directory")
+        }
+        guard isDir.boolValue else {
+            throw ReportError.badModel(path: directory, message: "not a directory (a model directory holds model.json, Wx.bin, Wy.bin)")
+        }
+        let file = (directory as NSString).appendingPathComponent(ModelDirectory.manifestFile)
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw ReportError.missingPath(path: file, what: "model manifest (`drummer export` writes it)")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+            throw ReportError.badModel(path: file, message: "cannot read: \(error.localizedDescription)")
+        }
+        let json: [String: Any]
+        do {
+            guard let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw ReportError.badModel(path: file, message: "not a JSON object")
+            }
+            json = obj
+        } catch let e as ReportError { throw e } catch {
+            throw ReportError.badModel(path: file, message: "not valid JSON: \(error.localizedDescription)")
+        }
+        return ModelCard(path: directory, json: json, typed: try? JSONDecoder().decode(ModelManifest.self, from: data))
+    }
+
+    init(path: String, json: [String: Any], typed: ModelManifest?) {
+        self.path = path
+        func ints(_ key: String) -> [Int]? { (json[key] as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } }
+        notes = typed?.ixToNote ?? ints("ix_to_note") ?? []
+        ticks = typed?.ixToTick ?? ints("ix_to_tick") ?? []
+        let hidden = typed?.hiddenSize ?? (json["hidden_size"] as? NSNumber)?.intValue
+        let wx = typed?.wxShape ?? ints("Wx_shape"), wy = typed?.wyShape ?? ints("Wy_shape")
+
+        var rows: [(String, String)] = []
+        let format = typed?.format ?? json["format"] as? String
+        let version = typed?.formatVersion ?? (json["format_version"] as? NSNumber)?.intValue
+        rows.append(("format", (format ?? "none (the original project's vocab.json)") + (version.map { " v\($0)" } ?? "")))
+        if let hidden { rows.append(("hidden size H", String(hidden))) }
+        rows.append(("notes N", String(notes.count)))
+        rows.append(("tick values K", ticks.isEmpty ? "0"
+                     : "\(ticks.count) (\(ticks.first ?? 0) to \(ticks.last ?? 0) ticks)"))
+        func shape(_ s: [Int]?) -> String? { s.map { $0.map(String.init).joined(separator: " × ") } }
+        if let s = shape(wx) { rows.append(("Wx", s)) }
+        if let s = shape(wy) { rows.append(("Wy", s)) }
+        let params = [wx, wy].compactMap { $0 }.map { $0.reduce(1, *) }.reduce(0, +)
+        if params > 0 { rows.append(("parameters", Self.grouped(params) + " (float32, \(Self.bytes(params * 4)))")) }
+        if let g = typed?.gateOrder ?? (json["gate_order"] as? [String]) { rows.append(("gate order", g.joined(separator: ", "))) }
+        for name in [ModelDirectory.wxFile, ModelDirectory.wyFile] {
+            let full = (path as NSString).appendingPathComponent(name)
+            if let size = (try? FileManager.default.attributesOfItem(atPath: full))?[.size] as? NSNumber {
+                rows.append((name, Self.bytes(size.intValue)))
+            } else {
+                rows.append((name, "missing"))
+            }
+        }
+        rows.append(("checksums", json["sha256"] == nil ? "none in model.json" : "SHA-256 of both .bin files in model.json"))
+        summary = rows
+
+        metadata = (json["metadata"] as? [String: Any] ?? [:]).map { ($0.key, Self.compact($0.value)) }
+            .sorted { $0.0 < $1.0 }
+        groups = (json["groups"] as? [Any] ?? []).map { g in
+            if let d = g as? [String: Any] { return d.map { ($0.key, Self.compact($0.value)) }.sorted { $0.0 < $1.0 } }
+            return [("value", Self.compact(g))]
+        }
+        other = json.filter { !Self.knownKeys.contains($0.key) }.map { ($0.key, Self.compact($0.value)) }
+            .sorted { $0.0 < $1.0 }
+    }
+
+    /// A value as text: strings as they are, anything else as compact JSON, cut to 300 characters.
+    static func compact(_ value: Any) -> String {
+        var s: String
+        if let str = value as? String {
+            s = str
+        } else if let n = value as? NSNumber {
+            s = "\(n)"
+        } else if JSONSerialization.isValidJSONObject(value),
+                  let d = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            s = String(decoding: d, as: UTF8.self)
+        } else {
+            s = "\(value)"
+        }
+        if s.count > 300 { s = String(s.prefix(300)) + "…" }
+        return s
+    }
+
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return out
+    }
+
+    static func bytes(_ n: Int) -> String {
+        if n >= 1 << 20 { return String(format: "%.1f MiB", Double(n) / Double(1 << 20)) }
+        if n >= 1 << 10 { return String(format: "%.1f KiB", Double(n) / Double(1 << 10)) }
+        return "\(n) bytes"
+    }
+}

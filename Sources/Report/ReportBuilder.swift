@@ -1,0 +1,419 @@
+// `drummer report`: gathers what the inputs allow into sections of one HTML page.
+// Each section appears when its input is given; an input that cannot be read becomes a
+// warning (one line naming the file) and a note in its section, and the rest is drawn.
+import DrummerCore
+import Foundation
+import MIDIParse
+import Plot
+
+public struct ReportOptions: Sendable {
+    /// A checkpoint directory holding train_log.csv.
+    public var checkpoints: String?
+    /// A model directory holding model.json.
+    public var model: String?
+    /// A convert-midi dataset, a folder of MIDI files or one MIDI file.
+    public var reference: String?
+    /// Generated (or any) drum MIDI files.
+    public var generated: [String] = []
+    /// Bars drawn per piano roll and played per audio clip.
+    public var bars = 8
+    /// Most points drawn per curve.
+    public var maxPoints = 500
+    /// Render audio through FluidSynth.
+    public var audio = true
+    public var soundfont: String?
+    /// Longest audio clip.
+    public var audioSeconds = 30.0
+    /// Most generated files given an audio clip (each adds about 44 kB per second).
+    public var maxAudioFiles = 8
+    public var title = "drummer report"
+
+    public init() {}
+}
+
+public struct ReportResult {
+    public var html: String
+    /// One line per problem, each naming the file.
+    public var warnings: [String]
+    /// Section ids on the page, in order.
+    public var sections: [String]
+    /// False when no section holds a chart, table or clip: the page would only say what failed.
+    public var drewSomething: Bool
+}
+
+/// One section of the page.
+struct Section {
+    var id: String
+    var title: String
+    var nodes: [Node<HTML.BodyContext>] = []
+    var drawn = false
+
+    init(id: String, title: String) {
+        self.id = id
+        self.title = title
+    }
+
+    mutating func note(_ text: String) { nodes.append(.p(.class("note"), .text(text))) }
+}
+
+public enum ReportBuilder {
+    public static func build(_ options: ReportOptions, progress: ((String) -> Void)? = nil) -> ReportResult {
+        var warnings: [String] = []
+        var sections: [Section] = []
+
+        // Inputs read once, shared by the sections.
+        var generated: [DrumPerformance] = []
+        var generatedProblems: [String: String] = [:]
+        for path in options.generated {
+            do {
+                let p = try DrumPerformance.load(path: path, lenient: true)
+                for w in p.warnings { warnings.append("\(w)") }
+                if p.hits.isEmpty {
+                    let e = ReportError.noDrums(path: path)
+                    warnings.append(e.description)
+                    generatedProblems[path] = e.description
+                } else {
+                    generated.append(p)
+                }
+            } catch {
+                let message = FileManager.default.fileExists(atPath: path)
+                    ? "\(error)" : ReportError.missingPath(path: path, what: "MIDI file").description
+                warnings.append(message)
+                generatedProblems[path] = message
+            }
+        }
+        var reference: ReferenceSet?
+        var referenceProblem: String?
+        if let r = options.reference {
+            progress?("reading the reference \(r)")
+            do {
+                reference = try ReferenceSet.load(path: r)
+                if let ref = reference, !ref.problems.isEmpty {
+                    warnings.append("\(r): \(ref.problems.count) of its MIDI files could not be read and were left out "
+                                    + "(first: \(ref.problems[0]))")
+                }
+            } catch {
+                referenceProblem = "\(error)"
+                warnings.append("\(error)")
+            }
+        }
+
+        if let dir = options.checkpoints {
+            sections.append(curves(dir, maxPoints: options.maxPoints, warnings: &warnings))
+        }
+        if !options.generated.isEmpty || reference?.heldOut != nil {
+            var s = Section(id: "piano-rolls", title: "Piano rolls")
+            s.note("The first \(options.bars) bars of each file; one mark per hit, darker for louder hits; "
+                   + "dark lines are bar lines, light ones beats.")
+            var figures: [Node<HTML.BodyContext>] = []
+            for path in options.generated {
+                if let problem = generatedProblems[path] {
+                    figures.append(.element(named: "figure", nodes: [
+                        .element(named: "figcaption", nodes: [.text(path)]), .p(.class("note"), .text(problem))]))
+                } else if let p = generated.first(where: { $0.path == path }) {
+                    figures.append(rollFigure(p, caption: path, bars: options.bars))
+                    s.drawn = true
+                }
+            }
+            if let held = reference?.heldOut {
+                figures.append(rollFigure(held, caption: "reference: \(held.path)", bars: options.bars, reference: true))
+                s.drawn = true
+            } else if options.reference != nil {
+                s.note("No reference file to draw" + (referenceProblem.map { ": \($0)" } ?? "."))
+            }
+            s.nodes.append(.div(.class("figures"), .group(figures)))
+            sections.append(s)
+        }
+        if !options.generated.isEmpty || options.reference != nil {
+            sections.append(histograms(generated: generated, reference: reference, referenceProblem: referenceProblem))
+        }
+        if let dir = options.model {
+            sections.append(modelCard(dir, warnings: &warnings))
+        }
+        if !options.generated.isEmpty {
+            sections.append(audio(generated, options: options, warnings: &warnings, progress: progress))
+        }
+
+        let html = ReportPage.render(title: options.title, options: options, sections: sections, warnings: warnings)
+        return ReportResult(html: html, warnings: warnings, sections: sections.map(\.id),
+                            drewSomething: sections.contains { $0.drawn })
+    }
+
+    // MARK: Training curves
+
+    static func curves(_ dir: String, maxPoints: Int, warnings: inout [String]) -> Section {
+        var s = Section(id: "curves", title: "Training curves")
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            let e = ReportError.missingPath(path: dir, what: "checkpoint directory")
+            warnings.append(e.description)
+            s.note(e.description)
+            return s
+        }
+        let path = (dir as NSString).appendingPathComponent(TrainingLog.fileName)
+        guard FileManager.default.fileExists(atPath: path) else {
+            let e = ReportError.noTrainLog(directory: dir)
+            warnings.append(e.description)
+            s.note(e.description)
+            return s
+        }
+        let log: TrainingLog
+        do { log = try TrainingLog.load(path: path) } catch {
+            warnings.append("\(error)")
+            s.note("\(error)")
+            return s
+        }
+        guard log.rowCount > 0 else {
+            let e = ReportError.emptyLog(path: path)
+            warnings.append(e.description)
+            s.note(e.description)
+            return s
+        }
+        if log.skippedRows > 0 {
+            warnings.append("\(path): \(log.skippedRows) row(s) without a numeric step were left out")
+        }
+        let best = log.bestValidation
+        var lines: [String] = ["\(log.rowCount) evaluation(s), steps \(NiceScale.label(log.steps.first ?? 0)) to "
+                               + "\(NiceScale.label(log.steps.last ?? 0)) (\(path))."]
+        if let best {
+            var b = "Best validation loss \(String(format: "%.4f", best.loss)) at step \(Int(best.step))"
+            if let acc = log.values["validation_accuracy"]?[best.row] { b += ", validation accuracy \(String(format: "%.4f", acc))" }
+            lines.append(b + ".")
+        } else {
+            lines.append("No validation loss in the log: no best step to mark.")
+        }
+        s.nodes.append(.p(.text(lines.joined(separator: " "))))
+
+        func series(_ columns: [String]) -> [LineChart.Series] {
+            columns.map { name in
+                var rows: [(row: Int, x: Double, y: Double)] = []
+                for (i, v) in (log.values[name] ?? []).enumerated() { if let v { rows.append((i, log.steps[i], v)) } }
+                let keep = Set(rows.indices.filter { rows[$0].row == best?.row })
+                let idx = Downsample.indices(rows.map(\.y), maxPoints: maxPoints, keep: keep)
+                return LineChart.Series(name: name, points: idx.map { (rows[$0].x, rows[$0].y) },
+                                        dashed: name.hasPrefix("smoothed"))
+            }
+        }
+        var figures: [Node<HTML.BodyContext>] = []
+        let marker = best.map { LineChart.Marker(x: $0.step, y: nil, label: "best validation: step \(Int($0.step))") }
+        let charts: [(String, [String], String)] = [
+            ("Loss (nats per event)", log.lossColumns, "loss"),
+            ("Accuracy", log.accuracyColumns, "accuracy"),
+            ("Learning rate", log.learningRateColumns, "learning rate"),
+        ]
+        for (title, columns, yLabel) in charts where !columns.isEmpty {
+            var chart = LineChart(series: series(columns), xLabel: "step", yLabel: yLabel, marker: marker)
+            if yLabel == "loss", let best { chart.marker?.y = best.loss }
+            figures.append(figure(chart.render(label: title), caption: title, legend: columns))
+        }
+        s.nodes.append(.div(.class("figures"), .group(figures)))
+        s.drawn = !figures.isEmpty
+
+        let checkpoints = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
+            .filter { $0.hasSuffix(".h5") }
+            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+        if !checkpoints.isEmpty {
+            let listed = checkpoints.map { name -> String in
+                let size = (try? FileManager.default.attributesOfItem(atPath: (dir as NSString).appendingPathComponent(name)))?[.size] as? NSNumber
+                return name + (size.map { " (\(ModelCard.bytes($0.intValue)))" } ?? "")
+            }
+            s.nodes.append(.p(.class("small"), .text("Checkpoints kept: " + listed.joined(separator: ", "))))
+        }
+        return s
+    }
+
+    // MARK: Piano rolls
+
+    static func rollFigure(_ p: DrumPerformance, caption: String, bars: Int, reference: Bool = false) -> Node<HTML.BodyContext> {
+        let roll = PianoRoll(p, bars: bars)
+        let drawn = roll.render(label: "Piano roll of \(p.path)")
+        let meters = Set(p.meter.segments.map { "\($0.numerator)/\($0.denominator)" }).sorted().joined(separator: ", ")
+        var text = "\(caption): bars 1–\(roll.bars) of \(p.barCount), \(drawn.marks) hits drawn, \(meters), "
+            + "\(Int(p.initialBPM.rounded())) BPM, \(p.channelDescription)"
+        if drawn.omitted > 0 { text += "; \(drawn.omitted) more hits in these bars not drawn" }
+        return .element(named: "figure", nodes: [
+            .class(reference ? "roll reference" : "roll"),
+            .raw(drawn.svg),
+            .element(named: "figcaption", nodes: [.text(text)]),
+        ])
+    }
+
+    // MARK: Histograms
+
+    static func histograms(generated: [DrumPerformance], reference: ReferenceSet?, referenceProblem: String?) -> Section {
+        var s = Section(id: "histograms", title: "Generated against reference")
+        var gen = HitSample()
+        for p in generated { gen.append(p) }
+        let sources: [(String, HitSample)] = (generated.isEmpty ? [] : [("generated", gen)])
+            + (reference.map { [("reference", $0.sample)] } ?? [])
+        guard !sources.isEmpty else {
+            s.note("Nothing to count: " + (referenceProblem ?? "no generated file could be read."))
+            return s
+        }
+        if let r = reference {
+            s.nodes.append(.p(.text("Reference: \(r.path) (\(r.kind), \(r.sample.hits) hits). "
+                                    + "Bars show each source's share of its hits.")))
+            for remark in r.remarks { s.note("Reference: \(remark).") }
+        } else if let referenceProblem {
+            s.note("No reference: \(referenceProblem)")
+        } else {
+            s.note("No reference given (--reference): generated files only.")
+        }
+        var figures: [Node<HTML.BodyContext>] = []
+        var distances: [(String, Double)] = []
+        func chart(_ title: String, _ histograms: [(String, Histogram)], xLabel: String, tooltips: [String]? = nil) {
+            guard let first = histograms.first else { return }
+            let c = BarChart(categories: first.1.labels, tooltips: tooltips,
+                             groups: histograms.map { BarChart.Group(name: $0.0, values: $0.1.fractions) },
+                             xLabel: xLabel, yLabel: "share of hits")
+            var caption = title
+            if histograms.count == 2, let tv = Histogram.totalVariation(histograms[0].1, histograms[1].1) {
+                caption += String(format: " (total variation distance %.3f)", tv)
+                distances.append((title, tv))
+            }
+            figures.append(figure(c.render(label: title), caption: caption, legend: histograms.map(\.0)))
+        }
+        let order = GeneralMIDIDrums.sorted(notes: sources.flatMap(\.1.notes))
+        chart("Notes", sources.map { ($0.0, HitHistograms.notes($0.1.notes, order: order)) }, xLabel: "drum",
+              tooltips: order.map { "\(GeneralMIDIDrums.name(note: $0)) (\($0))" })
+        chart("Deltas (time since the previous hit, fraction of a whole note)",
+              sources.map { ($0.0, HitHistograms.deltas($0.1.deltas)) }, xLabel: "delta (whole notes)")
+        chart("Velocities", sources.compactMap { src in src.1.velocities.map { (src.0, HitHistograms.velocities($0)) } },
+              xLabel: "velocity")
+        let withPositions = sources.compactMap { src in src.1.positions.map { (src.0, $0) } }
+        let bins = max(16, (withPositions.flatMap(\.1).max() ?? -1) + 1)
+        chart("Position in bar (nearest sixteenth)",
+              withPositions.map { ($0.0, HitHistograms.positions($0.1, minimumBins: bins)) }, xLabel: "position in bar")
+        s.nodes.append(.div(.class("figures"), .group(figures)))
+
+        // Figures per source.
+        func row(_ name: String, _ value: (HitSample) -> String) -> Node<HTML.TableContext> {
+            .tr(.th(.text(name)), .group(sources.map { .td(.text(value($0.1))) }))
+        }
+        let table: Node<HTML.BodyContext> = .table(
+            .class("figures-table"),
+            .tr(.th(.text("")), .group(sources.map { .th(.text($0.0)) })),
+            row("files") { String($0.files) },
+            row("hits") { String($0.hits) },
+            row("distinct notes") { String(Set($0.notes).count) },
+            row("hits per bar") { x in x.bars.flatMap { $0 > 0 ? String(format: "%.1f", Double(x.hits) / Double($0)) : nil } ?? "–" },
+            row("mean velocity") { x in
+                x.velocities.flatMap { $0.isEmpty ? nil : String(format: "%.1f", Double($0.reduce(0, +)) / Double($0.count)) } ?? "–"
+            },
+            row("simultaneous hits (delta 0)") { x in
+                x.deltas.isEmpty ? "–" : String(format: "%.1f%%", 100 * Double(x.deltas.filter { $0 == 0 }.count) / Double(x.deltas.count))
+            }
+        )
+        s.nodes.append(.h3(.text("Figures")))
+        s.nodes.append(table)
+        if !distances.isEmpty {
+            s.note("Total variation distance: half the summed absolute difference of the two shares, "
+                   + "0 for identical distributions, 1 for disjoint ones.")
+        }
+        s.drawn = !figures.isEmpty
+        return s
+    }
+
+    // MARK: Model card
+
+    static func modelCard(_ dir: String, warnings: inout [String]) -> Section {
+        var s = Section(id: "model", title: "Model card")
+        let card: ModelCard
+        do { card = try ModelCard.load(directory: dir) } catch {
+            warnings.append("\(error)")
+            s.note("\(error)")
+            return s
+        }
+        func table(_ rows: [(String, String)]) -> Node<HTML.BodyContext> {
+            .table(.class("kv"), .group(rows.map { .tr(.th(.text($0.0)), .td(.text($0.1))) }))
+        }
+        s.nodes.append(.p(.text("From \(dir)/\(ModelDirectory.manifestFile).")))
+        s.nodes.append(table(card.summary))
+        s.nodes.append(.h3(.text("Vocabulary")))
+        s.nodes.append(.p(.text("Notes, by index:")))
+        s.nodes.append(.div(.class("vocab"), .group(card.notes.enumerated().map { i, n in
+            .span(.b(.text("\(i)")), .text(" \(n) \(GeneralMIDIDrums.name(note: n))"))
+        })))
+        if !card.ticks.isEmpty {
+            s.nodes.append(.p(.class("small"), .text("Tick values, by index: " + card.ticks.map(String.init).joined(separator: ", "))))
+        }
+        if !card.groups.isEmpty {
+            s.nodes.append(.h3(.text("Groups")))
+            for (i, g) in card.groups.enumerated() {
+                s.nodes.append(.h3(.class("sub"), .text("group \(i + 1)")))
+                s.nodes.append(table(g))
+            }
+        }
+        if !card.metadata.isEmpty {
+            s.nodes.append(.h3(.text("Training and data (metadata)")))
+            s.nodes.append(table(card.metadata))
+        }
+        if !card.other.isEmpty {
+            s.nodes.append(.h3(.text("Other keys")))
+            s.nodes.append(table(card.other))
+        }
+        s.drawn = true
+        return s
+    }
+
+    // MARK: Audio
+
+    static func audio(_ generated: [DrumPerformance], options: ReportOptions, warnings: inout [String],
+                      progress: ((String) -> Void)?) -> Section {
+        var s = Section(id: "audio", title: "Listen")
+        guard options.audio else {
+            s.note("Audio was not rendered (--no-audio).")
+            return s
+        }
+        guard !generated.isEmpty else {
+            s.note("No generated file could be read: nothing to play.")
+            return s
+        }
+        s.note("The first \(options.bars) bars of each file (at most \(Int(options.audioSeconds)) s), "
+               + "rendered by FluidSynth with a General MIDI soundfont, 22,050 Hz mono.")
+        var items: [Node<HTML.BodyContext>] = []
+        for p in generated.prefix(options.maxAudioFiles) {
+            progress?("rendering audio for \(p.path)")
+            let end = PianoRoll(p, bars: options.bars).endTick
+            do {
+                switch try AudioClip.render(p, endTick: end, maxSeconds: options.audioSeconds, soundfont: options.soundfont) {
+                case .wav(let data, let seconds):
+                    items.append(.div(.class("clip"),
+                                      .p(.text(String(format: "%@ (%.1f s, %@)", p.path, seconds, ModelCard.bytes(data.count)))),
+                                      .audio(.controls(true), .attribute(named: "preload", value: "none"),
+                                             .source(.src("data:audio/wav;base64," + data.base64EncodedString()), .type(.wav)))))
+                    s.drawn = true
+                case .skipped(let reason):
+                    let line = "audio skipped: \(reason)"
+                    if !warnings.contains(line) { warnings.append(line) }
+                    s.nodes.append(.p(.class("note skipped"), .text("Audio skipped: \(reason).")))
+                    s.nodes.append(contentsOf: items)
+                    return s
+                }
+            } catch {
+                warnings.append("\(p.path): audio: \(error)")
+                items.append(.p(.class("note"), .text("\(p.path): audio failed: \(error)")))
+            }
+        }
+        if generated.count > options.maxAudioFiles {
+            s.note("Audio for the first \(options.maxAudioFiles) of \(generated.count) files.")
+        }
+        s.nodes.append(contentsOf: items)
+        return s
+    }
+
+    // MARK: Helpers
+
+    /// A figure with an inline SVG, a caption and a colour legend.
+    static func figure(_ svg: String, caption: String, legend: [String]) -> Node<HTML.BodyContext> {
+        .element(named: "figure", nodes: [
+            .raw(svg),
+            .element(named: "figcaption", nodes: [
+                .text(caption),
+                .span(.class("legend"), .group(legend.enumerated().map { i, name in
+                    .span(.class("key"), .span(.class("swatch"), .style("background:\(Palette.color(i))")), .text(name))
+                })),
+            ]),
+        ])
+    }
+}

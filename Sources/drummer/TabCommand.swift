@@ -1,0 +1,96 @@
+// `drummer tab FILE.mid`: drum tablature in the terminal (or the grid as JSON).
+import ArgumentParser
+import DrummerCore
+import Foundation
+import MIDIParse
+import Report
+
+struct TabCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tab",
+        abstract: "Print a drum MIDI file as drum tablature.",
+        discussion: """
+            One line per drum, top to bottom: cymbals, hi-hats, toms (high to low), snares, bass \
+            drums, other percussion, then notes outside General MIDI percussion (N22 ...). Names: \
+            CR crash, CR2, SP splash, CH china, RD ride, RD2, RB ride bell, HH closed hi-hat, OH open \
+            hi-hat, HF hi-hat foot, T1-T4 toms, FT/FT2 floor toms, SD snare, SD2 electric snare, SS \
+            side stick, CP clap, BD bass drum (36), BD2 (35).
+
+            Each cell is one --grid step (16 = sixteenth notes; a bar of n/d has n × grid / d cells: \
+            16 in 4/4, 12 in 6/8). Glyphs: cymbals and hi-hats x, drums o; X / O accent (velocity \
+            >= 110), g ghost (velocity < 50), - nothing. A ~ after a glyph marks a hit off the grid \
+            (more than --tolerance of a cell from it), drawn at the nearest cell: triplets are off a \
+            16 grid, use --grid 12 or 24. The count line reads 1 e & a (sixteenths), 1 & (eighths), \
+            1 t l (triplets). Bars are separated by |, lines wrap at --width columns.
+
+            Reads channel 10 (index 9) when the file has notes there, otherwise every channel \
+            (--channel to choose). --json prints the grid: bars, and per drum one array of cells per \
+            bar (null, or velocity, hits, off_grid and offset in cells).
+            """)
+
+    @Argument(help: ArgumentHelp("A drum MIDI file.", valueName: "file.mid"))
+    var file: String
+
+    @Option(help: "Bars to show (0: all).")
+    var bars = 8
+
+    @Option(help: "First bar to show (1-based).")
+    var from = 1
+
+    @Option(help: "Cells per whole note: 16 sixteenths, 8 eighths, 12 eighth triplets, 24 sixteenth triplets, 32.")
+    var grid = 16
+
+    @Option(help: "Largest distance from a cell, as a fraction of a cell, at which a hit is on the grid (0 to 0.49).")
+    var tolerance = 0.25
+
+    @Option(help: "Channel: auto (index 9 if the file has notes there, else all), all, or an index 0-15.")
+    var channel = "auto"
+
+    @Option(help: "Terminal width to wrap lines at.")
+    var width = 80
+
+    @Flag(help: "Read the file leniently (recover defects such as a missing end of track, with a warning each).")
+    var lenient = false
+
+    @Flag(help: "Print the grid as JSON instead of the tab.")
+    var json = false
+
+    func validate() throws {
+        guard bars >= 0 else { throw ValidationError("--bars must be 0 (all) or more, got \(bars)") }
+        guard from >= 1 else { throw ValidationError("--from is a bar number, 1 or more, got \(from)") }
+        guard (1...192).contains(grid) else { throw ValidationError("--grid must be between 1 and 192 cells per whole note, got \(grid)") }
+        guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
+        guard ChannelSelection(argument: channel) != nil else {
+            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
+        }
+        guard width >= 20 else { throw ValidationError("--width must be at least 20 columns, got \(width)") }
+    }
+
+    func run() throws {
+        let performance: DrumPerformance
+        do {
+            performance = try DrumPerformance.load(path: file, channel: ChannelSelection(argument: channel) ?? .auto,
+                                                   lenient: lenient)
+        } catch let e as ReportError {
+            stderr("error: \(FileManager.default.fileExists(atPath: file) ? e.description : "\(file): no such file")")
+            throw ExitCode(1)
+        }
+        for w in performance.warnings { stderr("warning: \(w)") }
+        if performance.hits.isEmpty {
+            stderr("error: \(ReportError.noDrums(path: file))")
+            throw ExitCode(1)
+        }
+        let grid = DrumGrid(performance, options: DrumGridOptions(grid: grid, firstBar: from - 1,
+                                                                   bars: bars == 0 ? nil : bars, tolerance: tolerance))
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            enc.keyEncodingStrategy = .convertToSnakeCase
+            FileHandle.standardOutput.write(try enc.encode(grid) + Data("\n".utf8))
+        } else {
+            print(DrumTab.render(grid, style: DrumTabStyle(width: width)), terminator: "")
+        }
+    }
+
+    private func stderr(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+}

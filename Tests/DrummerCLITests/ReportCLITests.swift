@@ -1,0 +1,351 @@
+import Foundation
+import XCTest
+
+/// `drummer report` end to end, through the built binary; the page is also loaded in
+/// headless Chromium when it is installed (Scripts/test installs it).
+final class ReportCLITests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("report-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    // MARK: Inputs
+
+    /// A train_log.csv as `drummer train` writes it, plus a per-group column (issue 10).
+    private func checkpoints(rows: Int = 6, name: String = "ckpt") throws -> URL {
+        let dir = tmp.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var text = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,train_accuracy_note,"
+            + "train_accuracy_tick,validation_loss,validation_accuracy,validation_accuracy_note,validation_accuracy_tick,"
+            + "validation_loss_velocity\n"
+        for i in 1...max(1, rows) where rows > 0 {
+            let s = i * 500
+            let v = 3.2 + 0.3 * abs(Double(i) - Double(rows) * 0.6) / Double(rows)
+            text += "\(s),\(i),\(3.5 - 0.1 * Double(i)),1.0,\(3.4 - 0.1 * Double(i)),0.2,0.4,0.4,\(v),0.21,0.4,0.4,0.7\n"
+        }
+        try text.write(to: dir.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
+        try Data(count: 100).write(to: dir.appendingPathComponent("ckpt-500.h5"))
+        return dir
+    }
+
+    private func sample(_ name: String, seed: Int) throws -> String {
+        let path = tmp.appendingPathComponent(name).path
+        let r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "300",
+                             "--seed", String(seed), "-o", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return path
+    }
+
+    /// A folder of two hand-written MIDI files (with velocities) as a reference.
+    private func referenceFolder() throws -> URL {
+        let dir = tmp.appendingPathComponent("ref")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try TinySMF.rockBeat.write(to: dir.appendingPathComponent("a-rock.mid"))
+        var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = []
+        for bar in 0..<4 {
+            for i in 0..<6 { hits.append((bar * 1440 + i * 240, 42, UInt8(60 + i * 5))) }
+            hits += [(bar * 1440, 36, 100), (bar * 1440 + 720, 38, 110)]
+        }
+        try TinySMF.drums(hits, meter: (6, 3)).write(to: dir.appendingPathComponent("b-six.mid"))
+        return dir
+    }
+
+    /// NOTE ONs with velocity > 0 before `tick`, read by the independent TinyMIDI reader.
+    private func hitsBefore(_ path: String, tick: Int) throws -> Int {
+        let midi = try XCTUnwrap(TinyMIDI([UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
+        XCTAssertEqual(midi.ppq, 480)
+        return midi.noteOns.filter { $0.tick < tick }.count
+    }
+
+    private func sections(_ html: String) -> [String] {
+        html.components(separatedBy: "<section id=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+    }
+
+    private var fluidsynthAvailable: Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/fluidsynth") }
+            && FileManager.default.fileExists(atPath: "/usr/share/sounds/sf2/FluidR3_GM.sf2")
+    }
+
+    // MARK: The whole page
+
+    func testFullReportHasEverySectionAndLoadsInChromium() throws {
+        let ckpt = try checkpoints()
+        let gen1 = try sample("gen-1.mid", seed: 1), gen2 = try sample("gen-2.mid", seed: 2)
+        // The reference as a convert-midi dataset whose manifest points back at its source folder.
+        let refDir = try referenceFolder()
+        let data = tmp.appendingPathComponent("data")
+        let conv = try CLI.run(["convert-midi", refDir.path, "-o", data.path])
+        XCTAssertEqual(conv.status, 0, conv.stderr)
+        let out = tmp.appendingPathComponent("report.html")
+        let r = try CLI.run(["report", "--checkpoints", ckpt.path, "--model", CLI.repoRoot.appendingPathComponent("models/groove").path,
+                             "--reference", data.path, gen1, gen2, "-o", out.path, "--bars", "4"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("wrote \(out.path)"), r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertEqual(sections(html).filter { $0 != "warnings" }, ["curves", "piano-rolls", "histograms", "model", "audio"])
+        XCTAssertTrue(html.contains("no velocities"), "the dataset reference says what it lacks")
+        XCTAssertTrue(html.contains("validation_loss_velocity"), "extra log columns are drawn")
+        XCTAssertTrue(html.contains("best validation: step 2000"), "rows 1...6: the lowest validation loss is at row 4")
+        XCTAssertFalse(html.contains("<script"))
+        if fluidsynthAvailable {
+            XCTAssertEqual(html.components(separatedBy: "<audio").count - 1, 2)
+            XCTAssertTrue(html.contains("src=\"data:audio/wav;base64,UklGR"), "a RIFF file inline")
+        } else {
+            XCTAssertTrue(html.contains("Audio skipped: fluidsynth is not installed"), "the page says what to install")
+        }
+
+        // The page in a real browser.
+        guard let chromium = Browser.find() else {
+            throw XCTSkip("chromium is not installed (Scripts/test installs Debian's chromium): the page was checked as text only")
+        }
+        let dom = try Browser.dumpDOM(chromium, page: out, profile: tmp.appendingPathComponent("profile"))
+        XCTAssertTrue(dom.contains("</html>"), String(dom.prefix(500)))
+        XCTAssertEqual(sections(dom).filter { $0 != "warnings" }, ["curves", "piano-rolls", "histograms", "model", "audio"])
+        // One mark per hit in each roll, counted against the MIDI file: 4 bars of 4/4 at 480 PPQ.
+        let figures = dom.components(separatedBy: "<figure").dropFirst()
+        for path in [gen1, gen2] {
+            let fig = try XCTUnwrap(figures.first { $0.contains("<figcaption>\(path):") }, "roll of \(path)")
+            XCTAssertEqual(fig.components(separatedBy: "class=\"hit\"").count - 1, try hitsBefore(path, tick: 4 * 1920), path)
+        }
+        // The held-out reference file, found through the dataset's manifest: the rock beat (1 bar, 15 hits).
+        let reference = try XCTUnwrap(figures.first { $0.contains("<figcaption>reference: ") }, "reference roll")
+        XCTAssertTrue(reference.contains("a-rock.mid") || reference.contains("b-six.mid"), reference)
+        XCTAssertEqual(reference.components(separatedBy: "class=\"hit\"").count - 1, reference.contains("a-rock.mid") ? 15 : 32)
+        // Axis labels.
+        for label in [">step</text>", ">loss</text>", ">accuracy</text>", ">learning rate</text>", ">bar</text>",
+                      ">drum</text>", ">velocity</text>", ">position in bar</text>"] {
+            XCTAssertTrue(dom.contains(label), label)
+        }
+        XCTAssertTrue(dom.contains(">Closed Hi-Hat</text>") || dom.contains(">Acoustic Snare</text>"), "GM row names")
+        // No element refers to the network: every src and href is a data: URI or a fragment.
+        let refs = Browser.attributeValues(dom, names: ["src", "href", "srcset", "poster", "data", "action", "xlink:href"])
+        XCTAssertFalse(refs.isEmpty)
+        for v in refs { XCTAssertTrue(v.hasPrefix("data:") || v.hasPrefix("#"), "refers outside the page: \(v.prefix(80))") }
+        XCTAssertFalse(dom.contains("url("), "no CSS url()")
+
+        let shot = Browser.artifactsDirectory.appendingPathComponent("report.png")
+        try Browser.screenshot(chromium, page: out, to: shot, profile: tmp.appendingPathComponent("profile"))
+        let png = try Data(contentsOf: shot)
+        XCTAssertEqual([UInt8](png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        XCTAssertGreaterThan(png.count, 20_000, "a blank page compresses to far less")
+        print("report screenshot: \(shot.path)")
+        try? FileManager.default.copyItem(at: out, to: Browser.artifactsDirectory.appendingPathComponent("report-\(UUID().uuidString.prefix(8)).html"))
+    }
+
+    // MARK: Audio
+
+    func testAudioIsEmbeddedOrSkippedWithAVisibleNote() throws {
+        let gen = try sample("g.mid", seed: 3)
+        let hidden = tmp.appendingPathComponent("hidden.html")
+        let skipped = try CLI.run(["report", gen, "-o", hidden.path], environment: ["PATH": "/nonexistent"])
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        XCTAssertTrue(skipped.stderr.contains("warning: audio skipped: fluidsynth is not installed (apt-get install fluidsynth fluid-soundfont-gm)"),
+                      skipped.stderr)
+        let page = try String(contentsOf: hidden, encoding: .utf8)
+        XCTAssertTrue(page.contains("<section id=\"audio\">"))
+        XCTAssertTrue(page.contains("Audio skipped: fluidsynth is not installed (apt-get install fluidsynth fluid-soundfont-gm)."))
+        XCTAssertFalse(page.contains("<audio"))
+
+        guard fluidsynthAvailable else {
+            throw XCTSkip("fluidsynth or fluid-soundfont-gm not installed: only the skip path was tested")
+        }
+        let out = tmp.appendingPathComponent("audio.html")
+        let r = try CLI.run(["report", gen, "-o", out.path, "--bars", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        let start = try XCTUnwrap(html.range(of: "data:audio/wav;base64,"))
+        let b64 = html[start.upperBound...].prefix { $0 != "\"" }
+        let wav = try XCTUnwrap(Data(base64Encoded: String(b64)))
+        XCTAssertEqual(String(decoding: wav.prefix(4), as: UTF8.self), "RIFF")
+        XCTAssertEqual(wav[22], 1, "mono")
+        XCTAssertEqual(Int(wav[24]) | Int(wav[25]) << 8, 22050)
+        // 2 bars at 120 BPM = 4 s, plus the 1.5 s tail: about 5.5 s of 16-bit samples.
+        let seconds = Double(wav.count - 44) / 44100
+        XCTAssertGreaterThan(seconds, 4)
+        XCTAssertLessThan(seconds, 8)
+    }
+
+    // MARK: Bad input
+
+    func testBadInputsAreNamedAndTheRestIsDrawn() throws {
+        let gen = try sample("g.mid", seed: 4)
+        let empty = try checkpoints(rows: 0, name: "empty")
+        let noLog = tmp.appendingPathComponent("nolog")
+        try FileManager.default.createDirectory(at: noLog, withIntermediateDirectories: true)
+        let silent = tmp.appendingPathComponent("silent.mid")
+        try TinySMF.bytes(events: [(0, [0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20])]).write(to: silent)
+        let junk = tmp.appendingPathComponent("junk.mid")
+        try Data("MThd but not really".utf8).write(to: junk)
+        let missing = tmp.appendingPathComponent("missing.mid").path
+        let out = tmp.appendingPathComponent("r.html")
+
+        let r = try CLI.run(["report", "--checkpoints", empty.path, gen, silent.path, junk.path, missing, "-o", out.path, "--no-audio"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        XCTAssertTrue(warnings.contains { $0.contains("\(empty.path)/train_log.csv: no evaluation rows yet") }, r.stderr)
+        XCTAssertTrue(warnings.contains { $0.contains("\(silent.path): no drum hits") }, r.stderr)
+        XCTAssertTrue(warnings.contains { $0.contains("\(junk.path): not a readable MIDI file") }, r.stderr)
+        XCTAssertTrue(warnings.contains { $0.contains("\(missing): no such MIDI file") }, r.stderr)
+        XCTAssertEqual(warnings.count, 4, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertEqual(sections(html), ["warnings", "curves", "piano-rolls", "histograms", "audio"])
+        XCTAssertTrue(html.contains("no evaluation rows yet"))
+        XCTAssertEqual(html.components(separatedBy: "class=\"hit\"").count - 1, try hitsBefore(gen, tick: 8 * 1920))
+
+        // A checkpoint directory without train_log.csv, and a model directory without model.json.
+        let r2 = try CLI.run(["report", "--checkpoints", noLog.path, "--model", noLog.path, gen, "-o", out.path, "--no-audio"])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("warning: \(noLog.path): no train_log.csv here"), r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("warning: \(noLog.path)/model.json: no such model manifest"), r2.stderr)
+
+        // Nothing at all to draw: exit 1, no page.
+        let none = tmp.appendingPathComponent("none.html")
+        let r3 = try CLI.run(["report", "--checkpoints", empty.path, silent.path, "-o", none.path])
+        XCTAssertEqual(r3.status, 1)
+        XCTAssertTrue(r3.stderr.contains("error: nothing could be drawn"), r3.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: none.path))
+
+        // An output that cannot be written; no input at all.
+        let blocker = tmp.appendingPathComponent("file")
+        try Data().write(to: blocker)
+        let r4 = try CLI.run(["report", gen, "--no-audio", "-o", blocker.appendingPathComponent("r.html").path])
+        XCTAssertEqual(r4.status, 1)
+        XCTAssertTrue(r4.stderr.contains("error: \(blocker.path)/r.html: cannot write"), r4.stderr)
+        let r5 = try CLI.run(["report"])
+        XCTAssertNotEqual(r5.status, 0)
+        XCTAssertTrue(r5.stderr.contains("nothing to report"), r5.stderr)
+    }
+
+    func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
+        let gen = try sample("g.mid", seed: 6)
+        let ref = try referenceFolder()
+        let out = tmp.appendingPathComponent("ref.html")
+        let r = try CLI.run(["report", "--reference", ref.path, gen, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("warning:"), r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertTrue(html.contains("(folder of MIDI files, 47 hits)"), "15 + 32 hits")
+        XCTAssertTrue(html.contains("<figcaption>reference: \(ref.path)/"), "a held-out roll from the folder")
+        // Velocity and position histograms have both sources: two bar groups each.
+        for title in ["Velocities", "Position in bar (nearest sixteenth)"] {
+            let fig = try XCTUnwrap(html.components(separatedBy: "<figure>").first { $0.contains("<figcaption>\(title)") }, title)
+            XCTAssertEqual(fig.components(separatedBy: "class=\"bars\"").count - 1, 2, title)
+            XCTAssertTrue(fig.contains("total variation distance"), title)
+        }
+        // A reference that does not exist: named, and the generated file still drawn.
+        let missing = tmp.appendingPathComponent("no-such-dir").path
+        let r2 = try CLI.run(["report", "--reference", missing, gen, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("warning: \(missing): no such reference"), r2.stderr)
+        XCTAssertTrue(try String(contentsOf: out, encoding: .utf8).contains("class=\"hit\""))
+    }
+
+    func testPageToStdoutAndALongLogStaysSmall() throws {
+        // 100k steps, an evaluation every 100: 1,000 rows.
+        let dir = tmp.appendingPathComponent("long")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var text = "step,smoothed_loss,learning_rate,train_loss,train_accuracy,validation_loss,validation_accuracy\n"
+        for i in 1...1000 {
+            let x = Double(i)
+            text += "\(i * 100),\(2 + 2 / x),\(1 / Double(1 + i / 200)),\(2 + 2 / x),\(0.4 - 0.2 / x),\(3 + abs(x - 700) / 1000),0.2\n"
+        }
+        try text.write(to: dir.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["report", "--checkpoints", dir.path, "-o", "-"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("<!DOCTYPE html>"))
+        XCTAssertLessThan(r.stdout.utf8.count, 150_000, "a 1,000-row log gives a small page")
+        let polylines = r.stdout.components(separatedBy: "<polyline points=\"").dropFirst()
+        XCTAssertEqual(polylines.count, 6, "3 loss, 2 accuracy and 1 learning-rate series")
+        for p in polylines {
+            let points = p.prefix { $0 != "\"" }.split(separator: " ").count
+            XCTAssertLessThanOrEqual(points, 500)
+            XCTAssertGreaterThan(points, 100)
+        }
+        XCTAssertTrue(r.stdout.contains("best validation: step 70000"), "the best step survives downsampling")
+    }
+}
+
+/// Headless Chromium: found on PATH, run with a timeout, no sandbox (tests may run as root).
+enum Browser {
+    /// The first chromium on PATH that runs (`--version` exits 0: Ubuntu's snap stub does not).
+    static func find() -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
+                let url = URL(fileURLWithPath: "\(dir)/\(name)")
+                let p = Process()
+                p.executableURL = url
+                p.arguments = ["--version"]
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                guard (try? p.run()) != nil else { continue }
+                p.waitUntilExit()
+                if p.terminationStatus == 0 { return url }
+            }
+        }
+        return nil
+    }
+
+    /// Where the screenshot is kept: $DRUMMER_TEST_ARTIFACTS, or .build/test-artifacts.
+    static var artifactsDirectory: URL {
+        let dir = ProcessInfo.processInfo.environment["DRUMMER_TEST_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
+            ?? CLI.repoRoot.appendingPathComponent(".build/test-artifacts")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func arguments(profile: URL) -> [String] {
+        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+         "--no-first-run", "--user-data-dir=\(profile.path)"]
+    }
+
+    static func dumpDOM(_ chromium: URL, page: URL, profile: URL) throws -> String {
+        try run(chromium, arguments(profile: profile) + ["--dump-dom", page.absoluteString])
+    }
+
+    static func screenshot(_ chromium: URL, page: URL, to png: URL, profile: URL) throws {
+        try? FileManager.default.removeItem(at: png)
+        _ = try run(chromium, arguments(profile: profile) + ["--screenshot=\(png.path)", "--window-size=1280,2000",
+                                                              page.absoluteString])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: png.path), "chromium wrote no screenshot")
+    }
+
+    /// Runs `tool`, returns its stdout; fails after 120 s.
+    static func run(_ tool: URL, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = tool
+        p.arguments = args
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let handle = try FileHandle(forWritingTo: out)
+        p.standardOutput = handle
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(120)
+        while p.isRunning, Date() < deadline { usleep(50_000) }
+        if p.isRunning {
+            p.terminate()
+            p.waitUntilExit()
+            XCTFail("chromium did not finish within 120 s")
+        }
+        try handle.close()
+        return String(decoding: try Data(contentsOf: out), as: UTF8.self)
+    }
+
+    /// Values of the named attributes anywhere in `html` (double-quoted, as Chromium serialises).
+    static func attributeValues(_ html: String, names: [String]) -> [String] {
+        var values: [String] = []
+        for name in names {
+            var rest = html[...]
+            while let r = rest.range(of: " \(name)=\"") {
+                let after = rest[r.upperBound...]
+                values.append(String(after.prefix { $0 != "\"" }))
+                rest = after
+            }
+        }
+        return values
+    }
+}
