@@ -82,13 +82,11 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let data = Data(result.html.utf8)
-        if output == "-" {
-            FileHandle.standardOutput.write(data)
-        } else {
-            do { try AtomicOutput.write(data, to: output) } catch {
-                stderr("error: \(error)")
-                throw ExitCode(1)
-            }
+        // The output rules of every user-named file: `-` is standard output, a symlink is
+        // followed, a device or FIFO is written through, a directory is refused.
+        do { try AtomicOutput.write(data, to: output, options: .userFile) } catch {
+            stderr("error: \(error)")
+            throw ExitCode(1)
         }
         var line = "wrote \(output == "-" ? "the page to stdout" : output) (\(data.count / 1024) KiB): "
             + result.sections.joined(separator: ", ")

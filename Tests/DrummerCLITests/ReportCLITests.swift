@@ -211,7 +211,7 @@ final class ReportCLITests: XCTestCase {
         try Data().write(to: blocker)
         let r4 = try CLI.run(["report", gen, "--no-audio", "-o", blocker.appendingPathComponent("r.html").path])
         XCTAssertEqual(r4.status, 1)
-        XCTAssertTrue(r4.stderr.contains("error: \(blocker.path)/r.html: cannot write"), r4.stderr)
+        XCTAssertTrue(r4.stderr.contains("error: \(blocker.path)/r.html: \(blocker.path) is not a directory"), r4.stderr)
         let r5 = try CLI.run(["report"])
         XCTAssertNotEqual(r5.status, 0)
         XCTAssertTrue(r5.stderr.contains("nothing to report"), r5.stderr)
