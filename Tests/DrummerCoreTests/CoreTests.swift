@@ -150,17 +150,26 @@ final class LSTMInferenceTests: XCTestCase {
 
     func testWeightsValidation() throws {
         let s = ModelShape(notes: 1, ticks: 1, hidden: 1)
-        XCTAssertThrowsError(try LSTMWeights(shape: s, wx: [0], wy: [0, 0, 0, 0]))
+        XCTAssertThrowsError(try LSTMWeights(shape: s, wx: [0], wy: [0, 0, 0, 0])) {
+            XCTAssertEqual($0 as? WeightsError, .wrongCount(matrix: "Wx", expected: 16, found: 1))
+        }
         var w = try LSTMWeights(shape: s, wx: [Float](repeating: 0, count: 16), wy: [0, 0, 0, 0])
         XCTAssertNoThrow(try w.checkFinite())
         w.wx[5] = .nan
         XCTAssertThrowsError(try w.checkFinite()) { XCTAssertTrue("\($0)".contains("Wx[1, 1]"), "\($0)") }
-        XCTAssertThrowsError(try Vocabulary(ixToNote: [36, 36], ixToTick: [0]))
-        XCTAssertThrowsError(try Vocabulary(ixToNote: [200], ixToTick: [0]))
+        XCTAssertThrowsError(try Vocabulary(ixToNote: [36, 36], ixToTick: [0])) {
+            XCTAssertEqual($0 as? VocabularyError, VocabularyError("ix_to_note has duplicates"))
+        }
+        XCTAssertThrowsError(try Vocabulary(ixToNote: [200], ixToTick: [0])) {
+            XCTAssertEqual($0 as? VocabularyError, VocabularyError("ix_to_note holds 200, outside the MIDI note range 0...127"))
+        }
         let v = try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120])
         XCTAssertEqual(VocabularyIndex(v).note(38), 1); XCTAssertNil(VocabularyIndex(v).tick(7))
         let json = try JSONOutput.encode(v)
         XCTAssertEqual(try JSONDecoder().decode(Vocabulary.self, from: json), v)
-        XCTAssertThrowsError(try JSONDecoder().decode(Vocabulary.self, from: Data(#"{"ix_to_note":[],"ix_to_tick":[1]}"#.utf8)))
+        XCTAssertThrowsError(try JSONDecoder().decode(Vocabulary.self, from: Data(#"{"ix_to_note":[],"ix_to_tick":[1]}"#.utf8))) {
+            guard case DecodingError.dataCorrupted(let c)? = $0 as? DecodingError else { return XCTFail("\($0)") }
+            XCTAssertEqual(c.debugDescription, "ix_to_note is empty")
+        }
     }
 }

@@ -70,7 +70,9 @@ final class LinearAlgebraTests: XCTestCase {
         XCTAssertThrowsError(try BLAS.gemm(a, .none, randomMatrix(4, 2, &rng), .none, into: &c)) { err in
             XCTAssertTrue("\(err)".contains("C is 2x2, expected 3x2"), "\(err)")
         }
-        XCTAssertThrowsError(try Matrix(rows: 2, cols: 3, data: [1, 2, 3]))
+        XCTAssertThrowsError(try Matrix(rows: 2, cols: 3, data: [1, 2, 3])) {
+            XCTAssertEqual($0 as? LinearAlgebraError, LinearAlgebraError(call: "Matrix", message: "3 values do not fill a 2x3 matrix"))
+        }
     }
 
     func testGemvBothOrientations() throws {
@@ -127,7 +129,10 @@ final class LinearAlgebraTests: XCTestCase {
         let g = try Orthogonal.matrix(rows: 8, cols: 8, gain: 2, rng: &rng)
         let gtg = try BLAS.matmul(g, .transposed, g, .none)
         XCTAssertEqual(gtg[3, 3], 4, accuracy: 1e-4)
-        XCTAssertThrowsError(try Orthogonal.matrix(rows: 0, cols: 3, rng: &rng))
+        XCTAssertThrowsError(try Orthogonal.matrix(rows: 0, cols: 3, rng: &rng)) {
+            XCTAssertTrue($0 is LinearAlgebraError, "\($0)")
+            XCTAssertTrue("\($0)".contains("0"), "\($0)")
+        }
     }
 
     func testOrthogonalIsSeeded() throws {

@@ -88,9 +88,15 @@ final class ModelDirectoryTests: XCTestCase {
         var (w, v) = try smallModel()
         let other = try Vocabulary(ixToNote: [36], ixToTick: [0, 1, 2, 3])
         let dir = tmp.appendingPathComponent("m").path
-        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: other, to: dir))
+        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: other, to: dir)) {
+            guard case .vocabularyMismatch(_, let m)? = $0 as? ModelDirectoryError else { return XCTFail("\($0)") }
+            XCTAssertTrue(m.contains("the vocabulary 1 notes and 4 ticks"), m)
+        }
         w.wy[4] = .nan
-        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: v, to: dir))
+        XCTAssertThrowsError(try ModelDirectory.write(weights: w, vocabulary: v, to: dir)) {
+            guard case .weights(_, let m)? = $0 as? ModelDirectoryError else { return XCTFail("\($0)") }
+            XCTAssertTrue(m.contains("is nan: weights must be finite"), m)
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir))
     }
 

@@ -79,11 +79,25 @@ final class WriterTests: XCTestCase {
         bad[2].duration = 0
         bad[3].tick = -1
         bad[4].note = 128
-        for n in bad { XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, notes: [n]), "\(n)") }
-        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 0, notes: [ok]))
-        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 3)], notes: []))
-        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: 0)], notes: []))
-        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, notes: [MIDINote(tick: 0x1000_0000, note: 1, velocity: 1, channel: 0, duration: 1)]))
+        let messages = ["velocity 0 is outside 1...127", "channel index 16 is outside 0...15", "note duration 0 is below 1 tick",
+                        "note at negative tick -1", "note number 128 is outside 0...127"]
+        for (n, m) in zip(bad, messages) {
+            XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, notes: [n]), "\(n)") {
+                XCTAssertEqual($0 as? MIDIWriteError, MIDIWriteError(m))
+            }
+        }
+        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 0, notes: [ok])) {
+            XCTAssertEqual($0 as? MIDIWriteError, MIDIWriteError("PPQ 0 is outside 1...32767"))
+        }
+        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 3)], notes: [])) {
+            XCTAssertEqual($0 as? MIDIWriteError, MIDIWriteError("time signature denominator 3 is not a power of two in 1...128"))
+        }
+        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: 0)], notes: [])) {
+            XCTAssertEqual($0 as? MIDIWriteError, MIDIWriteError("tempo 0 µs per quarter is outside 1...16777215"))
+        }
+        XCTAssertThrowsError(try MIDIWriter.format0(ppq: 96, notes: [MIDINote(tick: 0x1000_0000, note: 1, velocity: 1, channel: 0, duration: 1)])) {
+            XCTAssertEqual($0 as? MIDIWriteError, MIDIWriteError("delta time 268435456 is outside the SMF range 0...268435455"))
+        }
     }
 
     func testVLQEncodingMatchesTheSpecificationTable() throws {

@@ -75,14 +75,26 @@ final class DrumMIDITests: XCTestCase {
 
     func testBadOptionsAndHitsAreErrors() {
         let ok = [DrumHit(note: 36, delta: 0)]
-        for o in [DrumMIDIOptions(bpm: 0), DrumMIDIOptions(bpm: .nan), DrumMIDIOptions(bpm: 1e-300),
-                  DrumMIDIOptions(velocity: 0), DrumMIDIOptions(velocity: 128), DrumMIDIOptions(channel: 16),
-                  DrumMIDIOptions(ppq: 0), DrumMIDIOptions(maxDuration: 0)] {
-            XCTAssertThrowsError(try DrumMIDI.encode(ok, options: o), "\(o)")
+        for (o, message) in [
+            (DrumMIDIOptions(bpm: 0), "tempo 0.0 BPM cannot be written"), (DrumMIDIOptions(bpm: .nan), "tempo nan BPM cannot be written"),
+            (DrumMIDIOptions(bpm: 1e-300), "tempo 1e-300 BPM cannot be written"),
+            (DrumMIDIOptions(velocity: 0), "velocity 0 is outside 1...127"), (DrumMIDIOptions(velocity: 128), "velocity 128 is outside 1...127"),
+            (DrumMIDIOptions(channel: 16), "channel index 16 is outside 0...15"), (DrumMIDIOptions(ppq: 0), "PPQ 0 is outside 1...32767"),
+            (DrumMIDIOptions(maxDuration: 0), "note length 0 is below 1 tick"),
+        ] {
+            XCTAssertThrowsError(try DrumMIDI.encode(ok, options: o), "\(o)") {
+                XCTAssertTrue(($0 as? DrumMIDIError)?.description.hasPrefix(message) ?? false, "\($0)")
+            }
         }
-        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 128, delta: 0)]))
-        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 36, delta: -1)]))
-        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 36, delta: Int.max), DrumHit(note: 36, delta: Int.max)]))
+        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 128, delta: 0)])) {
+            XCTAssertEqual($0 as? DrumMIDIError, DrumMIDIError("hit 0 has note 128, outside 0...127"))
+        }
+        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 36, delta: -1)])) {
+            XCTAssertEqual($0 as? DrumMIDIError, DrumMIDIError("hit 0 has a negative delta -1"))
+        }
+        XCTAssertThrowsError(try DrumMIDI.encode([DrumHit(note: 36, delta: Int.max), DrumHit(note: 36, delta: Int.max)])) {
+            XCTAssertEqual($0 as? DrumMIDIError, DrumMIDIError("hit 0 lies beyond the longest MIDI time line"))
+        }
         XCTAssertNoThrow(try DrumMIDI.encode([]))
     }
 

@@ -129,17 +129,27 @@ final class SamplerTests: XCTestCase {
         XCTAssertThrowsError(try sampler.generate(count: -1, rng: &rng)) {
             XCTAssertEqual($0 as? SamplerError, .badCount(-1))
         }
-        for t in [Float(-1), .nan, .infinity] {
-            XCTAssertThrowsError(try sampler.generate(count: 1, options: SamplingOptions(temperature: t), rng: &rng))
+        for t in [Float(-1), .infinity] {
+            XCTAssertThrowsError(try sampler.generate(count: 1, options: SamplingOptions(temperature: t), rng: &rng)) {
+                XCTAssertEqual($0 as? SamplerError, .badTemperature(t))
+            }
         }
-        XCTAssertThrowsError(try sampler.generate(count: 1, options: SamplingOptions(initScale: -0.1), rng: &rng))
+        XCTAssertThrowsError(try sampler.generate(count: 1, options: SamplingOptions(temperature: .nan), rng: &rng)) {
+            guard case .badTemperature(let t)? = $0 as? SamplerError else { return XCTFail("\($0)") }
+            XCTAssertTrue(t.isNaN)
+        }
+        XCTAssertThrowsError(try sampler.generate(count: 1, options: SamplingOptions(initScale: -0.1), rng: &rng)) {
+            XCTAssertEqual($0 as? SamplerError, .badInitScale(-0.1))
+        }
         XCTAssertThrowsError(try sampler.generate(count: 1, primer: [SampledEvent(note: 4, tick: 0)], rng: &rng)) {
             guard case .primerOutOfRange(0, _, 4, 6)? = $0 as? SamplerError else {
                 return XCTFail("\($0)")
             }
         }
         let other = try Vocabulary(ixToNote: [36], ixToTick: [0])
-        XCTAssertThrowsError(try Sampler(weights: w, vocabulary: other))
+        XCTAssertThrowsError(try Sampler(weights: w, vocabulary: other)) {
+            XCTAssertEqual($0 as? SamplerError, .vocabularyMismatch("weights have 4 notes and 6 ticks, the vocabulary 1 and 1"))
+        }
         XCTAssertEqual(try sampler.generate(count: 0, rng: &rng), [])
     }
 
