@@ -1,6 +1,16 @@
-// SHA-256 (FIPS 180-4), used to checksum the model files (Wx.bin, Wy.bin) that
-// model.json lists. One pass over the input, a fixed 64-word schedule on the
-// stack and no allocation per block: a few MB hash in milliseconds.
+// SHA-256 (FIPS 180-4), used for integrity, not for security: the checksums of the
+// model files (Wx.bin, Wy.bin) that model.json lists, the seal of every checkpoint, and
+// the dataset fingerprint. One pass over the input, a fixed 64-word schedule on the
+// stack and no allocation per block; tested against the FIPS 180-4 / NIST vectors.
+//
+// Why not swift-crypto (apple/swift-crypto, in the package mirror), measured on the
+// project's 2-core AMD EPYC in Nov 2026: on Linux its SHA256 comes with BoringSSL, so
+// the runtime `drummer` binary would grow from 2.3 MB to about 4.3 MB stripped (+2.0 MB,
+// all of it for one hash function), and every clean build (CI builds from scratch)
+// would compile BoringSSL's ~300 C files: +157 s in debug, +278 s in release. It hashes
+// 4.4× faster (774 against 174 MB/s), which saves 7 ms on loading a 1.5 MB model.
+// On Apple platforms `import Crypto` is CryptoKit and would cost nothing: an iOS port of
+// the runtime should use CryptoKit's SHA256.hash, which gives the same digests.
 import Foundation
 
 public enum SHA256 {
