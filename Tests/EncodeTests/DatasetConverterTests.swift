@@ -53,7 +53,10 @@ final class DatasetConverterTests: XCTestCase {
         XCTAssertEqual(m.files.map(\.hits), [3, 2])
         XCTAssertEqual(m.files.map(\.offset), [0, 3])
         XCTAssertEqual(m.skipped.map(\.path), ["bad.mid"])
-        XCTAssertEqual(m.skipped.first?.error, "byte 0: expected \"MThd\" or \"RIFF\", found 6E 6F 74 20")
+        XCTAssertEqual(m.skipped.first?.error, "not a MIDI file: starts with \"not \" (6E 6F 74 20), expected \"MThd\" or \"RIFF\"")
+        XCTAssertEqual(m.skipped.first?.kind, "not MIDI")
+        XCTAssertEqual(report.counts, ConversionCounts(files: 3, clean: 2, recovered: 0, skipped: ["not MIDI": 1]))
+        XCTAssertEqual(report.counts.line, "3 files: 2 read cleanly, 0 recovered, 1 skipped (1 not MIDI)")
         XCTAssertEqual(m.statistics.hits, 5)
         XCTAssertEqual(m.statistics.files, 2)
         XCTAssertEqual(m.statistics.minHitsPerFile, 2)
@@ -79,17 +82,19 @@ final class DatasetConverterTests: XCTestCase {
     func testStrictFailsAndNoHitsIsAnError() throws {
         let dir = try makeCorpus()
         let out = dir.appendingPathComponent("out").path
-        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: ConversionSettings(), strict: true)) { error in
+        var strict = ConversionSettings()
+        strict.extraction.parseMode = .strict
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: strict)) { error in
             guard case ConversionError.badFiles(let lines) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(lines.count, 1)
-            XCTAssertTrue(lines[0].hasSuffix("bad.mid: byte 0: expected \"MThd\" or \"RIFF\", found 6E 6F 74 20"), lines[0])
+            XCTAssertTrue(lines[0].hasSuffix("bad.mid: not a MIDI file: starts with \"not \" (6E 6F 74 20), expected \"MThd\" or \"RIFF\""), lines[0])
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
 
         var settings = ConversionSettings()
         settings.extraction.channel = .index(3)
         XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)) { error in
-            XCTAssertEqual(error as? ConversionError, .noHits(dir.path))
+            XCTAssertEqual(error as? ConversionError, .noHits(directory: dir.path, files: 2, split: "", channel: .index(3)))
         }
         let empty = dir.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
@@ -98,7 +103,7 @@ final class DatasetConverterTests: XCTestCase {
         }
     }
 
-    func testLenientParsingRecoversAndRecordsWarnings() throws {
+    func testMissingEndOfTrackIsRecoveredByDefaultAndRefusedWhenStrict() throws {
         let dir = try makeTemporaryDirectory(self)
         var bytes = try MIDIBytes.notes(ppq: 480, [(0, 36, 9), (10, 38, 9)])
         bytes.removeLast(4)  // drop the end-of-track event ...
@@ -106,14 +111,25 @@ final class DatasetConverterTests: XCTestCase {
         bytes.replaceSubrange(18..<22, with: [UInt8(len >> 24), UInt8(len >> 16 & 0xFF), UInt8(len >> 8 & 0xFF), UInt8(len & 0xFF)])
         try Data(bytes).write(to: dir.appendingPathComponent("x.mid"))
         let out = dir.appendingPathComponent("out").path
-        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: ConversionSettings()))
-        var settings = ConversionSettings()
-        settings.extraction.lenient = true
-        let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
-        XCTAssertEqual(report.manifest.statistics.hits, 2)
-        XCTAssertEqual(report.manifest.files.first?.warnings.count, 1)
-        XCTAssertEqual(report.warnings.count, 1)
-        XCTAssertTrue(report.warnings[0].contains("end-of-track"), report.warnings[0])
+        var strict = ConversionSettings()
+        strict.extraction.parseMode = .strict
+        XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: strict)) { error in
+            XCTAssertEqual(error as? ConversionError, .badFiles(["\(dir.path)/x.mid: byte \(bytes.count): track ends without an end-of-track event, expected FF 2F 00"]))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        for mode in [MIDIParseMode.safe, .lenient] {
+            var settings = ConversionSettings()
+            settings.extraction.parseMode = mode
+            let report = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
+            XCTAssertEqual(report.manifest.statistics.hits, 2)
+            let warning = "byte \(bytes.count): track ends without an end-of-track event, expected FF 2F 00 (ended the track at the end of its chunk)"
+            XCTAssertEqual(report.manifest.files.first?.warnings, [warning])
+            XCTAssertEqual(report.manifest.recovered, [.init(path: "x.mid", warnings: [warning])])
+            XCTAssertEqual(report.manifest.settings.parseMode, mode.rawValue)
+            XCTAssertEqual(report.manifest.settings.lenient, mode == .lenient)
+            XCTAssertEqual(report.warnings, ["\(dir.path)/x.mid: " + warning])
+            XCTAssertEqual(report.counts.line, "1 file: 0 read cleanly, 1 recovered (warnings above), 0 skipped")
+        }
     }
 
     func testValidationSplitUsesTrainingVocabularyAndDropsUnknownHits() throws {
