@@ -237,18 +237,24 @@ public enum MIDIDatasetConverter {
                             validationFraction: fraction, lenient: mode == .lenient, parseMode: mode.rawValue),
             files: files, skipped: skipped, recovered: recovered, statistics: stats, validation: validationInfo, outputs: outputs)
 
-        // Write: rows are encoded file by file straight into the streamed files.
-        let glued = firstDelta, oneHot = settings.oneHot
+        // Write: rows are encoded file by file straight into the output, on every thread.
+        let glued = firstDelta, kept = validationKept, writer = EventsWriter(notes: vocab.notes, ticks: vocab.ticks, oneHot: settings.oneHot)
+        let records = outcomes
         func writeSplit(_ validationSplit: Bool, to dir: URL, prefix: String, count: Int) throws {
-            let writer = try EventsWriter(dir: dir, prefix: prefix, count: count, notes: vocab.notes, ticks: vocab.ticks,
-                                          oneHot: oneHot)
-            var rows = [Int32]()
+            var indices: [Int] = [], offsets: [Int] = []
+            var row = 0
             for i in entries.indices where inValidation[i] == validationSplit {
-                guard case .converted(let r) = outcomes[i] else { continue }
-                Self.encode(r, firstDelta: glued[i], maxDelta: maxDelta, encoder: encoder, into: &rows)
-                try rows.withUnsafeBufferPointer { try writer.append($0) }
+                guard case .converted(let r) = records[i], r.count > 0 else { continue }
+                indices.append(i)
+                offsets.append(row)
+                row += validationSplit ? kept[i] : r.count
             }
-            try writer.finish()
+            let files = indices
+            try writer.write(dir: dir, prefix: prefix, total: count, offsets: offsets, threads: readThreads) { k, rows in
+                let i = files[k]
+                guard case .converted(let r) = records[i] else { return rows.removeAll() }
+                Self.encode(r, firstDelta: glued[i], maxDelta: maxDelta, encoder: encoder, into: &rows)
+            }
         }
         do {
             try AtomicOutput.directory(at: output) { tmp in

@@ -5,10 +5,12 @@ import MIDIParse
 #if canImport(Glibc)
 import Glibc
 private let posixWrite = Glibc.write
+private let posixPwrite = Glibc.pwrite
 private let posixClose = Glibc.close
 #elseif canImport(Darwin)
 import Darwin
 private let posixWrite = Darwin.write
+private let posixPwrite = Darwin.pwrite
 private let posixClose = Darwin.close
 #endif
 
@@ -19,9 +21,9 @@ struct OutputWriteError: Error {
     var reason: String { MIDIReadError.reason(code) }
 }
 
-/// One output file, written sequentially and closed (close errors count: NFS reports
-/// ENOSPC there).
-final class OutputFile {
+/// One output file, written sequentially (or, from several threads, at disjoint offsets
+/// with `write(_:at:)`) and closed (close errors count: NFS reports ENOSPC there).
+final class OutputFile: @unchecked Sendable {
     private var fd: Int32
     /// The name shown in errors (relative to the output directory).
     let name: String
@@ -44,6 +46,22 @@ final class OutputFile {
                 throw OutputWriteError(file: name, code: errno)
             }
             p += n
+            left -= n
+        }
+    }
+
+    /// Writes `bytes` at byte `offset` (pwrite: safe from several threads for disjoint ranges).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+        guard var p = bytes.baseAddress else { return }
+        var left = bytes.count, at = offset
+        while left > 0 {
+            let n = posixPwrite(fd, p, left, off_t(at))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw OutputWriteError(file: name, code: errno)
+            }
+            p += n
+            at += n
             left -= n
         }
     }
