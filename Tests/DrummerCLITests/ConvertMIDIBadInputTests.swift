@@ -225,9 +225,9 @@ final class ConvertMIDIBadInputTests: XCTestCase {
     func testEveryFileInTheValidationSplitIsSaidSo() throws {
         let input = tmp.appendingPathComponent("in")
         for name in ["a.mid", "b.mid", "c.mid"] { try write(Self.midi(Self.drums), name, in: input) }
-        let r = try CLI.run(["convert-midi", input.path, "-o", tmp.appendingPathComponent("out").path, "--validation-fraction", "0.999"])
+        let r = try CLI.run(["convert-midi", input.path, "-o", tmp.appendingPathComponent("out").path, "--validation-fraction", "0.99"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.hasSuffix("error: all 3 files fell into the validation split (fraction 0.999); lower --validation-fraction\n"), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("error: all 3 files fell into the validation split (fraction 0.99); lower --validation-fraction\n"), r.stderr)
     }
 
     // MARK: Threads
