@@ -93,13 +93,15 @@ public enum MIDIDatasetConverter {
     public static func convert(directory: String, output: String, settings: ConversionSettings, threads: Int? = nil,
                                diagnostics: ((ConversionDiagnostics) -> Void)? = nil,
                                progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> ConversionReport {
-        let entries = try sources(in: directory)
-        guard !entries.isEmpty else { throw ConversionError.noMIDIFiles(directory) }
+        let readThreads = max(1, threads ?? defaultThreads)
+        var info = stat()
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw ConversionError.notADirectory(directory) }
         try checkOutputIsWritable(output)
+        let entries = try sources(in: directory, threads: readThreads)
+        guard !entries.isEmpty else { throw ConversionError.noMIDIFiles(directory) }
         let root = directory.hasSuffix("/") ? directory : directory + "/"
         let fraction = settings.validationFraction
         let inValidation = entries.map { isValidation($0.path, fraction: fraction) }
-        let readThreads = max(1, threads ?? defaultThreads)
         let (outcomes, readCounts) = readAll(entries, root: root, isValidation: inValidation, settings: settings,
                                               threads: readThreads, progress: progress)
         var vocabularyCounts = readCounts

@@ -276,5 +276,14 @@ final class ConverterScaleTests: XCTestCase {
         let entries = try MIDIDatasetConverter.sources(in: dir.path)
         XCTAssertEqual(entries.map(\.path), ["Z.MIDI", "a-c.mid", "a/inner.mid", "a/inner.mid/deep.mid", "b.mid", "x.rmi", "é.mid"])
         XCTAssertEqual(entries.map(\.problem), [nil, nil, "not a regular file (a directory)", nil, nil, nil, nil])
+        // Walked by several threads: the same list.
+        for d in 0..<30 {
+            let sub = dir.appendingPathComponent("t\(d % 5)/u\(d)")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            for f in 0..<(d % 4) { try Data().write(to: sub.appendingPathComponent("\(f).mid")) }
+        }
+        let one = try MIDIDatasetConverter.sources(in: dir.path, threads: 1)
+        XCTAssertEqual(one.count, 7 + (0..<30).map { $0 % 4 }.reduce(0, +))
+        for threads in [2, 3, 8] { XCTAssertEqual(try MIDIDatasetConverter.sources(in: dir.path, threads: threads), one) }
     }
 }
