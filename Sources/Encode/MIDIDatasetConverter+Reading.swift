@@ -31,7 +31,7 @@ struct FileRecord: Sendable {
         deltas.reserveCapacity(hits.ticks.count)
         var previous = 0
         for t in hits.ticks {
-            deltas.append(Int32(t - previous))  // 0 ≤ t − previous ≤ FileHits.maximumTick
+            deltas.append(Int32(clamping: t - previous))  // exact: 0 ≤ t − previous ≤ FileHits.maximumTick
             previous = t
         }
         self.deltas = deltas

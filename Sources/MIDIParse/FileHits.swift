@@ -122,7 +122,7 @@ extension FileHits {
     public static func parse(_ bytes: [UInt8], path: String, settings: HitExtractionSettings) throws -> FileHits {
         try bytes.withUnsafeBufferPointer { buf in
             var reader = SMFReader(buffer: buf, path: path, mode: settings.parseMode,
-                                   sink: HitCollector(buffer: buf, capacity: buf.count / 8))
+                                   sink: HitCollector(buffer: buf, capacity: min(buf.count / 8, 1 << 14)))
             let (format, division) = try reader.readFile()
             let c = reader.sink
             let channel = channel(settings.channel, hasChannel9Notes: c.hasChannel9Notes)
