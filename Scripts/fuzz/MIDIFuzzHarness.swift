@@ -1,13 +1,26 @@
 // libFuzzer entry point for the MIDI reader, compiled together with Sources/MIDIParse
-// by Scripts/fuzz-midi. Each input is parsed in both modes; on success the merged view,
-// the hits and the tempo map are exercised too, and the writer round-trips the hits.
+// by Scripts/fuzz-midi. Each input is parsed in all three modes; on success the merged view,
+// the hits and the tempo map are exercised too, and the writer round-trips the hits. The
+// hit reader (FileHits.parse) must agree with the full model in every mode.
 // Any crash, overflow trap, hang (-timeout) or runaway allocation (-rss_limit_mb,
 // -malloc_limit_mb) is a finding.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func midiFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    for mode in [MIDIParseMode.strict, .lenient] {
+    for mode in MIDIParseMode.allCases {
+        var settings = HitExtractionSettings()
+        settings.parseMode = mode
+        let fast = Result { try FileHits.parse(bytes, path: "fuzz", settings: settings) }
+        let full = Result { () throws -> FileHits in
+            let (f, w) = try MIDIFile.parse(bytes, path: "fuzz", mode: mode)
+            return try FileHits(file: f, path: "fuzz", settings: settings, warnings: w)
+        }
+        switch (fast, full) {
+        case (.success(let a), .success(let b)): if a != b { fatalError("hit reader differs from the full model") }
+        case (.failure(let a), .failure(let b)): if "\(a)" != "\(b)" { fatalError("hit reader fails differently") }
+        default: fatalError("hit reader and full model disagree on success")
+        }
         do {
             let (file, warnings) = try MIDIFile.parse(bytes, path: "fuzz", mode: mode)
             if mode == .strict && !warnings.isEmpty { fatalError("strict mode returned warnings") }

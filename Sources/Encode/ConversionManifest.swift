@@ -1,4 +1,5 @@
-// manifest.json of a converted dataset: sources, settings, statistics, skipped files.
+// manifest.json of a converted dataset: sources, settings, statistics, skipped and
+// recovered files. Keys are only ever added, never renamed (users' scripts read them).
 // Nothing in it depends on the time or on the working directory: DIR is recorded as given
 // and every source path is relative to it, so two runs give identical bytes.
 
@@ -11,10 +12,14 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         public var noteMap: String
         public var onehot: Bool
         public var validationFraction: Double
+        /// True with `--lenient` (kept beside `parse_mode` for older scripts).
         public var lenient: Bool
+        /// "safe" (the default), "strict" or "lenient".
+        public var parseMode: String
 
         enum CodingKeys: String, CodingKey {
             case channel, ppq, quantize, onehot, lenient
+            case parseMode = "parse_mode"
             case maxDelta = "max_delta"
             case noteMap = "note_map"
             case validationFraction = "validation_fraction"
@@ -31,13 +36,23 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         public var offset: Int
         /// Channel(s) the hits came from: "9", "all" or an index.
         public var channel: String
-        /// Lenient-mode warnings ("byte N: what was wrong (what was done)").
+        /// Recovered defects ("byte N: what was wrong (what was done)").
         public var warnings: [String]
     }
 
     public struct SkippedFile: Codable, Equatable, Sendable {
         public var path: String
+        /// Why: "byte N: …", "truncated at byte N: expected …", "not a MIDI file: starts with …",
+        /// "cannot read: permission denied", "not a regular file (a directory)", ...
         public var error: String
+        /// "not MIDI", "empty", "truncated", "malformed", "unreadable" or "out of range".
+        public var kind: String
+    }
+
+    /// A file read with defects recovered (safe or lenient mode), and what was done about each.
+    public struct RecoveredFile: Codable, Equatable, Sendable {
+        public var path: String
+        public var warnings: [String]
     }
 
     public struct Statistics: Codable, Equatable, Sendable {
@@ -88,6 +103,8 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
     public var settings: Settings
     public var files: [SourceFile]
     public var skipped: [SkippedFile]
+    /// Files converted with recovered defects (each also in `files`, with its warnings).
+    public var recovered: [RecoveredFile]
     public var statistics: Statistics
     public var validation: Validation?
     /// Output file -> array shape.

@@ -4,7 +4,8 @@ import Foundation
 import MIDIParse
 
 public struct ConversionSettings: Equatable, Sendable {
-    /// Channel, resolution, quantizing, note map and parse mode of every file.
+    /// Channel, resolution, quantizing, note map and parse mode of every file
+    /// (`.strict` also makes any unreadable file stop the conversion, writing nothing).
     public var extraction = HitExtractionSettings()
     /// Largest delta in target ticks; longer gaps are clamped (nil: no clamping).
     public var maxDelta: Int?
@@ -26,17 +27,37 @@ public struct ConversionSettings: Equatable, Sendable {
 public enum ConversionError: Error, Equatable, CustomStringConvertible {
     case notADirectory(String)
     case noMIDIFiles(String)
-    case noHits(String)
-    /// One line per unreadable file ("path: byte N: what was expected").
+    /// Files were read but the training ones hold no hit on the selected channels.
+    /// `split` is "" or "training ".
+    case noHits(directory: String, files: Int, split: String, channel: ChannelSelection)
+    /// No file could be read at all (each was reported with its reason).
+    case noFileConverted(directory: String, files: Int)
+    /// Every file read went to the validation split.
+    case allValidation(files: Int, fraction: Double)
+    /// One line per unreadable file ("path: reason"); strict mode writes nothing.
     case badFiles([String])
+    /// The output directory (as given) and what went wrong, as a sentence.
     case output(path: String, message: String)
 
     public var description: String {
         switch self {
         case .notADirectory(let d): return "\(d): not a directory"
         case .noMIDIFiles(let d): return "\(d): no .mid, .midi or .rmi files found"
-        case .noHits(let d): return "\(d): no hits (NOTE ON with velocity > 0 on the selected channels) in any file"
-        case .badFiles(let lines): return "\(lines.count) file(s) could not be read; --strict writes nothing"
+        case .noHits(let d, let n, let split, let channel):
+            let rule: String
+            switch channel {
+            case .auto: rule = "--channel auto: channel index 9 when a file has notes there, else every channel"
+            case .all: rule = "--channel all: every channel"
+            case .index(let c): rule = "--channel \(c): channel index \(c) only"
+            }
+            return "none of the \(n) \(split)file\(n == 1 ? "" : "s") read under \(d) holds a hit "
+                + "(NOTE ON with velocity > 0) on the selected channels (\(rule))"
+        case .noFileConverted(let d, let n):
+            return "none of the \(n) MIDI file\(n == 1 ? "" : "s") under \(d) could be converted (\(n) skipped: see above)"
+        case .allValidation(let n, let f):
+            return "all \(n) file\(n == 1 ? "" : "s") fell into the validation split (fraction \(f)); lower --validation-fraction"
+        case .badFiles(let lines):
+            return "\(lines.count) file(s) could not be read; --strict writes nothing"
         case .output(let p, let m): return "\(p): \(m)"
         }
     }

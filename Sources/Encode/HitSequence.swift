@@ -17,12 +17,11 @@ public struct HitSequence: Equatable, Sendable {
     /// Index of each appended file's first hit.
     public var offsets: [Int] = []
 
-    let ppq: Int
     let maxDelta: Int?
-    private var lastTick: Int?
+    private var glue: Glue
 
     public init(ppq: Int, maxDelta: Int?) {
-        self.ppq = ppq
+        glue = Glue(ppq: ppq)
         self.maxDelta = maxDelta
     }
 
@@ -31,17 +30,33 @@ public struct HitSequence: Equatable, Sendable {
     /// Appends one file's hits (absolute onsets from its start, non-decreasing).
     public mutating func append(_ file: FileHits) {
         offsets.append(notes.count)
-        guard let first = file.ticks.first else { return }
+        guard let first = file.ticks.first, let last = file.ticks.last else { return }
         var previous = 0
-        var wait = 0
-        if let last = lastTick { wait = ppq - last % ppq }
+        let firstDelta = glue.firstDelta(onset: first, lastOnset: last)
         for (i, t) in file.ticks.enumerated() {
-            var delta = i == 0 ? wait + first : t - previous
+            var delta = i == 0 ? firstDelta : t - previous
             if let m = maxDelta, delta > m { delta = m }
             notes.append(file.notes[i])
             deltas.append(delta)
             previous = t
         }
-        lastTick = file.ticks[file.ticks.count - 1]
+    }
+}
+
+/// The gluing rule alone, for a split's files in order (the converter keeps files compact
+/// and uses this directly).
+struct Glue: Equatable, Sendable {
+    let ppq: Int
+    /// The previous file's last onset; nil before the first file with hits.
+    private var lastTick: Int?
+
+    init(ppq: Int) { self.ppq = ppq }
+
+    /// The (unclamped) first delta of a file with hits whose first onset is `onset` and last
+    /// onset `lastOnset`; remembers `lastOnset` for the next file.
+    mutating func firstDelta(onset: Int, lastOnset: Int) -> Int {
+        defer { lastTick = lastOnset }
+        guard let last = lastTick else { return onset }
+        return ppq - last % ppq + onset
     }
 }

@@ -1,149 +1,225 @@
 // `drummer convert-midi DIR`: MIDI files -> events.npy, vocab.json, manifest.json (and X.npy).
+//
+// 1. Find the files (sorted by UTF-8 path).
+// 2. Read them on all cores into compact per-file records (notes as UInt8, deltas as
+//    Int32), counting the training vocabulary on the way (MIDIDatasetConverter+Reading).
+// 3. In path order: glue the files of each split (the first delta of a file depends on the
+//    previous file's last hit), finish the vocabulary, count what validation keeps.
+// 4. Stream events.npy (and X.npy) file by file into a temporary directory renamed into
+//    place. Peak memory is the compact records (5 bytes per hit) plus fixed buffers.
 import DrummerCore
-import Dispatch
 import Foundation
 import MIDIParse
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What a conversion produced, for the CLI to print.
 public struct ConversionReport: Sendable {
     public var manifest: ConversionManifest
-    /// One line per file that could not be read: "path: error".
+    /// One line per file that could not be read: "path: reason".
     public var skipped: [String]
-    /// One line per lenient-mode warning.
+    /// One line per recovered defect: "path: byte N: what was wrong (what was done)".
     public var warnings: [String]
     /// One line per out-of-vocabulary validation hit kind.
     public var validationNotes: [String]
+    /// Files read without any defect, read with recovered defects, skipped.
+    public var counts: ConversionCounts
     /// The final summary, like the original script's.
     public var summary: [String]
+}
+
+/// What reading the files found, reported before anything is written or any error thrown.
+public struct ConversionDiagnostics: Sendable {
+    /// One line per recovered defect: "path: byte N: what was wrong (what was done)".
+    public var warnings: [String]
+    /// One line per file that could not be read: "path: reason".
+    public var skipped: [String]
+    public var counts: ConversionCounts
+}
+
+/// How the files of a conversion fared.
+public struct ConversionCounts: Equatable, Sendable {
+    public var files = 0
+    public var clean = 0
+    public var recovered = 0
+    /// Skipped files per kind ("not MIDI", "truncated", ...).
+    public var skipped: [String: Int] = [:]
+
+    public var skippedTotal: Int { skipped.values.reduce(0, +) }
+
+    /// Kinds in the order the summary lists them.
+    static let kindOrder = ["not MIDI", "empty", "truncated", "malformed", "unreadable", "not a regular file", "out of range"]
+
+    /// "3 files: 1 read cleanly, 1 recovered (warnings above), 1 skipped (1 not MIDI)".
+    public var line: String {
+        var text = "\(files) file\(files == 1 ? "" : "s"): \(clean) read cleanly, \(recovered) recovered"
+        if recovered > 0 { text += " (warnings above)" }
+        text += ", \(skippedTotal) skipped"
+        if skippedTotal > 0 {
+            let kinds = Self.kindOrder.filter { skipped[$0] != nil } + skipped.keys.filter { !Self.kindOrder.contains($0) }.sorted()
+            text += " (" + kinds.map { "\(skipped[$0]!) \($0)" }.joined(separator: ", ") + ")"
+        }
+        return text
+    }
 }
 
 public enum MIDIDatasetConverter {
     /// File name extensions read (case-insensitive).
     public static let extensions: Set<String> = ["mid", "midi", "rmi"]
 
-    /// MIDI files under `directory`, recursively, as paths relative to it, sorted by their
-    /// UTF-8 bytes (the same order on every machine).
-    public static func sourceFiles(in directory: String) throws -> [String] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
-            throw ConversionError.notADirectory(directory)
-        }
-        var found: [String] = []
-        let root = URL(fileURLWithPath: directory)
-        if let walker = FileManager.default.enumerator(atPath: directory) {
-            for case let rel as String in walker {
-                guard extensions.contains((rel as NSString).pathExtension.lowercased()) else { continue }
-                var fileIsDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: root.appendingPathComponent(rel).path, isDirectory: &fileIsDir),
-                   !fileIsDir.boolValue {
-                    found.append(rel)
-                }
-            }
-        }
-        return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-
     /// True when `relativePath` belongs to the validation split for `fraction`.
     public static func isValidation(_ relativePath: String, fraction: Double) -> Bool {
         fraction > 0 && StableHash.unitInterval(relativePath) < fraction
     }
 
+    /// Threads used when none are asked for: every core.
+    public static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
     /// (through a temporary directory renamed into place).
     ///
+    /// With `settings.extraction.parseMode == .strict`, any file that cannot be read stops the
+    /// conversion with `ConversionError.badFiles` and nothing is written.
+    ///
     /// - Parameters:
-    ///   - strict: stop with `ConversionError.badFiles` (writing nothing) when a file cannot be read.
-    ///   - progress: called with (files done, total) as files are read.
-    public static func convert(directory: String, output: String, settings: ConversionSettings, strict: Bool = false,
-                               progress: ((Int, Int) -> Void)? = nil) throws -> ConversionReport {
-        let files = try sourceFiles(in: directory)
-        guard !files.isEmpty else { throw ConversionError.noMIDIFiles(directory) }
+    ///   - threads: files read at once (nil: every core). The output is the same for any count.
+    ///   - diagnostics: called once all files are read, before anything is written or any error
+    ///     is thrown, with the warning lines of recovered files, the lines of skipped files
+    ///     ("path: reason"), in path order, and the counts.
+    ///   - progress: called from the reading threads with (files done, total).
+    public static func convert(directory: String, output: String, settings: ConversionSettings, threads: Int? = nil,
+                               diagnostics: ((ConversionDiagnostics) -> Void)? = nil,
+                               progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> ConversionReport {
+        let readThreads = max(1, threads ?? defaultThreads)
+        var info = stat()
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw ConversionError.notADirectory(directory) }
+        try checkOutputIsWritable(output)
+        let entries = try sources(in: directory, threads: readThreads)
+        guard !entries.isEmpty else { throw ConversionError.noMIDIFiles(directory) }
         let root = directory.hasSuffix("/") ? directory : directory + "/"
-        let outcomes = readAll(files.map { root + $0 }, settings: settings, progress: progress)
+        let fraction = settings.validationFraction
+        let inValidation = entries.map { isValidation($0.path, fraction: fraction) }
+        let (outcomes, readCounts) = readAll(entries, root: root, isValidation: inValidation, settings: settings,
+                                              threads: readThreads, progress: progress)
+        var vocabularyCounts = readCounts
 
-        // Assemble in sorted path order: deterministic whatever the threads did.
-        var training = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
-        var validation = HitSequence(ppq: settings.ppq, maxDelta: settings.maxDelta)
-        var entries: [ConversionManifest.SourceFile] = []
-        var skipped: [ConversionManifest.SkippedFile] = []
+        // Files, in path order: skipped and recovered lists, gluing, the split of each file.
+        let maxDelta = settings.maxDelta
+        @inline(__always) func clamp(_ d: Int) -> Int { maxDelta.map { min(d, $0) } ?? d }
+        var counts = ConversionCounts(files: entries.count)
+        var skipped: [ConversionManifest.SkippedFile] = [], recovered: [ConversionManifest.RecoveredFile] = []
         var skippedLines: [String] = [], warningLines: [String] = []
-        var trainingCounts: [Int] = []
-        var validationFiles: [(entry: Int, start: Int, count: Int)] = []
-        for (i, rel) in files.enumerated() {
+        var firstDelta = [Int](repeating: 0, count: entries.count)  // glued and clamped
+        var training = Glue(ppq: settings.ppq), validation = Glue(ppq: settings.ppq)
+        var trainingFiles = 0, validationFiles = 0, trainingHits = 0, validationHits = 0
+        var minHits = Int.max, maxHits = 0
+        for (i, entry) in entries.enumerated() {
             switch outcomes[i] {
-            case .failure(let message, let line):
-                skipped.append(.init(path: rel, error: message))
-                skippedLines.append(line)
-            case .success(let hits):
-                let isVal = isValidation(rel, fraction: settings.validationFraction)
-                if isVal {
-                    validationFiles.append((entries.count, validation.count, hits.count))
-                    validation.append(hits)
+            case .skipped(let reason, let kind):
+                skipped.append(.init(path: entry.path, error: reason, kind: kind))
+                skippedLines.append("\(root)\(entry.path): \(reason)")
+                counts.skipped[kind, default: 0] += 1
+            case .converted(let r):
+                if r.warnings.isEmpty {
+                    counts.clean += 1
                 } else {
-                    trainingCounts.append(hits.count)
-                    training.append(hits)
+                    counts.recovered += 1
+                    recovered.append(.init(path: entry.path, warnings: r.warnings.map(Self.warningText)))
+                    warningLines += r.warnings.map(\.description)
                 }
-                warningLines += hits.warnings.map(\.description)
-                entries.append(.init(path: rel, split: isVal ? "validation" : "training", hits: hits.count,
-                                     offset: isVal ? validation.offsets.last ?? 0 : training.offsets.last ?? 0,
-                                     channel: hits.channelUsed,
-                                     warnings: hits.warnings.map { "byte \($0.offset): \($0.defect.message) (\($0.recovery))" }))
+                if inValidation[i] {
+                    validationFiles += 1
+                    validationHits += r.count
+                    if r.count > 0 { firstDelta[i] = clamp(validation.firstDelta(onset: Int(r.deltas[0]), lastOnset: r.lastOnset)) }
+                } else {
+                    trainingFiles += 1
+                    trainingHits += r.count
+                    minHits = min(minHits, r.count)
+                    maxHits = max(maxHits, r.count)
+                    if r.count > 0 {
+                        firstDelta[i] = clamp(training.firstDelta(onset: Int(r.deltas[0]), lastOnset: r.lastOnset))
+                        vocabularyCounts.addTick(firstDelta[i])
+                    }
+                }
             }
         }
-        if strict, !skipped.isEmpty {
+        diagnostics?(ConversionDiagnostics(warnings: warningLines, skipped: skippedLines, counts: counts))
+        if settings.extraction.parseMode == .strict, !skipped.isEmpty {
             throw ConversionError.badFiles(skippedLines)
         }
-        guard training.count > 0 else { throw ConversionError.noHits(directory) }
+        guard trainingFiles + validationFiles > 0 else {
+            throw ConversionError.noFileConverted(directory: directory, files: entries.count)
+        }
+        guard trainingFiles > 0 else {
+            throw ConversionError.allValidation(files: validationFiles, fraction: fraction)
+        }
+        guard trainingHits > 0 else {
+            throw ConversionError.noHits(directory: directory, files: trainingFiles, split: fraction > 0 ? "training " : "",
+                                         channel: settings.extraction.channel)
+        }
 
-        let vocab = try Vocabulary(ixToNote: IndexEncoder.sortedUnique(training.notes), ixToTick: IndexEncoder.sortedUnique(training.deltas))
+        let vocab = try Vocabulary(ixToNote: vocabularyCounts.notes, ixToTick: vocabularyCounts.ticks)
         let encoder = IndexEncoder(vocab)
-        var trainingRows = [Int32](), droppedNotes: [Int: Int] = [:], droppedTicks: [Int: Int] = [:]
-        trainingRows.reserveCapacity(training.count * 2)
-        for i in 0..<training.count {
-            // Every training note and tick is in the vocabulary built from them.
-            trainingRows.append(Int32(encoder.note(training.notes[i]) ?? 0))
-            trainingRows.append(Int32(encoder.tick(training.deltas[i]) ?? 0))
-        }
-        var validationRows = [Int32]()
-        var keptBefore = [Int](repeating: 0, count: validation.count + 1)  // kept rows before each hit
-        for i in 0..<validation.count {
-            keptBefore[i + 1] = keptBefore[i]
-            let n = encoder.note(validation.notes[i]), t = encoder.tick(validation.deltas[i])
-            guard let n, let t else {
-                if n == nil { droppedNotes[validation.notes[i], default: 0] += 1 }
-                if n != nil, t == nil { droppedTicks[validation.deltas[i], default: 0] += 1 }
-                continue
+
+        // Validation: the training vocabulary; hits outside it are dropped (and counted).
+        var droppedNotes: [Int: Int] = [:], droppedTicks: [Int: Int] = [:]
+        var validationKept = [Int](repeating: 0, count: entries.count)
+        if fraction > 0 {
+            for i in entries.indices where inValidation[i] {
+                guard case .converted(let r) = outcomes[i] else { continue }
+                var kept = 0
+                for k in 0..<r.count {
+                    let note = Int(r.notes[k]), delta = k == 0 ? firstDelta[i] : clamp(Int(r.deltas[k]))
+                    if encoder.note(note) == nil {
+                        droppedNotes[note, default: 0] += 1
+                    } else if encoder.tick(delta) == nil {
+                        droppedTicks[delta, default: 0] += 1
+                    } else {
+                        kept += 1
+                    }
+                }
+                validationKept[i] = kept
             }
-            validationRows.append(Int32(n))
-            validationRows.append(Int32(t))
-            keptBefore[i + 1] += 1
         }
-        for v in validationFiles {
-            entries[v.entry].offset = keptBefore[v.start]
-            entries[v.entry].hits = keptBefore[v.start + v.count] - keptBefore[v.start]
+
+        // The manifest's file list, offsets in each split's events.npy.
+        var files: [ConversionManifest.SourceFile] = []
+        files.reserveCapacity(entries.count)
+        var trainingOffset = 0, validationOffset = 0
+        for (i, entry) in entries.enumerated() {
+            guard case .converted(let r) = outcomes[i] else { continue }
+            let hits = inValidation[i] ? validationKept[i] : r.count
+            files.append(.init(path: entry.path, split: inValidation[i] ? "validation" : "training", hits: hits,
+                               offset: inValidation[i] ? validationOffset : trainingOffset, channel: r.channelUsed,
+                               warnings: r.warnings.map(Self.warningText)))
+            if inValidation[i] { validationOffset += hits } else { trainingOffset += hits }
         }
-        let validationKept = validationRows.count / 2
+        let validationTotal = validationOffset
 
         var outsideGM: [String: Int] = [:]
-        for n in training.notes where !(35...81).contains(n) { outsideGM[String(n), default: 0] += 1 }
+        for n in 0..<128 where vocabularyCounts.noteHits[n] > 0 && !(35...81).contains(n) {
+            outsideGM[String(n)] = vocabularyCounts.noteHits[n]
+        }
         let stats = ConversionManifest.Statistics(
-            files: trainingCounts.count, hits: training.count, uniqueNotes: vocab.notes, uniqueTicks: vocab.ticks,
-            minHitsPerFile: trainingCounts.min() ?? 0, maxHitsPerFile: trainingCounts.max() ?? 0,
-            meanHitsPerFile: (Double(training.count) / Double(max(1, trainingCounts.count)) * 1000).rounded() / 1000,
+            files: trainingFiles, hits: trainingHits, uniqueNotes: vocab.notes, uniqueTicks: vocab.ticks,
+            minHitsPerFile: minHits == Int.max ? 0 : minHits, maxHitsPerFile: maxHits,
+            meanHitsPerFile: (Double(trainingHits) / Double(max(1, trainingFiles)) * 1000).rounded() / 1000,
             notesOutsideGMPercussion: outsideGM)
-        var outputs: [String: [Int]] = ["events.npy": [training.count, 2]]
-        if settings.oneHot { outputs["X.npy"] = [training.count, vocab.notes + vocab.ticks] }
+        var outputs: [String: [Int]] = ["events.npy": [trainingHits, 2]]
+        if settings.oneHot { outputs["X.npy"] = [trainingHits, vocab.notes + vocab.ticks] }
         var validationInfo: ConversionManifest.Validation?
         var validationLines: [String] = []
-        if settings.validationFraction > 0 {
-            validationInfo = .init(files: validationFiles.count, hits: validationKept,
-                                   droppedHits: validation.count - validationKept,
+        if fraction > 0 {
+            validationInfo = .init(files: validationFiles, hits: validationTotal,
+                                   droppedHits: validationHits - validationTotal,
                                    droppedNotes: Dictionary(uniqueKeysWithValues: droppedNotes.map { (String($0.key), $0.value) }),
                                    droppedTicks: Dictionary(uniqueKeysWithValues: droppedTicks.map { (String($0.key), $0.value) }))
-            outputs["validation/events.npy"] = [validationKept, 2]
+            outputs["validation/events.npy"] = [validationTotal, 2]
             outputs["validation/vocab.json"] = []
-            if settings.oneHot { outputs["validation/X.npy"] = [validationKept, vocab.notes + vocab.ticks] }
+            if settings.oneHot { outputs["validation/X.npy"] = [validationTotal, vocab.notes + vocab.ticks] }
             if !droppedNotes.isEmpty {
                 validationLines.append("validation: dropped \(droppedNotes.values.reduce(0, +)) hit(s) whose note is not in the training vocabulary: "
                                        + Self.listing(droppedNotes))
@@ -155,39 +231,122 @@ public enum MIDIDatasetConverter {
         }
         outputs["vocab.json"] = []
         outputs["manifest.json"] = []
+        let mode = settings.extraction.parseMode
         let manifest = ConversionManifest(
             tool: "drummer convert-midi", version: DrummerVersion.string, source: directory,
             settings: .init(channel: settings.extraction.channel.description, ppq: settings.ppq, quantize: settings.extraction.quantize,
                             maxDelta: settings.maxDelta, noteMap: settings.extraction.noteMap.name, onehot: settings.oneHot,
-                            validationFraction: settings.validationFraction, lenient: settings.extraction.lenient),
-            files: entries, skipped: skipped, statistics: stats, validation: validationInfo, outputs: outputs)
+                            validationFraction: fraction, lenient: mode == .lenient, parseMode: mode.rawValue),
+            files: files, skipped: skipped, recovered: recovered, statistics: stats, validation: validationInfo, outputs: outputs)
 
-        try AtomicOutput.directory(at: output) { tmp in
-            try write(rows: trainingRows, vocab: vocab, oneHot: settings.oneHot, to: tmp)
-            if settings.validationFraction > 0 {
-                let dir = tmp.appendingPathComponent("validation")
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-                try write(rows: validationRows, vocab: vocab, oneHot: settings.oneHot, to: dir)
+        // Write: rows are encoded file by file straight into the output, on every thread.
+        let glued = firstDelta, kept = validationKept, writer = EventsWriter(notes: vocab.notes, ticks: vocab.ticks, oneHot: settings.oneHot)
+        let records = outcomes
+        func writeSplit(_ validationSplit: Bool, to dir: URL, prefix: String, count: Int) throws {
+            var indices: [Int] = [], offsets: [Int] = []
+            var row = 0
+            for i in entries.indices where inValidation[i] == validationSplit {
+                guard case .converted(let r) = records[i], r.count > 0 else { continue }
+                indices.append(i)
+                offsets.append(row)
+                row += validationSplit ? kept[i] : r.count
             }
-            try JSONOutput.encode(manifest).write(to: tmp.appendingPathComponent("manifest.json"))
+            let files = indices
+            try writer.write(dir: dir, prefix: prefix, total: count, offsets: offsets, threads: readThreads) { k, rows in
+                let i = files[k]
+                guard case .converted(let r) = records[i] else { return rows.removeAll() }
+                Self.encode(r, firstDelta: glued[i], maxDelta: maxDelta, encoder: encoder, into: &rows)
+            }
+        }
+        do {
+            // AtomicOutput registers the temporary directory with InterruptCleanup: Ctrl-C removes it.
+            try AtomicOutput.directory(at: output, kind: .dataset) { tmp in
+                let vocabJSON = try JSONOutput.encode(vocab)
+                // With more than one thread the manifest (large for a large corpus) is encoded
+                // while the events are written.
+                let manifestJSON = BackgroundResult<Data>()
+                if readThreads > 1 {
+                    Thread.detachNewThread { manifestJSON.set(Result { try manifest.encodedJSON(threads: readThreads - 1) }) }
+                } else {
+                    manifestJSON.set(Result { try manifest.encodedJSON() })
+                }
+                try writeSplit(false, to: tmp, prefix: "", count: trainingHits)
+                try OutputFile.write(vocabJSON, to: tmp, name: "vocab.json")
+                if fraction > 0 {
+                    let dir = tmp.appendingPathComponent("validation")
+                    guard mkdir(dir.path, 0o755) == 0 else { throw OutputWriteError(file: "validation/", code: errno) }
+                    try writeSplit(true, to: dir, prefix: "validation/", count: validationTotal)
+                    try OutputFile.write(vocabJSON, to: dir, name: "vocab.json")
+                }
+                try OutputFile.write(try manifestJSON.get(), to: tmp, name: "manifest.json")
+            }
+        } catch let e as OutputWriteError {
+            throw ConversionError.output(path: output, message: "cannot write \(e.file): \(e.reason) (\(output) was left as it was)")
+        } catch let e as OutputError {
+            throw ConversionError.output(path: output, message: e.message)
         }
 
         var summary = [
-            "Done! Scanned \(files.count) files (\(entries.count) converted, \(skipped.count) skipped), \(training.count) \(validationInfo == nil ? "" : "training ")hits",
+            "Done! Scanned \(entries.count) files (\(files.count) converted, \(skipped.count) skipped), \(trainingHits) \(validationInfo == nil ? "" : "training ")hits",
+            counts.line,
             "Unique notes: \(vocab.notes)",
-            "Notes found: " + GeneralMIDIDrums.listing(counts: training.notes.reduce(into: [:]) { $0[$1, default: 0] += 1 }),
+            "Notes found: " + GeneralMIDIDrums.listing(counts: Dictionary(uniqueKeysWithValues: (0..<128).compactMap { n in vocabularyCounts.noteHits[n] > 0 ? (n, vocabularyCounts.noteHits[n]) : nil })),
             "Unique ticks: \(vocab.ticks)",
             "Statistics: min \(stats.minHitsPerFile), max \(stats.maxHitsPerFile), average \(String(format: "%.1f", stats.meanHitsPerFile)) hits per file",
-            "Events: \(output)/events.npy [\(training.count), 2]" + (settings.oneHot ? ", X.npy [\(training.count), \(vocab.notes + vocab.ticks)]" : ""),
+            "Events: \(output)/events.npy [\(trainingHits), 2]" + (settings.oneHot ? ", X.npy [\(trainingHits), \(vocab.notes + vocab.ticks)]" : ""),
         ]
         if let v = validationInfo {
             summary.append("Validation: \(v.files) files, \(v.hits) hits kept, \(v.droppedHits) dropped (out of vocabulary)")
         }
         return ConversionReport(manifest: manifest, skipped: skippedLines, warnings: warningLines,
-                                validationNotes: validationLines, summary: summary)
+                                validationNotes: validationLines, counts: counts, summary: summary)
     }
 
     // MARK: Internals
+
+    /// The (note index, tick index) rows of one file, replacing `rows`; hits outside the
+    /// vocabulary (validation only: training notes and deltas all are in it) are left out.
+    static func encode(_ r: FileRecord, firstDelta: Int, maxDelta: Int?, encoder: IndexEncoder, into rows: inout [Int32]) {
+        rows.removeAll(keepingCapacity: true)
+        rows.reserveCapacity(2 * r.count)
+        let limit = maxDelta ?? Int.max
+        r.notes.withUnsafeBufferPointer { notes in
+            r.deltas.withUnsafeBufferPointer { deltas in
+                for k in 0..<notes.count {
+                    let delta = k == 0 ? firstDelta : min(Int(deltas[k]), limit)
+                    guard let n = encoder.note(Int(notes[k])), let t = encoder.tick(delta) else { continue }
+                    rows.append(Int32(n))
+                    rows.append(Int32(t))
+                }
+            }
+        }
+    }
+
+    /// A warning as the manifest records it: "byte N: what was wrong (what was done)".
+    static func warningText(_ w: MIDIWarning) -> String { "byte \(w.offset): \(w.defect.message) (\(w.recovery))" }
+
+    /// Refuses early (before reading any file) an output that cannot be written: the nearest
+    /// existing directory at or above it must be writable, and `output` itself, if it exists,
+    /// a directory.
+    static func checkOutputIsWritable(_ output: String) throws {
+        let url = URL(fileURLWithPath: output).standardizedFileURL
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+            throw ConversionError.output(path: output, message: "exists and is not a directory")
+        }
+        var dir = url.deletingLastPathComponent()
+        while stat(dir.path, &info) != 0 {
+            let parent = dir.deletingLastPathComponent()
+            if parent.path == dir.path { break }
+            dir = parent
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw ConversionError.output(path: output, message: "cannot be created: \(dir.path) is not a directory")
+        }
+        guard access(dir.path, W_OK) == 0 else {
+            throw ConversionError.output(path: output, message: "cannot be written: \(dir.path): \(MIDIReadError.reason(errno))")
+        }
+    }
 
     /// "value (count), ..." for at most 10 values, smallest first, then how many more.
     static func listing(_ counts: [Int: Int]) -> String {
@@ -196,53 +355,24 @@ public enum MIDIDatasetConverter {
         if sorted.count > 10 { text += " and \(sorted.count - 10) more (see manifest.json)" }
         return text
     }
+}
 
-    enum Outcome: Sendable {
-        case success(FileHits)
-        /// Message without the path (for the manifest) and the full line (for stderr).
-        case failure(String, String)
+/// A value computed on another thread, waited for where it is needed.
+final class BackgroundResult<T: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<T, any Error>?
+
+    func set(_ value: Result<T, any Error>) {
+        condition.lock()
+        result = value
+        condition.broadcast()
+        condition.unlock()
     }
 
-    /// Reads and converts `paths` on all cores, in batches so progress can be reported.
-    static func readAll(_ paths: [String], settings: ConversionSettings, progress: ((Int, Int) -> Void)?) -> [Outcome] {
-        let n = paths.count
-        let slots = ParallelSlots<Outcome>(count: n)
-        let batch = 64
-        var done = 0
-        while done < n {
-            let start = done, count = min(batch, n - done)
-            DispatchQueue.concurrentPerform(iterations: count) { k in
-                let i = start + k
-                do {
-                    slots.set(i, .success(try FileHits.read(path: paths[i], settings: settings.extraction)))
-                } catch let e as MIDIFileError {
-                    slots.set(i, .failure("byte \(e.offset): \(e.defect.message)", e.description))
-                } catch let e as MIDIReadError {
-                    slots.set(i, .failure(e.message, e.description))
-                } catch let e as HitExtractionError {
-                    if case .hitTooLate(_, let tick) = e {
-                        slots.set(i, .failure("a hit at tick \(tick) lies beyond \(FileHits.maximumTick) target ticks", e.description))
-                    } else {
-                        slots.set(i, .failure("\(e)", e.description))
-                    }
-                } catch {
-                    slots.set(i, .failure("\(error)", "\(paths[i]): \(error)"))
-                }
-            }
-            done += count
-            progress?(done, n)
-        }
-        return slots.values()
-    }
-
-    /// events.npy, vocab.json and (with one-hot) X.npy in `dir`.
-    static func write(rows: [Int32], vocab: Vocabulary, oneHot: Bool, to dir: URL) throws {
-        let count = rows.count / 2
-        try NPY.encode(int32: rows, shape: [count, 2]).write(to: dir.appendingPathComponent("events.npy"))
-        try JSONOutput.encode(vocab).write(to: dir.appendingPathComponent("vocab.json"))
-        if oneHot {
-            try OneHotWriter.write(rows: rows, notes: vocab.notes, ticks: vocab.ticks,
-                                   to: dir.appendingPathComponent("X.npy").path)
-        }
+    func get() throws -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return try result!.get()
     }
 }

@@ -32,8 +32,9 @@ public struct FileHits: Equatable, Sendable {
 }
 
 extension FileHits {
-    /// Largest onset, in target ticks, a file may have (2^40: about 36 years at 480 PPQ and 120 BPM).
-    public static let maximumTick = 1 << 40
+    /// Largest onset, in target ticks, a file may have (2^31 − 1: about 26 days at 480 PPQ and
+    /// 120 BPM). The bound keeps every onset and every within-file delta an Int32.
+    public static let maximumTick = Int(Int32.max)
 
     /// Selects, rescales, quantizes and maps the hits of a parsed file.
     ///
@@ -42,65 +43,152 @@ extension FileHits {
     /// frame rate and tempo map. Quantizing snaps each absolute onset to the nearest multiple
     /// of the grid (halves round up), before any delta is taken.
     ///
-    /// - Throws: `HitExtractionError.hitTooLate` when a hit lies beyond `FileHits.maximumTick` target ticks
-    ///   (only a crafted file gets there; the bound keeps all later arithmetic exact).
+    /// - Throws: `HitExtractionError.hitTooLate` when a hit lies beyond `FileHits.maximumTick` target
+    ///   ticks, quantized or not (only a crafted file gets there; the bound keeps all later arithmetic exact).
     public init(file: MIDIFile, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning] = []) throws {
-        let channel: Int?
-        switch settings.channel {
-        case .all:
-            channel = nil
-            channelUsed = "all"
-        case .index(let n):
-            channel = n
-            channelUsed = String(n)
-        case .auto:
-            channel = file.hasNotes(onChannel: 9) ? 9 : nil
-            channelUsed = channel == nil ? "all" : "9"
-        }
+        let channel = Self.channel(settings.channel, hasChannel9Notes: file.hasNotes(onChannel: 9))
         let hits = file.hits(channel: channel)
+        try self.init(division: file.division, ticks: hits.map(\.tick), notes: hits.map(\.note),
+                      tempoMap: { file.tempoMap }, channelUsed: channel == nil ? "all" : String(channel!),
+                      path: path, settings: settings, warnings: warnings)
+    }
+
+    /// The channel index `selection` reads (nil: every channel).
+    static func channel(_ selection: ChannelSelection, hasChannel9Notes: Bool) -> Int? {
+        switch selection {
+        case .all: return nil
+        case .index(let n): return n
+        case .auto: return hasChannel9Notes ? 9 : nil
+        }
+    }
+
+    /// The shared core: `ticks` and `notes` are the selected hits on the merged time line,
+    /// in merge order, in the file's own division.
+    init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], tempoMap: () -> MIDITempoMap,
+         channelUsed: String, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning]) throws {
         let target = settings.ppq
         var ticks: [Int] = []
-        ticks.reserveCapacity(hits.count)
+        ticks.reserveCapacity(sourceTicks.count)
         let limit = Self.maximumTick
-        switch file.division {
+        switch division {
         case .ppq(let ppq):
-            // tick ≤ limit × ppq / target keeps tick × target ≤ 2^40 × 2^15: no overflow.
-            let sourceLimit = ppq >= target ? Int.max : limit / target * ppq
-            for h in hits {
-                guard h.tick <= sourceLimit else { throw HitExtractionError.hitTooLate(path: path, tick: h.tick) }
-                ticks.append(ppq == target ? h.tick : (h.tick * target + ppq / 2) / ppq)
+            // tick ≤ (limit / target + 1) × ppq keeps tick × target ≤ (2^31 + 2^15) × 2^15: no
+            // overflow; onsets past the limit after rescaling are caught below.
+            let sourceLimit = (limit / target + 1) * ppq
+            for t in sourceTicks {
+                guard t <= sourceLimit else { throw HitExtractionError.hitTooLate(path: path, tick: t) }
+                ticks.append(ppq == target ? t : (t * target + ppq / 2) / ppq)
             }
-            if let last = ticks.last, last > limit { throw HitExtractionError.hitTooLate(path: path, tick: hits[hits.count - 1].tick) }
         case .smpte:
-            let map = file.tempoMap
-            for h in hits {
-                let t = (map.quarterNotes(atTick: h.tick) * Double(target)).rounded(.toNearestOrAwayFromZero)
-                guard t.isFinite, t <= Double(limit) else { throw HitExtractionError.hitTooLate(path: path, tick: h.tick) }
-                ticks.append(Int(t))
+            let map = tempoMap()
+            for t in sourceTicks {
+                let q = (map.quarterNotes(atTick: t) * Double(target)).rounded(.toNearestOrAwayFromZero)
+                guard q.isFinite, q <= Double(limit) else { throw HitExtractionError.hitTooLate(path: path, tick: t) }
+                ticks.append(Int(q))
             }
         }
         if let q = settings.quantize, q > 1 {
             for i in ticks.indices { ticks[i] = (ticks[i] + q / 2) / q * q }
         }
+        // Onsets are non-decreasing: the last is the largest.
+        if let last = ticks.last, last > limit, let first = ticks.firstIndex(where: { $0 > limit }) {
+            throw HitExtractionError.hitTooLate(path: path, tick: sourceTicks[first])
+        }
         var notes: [Int] = []
-        notes.reserveCapacity(hits.count)
+        notes.reserveCapacity(sourceNotes.count)
         if settings.noteMap.table.isEmpty {
-            for h in hits { notes.append(Int(h.note)) }
+            for n in sourceNotes { notes.append(Int(n)) }
         } else {
-            for h in hits { notes.append(settings.noteMap.apply(Int(h.note))) }
+            for n in sourceNotes { notes.append(settings.noteMap.apply(Int(n))) }
         }
         self.notes = notes
         self.ticks = ticks
+        self.channelUsed = channelUsed
         self.warnings = warnings
     }
 }
 
 extension FileHits {
-    /// Reads, parses and extracts the hits of the file at `path`.
+    /// Reads, parses and extracts the hits of the file at `path` with `settings.parseMode`.
+    /// Reads only what extraction needs (no full event list); gives exactly what
+    /// `init(file:path:settings:)` gives for the file `MIDIFile.read` returns.
     /// - Throws: `MIDIReadError` (cannot read), `MIDIFileError` (not valid MIDI, with the byte
     ///   offset), `HitExtractionError` (a hit beyond `maximumTick`).
     public static func read(path: String, settings: HitExtractionSettings) throws -> FileHits {
-        let (file, warnings) = try MIDIFile.read(path: path, mode: settings.lenient ? .lenient : .strict)
-        return try FileHits(file: file, path: path, settings: settings, warnings: warnings)
+        try parse(MIDIFile.readBytes(path: path), path: path, settings: settings)
+    }
+
+    /// Extracts the hits of the file `bytes`; see `read(path:settings:)`.
+    public static func parse(_ bytes: [UInt8], path: String, settings: HitExtractionSettings) throws -> FileHits {
+        try bytes.withUnsafeBufferPointer { buf in
+            var reader = SMFReader(buffer: buf, path: path, mode: settings.parseMode,
+                                   sink: HitCollector(buffer: buf, capacity: min(buf.count / 8, 1 << 14)))
+            let (format, division) = try reader.readFile()
+            let c = reader.sink
+            let channel = channel(settings.channel, hasChannel9Notes: c.hasChannel9Notes)
+            let (ticks, notes) = c.mergedHits(format: format, channel: channel)
+            return try FileHits(division: division, ticks: ticks, notes: notes,
+                                tempoMap: { c.tempoMap(format: format, division: division) },
+                                channelUsed: channel == nil ? "all" : String(channel!),
+                                path: path, settings: settings, warnings: reader.warnings)
+        }
+    }
+}
+
+extension HitCollector {
+    /// Tick at which each track starts on the merged time line (as `MIDIFile.trackStartTicks`).
+    func trackStarts(format: Int) -> [Int] {
+        guard format == 2 else { return [Int](repeating: 0, count: trackEndTicks.count) }
+        var starts: [Int] = []
+        starts.reserveCapacity(trackEndTicks.count)
+        var t = 0
+        for end in trackEndTicks {
+            starts.append(t)
+            t += end
+        }
+        return starts
+    }
+
+    /// The hits on `channel` (nil: all) on the merged time line, ordered by (tick, track, order
+    /// in track), as `MIDIFile.hits(channel:)`.
+    func mergedHits(format: Int, channel: Int?) -> (ticks: [Int], notes: [UInt8]) {
+        let starts = trackStarts(format: format)
+        var outTicks: [Int] = [], outNotes: [UInt8] = []
+        outTicks.reserveCapacity(hits.count)
+        outNotes.reserveCapacity(hits.count)
+        var sorted = true
+        var last = Int.min
+        for track in starts.indices {
+            let base = starts[track]
+            let end = track + 1 < trackFirstHit.count ? trackFirstHit[track + 1] : hits.count
+            for i in trackFirstHit[track]..<end where channel == nil || Int(hits[i].channel) == channel {
+                let t = hits[i].tick + base
+                if t < last { sorted = false }
+                last = t
+                outTicks.append(t)
+                outNotes.append(hits[i].note)
+            }
+        }
+        // A stable sort by tick of what is in track order; most files are in order already.
+        if !sorted {
+            let order = outTicks.indices.sorted { outTicks[$0] != outTicks[$1] ? outTicks[$0] < outTicks[$1] : $0 < $1 }
+            outTicks = order.map { outTicks[$0] }
+            outNotes = order.map { outNotes[$0] }
+        }
+        return (outTicks, outNotes)
+    }
+
+    /// The tempo map of the merged time line (as `MIDIFile.tempoMap`).
+    func tempoMap(format: Int, division: MIDIDivision) -> MIDITempoMap {
+        let starts = trackStarts(format: format)
+        var changes: [MIDITempoChange] = []
+        for track in starts.indices {
+            let end = track + 1 < trackFirstTempo.count ? trackFirstTempo[track + 1] : tempoTicks.count
+            for i in trackFirstTempo[track]..<end {
+                changes.append(MIDITempoChange(tick: tempoTicks[i] + starts[track], microsecondsPerQuarter: tempoValues[i]))
+            }
+        }
+        if starts.count > 1 { MIDIFile.stableSortByTick(&changes, tick: \.tick) }
+        return MIDITempoMap(division: division, changes: changes)
     }
 }

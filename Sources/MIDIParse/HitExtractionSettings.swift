@@ -89,8 +89,9 @@ public struct HitExtractionSettings: Equatable, Sendable {
     /// Grid in target ticks that absolute onsets snap to (nil: no quantizing).
     public var quantize: Int?
     public var noteMap: NoteMap = .none
-    /// Parse leniently (recover defects, with warnings) instead of refusing defective files.
-    public var lenient = false
+    /// How defects are treated: `.safe` (the default) recovers only the defects that need no
+    /// guessing, `.strict` refuses any, `.lenient` recovers all it can; each recovery is a warning.
+    public var parseMode: MIDIParseMode = .safe
 
     public init() {}
 }

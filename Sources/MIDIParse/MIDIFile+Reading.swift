@@ -17,17 +17,17 @@ extension MIDIFile {
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - path: the name used in errors and warnings.
-    ///   - mode: `.strict` throws at the first defect; `.lenient` recovers and warns.
-    /// - Returns: the file and, in lenient mode, one warning per recovered defect
-    ///   (always empty in strict mode).
+    ///   - mode: `.strict` throws at the first defect; `.safe` recovers only the defects that
+    ///     need no guessing, `.lenient` all it can, each with a warning.
+    /// - Returns: the file and one warning per recovered defect (always empty in strict mode).
     /// - Throws: `MIDIFileError` naming the byte offset and what was expected there.
     public static func parse(_ bytes: [UInt8], path: String, mode: MIDIParseMode = .strict) throws
         -> (file: MIDIFile, warnings: [MIDIWarning])
     {
         try bytes.withUnsafeBufferPointer { buf in
-            var reader = SMFReader(buffer: buf, path: path, mode: mode)
-            let file = try reader.readFile()
-            return (file, reader.warnings)
+            var reader = SMFReader(buffer: buf, path: path, mode: mode, sink: EventCollector(buffer: buf))
+            let (format, division) = try reader.readFile()
+            return (MIDIFile(format: format, division: division, tracks: reader.sink.tracks), reader.warnings)
         }
     }
 
@@ -49,14 +49,17 @@ extension MIDIFile {
 
     /// The bytes of the file at `path`, read at once (bounded by `maximumFileSize`).
     public static func readBytes(path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw MIDIReadError(path: path, message: "cannot open: \(String(cString: strerror(errno)))") }
+        // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; it is refused below.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw MIDIReadError(path: path, message: "cannot read: \(MIDIReadError.reason(errno))") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw MIDIReadError(path: path, message: "cannot stat: \(String(cString: strerror(errno)))")
+            throw MIDIReadError(path: path, message: "cannot stat: \(MIDIReadError.reason(errno))")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw MIDIReadError(path: path, message: "not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw MIDIReadError(path: path, message: "not a regular file (\(MIDIReadError.fileType(info.st_mode)))")
+        }
         let size = Int(info.st_size)
         guard size <= maximumFileSize else {
             throw MIDIReadError(path: path, message: "file of \(size) bytes is larger than the \(maximumFileSize)-byte limit")
@@ -75,7 +78,7 @@ extension MIDIFile {
                 count += n
             }
         }
-        guard failure == 0 else { throw MIDIReadError(path: path, message: "cannot read: \(String(cString: strerror(failure)))") }
+        guard failure == 0 else { throw MIDIReadError(path: path, message: "cannot read: \(MIDIReadError.reason(failure))") }
         return bytes
     }
 }

@@ -19,11 +19,26 @@ public enum MIDIDivision: Equatable, Hashable, Sendable {
     }
 }
 
-/// How the reader treats defects.
-public enum MIDIParseMode: Sendable {
+/// How the reader treats defects: three policies, from refusing everything to recovering
+/// everything it can. Every recovered defect is reported as a `MIDIWarning`.
+public enum MIDIParseMode: String, Sendable, CaseIterable {
     /// Any departure from the specification is an error.
     case strict
-    /// Recover what can be recovered and report a warning for each defect.
+    /// The default of `convert-midi`, `eval` and the primer: recovers only the defects whose
+    /// recovery needs no guessing, because no event is lost or invented (as midly does by
+    /// default):
+    /// - bytes after the last chunk, or after a track's end-of-track event (ignored);
+    /// - a missing end-of-track event when the track's events end cleanly at the end of its chunk;
+    /// - a chunk length (MTrk, unknown chunk, RIFF or its data chunk) that runs past the end of the
+    ///   file, when the events up to the end of the file decode cleanly (the last event whole);
+    /// - a header track count that differs from the MTrk chunks found, when at least one is found.
+    ///
+    /// Everything else (a track count other than 1 in format 0, illegal or cancelled status bytes,
+    /// a meta event of the wrong length, an event cut short) is refused as in `.strict`.
+    case safe
+    /// Recovers what can be recovered, also by guessing (dropping the rest of a track at an
+    /// undecodable event, reading format 0 with several tracks as format 1, skipping illegal
+    /// status bytes, continuing a cancelled running status).
     case lenient
 }
 

@@ -1,8 +1,13 @@
 // Typed errors and warnings of the reader: every one names the file, the byte
 // offset and what was expected there.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What is wrong at a place in a file. In strict mode any defect is thrown as a
-/// `MIDIFileError`; in lenient mode the recoverable ones become `MIDIWarning`s.
+/// `MIDIFileError`; in safe and lenient mode the ones they recover become `MIDIWarning`s.
 public enum MIDIDefect: Equatable, Hashable, Sendable {
     /// The file has no bytes.
     case emptyFile
@@ -51,7 +56,8 @@ public enum MIDIDefect: Equatable, Hashable, Sendable {
     public var message: String {
         switch self {
         case .emptyFile: return "empty file, expected an \"MThd\" header"
-        case .notMIDI(let f): return "expected \"MThd\" or \"RIFF\", found \(Self.show(f))"
+        case .notMIDI(let f):
+            return "not a MIDI file: starts with \(Self.quoted(f))expected \"MThd\" or \"RIFF\""
         case .riffNotRMID(let f): return "RIFF file: expected form type \"RMID\", found \(Self.show(f))"
         case .riffWithoutData: return "RIFF RMID file: expected a \"data\" chunk holding the MIDI file, found none"
         case .truncated(let e): return "unexpected end of data, expected \(e)"
@@ -84,6 +90,24 @@ public enum MIDIDefect: Equatable, Hashable, Sendable {
         return "0x" + (s.count < 2 ? "0" + s : s)
     }
 
+    /// `"<!DO" (3C 21 44 4F), ` when the bytes are printable ASCII, else `3C 21 44 4F, `.
+    static func quoted(_ bytes: [UInt8]) -> String {
+        if !bytes.isEmpty, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return "\"\(String(decoding: bytes, as: UTF8.self))\" (\(show(bytes))), "
+        }
+        return show(bytes) + ", "
+    }
+
+    /// What kind of problem this is, for summaries: "not MIDI", "empty", "truncated" or "malformed".
+    public var kind: String {
+        switch self {
+        case .emptyFile: return "empty"
+        case .notMIDI, .riffNotRMID, .riffWithoutData: return "not MIDI"
+        case .truncated, .chunkPastEnd: return "truncated"
+        default: return "malformed"
+        }
+    }
+
     static func show(_ bytes: [UInt8]) -> String {
         bytes.map { b in
             let s = String(b, radix: 16, uppercase: true)
@@ -105,10 +129,20 @@ public struct MIDIFileError: Error, Equatable, Hashable, Sendable, CustomStringC
         self.defect = defect
     }
 
-    public var description: String { "\(path): byte \(offset): \(defect.message)" }
+    public var description: String { "\(path): \(reason)" }
+
+    /// The description without the path: "byte N: what was expected, found", "truncated at
+    /// byte N: expected …", or for a file that is not MIDI at all "not a MIDI file: starts with …".
+    public var reason: String {
+        switch defect {
+        case .truncated(let expected): return "truncated at byte \(offset): expected \(expected)"
+        case .notMIDI where offset == 0, .emptyFile: return defect.message
+        default: return "byte \(offset): \(defect.message)"
+        }
+    }
 }
 
-/// A defect recovered from in lenient mode, with what the reader did about it.
+/// A defect recovered from in safe or lenient mode, with what the reader did about it.
 public struct MIDIWarning: Equatable, Hashable, Sendable, CustomStringConvertible {
     public let path: String
     public let offset: Int
@@ -134,4 +168,23 @@ public struct MIDIReadError: Error, Equatable, Sendable, CustomStringConvertible
         self.message = message
     }
     public var description: String { "\(path): \(message)" }
+
+    /// `strerror` of `code` starting in lower case ("permission denied").
+    public static func reason(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    /// "a directory", "a FIFO", ... for a `st_mode` that is not a regular file.
+    static func fileType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "an unknown file type"
+        }
+    }
 }

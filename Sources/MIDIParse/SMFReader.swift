@@ -2,17 +2,44 @@
 // Every count read from the file is checked against the bytes remaining before use,
 // and every loop iteration consumes at least one byte, so no input can make the
 // reader allocate without bound or loop forever.
+//
+// The reader decodes and checks; what it decodes goes to a sink (SMFSink): the full
+// model (MIDIFile, `EventCollector`) or only what hit extraction needs (`HitCollector`).
+// Both see the same defects, warnings and recoveries, so every reader of a file agrees.
 
-struct SMFReader {
+/// What a meta event's length check found.
+enum SMFMetaCheck {
+    /// A standard meta event of the right length, or a non-standard type.
+    case valid
+    /// A standard type of the wrong length, kept (lenient) as an unknown meta event.
+    case keptAsUnknown
+}
+
+/// Receives the decoded events of a file, track by track, in file order.
+/// Ranges index the reader's buffer, valid for the duration of the parse.
+protocol SMFSink {
+    mutating func beginTrack(offset: Int)
+    /// A channel voice message; `status` is 0x80...0xEF.
+    mutating func channel(tick: Int, status: UInt8, d1: UInt8, d2: UInt8)
+    /// A meta event other than end-of-track.
+    mutating func meta(tick: Int, type: UInt8, data: Range<Int>, check: SMFMetaCheck)
+    mutating func sysex(tick: Int, escape: Bool, data: Range<Int>)
+    /// The track's end-of-track event, read or supplied by a recovery; always the track's last call.
+    mutating func endTrack(tick: Int)
+}
+
+struct SMFReader<Sink: SMFSink> {
     let buf: UnsafeBufferPointer<UInt8>
     let path: String
     let mode: MIDIParseMode
+    var sink: Sink
     private(set) var warnings: [MIDIWarning] = []
 
-    init(buffer: UnsafeBufferPointer<UInt8>, path: String, mode: MIDIParseMode) {
+    init(buffer: UnsafeBufferPointer<UInt8>, path: String, mode: MIDIParseMode, sink: Sink) {
         self.buf = buffer
         self.path = path
         self.mode = mode
+        self.sink = sink
     }
 
     // MARK: Defects
@@ -21,9 +48,14 @@ struct SMFReader {
         MIDIFileError(path: path, offset: offset, defect: defect)
     }
 
-    /// A recoverable defect: throws in strict mode, records a warning in lenient mode.
-    mutating func recover(_ offset: Int, _ defect: MIDIDefect, _ recovery: String) throws {
-        if mode == .strict { throw error(offset, defect) }
+    /// A recoverable defect: throws in strict mode, records a warning in lenient mode, and in
+    /// safe mode records a warning when `safe` (its recovery needs no guessing), else throws.
+    mutating func recover(_ offset: Int, _ defect: MIDIDefect, _ recovery: String, safe: Bool = false) throws {
+        switch mode {
+        case .strict: throw error(offset, defect)
+        case .safe: if !safe { throw error(offset, defect) }
+        case .lenient: break
+        }
         warnings.append(MIDIWarning(path: path, offset: offset, defect: defect, recovery: recovery))
     }
 
@@ -59,7 +91,8 @@ struct SMFReader {
 
     // MARK: File
 
-    mutating func readFile() throws -> MIDIFile {
+    /// Reads the whole file into the sink; returns its format and division.
+    mutating func readFile() throws -> (format: Int, division: MIDIDivision) {
         let n = buf.count
         guard n > 0 else { throw error(0, .emptyFile) }
         if n >= 4, tag(0, "RIFF") { return try readRIFF() }
@@ -67,14 +100,15 @@ struct SMFReader {
     }
 
     /// RIFF RMID: "RIFF" size "RMID", then little-endian chunks, one of them "data" holding the SMF.
-    mutating func readRIFF() throws -> MIDIFile {
+    mutating func readRIFF() throws -> (format: Int, division: MIDIDivision) {
         let n = buf.count
         guard n >= 12 else { throw error(n, .truncated(expected: "the RIFF size and form type")) }
         guard tag(8, "RMID") else { throw error(8, .riffNotRMID(found: bytes(8..<12))) }
         var end = n
         let declared = u32le(4)
         if declared > n - 8 {
-            try recover(4, .chunkPastEnd(declared: declared, available: n - 8), "read the RIFF chunk up to the end of the file")
+            try recover(4, .chunkPastEnd(declared: declared, available: n - 8), "read the RIFF chunk up to the end of the file",
+                        safe: true)
         } else {
             end = 8 + declared
         }
@@ -86,7 +120,7 @@ struct SMFReader {
                 var dataEnd = body + size
                 if size > end - body {
                     try recover(p + 4, .chunkPastEnd(declared: size, available: end - body),
-                                "read the data chunk up to the end of the file")
+                                "read the data chunk up to the end of the file", safe: true)
                     dataEnd = end
                 }
                 return try readSMF(start: body, end: dataEnd)
@@ -98,7 +132,7 @@ struct SMFReader {
     }
 
     /// A Standard MIDI File occupying buf[start..<end] (offsets stay file offsets).
-    mutating func readSMF(start: Int, end: Int) throws -> MIDIFile {
+    mutating func readSMF(start: Int, end: Int) throws -> (format: Int, division: MIDIDivision) {
         let available = end - start
         guard available >= 4, tag(start, "MThd") else {
             let found = bytes(start..<min(end, start + 4))
@@ -132,33 +166,36 @@ struct SMFReader {
             division = .ppq(divisionWord)
         }
 
-        var tracks: [MIDITrack] = []
+        var trackCount = 0
         var p = start + 8 + headerLength
         while p < end {
             let remaining = end - p
             guard remaining >= 8, isChunkTag(p) else {
-                try recover(p, .trailingGarbage(bytes: remaining), "ignored them")
+                try recover(p, .trailingGarbage(bytes: remaining), "ignored them", safe: true)
                 break
             }
             var length = u32be(p + 4)
             if length > remaining - 8 {
+                // Safe: an MTrk's events are then checked up to the end of the file (an event
+                // cut short is still an error); an alien chunk is skipped either way.
                 try recover(p + 4, .chunkPastEnd(declared: length, available: remaining - 8),
-                            "read the chunk up to the end of the file")
+                            "read the chunk up to the end of the file", safe: true)
                 length = remaining - 8
             }
             if tag(p, "MTrk") {
-                tracks.append(try readTrack(chunk: p, start: p + 8, end: p + 8 + length))
+                try readTrack(chunk: p, start: p + 8, end: p + 8 + length)
+                trackCount += 1
             }
             // Any other chunk type is alien: the specification says to skip it.
             p += 8 + length
         }
-        if format == 0, tracks.count != 1 {
-            try recover(start + 10, .format0TrackCount(tracks.count), "read the tracks as in format 1")
-        } else if tracks.count != declaredTracks {
-            try recover(start + 10, .trackCountMismatch(declared: declaredTracks, found: tracks.count),
-                        "used the \(tracks.count) tracks found")
+        if format == 0, trackCount != 1 {
+            try recover(start + 10, .format0TrackCount(trackCount), "read the tracks as in format 1")
+        } else if trackCount != declaredTracks {
+            try recover(start + 10, .trackCountMismatch(declared: declaredTracks, found: trackCount),
+                        "used the \(trackCount) tracks found", safe: trackCount > 0)
         }
-        return MIDIFile(format: format, division: division, tracks: tracks)
+        return (format, division)
     }
 
     /// A chunk type is four printable ASCII characters.
@@ -185,9 +222,8 @@ struct SMFReader {
         }
     }
 
-    mutating func readTrack(chunk: Int, start: Int, end: Int) throws -> MIDITrack {
-        var events: [MIDIEvent] = []
-        events.reserveCapacity((end - start) / 4)
+    mutating func readTrack(chunk: Int, start: Int, end: Int) throws {
+        sink.beginTrack(offset: chunk)
         var p = start
         var tick = 0
         var running: UInt8 = 0       // running status in effect, 0 when none
@@ -208,15 +244,18 @@ struct SMFReader {
                     guard length <= end - p else {
                         throw error(p, .truncated(expected: "\(length) bytes of meta event data"))
                     }
-                    let meta = try decodeMeta(type: type, at: p, length: length, eventStart: metaStart)
+                    let check = try checkMeta(type: type, length: length, eventStart: metaStart)
+                    let data = p..<(p + length)
                     p += length
-                    events.append(MIDIEvent(tick: tick, kind: .meta(meta)))
                     if running != 0 { cancelled = running }
                     running = 0
-                    if meta == .endOfTrack {
+                    if let check {
+                        sink.meta(tick: tick, type: type, data: data, check: check)
+                    } else {
                         ended = true
+                        sink.endTrack(tick: tick)
                         if p < end {
-                            try recover(p, .dataAfterEndOfTrack(bytes: end - p), "ignored them")
+                            try recover(p, .dataAfterEndOfTrack(bytes: end - p), "ignored them", safe: true)
                         }
                         break
                     }
@@ -226,9 +265,8 @@ struct SMFReader {
                     guard length <= end - p else {
                         throw error(p, .truncated(expected: "\(length) bytes of sysex data"))
                     }
-                    let data = bytes(p..<(p + length))
+                    sink.sysex(tick: tick, escape: b == 0xF7, data: p..<(p + length))
                     p += length
-                    events.append(MIDIEvent(tick: tick, kind: b == 0xF0 ? .sysex(data) : .sysexEscape(data)))
                     if running != 0 { cancelled = running }
                     running = 0
                 } else if b > 0xF0 {
@@ -268,39 +306,25 @@ struct SMFReader {
                         guard d2 < 0x80 else { throw error(p + 1, .dataByteExpected(found: d2)) }
                     }
                     p += count
-                    events.append(MIDIEvent(tick: tick, kind: .channel(Self.channelMessage(status, d1, d2))))
+                    sink.channel(tick: tick, status: status, d1: d1, d2: d2)
                 }
             }
-        } catch let e as MIDIFileError where mode == .lenient {
+        } catch let e as MIDIFileError where mode == .lenient && !ended {
             // An event that cannot be decoded: keep what came before it, drop the rest of the chunk.
             warnings.append(MIDIWarning(path: path, offset: e.offset, defect: e.defect,
                                         recovery: "dropped the rest of the track"))
-            events.append(MIDIEvent(tick: tick, kind: .meta(.endOfTrack)))
-            return MIDITrack(events: events, offset: chunk)
+            sink.endTrack(tick: tick)
+            return
         }
         if !ended {
-            try recover(end, .missingEndOfTrack, "ended the track at the end of its chunk")
-            events.append(MIDIEvent(tick: tick, kind: .meta(.endOfTrack)))
-        }
-        return MIDITrack(events: events, offset: chunk)
-    }
-
-    @inline(__always)
-    static func channelMessage(_ status: UInt8, _ d1: UInt8, _ d2: UInt8) -> MIDIChannelMessage {
-        let ch = status & 0x0F
-        switch status & 0xF0 {
-        case 0x80: return .noteOff(channel: ch, note: d1, velocity: d2)
-        case 0x90: return d2 == 0 ? .noteOff(channel: ch, note: d1, velocity: 0) : .noteOn(channel: ch, note: d1, velocity: d2)
-        case 0xA0: return .polyPressure(channel: ch, note: d1, pressure: d2)
-        case 0xB0: return .controlChange(channel: ch, controller: d1, value: d2)
-        case 0xC0: return .programChange(channel: ch, program: d1)
-        case 0xD0: return .channelPressure(channel: ch, pressure: d1)
-        default: return .pitchBend(channel: ch, value: UInt16(d2) << 7 | UInt16(d1))
+            try recover(end, .missingEndOfTrack, "ended the track at the end of its chunk", safe: true)
+            sink.endTrack(tick: tick)
         }
     }
 
-    /// Decodes meta event `type` with `length` data bytes at `p` (bounds already checked).
-    mutating func decodeMeta(type: UInt8, at p: Int, length: Int, eventStart: Int) throws -> MIDIMetaEvent {
+    /// Checks the length of meta event `type` (bounds already checked). Returns nil for the
+    /// end-of-track event (also a lenient FF 2F of the wrong length, taken as one).
+    mutating func checkMeta(type: UInt8, length: Int, eventStart: Int) throws -> SMFMetaCheck? {
         let expected: Int?
         switch type {
         case 0x00: expected = length == 0 ? 0 : 2
@@ -316,28 +340,12 @@ struct SMFReader {
             if type == 0x2F {
                 try recover(eventStart, .badMetaLength(type: type, length: length, expected: 0),
                             "took it as the end of the track")
-                return .endOfTrack
+                return nil
             }
             try recover(eventStart, .badMetaLength(type: type, length: length, expected: expected),
                         "kept it as an unknown meta event")
-            return .unknown(type: type, bytes: bytes(p..<(p + length)))
+            return .keptAsUnknown
         }
-        switch type {
-        case 0x00: return .sequenceNumber(length == 0 ? nil : u16be(p))
-        case 0x01...0x0F: return .text(type: type, bytes: bytes(p..<(p + length)))
-        case 0x20: return .channelPrefix(buf[p])
-        case 0x21: return .port(buf[p])
-        case 0x2F: return .endOfTrack
-        case 0x51: return .tempo(microsecondsPerQuarter: Int(buf[p]) << 16 | Int(buf[p + 1]) << 8 | Int(buf[p + 2]))
-        case 0x54:
-            return .smpteOffset(hours: buf[p], minutes: buf[p + 1], seconds: buf[p + 2],
-                                frames: buf[p + 3], hundredths: buf[p + 4])
-        case 0x58:
-            return .timeSignature(numerator: buf[p], denominatorPower: buf[p + 1],
-                                  clocksPerClick: buf[p + 2], thirtySecondsPerQuarter: buf[p + 3])
-        case 0x59: return .keySignature(sharpsOrFlats: Int8(bitPattern: buf[p]), minor: buf[p + 1] != 0)
-        case 0x7F: return .sequencerSpecific(bytes(p..<(p + length)))
-        default: return .unknown(type: type, bytes: bytes(p..<(p + length)))
-        }
+        return type == 0x2F ? nil : .valid
     }
 }

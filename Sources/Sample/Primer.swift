@@ -1,5 +1,6 @@
 // A primer from a MIDI file, read exactly as `drummer convert-midi` reads a file with
-// its default settings (MIDIParse's FileHits): strict parsing, channel auto
+// its default settings (MIDIParse's FileHits): the safe parse policy (only defects that need
+// no guessing are recovered, with warnings), channel auto
 // (channel index 9 when the file has notes there, otherwise every channel), onsets
 // rescaled to 480 PPQ (halves round up), no quantizing, no note map; hits are
 // (note, delta since the previous onset) in file order, the first delta being the
@@ -20,7 +21,7 @@ public struct Primer: Equatable, Sendable {
     public let mappedTicks: Int
     /// Channel index read (nil: every channel).
     public let channel: Int?
-    /// Reader warnings (only with lenient settings).
+    /// Reader warnings (defects the parse policy recovered).
     public let warnings: [String]
 }
 

@@ -307,7 +307,7 @@ final class OutputCLITests: XCTestCase {
             (["sample", model, "-n", "-5"], "-n must be between 1 and 10000000, got -5"),
             (["sample", model, "--temperature", "-1"], "--temperature must be a finite number ≥ 0, got -1.0"),
             (["sample", model, "--count", "-2"], "--count must be between 1 and 10000, got -2"),
-            (["convert-midi", tmp.path, "--max-delta", "-1"], "--max-delta must not be negative"),
+            (["convert-midi", tmp.path, "--max-delta", "-1"], "--max-delta must be between 0 and 1048576 ticks (got -1)"),
             (["convert-midi", tmp.path, "--ppq", "-480"], "--ppq must be between 1 and 32767"),
         ] {
             let r = try CLI.run(args)

@@ -9,8 +9,10 @@ import XCTest
 /// - accepted: strict parsing succeeds; format, division, track count, hit count and the first
 ///   and last hit ([tick, channel, note, velocity]) are checked (hits on the merged time line).
 /// - lenient: strict parsing throws `error`; lenient parsing succeeds with exactly `warnings`
-///   and `hits` hits.
-/// - rejected: both modes throw this error.
+///   and `hits` hits; `safe` says what the default policy does: recover as lenient does (the
+///   defects need no guessing), refuse with the strict error, or refuse with another error.
+/// - rejected: all three modes throw this error.
+/// Accepted files parse identically, without warnings, in all three modes.
 final class EdgeFileTests: XCTestCase {
     struct W: Equatable, CustomStringConvertible {
         let offset: Int
@@ -24,8 +26,15 @@ final class EdgeFileTests: XCTestCase {
 
     enum Expect {
         case accepted(format: Int, division: MIDIDivision, tracks: Int, hits: Int, first: [Int]?, last: [Int]?)
-        case lenient(error: W, warnings: [W], hits: Int)
+        case lenient(error: W, warnings: [W], hits: Int, safe: Safe)
         case rejected(W)
+    }
+
+    /// What the safe (default) policy does with a file lenient mode recovers.
+    enum Safe {
+        case recovers
+        case refusesLikeStrict
+        case refuses(W)
     }
 
     struct E {
@@ -78,8 +87,8 @@ final class EdgeFileTests: XCTestCase {
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
         E("midi-edge/jazz-soft/LICENSE.md", .rejected(W(0, .notMIDI(found: [77, 73, 84, 32]))),
           why: "Not a MIDI file (license text): SMF 1.0 files begin with the \"MThd\" chunk, RMID (RP-029) files with \"RIFF\""),
-        E("midi-edge/jazz-soft/midi/test-2-tracks-type-0.mid", .lenient(error: W(10, .format0TrackCount(2)), warnings: [W(10, .format0TrackCount(2))], hits: 16),
-          why: "SMF 1.0: \"format 0: the file contains a single multi-channel track\"; two MTrk chunks is a defect. Lenient reads both tracks as in format 1"),
+        E("midi-edge/jazz-soft/midi/test-2-tracks-type-0.mid", .lenient(error: W(10, .format0TrackCount(2)), warnings: [W(10, .format0TrackCount(2))], hits: 16, safe: .refusesLikeStrict),
+          why: "SMF 1.0: \"format 0: the file contains a single multi-channel track\"; two MTrk chunks is a defect. Lenient reads both tracks as in format 1; safe refuses (simultaneous or sequential would be a guess)"),
         E("midi-edge/jazz-soft/midi/test-2-tracks-type-1.mid", .accepted(format: 1, division: .ppq(96), tracks: 2, hits: 16, first: [96, 0, 60, 127], last: [768, 1, 73, 127]),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF); format 1 tracks are simultaneous and merge by tick"),
         E("midi-edge/jazz-soft/midi/test-2-tracks-type-2.mid", .accepted(format: 2, division: .ppq(96), tracks: 2, hits: 16, first: [96, 0, 60, 127], last: [1632, 1, 73, 127]),
@@ -114,10 +123,10 @@ final class EdgeFileTests: XCTestCase {
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
         E("midi-edge/jazz-soft/midi/test-control-7f-poly-mode-on.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 0, first: nil, last: nil),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
-        E("midi-edge/jazz-soft/midi/test-corrupt-file-extra-byte.mid", .lenient(error: W(275, .trailingGarbage(bytes: 1)), warnings: [W(275, .trailingGarbage(bytes: 1))], hits: 8),
-          why: "SMF 1.0: a file is a series of chunks (4-character type, 32-bit length); one byte after the last chunk is no chunk. Lenient ignores it"),
-        E("midi-edge/jazz-soft/midi/test-corrupt-file-missing-byte.mid", .lenient(error: W(18, .chunkPastEnd(declared: 246, available: 245)), warnings: [W(18, .chunkPastEnd(declared: 246, available: 245)), W(267, .truncated(expected: "a meta event length"))], hits: 8),
-          why: "SMF 1.0: the MTrk length (246) must fit in the file (245 bytes remain), and the track's FF 2F lacks its length byte. Lenient reads to the end of the file and drops the incomplete meta event"),
+        E("midi-edge/jazz-soft/midi/test-corrupt-file-extra-byte.mid", .lenient(error: W(275, .trailingGarbage(bytes: 1)), warnings: [W(275, .trailingGarbage(bytes: 1))], hits: 8, safe: .recovers),
+          why: "SMF 1.0: a file is a series of chunks (4-character type, 32-bit length); one byte after the last chunk is no chunk. Lenient and safe ignore it (no event is lost)"),
+        E("midi-edge/jazz-soft/midi/test-corrupt-file-missing-byte.mid", .lenient(error: W(18, .chunkPastEnd(declared: 246, available: 245)), warnings: [W(18, .chunkPastEnd(declared: 246, available: 245)), W(267, .truncated(expected: "a meta event length"))], hits: 8, safe: .refuses(W(267, .truncated(expected: "a meta event length")))),
+          why: "SMF 1.0: the MTrk length (246) must fit in the file (245 bytes remain), and the track's FF 2F lacks its length byte. Lenient reads to the end of the file and drops the incomplete meta event; safe reads to the end too but refuses the event cut short"),
         E("midi-edge/jazz-soft/midi/test-empty-file.mid", .rejected(W(0, .emptyFile)),
           why: "Zero bytes: SMF 1.0 requires the MThd header chunk first"),
         E("midi-edge/jazz-soft/midi/test-empty.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 0, first: nil, last: nil),
@@ -128,34 +137,34 @@ final class EdgeFileTests: XCTestCase {
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
         E("midi-edge/jazz-soft/midi/test-gs-doggy-01-00-7b.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 3, first: [0, 0, 60, 127], last: [192, 0, 60, 127]),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-all.mid", .lenient(error: W(187, .illegalStatus(241)), warnings: [W(187, .illegalStatus(241)), W(190, .illegalStatus(242)), W(194, .illegalStatus(243)), W(197, .illegalStatus(244)), W(199, .illegalStatus(245)), W(201, .illegalStatus(246)), W(203, .illegalStatus(248)), W(205, .illegalStatus(249)), W(207, .illegalStatus(250)), W(209, .illegalStatus(251)), W(211, .illegalStatus(252)), W(213, .illegalStatus(253)), W(215, .illegalStatus(254))], hits: 8),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-all.mid", .lenient(error: W(187, .illegalStatus(241)), warnings: [W(187, .illegalStatus(241)), W(190, .illegalStatus(242)), W(194, .illegalStatus(243)), W(197, .illegalStatus(244)), W(199, .illegalStatus(245)), W(201, .illegalStatus(246)), W(203, .illegalStatus(248)), W(205, .illegalStatus(249)), W(207, .illegalStatus(250)), W(209, .illegalStatus(251)), W(211, .illegalStatus(252)), W(213, .illegalStatus(253)), W(215, .illegalStatus(254))], hits: 8, safe: .refusesLikeStrict),
           why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; system common F1-F6 and real-time F8-FE are not events of a file. Lenient steps over each with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f1-xx.mid", .lenient(error: W(216, .illegalStatus(241)), warnings: [W(216, .illegalStatus(241))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f2-xx-xx.mid", .lenient(error: W(221, .illegalStatus(242)), warnings: [W(221, .illegalStatus(242))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f3-xx.mid", .lenient(error: W(213, .illegalStatus(243)), warnings: [W(213, .illegalStatus(243))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f4.mid", .lenient(error: W(205, .illegalStatus(244)), warnings: [W(205, .illegalStatus(244))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f5.mid", .lenient(error: W(205, .illegalStatus(245)), warnings: [W(205, .illegalStatus(245))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f6.mid", .lenient(error: W(208, .illegalStatus(246)), warnings: [W(208, .illegalStatus(246))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f8.mid", .lenient(error: W(208, .illegalStatus(248)), warnings: [W(208, .illegalStatus(248))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-f9.mid", .lenient(error: W(205, .illegalStatus(249)), warnings: [W(205, .illegalStatus(249))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-fa.mid", .lenient(error: W(201, .illegalStatus(250)), warnings: [W(201, .illegalStatus(250))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-fb.mid", .lenient(error: W(204, .illegalStatus(251)), warnings: [W(204, .illegalStatus(251))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-fc.mid", .lenient(error: W(200, .illegalStatus(252)), warnings: [W(200, .illegalStatus(252))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-fd.mid", .lenient(error: W(205, .illegalStatus(253)), warnings: [W(205, .illegalStatus(253))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
-        E("midi-edge/jazz-soft/midi/test-illegal-message-fe.mid", .lenient(error: W(210, .illegalStatus(254)), warnings: [W(210, .illegalStatus(254))], hits: 8),
-          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f1-xx.mid", .lenient(error: W(216, .illegalStatus(241)), warnings: [W(216, .illegalStatus(241))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f2-xx-xx.mid", .lenient(error: W(221, .illegalStatus(242)), warnings: [W(221, .illegalStatus(242))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f3-xx.mid", .lenient(error: W(213, .illegalStatus(243)), warnings: [W(213, .illegalStatus(243))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f4.mid", .lenient(error: W(205, .illegalStatus(244)), warnings: [W(205, .illegalStatus(244))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f5.mid", .lenient(error: W(205, .illegalStatus(245)), warnings: [W(205, .illegalStatus(245))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f6.mid", .lenient(error: W(208, .illegalStatus(246)), warnings: [W(208, .illegalStatus(246))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f8.mid", .lenient(error: W(208, .illegalStatus(248)), warnings: [W(208, .illegalStatus(248))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-f9.mid", .lenient(error: W(205, .illegalStatus(249)), warnings: [W(205, .illegalStatus(249))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-fa.mid", .lenient(error: W(201, .illegalStatus(250)), warnings: [W(201, .illegalStatus(250))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-fb.mid", .lenient(error: W(204, .illegalStatus(251)), warnings: [W(204, .illegalStatus(251))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-fc.mid", .lenient(error: W(200, .illegalStatus(252)), warnings: [W(200, .illegalStatus(252))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-fd.mid", .lenient(error: W(205, .illegalStatus(253)), warnings: [W(205, .illegalStatus(253))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
+        E("midi-edge/jazz-soft/midi/test-illegal-message-fe.mid", .lenient(error: W(210, .illegalStatus(254)), warnings: [W(210, .illegalStatus(254))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: <event> is a channel message, a sysex (F0/F7) or a meta (FF) event; this system common or real-time status is not. Lenient steps over it with its MIDI 1.0 data length; safe refuses (the data length is a guess)"),
         E("midi-edge/jazz-soft/midi/test-karaoke-kar.mid", .accepted(format: 1, division: .ppq(100), tracks: 3, hits: 29, first: [0, 0, 64, 127], last: [1500, 0, 72, 127]),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
         E("midi-edge/jazz-soft/midi/test-multichannel-chords-0.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 24, first: [0, 0, 60, 127], last: [672, 2, 79, 127]),
@@ -180,10 +189,10 @@ final class EdgeFileTests: XCTestCase {
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
         E("midi-edge/jazz-soft/midi/test-rpn-00-05-modulation-depth-range.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 5, first: [0, 0, 60, 127], last: [2688, 0, 60, 127]),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF)"),
-        E("midi-edge/jazz-soft/midi/test-running-status-metaevent.mid", .lenient(error: W(234, .runningStatusCancelled(found: 67)), warnings: [W(234, .runningStatusCancelled(found: 67))], hits: 8),
-          why: "SMF 1.0: \"Sysex events and meta-events cancel any running status which was in effect\"; the data byte after the text meta event has no status. Lenient continues with the cancelled status"),
-        E("midi-edge/jazz-soft/midi/test-running-status-sysex.mid", .lenient(error: W(225, .runningStatusCancelled(found: 67)), warnings: [W(225, .runningStatusCancelled(found: 67))], hits: 8),
-          why: "SMF 1.0: \"Sysex events and meta-events cancel any running status which was in effect\"; the data byte after the F0 sysex has no status. Lenient continues with the cancelled status"),
+        E("midi-edge/jazz-soft/midi/test-running-status-metaevent.mid", .lenient(error: W(234, .runningStatusCancelled(found: 67)), warnings: [W(234, .runningStatusCancelled(found: 67))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: \"Sysex events and meta-events cancel any running status which was in effect\"; the data byte after the text meta event has no status. Lenient continues with the cancelled status; safe refuses (a guess)"),
+        E("midi-edge/jazz-soft/midi/test-running-status-sysex.mid", .lenient(error: W(225, .runningStatusCancelled(found: 67)), warnings: [W(225, .runningStatusCancelled(found: 67))], hits: 8, safe: .refusesLikeStrict),
+          why: "SMF 1.0: \"Sysex events and meta-events cancel any running status which was in effect\"; the data byte after the F0 sysex has no status. Lenient continues with the cancelled status; safe refuses (a guess)"),
         E("midi-edge/jazz-soft/midi/test-silence-all-notes-off.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 0, first: nil, last: nil),
           why: "SMF 1.0: MThd of length 6, a format 0/1/2 header whose track count matches its MTrk chunks, each ending with FF 2F 00; hits are NOTE ONs with velocity > 0 (MIDI 1.0: velocity 0 is a NOTE OFF); the track holds only meta events before its end (no NOTE ON), so no hits"),
         E("midi-edge/jazz-soft/midi/test-silence-end-of-track.mid", .accepted(format: 0, division: .ppq(96), tracks: 1, hits: 0, first: nil, last: nil),
@@ -319,14 +328,16 @@ final class EdgeFileTests: XCTestCase {
                     XCTAssertEqual(h.count, hits, context)
                     XCTAssertEqual(h.first.map { [$0.tick, Int($0.channel), Int($0.note), Int($0.velocity)] }, first, context)
                     XCTAssertEqual(h.last.map { [$0.tick, Int($0.channel), Int($0.note), Int($0.velocity)] }, last, context)
-                    // Lenient mode agrees on a valid file.
-                    let (lenient, lw) = try MIDIFile.parse(bytes, path: path, mode: .lenient)
-                    XCTAssertEqual(lenient, file, context)
-                    XCTAssertTrue(lw.isEmpty, context)
+                    // Safe and lenient mode agree on a valid file.
+                    for mode in [MIDIParseMode.safe, .lenient] {
+                        let (other, w) = try MIDIFile.parse(bytes, path: path, mode: mode)
+                        XCTAssertEqual(other, file, "\(context) in \(mode) mode")
+                        XCTAssertTrue(w.isEmpty, "\(context) in \(mode) mode")
+                    }
                 } catch {
                     XCTFail("\(context): unexpected error \(error)")
                 }
-            case let .lenient(expectedError, expectedWarnings, hits):
+            case let .lenient(expectedError, expectedWarnings, hits, safe):
                 XCTAssertThrowsError(try MIDIFile.parse(bytes, path: path, mode: .strict), context) { error in
                     guard let error = error as? MIDIFileError else { return XCTFail("\(context): \(error)") }
                     XCTAssertEqual(W(error.offset, error.defect), expectedError, context)
@@ -339,8 +350,26 @@ final class EdgeFileTests: XCTestCase {
                 } catch {
                     XCTFail("\(context): lenient mode threw \(error)")
                 }
+                switch safe {
+                case .recovers:
+                    do {
+                        let (file, warnings) = try MIDIFile.parse(bytes, path: path, mode: .safe)
+                        XCTAssertEqual(warnings.map { W($0.offset, $0.defect) }, expectedWarnings, context)
+                        XCTAssertEqual(file.hits().count, hits, context)
+                        XCTAssertEqual(file, try MIDIFile.parse(bytes, path: path, mode: .lenient).file, context)
+                    } catch {
+                        XCTFail("\(context): safe mode threw \(error)")
+                    }
+                case .refusesLikeStrict, .refuses:
+                    var expected = expectedError
+                    if case .refuses(let w) = safe { expected = w }
+                    XCTAssertThrowsError(try MIDIFile.parse(bytes, path: path, mode: .safe), context) { error in
+                        guard let error = error as? MIDIFileError else { return XCTFail("\(context): \(error)") }
+                        XCTAssertEqual(W(error.offset, error.defect), expected, "\(context) in safe mode")
+                    }
+                }
             case let .rejected(expected):
-                for mode in [MIDIParseMode.strict, .lenient] {
+                for mode in MIDIParseMode.allCases {
                     XCTAssertThrowsError(try MIDIFile.parse(bytes, path: path, mode: mode), context) { error in
                         guard let error = error as? MIDIFileError else { return XCTFail("\(context): \(error)") }
                         XCTAssertEqual(W(error.offset, error.defect), expected, "\(context) in \(mode) mode")

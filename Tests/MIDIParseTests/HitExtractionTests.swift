@@ -68,7 +68,7 @@ final class HitExtractionTests: XCTestCase {
     }
 
     func testHitsBeyondTheTimeLimitAreAnErrorNotAnOverflow() throws {
-        // 1 PPQ rescaled to 32767: a hit at 5000 × 0x0FFFFFFF ticks lands beyond the 2^40-tick limit.
+        // 1 PPQ rescaled to 32767: a hit at 5000 × 0x0FFFFFFF ticks lands beyond the 2^31 − 1-tick limit.
         var far = try MIDIBytes.notes(ppq: 1, [(0, 36, 9)])
         var body: [UInt8] = []
         for _ in 0..<5000 { body += [0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0x01, 0x00] }  // empty text events, max deltas

@@ -119,9 +119,11 @@ final class WriterTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try MIDIWriter.write(to: path, ppq: 480, notes: [MIDINote(tick: 5, note: 42, velocity: 64, channel: 9, duration: 10)])
         XCTAssertEqual(try MIDIFile.read(path: path).file.hits(), [MIDIHit(tick: 5, channel: 9, note: 42, velocity: 64)])
-        XCTAssertThrowsError(try MIDIFile.read(path: path + ".missing")) { XCTAssertTrue($0 is MIDIReadError) }
+        XCTAssertThrowsError(try MIDIFile.read(path: path + ".missing")) { error in
+            XCTAssertEqual((error as? MIDIReadError)?.message, "cannot read: no such file or directory")
+        }
         XCTAssertThrowsError(try MIDIFile.read(path: FileManager.default.temporaryDirectory.path)) { error in
-            XCTAssertEqual((error as? MIDIReadError)?.message, "not a regular file")
+            XCTAssertEqual((error as? MIDIReadError)?.message, "not a regular file (a directory)")
         }
     }
 }
