@@ -40,7 +40,9 @@ extension ConversionManifest {
         func line(_ s: String) { out += Array(s.utf8) }
         line("    {\n      \"channel\" : ")
         JSONText.string(f.channel, into: &out)
-        line(",\n      \"hits\" : \(f.hits),\n      \"offset\" : \(f.offset),\n      \"path\" : ")
+        line(",\n      \"hits\" : \(f.hits),\n      \"meter\" : ")
+        JSONText.string(f.meter, into: &out)
+        line(",\n      \"offset\" : \(f.offset),\n      \"path\" : ")
         JSONText.string(f.path, into: &out)
         line(",\n      \"split\" : ")
         JSONText.string(f.split, into: &out)

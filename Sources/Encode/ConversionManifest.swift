@@ -36,6 +36,8 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         public var offset: Int
         /// Channel(s) the hits came from: "9", "all" or an index.
         public var channel: String
+        /// The meter most of the file's hits are in ("4/4" when the file has no time signature).
+        public var meter: String
         /// Recovered defects ("byte N: what was wrong (what was done)").
         public var warnings: [String]
     }

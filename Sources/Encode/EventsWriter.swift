@@ -1,4 +1,5 @@
-// events.npy (and X.npy) of one split, written by several threads at once: every file's
+// events.npy, velocities.npy, positions.npy (and X.npy) of one split, written by several
+// threads at once: every file's
 // rows have a known place (the split's row offsets), so each thread encodes a contiguous
 // run of files and writes its rows there with pwrite. Rows go out in batches, so neither
 // the int32 rows nor the one-hot matrix is ever held whole, and the bytes do not depend on
@@ -11,22 +12,31 @@ import Foundation
 import Synchronization
 
 struct EventsWriter {
-    /// Rows encoded before they are written (512 KB of int32 pairs).
+    /// Rows encoded before they are written (1.3 MB of int32 rows).
     static let batchRows = 1 << 16
+    /// Int32 values per encoded hit: note index, tick index (events.npy), velocity
+    /// (velocities.npy), ticks from the bar line, bar length (positions.npy).
+    static let columns = 5
 
     let notes: Int
     let ticks: Int
     let oneHot: Bool
 
-    /// Writes `dir/events.npy` (and `X.npy`) with `total` rows: file k of `files` starts at
-    /// row `offsets[k]`; `encode(k, &rows)` replaces `rows` with its (note, tick) index pairs.
-    /// `prefix` names the files in errors.
+    /// Writes `dir/events.npy`, `velocities.npy`, `positions.npy` (and `X.npy`) with `total`
+    /// rows: file k of `files` starts at row `offsets[k]`; `encode(k, &rows)` replaces `rows`
+    /// with its hits, `columns` values each. `prefix` names the files in errors.
     func write(dir: URL, prefix: String, total: Int, offsets: [Int], threads: Int,
                encode: @escaping @Sendable (Int, inout [Int32]) -> Void) throws {
         let width = notes + ticks
         let events = try OutputFile(path: dir.appendingPathComponent("events.npy").path, name: prefix + "events.npy")
         let eventsHeader = try NPY.header(dtype: .int32, shape: [total, 2])
         try events.write(eventsHeader)
+        let velocities = try OutputFile(path: dir.appendingPathComponent("velocities.npy").path, name: prefix + "velocities.npy")
+        let velocitiesHeader = try NPY.header(dtype: .int32, shape: [total])
+        try velocities.write(velocitiesHeader)
+        let positions = try OutputFile(path: dir.appendingPathComponent("positions.npy").path, name: prefix + "positions.npy")
+        let positionsHeader = try NPY.header(dtype: .int32, shape: [total, 2])
+        try positions.write(positionsHeader)
         var x: OutputFile?
         var xHeader = Data()
         if oneHot {
@@ -50,26 +60,40 @@ struct EventsWriter {
         bounds.append(files)
         let failure = Mutex<OutputWriteError?>(nil)
         let xFile = x, eventsStart = eventsHeader.count, xStart = xHeader.count, notes = self.notes, runs = bounds
+        let velocitiesStart = velocitiesHeader.count, positionsStart = positionsHeader.count
+        let C = Self.columns
         let run: @Sendable (Int) -> Void = { w in
             do {
                 var rows = [Int32](), fileRows = [Int32]()
-                rows.reserveCapacity(2 * Self.batchRows)
+                rows.reserveCapacity(C * Self.batchRows)
+                var pairs = [Int32](), singles = [Int32](), places = [Int32]()
                 var oneHotBuffer = [Float]()
                 var row = runs[w] < files ? offsets[runs[w]] : 0
                 func flush() throws {
                     guard !rows.isEmpty else { return }
-                    try rows.withUnsafeBytes { try events.write($0, at: eventsStart + row * 8) }
+                    let n = rows.count / C
+                    pairs.removeAll(keepingCapacity: true)
+                    singles.removeAll(keepingCapacity: true)
+                    places.removeAll(keepingCapacity: true)
+                    for r in 0..<n {
+                        pairs.append(rows[C * r]); pairs.append(rows[C * r + 1])
+                        singles.append(rows[C * r + 2])
+                        places.append(rows[C * r + 3]); places.append(rows[C * r + 4])
+                    }
+                    try pairs.withUnsafeBytes { try events.write($0, at: eventsStart + row * 8) }
+                    try singles.withUnsafeBytes { try velocities.write($0, at: velocitiesStart + row * 4) }
+                    try places.withUnsafeBytes { try positions.write($0, at: positionsStart + row * 8) }
                     if let xFile {
-                        try Self.writeOneHot(rows, notes: notes, width: width, to: xFile, at: xStart + row * width * 4,
+                        try Self.writeOneHot(pairs, notes: notes, width: width, to: xFile, at: xStart + row * width * 4,
                                              buffer: &oneHotBuffer)
                     }
-                    row += rows.count / 2
+                    row += n
                     rows.removeAll(keepingCapacity: true)
                 }
                 for k in runs[w]..<runs[w + 1] {
                     encode(k, &fileRows)
                     rows += fileRows
-                    if rows.count >= 2 * Self.batchRows { try flush() }
+                    if rows.count >= C * Self.batchRows { try flush() }
                     if failure.withLock({ $0 != nil }) { return }
                 }
                 try flush()
@@ -82,6 +106,8 @@ struct EventsWriter {
         if workers == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: run) }
         if let e = failure.withLock({ $0 }) { throw e }
         try events.close()
+        try velocities.close()
+        try positions.close()
         try x?.close()
     }
 

@@ -17,6 +17,13 @@ struct FileRecord: Sendable {
     /// deltas[0]: the first hit's onset from the file's start; deltas[i]: ticks since hit i − 1.
     /// Unclamped; each at most `FileHits.maximumTick`.
     var deltas: [Int32]
+    /// NOTE ON velocities 1...127.
+    var velocities: [UInt8]
+    /// Ticks from each hit's bar line, and that bar's length (target resolution, after quantizing).
+    var tickInBar: [Int32]
+    var barTicks: [Int32]
+    /// The meter most hits are in ("4/4").
+    var meter: String
     /// Onset of the last hit (where the next file of the split is glued from).
     var lastOnset: Int
     /// "9" or "all" for `--channel auto`, else the selection itself.
@@ -35,6 +42,12 @@ struct FileRecord: Sendable {
             previous = t
         }
         self.deltas = deltas
+        velocities = hits.velocities.map { UInt8(truncatingIfNeeded: $0) }  // 1...127
+        // Both below FileHits.maximumTick (Int32): a position is at most its onset, a bar at most
+        // the 4 × 2^20 × 32767 / 1 ticks of a 2^20/1 bar... clamped for safety.
+        tickInBar = hits.tickInBar.map { Int32(clamping: $0) }
+        barTicks = hits.barTicks.map { Int32(clamping: $0) }
+        meter = hits.meter
         lastOnset = hits.ticks.last ?? 0
         channelUsed = hits.channelUsed
         warnings = hits.warnings

@@ -194,7 +194,7 @@ public enum MIDIDatasetConverter {
             let hits = inValidation[i] ? validationKept[i] : r.count
             files.append(.init(path: entry.path, split: inValidation[i] ? "validation" : "training", hits: hits,
                                offset: inValidation[i] ? validationOffset : trainingOffset, channel: r.channelUsed,
-                               warnings: r.warnings.map(Self.warningText)))
+                               meter: r.meter, warnings: r.warnings.map(Self.warningText)))
             if inValidation[i] { validationOffset += hits } else { trainingOffset += hits }
         }
         let validationTotal = validationOffset
@@ -208,7 +208,8 @@ public enum MIDIDatasetConverter {
             minHitsPerFile: minHits == Int.max ? 0 : minHits, maxHitsPerFile: maxHits,
             meanHitsPerFile: (Double(trainingHits) / Double(max(1, trainingFiles)) * 1000).rounded() / 1000,
             notesOutsideGMPercussion: outsideGM)
-        var outputs: [String: [Int]] = ["events.npy": [trainingHits, 2]]
+        var outputs: [String: [Int]] = ["events.npy": [trainingHits, 2], "velocities.npy": [trainingHits],
+                                        "positions.npy": [trainingHits, 2]]
         if settings.oneHot { outputs["X.npy"] = [trainingHits, vocab.notes + vocab.ticks] }
         var validationInfo: ConversionManifest.Validation?
         var validationLines: [String] = []
@@ -218,6 +219,8 @@ public enum MIDIDatasetConverter {
                                    droppedNotes: Dictionary(uniqueKeysWithValues: droppedNotes.map { (String($0.key), $0.value) }),
                                    droppedTicks: Dictionary(uniqueKeysWithValues: droppedTicks.map { (String($0.key), $0.value) }))
             outputs["validation/events.npy"] = [validationTotal, 2]
+            outputs["validation/velocities.npy"] = [validationTotal]
+            outputs["validation/positions.npy"] = [validationTotal, 2]
             outputs["validation/vocab.json"] = []
             if settings.oneHot { outputs["validation/X.npy"] = [validationTotal, vocab.notes + vocab.ticks] }
             if !droppedNotes.isEmpty {
@@ -306,19 +309,20 @@ public enum MIDIDatasetConverter {
 
     /// The (note index, tick index) rows of one file, replacing `rows`; hits outside the
     /// vocabulary (validation only: training notes and deltas all are in it) are left out.
+    /// The rows of one file: `EventsWriter.columns` int32 per kept hit (note index, tick index,
+    /// velocity, ticks from the bar line, bar length); hits outside the vocabulary are left out.
     static func encode(_ r: FileRecord, firstDelta: Int, maxDelta: Int?, encoder: IndexEncoder, into rows: inout [Int32]) {
         rows.removeAll(keepingCapacity: true)
-        rows.reserveCapacity(2 * r.count)
+        rows.reserveCapacity(EventsWriter.columns * r.count)
         let limit = maxDelta ?? Int.max
-        r.notes.withUnsafeBufferPointer { notes in
-            r.deltas.withUnsafeBufferPointer { deltas in
-                for k in 0..<notes.count {
-                    let delta = k == 0 ? firstDelta : min(Int(deltas[k]), limit)
-                    guard let n = encoder.note(Int(notes[k])), let t = encoder.tick(delta) else { continue }
-                    rows.append(Int32(n))
-                    rows.append(Int32(t))
-                }
-            }
+        for k in 0..<r.count {
+            let delta = k == 0 ? firstDelta : min(Int(r.deltas[k]), limit)
+            guard let n = encoder.note(Int(r.notes[k])), let t = encoder.tick(delta) else { continue }
+            rows.append(Int32(n))
+            rows.append(Int32(t))
+            rows.append(Int32(r.velocities[k]))
+            rows.append(r.tickInBar[k])
+            rows.append(r.barTicks[k])
         }
     }
 

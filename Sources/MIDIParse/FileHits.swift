@@ -2,21 +2,37 @@
 // target resolution (see HitExtractionSettings).
 
 /// The hits of one file, in merge order, at the target PPQ (after channel selection,
-/// rescaling, quantizing and note mapping).
+/// rescaling, quantizing and note mapping), with each hit's velocity and its position in
+/// its bar (from the file's time signatures; 4/4 where it has none).
 public struct FileHits: Equatable, Sendable {
     /// Note numbers (after the note map).
     public var notes: [Int]
     /// Absolute onsets in target ticks from the file's start, non-decreasing.
     public var ticks: [Int]
+    /// NOTE ON velocities, 1...127.
+    public var velocities: [Int]
+    /// Ticks (target resolution) from the hit's bar line to its (quantized) onset.
+    public var tickInBar: [Int]
+    /// Length in target ticks of the hit's bar (of its meter: a bar cut short by an off-bar
+    /// time-signature change still reports the full length).
+    public var barTicks: [Int]
+    /// The meter most of the hits are in ("4/4" for a file without time signatures).
+    public var meter: String
     /// "9" or "all" for `--channel auto`, else the selection itself.
     public var channelUsed: String
     public var warnings: [MIDIWarning]
 
     public var count: Int { notes.count }
 
-    public init(notes: [Int], ticks: [Int], channelUsed: String, warnings: [MIDIWarning] = []) {
+    /// Hits from their parts; velocity 100 and positions in 4/4 at 480 PPQ unless given.
+    public init(notes: [Int], ticks: [Int], velocities: [Int]? = nil, tickInBar: [Int]? = nil, barTicks: [Int]? = nil,
+                meter: String = "4/4", channelUsed: String, warnings: [MIDIWarning] = []) {
         self.notes = notes
         self.ticks = ticks
+        self.velocities = velocities ?? [Int](repeating: 100, count: notes.count)
+        self.tickInBar = tickInBar ?? ticks.map { $0 % 1920 }
+        self.barTicks = barTicks ?? [Int](repeating: 1920, count: notes.count)
+        self.meter = meter
         self.channelUsed = channelUsed
         self.warnings = warnings
     }
@@ -49,6 +65,7 @@ extension FileHits {
         let channel = Self.channel(settings.channel, hasChannel9Notes: file.hasNotes(onChannel: 9))
         let hits = file.hits(channel: channel)
         try self.init(division: file.division, ticks: hits.map(\.tick), notes: hits.map(\.note),
+                      velocities: hits.map(\.velocity), timeSignatures: file.timeSignatureChanges,
                       tempoMap: { file.tempoMap }, channelUsed: channel == nil ? "all" : String(channel!),
                       path: path, settings: settings, warnings: warnings)
     }
@@ -64,7 +81,8 @@ extension FileHits {
 
     /// The shared core: `ticks` and `notes` are the selected hits on the merged time line,
     /// in merge order, in the file's own division.
-    init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], tempoMap: () -> MIDITempoMap,
+    init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], velocities sourceVelocities: [UInt8],
+         timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap: () -> MIDITempoMap,
          channelUsed: String, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning]) throws {
         let target = settings.ppq
         var ticks: [Int] = []
@@ -103,6 +121,47 @@ extension FileHits {
         }
         self.notes = notes
         self.ticks = ticks
+        self.velocities = sourceVelocities.map(Int.init)
+        // Positions: the time signatures moved to the target resolution like onsets (not
+        // quantized: bar lines stay where the file puts them), then each quantized onset
+        // looked up in that meter map.
+        var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
+        changes.reserveCapacity(timeSignatures.count)
+        switch division {
+        case .ppq(let ppq):
+            for c in timeSignatures {
+                let t = min(max(0, c.tick), (limit / target + 1) * ppq)
+                changes.append(((t * target + ppq / 2) / ppq, c.numerator, c.denominator))
+            }
+        case .smpte:
+            let map = tempoMap()
+            for c in timeSignatures {
+                let q = (map.quarterNotes(atTick: max(0, c.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
+                changes.append((q.isFinite ? Int(min(q, Double(limit))) : limit, c.numerator, c.denominator))
+            }
+        }
+        let meters = MIDIMeterMap(ticksPerQuarter: target, changes: changes)
+        var inBar: [Int] = [], bars: [Int] = []
+        inBar.reserveCapacity(ticks.count)
+        bars.reserveCapacity(ticks.count)
+        var meterHits: [String: Int] = [:]
+        var lastMeter = (0, 0), lastName = ""
+        for t in ticks {
+            let p = meters.position(atTick: t)
+            inBar.append(p.tickInBar)
+            bars.append(p.barTicks)
+            if (p.numerator, p.denominator) != lastMeter {
+                lastMeter = (p.numerator, p.denominator)
+                lastName = "\(p.numerator)/\(p.denominator)"
+            }
+            meterHits[lastName, default: 0] += 1
+        }
+        tickInBar = inBar
+        barTicks = bars
+        // Most hits; on a tie the meter of the first segment that has that many.
+        let first = meters.segments[0]
+        meter = meterHits.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
+            ?? "\(first.numerator)/\(first.denominator)"
         self.channelUsed = channelUsed
         self.warnings = warnings
     }
@@ -126,8 +185,9 @@ extension FileHits {
             let (format, division) = try reader.readFile()
             let c = reader.sink
             let channel = channel(settings.channel, hasChannel9Notes: c.hasChannel9Notes)
-            let (ticks, notes) = c.mergedHits(format: format, channel: channel)
-            return try FileHits(division: division, ticks: ticks, notes: notes,
+            let (ticks, notes, velocities) = c.mergedHits(format: format, channel: channel)
+            return try FileHits(division: division, ticks: ticks, notes: notes, velocities: velocities,
+                                timeSignatures: c.timeSignatureChanges(format: format),
                                 tempoMap: { c.tempoMap(format: format, division: division) },
                                 channelUsed: channel == nil ? "all" : String(channel!),
                                 path: path, settings: settings, warnings: reader.warnings)
@@ -151,11 +211,12 @@ extension HitCollector {
 
     /// The hits on `channel` (nil: all) on the merged time line, ordered by (tick, track, order
     /// in track), as `MIDIFile.hits(channel:)`.
-    func mergedHits(format: Int, channel: Int?) -> (ticks: [Int], notes: [UInt8]) {
+    func mergedHits(format: Int, channel: Int?) -> (ticks: [Int], notes: [UInt8], velocities: [UInt8]) {
         let starts = trackStarts(format: format)
-        var outTicks: [Int] = [], outNotes: [UInt8] = []
+        var outTicks: [Int] = [], outNotes: [UInt8] = [], outVelocities: [UInt8] = []
         outTicks.reserveCapacity(hits.count)
         outNotes.reserveCapacity(hits.count)
+        outVelocities.reserveCapacity(hits.count)
         var sorted = true
         var last = Int.min
         for track in starts.indices {
@@ -167,6 +228,7 @@ extension HitCollector {
                 last = t
                 outTicks.append(t)
                 outNotes.append(hits[i].note)
+                outVelocities.append(hits[i].velocity)
             }
         }
         // A stable sort by tick of what is in track order; most files are in order already.
@@ -174,8 +236,24 @@ extension HitCollector {
             let order = outTicks.indices.sorted { outTicks[$0] != outTicks[$1] ? outTicks[$0] < outTicks[$1] : $0 < $1 }
             outTicks = order.map { outTicks[$0] }
             outNotes = order.map { outNotes[$0] }
+            outVelocities = order.map { outVelocities[$0] }
         }
-        return (outTicks, outNotes)
+        return (outTicks, outNotes, outVelocities)
+    }
+
+    /// The time signatures of the merged time line (as `MIDIFile.timeSignatureChanges`).
+    func timeSignatureChanges(format: Int) -> [(tick: Int, numerator: Int, denominator: Int)] {
+        let starts = trackStarts(format: format)
+        var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
+        for track in starts.indices {
+            let end = track + 1 < trackFirstSignature.count ? trackFirstSignature[track + 1] : signatures.count
+            for i in trackFirstSignature[track]..<end {
+                let s = signatures[i]
+                changes.append((s.tick + starts[track], s.numerator, s.denominator))
+            }
+        }
+        if starts.count > 1 { MIDIFile.stableSortByTick(&changes, tick: \.tick) }
+        return changes
     }
 
     /// The tempo map of the merged time line (as `MIDIFile.tempoMap`).

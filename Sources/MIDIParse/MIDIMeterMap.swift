@@ -105,16 +105,7 @@ public struct MIDIMeterMap: Sendable {
 
     /// The time signatures of all tracks on the merged time line (see the rules above).
     public init(file: MIDIFile) {
-        let starts = file.trackStartTicks
-        var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
-        for (t, track) in file.tracks.enumerated() {
-            for e in track.events {
-                if case .meta(.timeSignature(let num, let power, _, _)) = e.kind, power <= 7 {
-                    changes.append((e.tick + starts[t], Int(num), 1 << Int(power)))
-                }
-            }
-        }
-        if file.tracks.count > 1 { MIDIFile.stableSortByTick(&changes, tick: \.tick) }
+        let changes = file.timeSignatureChanges
         let tpq: Int
         switch file.division {
         case .ppq(let ppq):
@@ -174,5 +165,24 @@ public struct MIDIMeterMap: Sendable {
             bar += 1
         }
         return out
+    }
+}
+
+extension MIDIFile {
+    /// The time signatures of all tracks on the merged time line, in (tick, track, order in
+    /// track) order: (tick, numerator, denominator = 2^power). Signatures with a power above 7
+    /// are left out.
+    public var timeSignatureChanges: [(tick: Int, numerator: Int, denominator: Int)] {
+        let starts = trackStartTicks
+        var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
+        for (t, track) in tracks.enumerated() {
+            for e in track.events {
+                if case .meta(.timeSignature(let num, let power, _, _)) = e.kind, power <= 7 {
+                    changes.append((e.tick + starts[t], Int(num), 1 << Int(power)))
+                }
+            }
+        }
+        if tracks.count > 1 { MIDIFile.stableSortByTick(&changes, tick: \.tick) }
+        return changes
     }
 }

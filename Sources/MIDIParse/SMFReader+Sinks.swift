@@ -72,9 +72,10 @@ struct EventCollector: SMFSink {
     }
 }
 
-/// Keeps only what hit extraction needs, in the order `MIDIFile.hits(channel:)` and
-/// `MIDIFile.tempoMap` see it: per track, the NOTE ONs with velocity > 0, the tempo
-/// changes and the end tick. No event payload is copied.
+/// Keeps only what hit extraction needs, in the order `MIDIFile.hits(channel:)`,
+/// `MIDIFile.tempoMap` and `MIDIFile.timeSignatureChanges` see it: per track, the NOTE ONs
+/// with velocity > 0, the tempo changes, the time signatures and the end tick. No event
+/// payload is copied.
 struct HitCollector: SMFSink {
     /// A NOTE ON with velocity > 0; `tick` relative to its track's start.
     struct Hit {
@@ -92,6 +93,10 @@ struct HitCollector: SMFSink {
     var tempoValues: [Int] = []
     /// Index into the tempo arrays of each track's first tempo change.
     var trackFirstTempo: [Int] = []
+    /// Time signatures (tick in the track, numerator, denominator), every track's in turn.
+    var signatures: [(tick: Int, numerator: Int, denominator: Int)] = []
+    /// Index into `signatures` of each track's first time signature.
+    var trackFirstSignature: [Int] = []
     var hasChannel9Notes = false
     let buf: UnsafeBufferPointer<UInt8>
 
@@ -103,6 +108,7 @@ struct HitCollector: SMFSink {
     mutating func beginTrack(offset: Int) {
         trackFirstHit.append(hits.count)
         trackFirstTempo.append(tempoTicks.count)
+        trackFirstSignature.append(signatures.count)
     }
 
     @inline(__always)
@@ -114,10 +120,14 @@ struct HitCollector: SMFSink {
     }
 
     mutating func meta(tick: Int, type: UInt8, data: Range<Int>, check: SMFMetaCheck) {
-        guard type == 0x51, check == .valid else { return }
+        guard check == .valid else { return }
         let p = data.lowerBound
-        tempoTicks.append(tick)
-        tempoValues.append(Int(buf[p]) << 16 | Int(buf[p + 1]) << 8 | Int(buf[p + 2]))
+        if type == 0x51 {
+            tempoTicks.append(tick)
+            tempoValues.append(Int(buf[p]) << 16 | Int(buf[p + 1]) << 8 | Int(buf[p + 2]))
+        } else if type == 0x58, buf[p + 1] <= 7 {
+            signatures.append((tick, Int(buf[p]), 1 << Int(buf[p + 1])))
+        }
     }
 
     mutating func sysex(tick: Int, escape: Bool, data: Range<Int>) {}

@@ -190,7 +190,7 @@ final class ConverterScaleTests: XCTestCase {
     /// The fast manifest writer gives JSONEncoder's bytes, strings that need escaping included.
     func testManifestJSONEqualsJSONEncoder() throws {
         func file(_ i: Int, _ path: String, warnings: [String] = []) -> ConversionManifest.SourceFile {
-            .init(path: path, split: i % 3 == 0 ? "validation" : "training", hits: i * 7, offset: i * 100, channel: i % 2 == 0 ? "9" : "all",
+            .init(path: path, split: i % 3 == 0 ? "validation" : "training", hits: i * 7, offset: i * 100, channel: i % 2 == 0 ? "9" : "all", meter: i % 5 == 0 ? "6/8" : "4/4",
                   warnings: warnings)
         }
         var files = (0..<2500).map { file($0, "dir/sub \($0)/groove-\($0).mid") }
