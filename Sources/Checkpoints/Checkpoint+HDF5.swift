@@ -104,6 +104,22 @@ extension Checkpoint {
         try f.write("/vocabulary/ix_to_note", int64: vocabulary.ixToNote.map(Int64.init), shape: [vocabulary.notes])
         try f.write("/vocabulary/ix_to_tick", int64: vocabulary.ixToTick.map(Int64.init), shape: [vocabulary.ticks])
 
+        try f.createGroup("/groups")
+        if let p = groups.position {
+            try f.createGroup("/groups/position")
+            try f.setAttribute("/groups/position", "encoding", string: p.encoding.rawValue)
+            try f.setAttribute("/groups/position", "slots", int64: Int64(p.slots))
+            try f.setAttribute("/groups/position", "ticks_per_slot", int64: Int64(p.ticksPerSlot))
+            try f.setAttribute("/groups/position", "ppq", int64: Int64(p.ppq))
+            try f.setAttribute("/groups/position", "meter", string: p.meter.description)
+        }
+        if let v = groups.velocity {
+            try f.createGroup("/groups/velocity")
+            try f.write("/groups/velocity/bins", int64: v.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
+                        shape: [v.bins.count, 2])
+            try f.write("/groups/velocity/histogram", int64: v.histogram.map(Int64.init), shape: [127])
+        }
+
         let hp = "/hyperparameters"
         try f.createGroup(hp)
         for (name, v) in [("hidden", c.hidden), ("unroll", c.unroll), ("batch_size", c.batchSize),
@@ -210,7 +226,39 @@ extension Checkpoint {
         } catch {
             throw bad("/vocabulary", "is not a vocabulary: \(error)")
         }
-        let shape = vocabulary.shape(hidden: config.hidden)
+        var groups = ModelGroups(vocabulary: vocabulary)
+        if version >= 2 {
+            let members = try f.children("/groups")
+            if members.contains("position") {
+                let g = "/groups/position"
+                let name = try f.stringAttribute(g, "encoding")
+                guard let encoding = PositionEncoding(rawValue: name) else { throw bad("\(g) attribute encoding", "is \"\(name)\", not onehot or binary") }
+                let meterText = try f.stringAttribute(g, "meter")
+                guard let meter = Meter(meterText) else { throw bad("\(g) attribute meter", "is \"\(meterText)\", not N/D") }
+                let p = PositionGroup(encoding: encoding, slots: try int(g, "slots", min: 1),
+                                      ticksPerSlot: try int(g, "ticks_per_slot", min: 1), ppq: try int(g, "ppq", min: 1), meter: meter)
+                do { try p.validate() } catch { throw bad(g, "\(error)") }
+                groups.position = p
+            }
+            if members.contains("velocity") {
+                let bins = try f.readInt64("/groups/velocity/bins"), histogram = try f.readInt64("/groups/velocity/histogram")
+                guard bins.shape.count == 2, bins.shape[1] == 2, bins.values.count == bins.shape[0] * 2, bins.shape[0] <= 127 else {
+                    throw bad("/groups/velocity/bins", "has shape \(bins.shape), expected [B, 2] with B ≤ 127")
+                }
+                guard histogram.values.count == 127, histogram.values.allSatisfy({ (0...Int64(Int32.max)).contains($0) }) else {
+                    throw bad("/groups/velocity/histogram", "is not 127 non-negative counts")
+                }
+                let ranges = stride(from: 0, to: bins.values.count, by: 2).map { (bins.values[$0], bins.values[$0 + 1]) }
+                guard ranges.allSatisfy({ (1...127).contains($0.0) && (1...127).contains($0.1) && $0.0 <= $0.1 }) else {
+                    throw bad("/groups/velocity/bins", "holds a range outside 1...127")
+                }
+                do {
+                    groups.velocity = try VelocityGroup(bins: ranges.map { Int($0.0)...Int($0.1) },
+                                                        histogram: histogram.values.map { Int($0) })
+                } catch { throw bad("/groups/velocity", "\(error)") }
+            }
+        }
+        let shape = groups.shape(hidden: config.hidden)
         let wx = try f.readFloat32("/model/Wx"), wy = try f.readFloat32("/model/Wy")
         guard wx.shape == [shape.wxRows, shape.wxCols], wx.values.count == shape.wxCount else {
             throw bad("/model/Wx", "has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(shape.notes) notes, \(shape.ticks) ticks, hidden size \(shape.hidden)")
@@ -260,7 +308,7 @@ extension Checkpoint {
             throw bad("/ attribute run_id", "is \"\(runID)\", not 32 lowercase hex digits")
         }
         return Checkpoint(
-            configuration: config, state: state, vocabulary: vocabulary, rngState: rng,
+            configuration: config, state: state, groups: groups, rngState: rng,
             datasetPath: try f.stringAttribute("/dataset", "path"),
             datasetFingerprint: try f.stringAttribute("/dataset", "fingerprint"),
             datasetEvents: events, validationEvents: try int("/dataset", "validation_events"),

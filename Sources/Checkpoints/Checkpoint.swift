@@ -19,6 +19,11 @@
 //   /rng/seed               uint64 [1]            --seed
 //   /vocabulary/ix_to_note  int64 [N]             class index -> MIDI note number
 //   /vocabulary/ix_to_tick  int64 [K]             class index -> tick value
+//   /groups                 (version 2; absent or empty: the original layout)
+//   /groups/position        attrs encoding ("onehot" | "binary"), slots, ticks_per_slot, ppq,
+//                                 meter ("4/4"): the position-in-bar input group
+//   /groups/velocity/bins   int64 [B, 2]          velocity bins [low, high], ascending
+//   /groups/velocity/histogram int64 [127]        training hits per velocity 1...127
 //   /hyperparameters        attrs hidden, unroll, batch_size, checkpoint_every, keep,
 //                                 log_every, eval_every, lr_decay_every, lr_plateau_patience
 //                                 (int64; 0 = off), steps (int64; -1 = until interrupted),
@@ -39,7 +44,9 @@ public struct Checkpoint: Sendable {
 
     public var configuration: RunConfiguration
     public var state: TrainingState
-    public var vocabulary: Vocabulary
+    /// The model's groups: the vocabulary, and the position and velocity tables when it has them.
+    public var groups: ModelGroups
+    public var vocabulary: Vocabulary { groups.vocabulary }
     /// The run's generator state (xoshiro256** words).
     public var rngState: [UInt64]
     public var datasetPath: String
@@ -60,12 +67,12 @@ public struct Checkpoint: Sendable {
     public var formatVersion: Int
     public var createdBy: String
 
-    public init(configuration: RunConfiguration, state: TrainingState, vocabulary: Vocabulary,
+    public init(configuration: RunConfiguration, state: TrainingState, groups: ModelGroups,
                 rngState: [UInt64], datasetPath: String, datasetFingerprint: String, datasetEvents: Int,
                 validationEvents: Int, smoothedLoss: Double, schedule: ScheduleProgress,
                 bestValidationLoss: Double, bestStep: Int, runID: String, formatVersion: Int = Checkpoint.formatVersion,
                 createdBy: String = "drummer \(DrummerVersion.string)") {
-        self.configuration = configuration; self.state = state; self.vocabulary = vocabulary
+        self.configuration = configuration; self.state = state; self.groups = groups
         self.rngState = rngState; self.datasetPath = datasetPath; self.datasetFingerprint = datasetFingerprint
         self.datasetEvents = datasetEvents; self.validationEvents = validationEvents
         self.smoothedLoss = smoothedLoss; self.schedule = schedule

@@ -4,16 +4,17 @@ import DrummerCore
 /// Weights, vocabulary and a description of the run that produced them.
 public struct TrainedModel: Sendable {
     public let weights: LSTMWeights
-    public let vocabulary: Vocabulary
+    public let groups: ModelGroups
+    public var vocabulary: Vocabulary { groups.vocabulary }
     /// Updates done when the checkpoint was written.
     public let step: Int
     /// Hyperparameters and provenance as strings (hidden, unroll, batch_size,
     /// optimizer, learning_rate, init, seed, epoch, dataset, dataset_fingerprint, ...).
     public let metadata: [String: String]
 
-    public init(weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String]) {
+    public init(weights: LSTMWeights, groups: ModelGroups, step: Int, metadata: [String: String]) {
         self.weights = weights
-        self.vocabulary = vocabulary
+        self.groups = groups
         self.step = step
         self.metadata = metadata
     }
@@ -50,6 +51,6 @@ public enum CheckpointReader {
         if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
         if let f = c.initFrom { m["init_from"] = f }
-        return TrainedModel(weights: weights, vocabulary: ckpt.vocabulary, step: ckpt.state.step, metadata: m)
+        return TrainedModel(weights: weights, groups: ckpt.groups, step: ckpt.state.step, metadata: m)
     }
 }

@@ -21,6 +21,8 @@
 public final class LSTMInference {
     public let shape: ModelShape
     let H: Int, G: Int, O: Int
+    /// Wx's row ranges: input block [0, I), recurrent block [I, I + H), bias row I + H.
+    let inputEnd: Int, recurrentStart: Int, biasRow: Int
     /// Copies of the weights: Wx (I+H+1)·G, Wy (H+1)·O.
     private let wx: UnsafeMutableBufferPointer<Float>, wy: UnsafeMutableBufferPointer<Float>
     /// h (H), c and the next c (H each, swapped every step), tanh(c) (H), gates (G), logits (O).
@@ -40,6 +42,7 @@ public final class LSTMInference {
         let s = weights.shape
         shape = s
         H = s.hidden; G = 4 * s.hidden; O = s.outputWidth
+        inputEnd = s.inputWidth; recurrentStart = s.recurrentRow; biasRow = s.wxBiasRow
         func buffer<T>(_ n: Int, _ v: T) -> UnsafeMutableBufferPointer<T> {
             let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
             b.initialize(repeating: v)
@@ -95,9 +98,9 @@ public final class LSTMInference {
             precondition(k >= 0 && k < groupSize[g], "LSTMInference.step: class \(k) outside input group \(g) (size \(groupSize[g]))")
             rows[g] = Int32(groupOffset[g] + k)
         }
-        let wxRows = UnsafeBufferPointer(rebasing: wx[0..<(shape.inputWidth * G)])
-        let rec = UnsafeBufferPointer(rebasing: wx[(shape.recurrentRow * G)..<(shape.wxBiasRow * G)])
-        let bias = UnsafeBufferPointer(rebasing: wx[(shape.wxBiasRow * G)...])
+        let wxRows = UnsafeBufferPointer(rebasing: wx[0..<(inputEnd * G)])
+        let rec = UnsafeBufferPointer(rebasing: wx[(recurrentStart * G)..<(biasRow * G)])
+        let bias = UnsafeBufferPointer(rebasing: wx[(biasRow * G)...])
         // a = Σ input rows + bias;  a += h · W_rec  (1×H · H×G)
         Kernels.inputBlock(wx: wxRows, G: G, rows: UnsafeBufferPointer(rows), bias: bias, out: gates)
         BLAS.sgemv(.transposed, rows: H, cols: G, alpha: 1, a: rec, lda: G, x: UnsafeBufferPointer(hBuffer),

@@ -17,10 +17,13 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var dtype: String?
     public var sha256: [String: String]?
     public var metadata: [String: String]?
+    /// The input and output groups (format version 2; absent: the original layout).
+    public var groups: GroupsManifest?
 
     public init(format: String?, formatVersion: Int?, ixToNote: [Int], ixToTick: [Int], hiddenSize: Int,
                 wxShape: [Int]?, wyShape: [Int]?, gateOrder: [String]?, dtype: String?,
-                sha256: [String: String]?, metadata: [String: String]?) {
+                sha256: [String: String]?, metadata: [String: String]?, groups: GroupsManifest? = nil) {
+        self.groups = groups
         self.format = format
         self.formatVersion = formatVersion
         self.ixToNote = ixToNote
@@ -43,7 +46,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         case wxShape = "Wx_shape"
         case wyShape = "Wy_shape"
         case gateOrder = "gate_order"
-        case dtype, sha256, metadata
+        case dtype, sha256, metadata, groups
     }
 
     /// Decodes model.json. Errors name the key, the expected type and the value found
@@ -70,13 +73,14 @@ public struct ModelManifest: Codable, Equatable, Sendable {
             gateOrder: try r.strings(CodingKeys.gateOrder.rawValue),
             dtype: try r.string(CodingKeys.dtype.rawValue),
             sha256: try r.stringMap(CodingKeys.sha256.rawValue),
-            metadata: try r.stringMap(CodingKeys.metadata.rawValue))
+            metadata: try r.stringMap(CodingKeys.metadata.rawValue),
+            groups: try object[CodingKeys.groups.rawValue].flatMap { $0 == .null ? nil : try GroupsManifest.read($0, file: file) })
     }
 
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
     static let maxHidden = ModelLimits.maximumHidden
 
-    func validated(file: String) throws -> (Vocabulary, ModelShape) {
+    func validated(file: String) throws -> (ModelGroups, ModelShape) {
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
         if let f = format, f != ModelDirectory.formatName {
             throw ModelDirectoryError.unsupportedFormat(file: file, format: f, version: formatVersion)
@@ -92,8 +96,10 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         guard hiddenSize > 0, hiddenSize <= Self.maxHidden else {
             throw bad("hidden_size is \(hiddenSize), expected 1...\(Self.maxHidden)")
         }
-        guard vocabulary.ticks <= 1 << 20 else { throw bad("ix_to_tick has \(vocabulary.ticks) entries") }
-        let shape = vocabulary.shape(hidden: hiddenSize)
+        guard vocabulary.ticks <= ModelLimits.maximumTicks else { throw bad("ix_to_tick has \(vocabulary.ticks) entries") }
+        if let v = formatVersion, v >= 2, groups == nil { throw bad("missing key groups (format version \(v) lists them)") }
+        let modelGroups = try groups?.groups(vocabulary: vocabulary, file: file) ?? ModelGroups(vocabulary: vocabulary)
+        let shape = modelGroups.shape(hidden: hiddenSize)
         if let s = wxShape, s != [shape.wxRows, shape.wxCols] {
             throw ModelDirectoryError.shapeMismatch(
                 file: file, key: "Wx_shape", expected: [shape.wxRows, shape.wxCols], found: s)
@@ -111,7 +117,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
                 throw bad("dtype is \"\(d)\", only little-endian float32 is supported")
             }
         }
-        return (vocabulary, shape)
+        return (modelGroups, shape)
     }
 }
 

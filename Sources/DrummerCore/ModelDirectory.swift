@@ -10,7 +10,9 @@ import Foundation
 /// A model read from a model directory.
 public struct LoadedModel: Sendable, Equatable {
     public let weights: LSTMWeights
-    public let vocabulary: Vocabulary
+    /// The input and output groups and their tables (the original layout for a version 1 manifest).
+    public let groups: ModelGroups
+    public var vocabulary: Vocabulary { groups.vocabulary }
     /// Free-form training information (empty for the original's vocab.json).
     public let metadata: [String: String]
     /// The manifest's format version, nil for a manifest without one (the original's).
@@ -23,7 +25,8 @@ public struct LoadedModel: Sendable, Equatable {
 
 public enum ModelDirectory {
     public static let formatName = "drummer-model"
-    public static let formatVersion = 1
+    /// 2: model.json lists the groups ("groups"). Version 1 files and the original's vocab.json still load.
+    public static let formatVersion = 2
     public static let manifestFile = "model.json"
     public static let wxFile = "Wx.bin"
     public static let wyFile = "Wy.bin"
@@ -33,23 +36,34 @@ public enum ModelDirectory {
     /// temporary directory swapped into place. An existing directory is replaced only
     /// when it is empty or a model directory (holds model.json).
     public static func write(
-        weights: LSTMWeights, vocabulary: Vocabulary, to path: String,
+        weights: LSTMWeights, groups: ModelGroups, to path: String,
         metadata: [String: String] = [:]
     ) throws {
-        let files = try encode(weights: weights, vocabulary: vocabulary, metadata: metadata, path: path)
+        let files = try encode(weights: weights, groups: groups, metadata: metadata, path: path)
         try AtomicOutput.directory(at: path, kind: .model) { dir in try write(files, into: dir, path: path) }
+    }
+
+    /// Writes a model of the original layout (note and tick in and out).
+    public static func write(
+        weights: LSTMWeights, vocabulary: Vocabulary, to path: String, metadata: [String: String] = [:]
+    ) throws {
+        try write(weights: weights, groups: ModelGroups(vocabulary: vocabulary), to: path, metadata: metadata)
     }
 
     /// Checks and encodes the three files of a model directory (`path` names it in errors).
     public static func encode(
-        weights: LSTMWeights, vocabulary: Vocabulary, metadata: [String: String] = [:], path: String
+        weights: LSTMWeights, groups: ModelGroups, metadata: [String: String] = [:], path: String
     ) throws -> [(name: String, data: Data)] {
-        let shape = weights.shape
+        let shape = weights.shape, vocabulary = groups.vocabulary
         guard shape.notes == vocabulary.notes, shape.ticks == vocabulary.ticks else {
             throw ModelDirectoryError.vocabularyMismatch(
                 file: manifestFile,
                 message: "weights have \(shape.notes) notes and \(shape.ticks) ticks, "
                     + "the vocabulary \(vocabulary.notes) notes and \(vocabulary.ticks) ticks")
+        }
+        guard groups.shape(hidden: shape.hidden) == shape else {
+            throw ModelDirectoryError.badManifest(file: manifestFile, message:
+                "the groups give input groups \(groups.shape(hidden: shape.hidden).inputGroups) and output groups \(groups.shape(hidden: shape.hidden).outputGroups), the weights \(shape.inputGroups) and \(shape.outputGroups)")
         }
         do { try weights.checkFinite() } catch let e as WeightsError {
             throw ModelDirectoryError.weights(file: path, message: e.description)
@@ -63,7 +77,7 @@ public enum ModelDirectory {
             wxShape: [shape.wxRows, shape.wxCols], wyShape: [shape.wyRows, shape.wyCols],
             gateOrder: ModelShape.gateOrder, dtype: dtype,
             sha256: [wxFile: SHA256.hex(wx), wyFile: SHA256.hex(wy)],
-            metadata: metadata)
+            metadata: metadata, groups: GroupsManifest(groups))
         return [(wxFile, wx), (wyFile, wy), (manifestFile, try JSONOutput.encode(manifest))]
     }
 
@@ -90,7 +104,7 @@ public enum ModelDirectory {
         let manifestPath = file(manifestFile)
         let manifestData = try readFile(manifestPath, limit: 64 << 20)
         let manifest = try ModelManifest.decode(manifestData, file: manifestPath)
-        let (vocabulary, shape) = try manifest.validated(file: manifestPath)
+        let (groups, shape) = try manifest.validated(file: manifestPath)
 
         // Sizes are checked before reading, so a bad file is never read whole.
         let wxData = try readFile(file(wxFile), size: shape.wxCount * 4, shape: [shape.wxRows, shape.wxCols])
@@ -120,7 +134,7 @@ public enum ModelDirectory {
             throw ModelDirectoryError.notFinite(
                 file: file(m == "Wx" ? wxFile : wyFile), row: r, col: c, value: v)
         }
-        return LoadedModel(weights: weights, vocabulary: vocabulary,
+        return LoadedModel(weights: weights, groups: groups,
                            metadata: manifest.metadata ?? [:],
                            formatVersion: manifest.formatVersion, checksumsVerified: verified)
     }

@@ -15,26 +15,39 @@
 // Wx: the input groups in order, then the recurrent block W_rec (H rows), then the
 // bias; columns of Wy: the output groups in order.
 
-/// Sizes of a model; everything else about the layout follows from them.
-public struct ModelShape: Equatable, Hashable, Sendable, Codable {
-    public let notes: Int
-    public let ticks: Int
+/// Sizes of a model; everything else about the layout follows from them. The input groups
+/// are, in Wx row order, note, tick, then (when the model has them) the position-in-bar
+/// group(s) and the velocity group; the output groups, in Wy column order, note, tick, then
+/// velocity. `ModelGroups` says what each group means.
+public struct ModelShape: Equatable, Hashable, Sendable {
+    /// Sizes of the one-hot input groups, in Wx row order (note, tick first).
+    public let inputGroups: [Int]
+    /// Sizes of the softmax output groups, in Wy column order (note, tick first).
+    public let outputGroups: [Int]
     public let hidden: Int
 
+    /// The original 2017 layout: inputs and outputs (note, tick).
     public init(notes: Int, ticks: Int, hidden: Int) {
-        self.notes = notes
-        self.ticks = ticks
+        self.init(inputGroups: [notes, ticks], outputGroups: [notes, ticks], hidden: hidden)
+    }
+
+    public init(inputGroups: [Int], outputGroups: [Int], hidden: Int) {
+        precondition(inputGroups.count >= 2 && outputGroups.count >= 2, "a model has note and tick groups")
+        self.inputGroups = inputGroups
+        self.outputGroups = outputGroups
         self.hidden = hidden
     }
 
-    /// Sizes of the one-hot input groups, in Wx row order: note, tick.
-    public var inputGroups: [Int] { [notes, ticks] }
-    /// Sizes of the softmax output groups, in Wy column order: note, tick.
-    public var outputGroups: [Int] { [notes, ticks] }
+    /// N: notes in the vocabulary.
+    public var notes: Int { inputGroups[0] }
+    /// K: tick values in the vocabulary.
+    public var ticks: Int { inputGroups[1] }
+    /// True for the original layout: inputs and outputs are exactly (note, tick).
+    public var isOriginalLayout: Bool { inputGroups.count == 2 && outputGroups.count == 2 }
     /// I: rows of Wx's input block (the sum of the input group sizes).
-    public var inputWidth: Int { notes + ticks }
+    public var inputWidth: Int { Self.sum(inputGroups, count: inputGroups.count) }
     /// O: columns of Wy (the sum of the output group sizes).
-    public var outputWidth: Int { notes + ticks }
+    public var outputWidth: Int { Self.sum(outputGroups, count: outputGroups.count) }
 
     /// Rows of Wx: I + H + 1 (input block, recurrent block, bias row).
     public var wxRows: Int { inputWidth + hidden + 1 }
@@ -48,9 +61,16 @@ public struct ModelShape: Equatable, Hashable, Sendable, Codable {
     public var wyCount: Int { wyRows * wyCols }
 
     /// First row of input group `g` in Wx.
-    public func inputOffset(_ g: Int) -> Int { inputGroups.prefix(g).reduce(0, +) }
+    public func inputOffset(_ g: Int) -> Int { Self.sum(inputGroups, count: g) }
     /// First column of output group `g` in Wy.
-    public func outputOffset(_ g: Int) -> Int { outputGroups.prefix(g).reduce(0, +) }
+    public func outputOffset(_ g: Int) -> Int { Self.sum(outputGroups, count: g) }
+
+    /// The sum of the first `count` sizes (a plain loop: no closure, nothing allocated).
+    @inline(__always) static func sum(_ sizes: [Int], count: Int) -> Int {
+        var total = 0
+        for i in 0..<count { total += sizes[i] }
+        return total
+    }
     /// First row of the recurrent block of Wx.
     public var recurrentRow: Int { inputWidth }
     /// Bias row of Wx.
@@ -59,7 +79,9 @@ public struct ModelShape: Equatable, Hashable, Sendable, Codable {
     /// Gate order of Wx's column blocks.
     public static let gateOrder = ["f", "i", "o", "g"]
 
-    public var isValid: Bool { notes > 0 && ticks > 0 && hidden > 0 }
+    public var isValid: Bool {
+        hidden > 0 && inputGroups.allSatisfy { $0 > 0 } && outputGroups.allSatisfy { $0 > 0 }
+    }
 }
 
 /// Lookup tables from class index to MIDI note number and to tick value.

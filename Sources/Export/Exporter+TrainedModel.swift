@@ -11,7 +11,7 @@ extension Exporter {
         for key in ["format", "format_version"] {
             if let v = meta.removeValue(forKey: key) { meta["checkpoint_" + key] = v }
         }
-        return try export(weights: model.weights, vocabulary: model.vocabulary, step: model.step,
+        return try export(weights: model.weights, groups: model.groups, step: model.step,
                           metadata: meta, to: dir, swiftFile: swiftFile)
     }
 

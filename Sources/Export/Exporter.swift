@@ -14,6 +14,15 @@ public struct ExportSummary: Equatable, Sendable {
 }
 
 public enum Exporter {
+    /// Exports a model of the original layout (note and tick in and out).
+    public static func export(
+        weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String],
+        to dir: String, swiftFile: String? = nil
+    ) throws -> ExportSummary {
+        try export(weights: weights, groups: ModelGroups(vocabulary: vocabulary), step: step, metadata: metadata,
+                   to: dir, swiftFile: swiftFile)
+    }
+
     /// Writes the model directory `dir` (replacing it atomically) and, when
     /// `swiftFile` is given, the Swift constants file. `metadata` is stored in
     /// model.json together with the training step and the exporting version.
@@ -24,15 +33,15 @@ public enum Exporter {
     /// If the Swift file still fails after the model directory was put in place,
     /// the error says so.
     public static func export(
-        weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String],
+        weights: LSTMWeights, groups: ModelGroups, step: Int, metadata: [String: String],
         to dir: String, swiftFile: String? = nil
     ) throws -> ExportSummary {
         var meta = metadata
         meta["step"] = String(step)
         meta["exported_by"] = "drummer \(DrummerVersion.string)"
-        let files = try ModelDirectory.encode(weights: weights, vocabulary: vocabulary, metadata: meta, path: dir)
+        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: meta, path: dir)
         let source = swiftFile.map {
-            SwiftConstants.source(vocabulary: vocabulary, shape: weights.shape, step: step,
+            SwiftConstants.source(groups: groups, shape: weights.shape, step: step,
                                   typeName: SwiftConstants.typeName(forFile: $0))
         }
         // Resolve both before creating anything (a missing parent directory, a temporary).

@@ -86,7 +86,7 @@ final class ExporterTests: XCTestCase {
 
     func testExportOfTrainedModelKeepsItsMetadata() throws {
         let (w, v) = try model()
-        let trained = TrainedModel(weights: w, vocabulary: v, step: 500, metadata: [
+        let trained = TrainedModel(weights: w, groups: ModelGroups(vocabulary: v), step: 500, metadata: [
             "format": "drummer-checkpoint", "format_version": "1", "optimizer": "sgd", "seed": "42"])
         let dir = tmp.appendingPathComponent("trained").path
         let summary = try Exporter.export(model: trained, to: dir)
@@ -119,7 +119,7 @@ final class ExporterTests: XCTestCase {
         let state = TrainingState(weights: original.weights, unroll: 8, batch: 1, optimizer: .sgd)
         let ckpt = Checkpoint(
             configuration: RunConfiguration(hidden: 200, initFrom: src.path), state: state,
-            vocabulary: original.vocabulary, rngState: SeededRNG(seed: 1).stateWords,
+            groups: original.groups, rngState: SeededRNG(seed: 1).stateWords,
             datasetPath: "data", datasetFingerprint: "", datasetEvents: 0, validationEvents: 0,
             smoothedLoss: 0, schedule: ScheduleProgress(), bestValidationLoss: .infinity, bestStep: -1,
             runID: Checkpoint.newRunID())

@@ -1,0 +1,141 @@
+// model.json's "groups" (format version 2): the model's input and output groups in
+// order, with their sizes, and the tables of the position and velocity groups.
+//
+//   "groups": {
+//     "inputs":  [{"name": "note", "size": N}, {"name": "tick", "size": K},
+//                 {"name": "position", "size": S} | {"name": "position_bit0", "size": 2}, …,
+//                 {"name": "velocity", "size": B}],
+//     "outputs": [{"name": "note", "size": N}, {"name": "tick", "size": K}, {"name": "velocity", "size": B}],
+//     "position": {"encoding": "onehot" | "binary", "slots": S, "ticks_per_slot": T, "ppq": 480, "meter": "4/4"},
+//     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
+//   }
+// "inputs" and "outputs" follow from the rest (they are there for readers of the file)
+// and are checked against it. A manifest without "groups" (version 1, the original's
+// vocab.json) is the original layout: (note, tick) in and out.
+import Foundation
+
+/// The "groups" object of model.json.
+public struct GroupsManifest: Codable, Equatable, Sendable {
+    public struct Entry: Codable, Equatable, Sendable {
+        public var name: String
+        public var size: Int
+    }
+
+    public struct Position: Codable, Equatable, Sendable {
+        public var encoding: String
+        public var slots: Int
+        public var ticksPerSlot: Int
+        public var ppq: Int
+        public var meter: String
+
+        enum CodingKeys: String, CodingKey {
+            case encoding, slots, ppq, meter
+            case ticksPerSlot = "ticks_per_slot"
+        }
+    }
+
+    public struct Velocity: Codable, Equatable, Sendable {
+        public var bins: [[Int]]
+        public var histogram: [Int]
+    }
+
+    public var inputs: [Entry]
+    public var outputs: [Entry]
+    public var position: Position?
+    public var velocity: Velocity?
+
+    public init(_ groups: ModelGroups) {
+        let shape = groups.shape(hidden: 1)
+        inputs = zip(groups.inputNames, shape.inputGroups).map { Entry(name: $0, size: $1) }
+        outputs = zip(groups.outputNames, shape.outputGroups).map { Entry(name: $0, size: $1) }
+        position = groups.position.map {
+            Position(encoding: $0.encoding.rawValue, slots: $0.slots, ticksPerSlot: $0.ticksPerSlot, ppq: $0.ppq,
+                     meter: $0.meter.description)
+        }
+        velocity = groups.velocity.map { Velocity(bins: $0.bins.map { [$0.lowerBound, $0.upperBound] }, histogram: $0.histogram) }
+    }
+
+    /// The groups these tables describe, checked against `vocabulary` and the listed sizes.
+    func groups(vocabulary: Vocabulary, file: String) throws -> ModelGroups {
+        func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: "groups: " + m) }
+        var g = ModelGroups(vocabulary: vocabulary)
+        if let p = position {
+            guard let encoding = PositionEncoding(rawValue: p.encoding) else {
+                throw bad("position encoding \"\(p.encoding)\" is not onehot or binary")
+            }
+            guard let meter = Meter(p.meter) else { throw bad("position meter \"\(p.meter)\" is not N/D with D a power of two") }
+            let group = PositionGroup(encoding: encoding, slots: p.slots, ticksPerSlot: p.ticksPerSlot, ppq: p.ppq, meter: meter)
+            do { try group.validate() } catch { throw bad("\(error)") }
+            g.position = group
+        }
+        if let v = velocity {
+            var bins: [ClosedRange<Int>] = []
+            for (i, pair) in v.bins.enumerated() {
+                guard pair.count == 2, pair[0] <= pair[1] else { throw bad("velocity bins[\(i)] is \(pair), expected [low, high]") }
+                bins.append(pair[0]...pair[1])
+            }
+            do { g.velocity = try VelocityGroup(bins: bins, histogram: v.histogram) } catch { throw bad("\(error)") }
+        }
+        let expected = GroupsManifest(g)
+        guard inputs == expected.inputs else {
+            throw bad("inputs \(describe(inputs)) do not match the vocabulary and tables, which give \(describe(expected.inputs))")
+        }
+        guard outputs == expected.outputs else {
+            throw bad("outputs \(describe(outputs)) do not match the vocabulary and tables, which give \(describe(expected.outputs))")
+        }
+        return g
+    }
+
+    private func describe(_ entries: [Entry]) -> String {
+        "[" + entries.map { "\($0.name) \($0.size)" }.joined(separator: ", ") + "]"
+    }
+
+    /// Reads the "groups" object through the manifest reader's typed accessors.
+    static func read(_ value: JSONValue, file: String) throws -> GroupsManifest {
+        func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: "groups" + m) }
+        guard case .object(let o) = value else { throw bad(" is \(value.described), expected an object") }
+        func entries(_ key: String) throws -> [Entry] {
+            guard case .array(let items)? = o[key] else { throw bad(".\(key) is missing or not an array") }
+            return try items.enumerated().map { i, item in
+                guard case .object(let e) = item, case .string(let name)? = e["name"], let size = e["size"]?.wholeNumber else {
+                    throw bad(".\(key)[\(i)] is \(item.described), expected {\"name\": string, \"size\": whole number}")
+                }
+                return Entry(name: name, size: size)
+            }
+        }
+        var m = GroupsManifest(inputs: try entries("inputs"), outputs: try entries("outputs"))
+        if let p = o["position"], p != .null {
+            guard case .object(let po) = p else { throw bad(".position is \(p.described), expected an object") }
+            let r = ManifestReader(object: po, file: file)
+            func req<T>(_ v: T?, _ k: String) throws -> T {
+                guard let v else { throw bad(".position.\(k) is missing") }
+                return v
+            }
+            m.position = Position(encoding: try req(r.string("encoding"), "encoding"), slots: try req(r.int("slots"), "slots"),
+                                  ticksPerSlot: try req(r.int("ticks_per_slot"), "ticks_per_slot"),
+                                  ppq: try req(r.int("ppq"), "ppq"), meter: try req(r.string("meter"), "meter"))
+        }
+        if let v = o["velocity"], v != .null {
+            guard case .object(let vo) = v, case .array(let rawBins)? = vo["bins"] else {
+                throw bad(".velocity is \(v.described), expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
+            }
+            let bins: [[Int]] = try rawBins.enumerated().map { i, b in
+                guard case .array(let pair) = b else { throw bad(".velocity.bins[\(i)] is \(b.described), expected [low, high]") }
+                return try pair.map { x in
+                    guard let n = x.wholeNumber else { throw bad(".velocity.bins[\(i)] holds \(x.described), expected whole numbers") }
+                    return n
+                }
+            }
+            let histogram = try ManifestReader(object: vo, file: file).ints("histogram") ?? []
+            m.velocity = Velocity(bins: bins, histogram: histogram)
+        }
+        return m
+    }
+
+    init(inputs: [Entry], outputs: [Entry], position: Position? = nil, velocity: Velocity? = nil) {
+        self.inputs = inputs
+        self.outputs = outputs
+        self.position = position
+        self.velocity = velocity
+    }
+}

@@ -1,0 +1,260 @@
+// What a model's input and output groups mean. Every model has the note and tick groups
+// of the original (the vocabulary's lookup tables); a groove model also has
+//   - a position-in-bar input group: where the hit falls in its bar, in slots of
+//     `ticksPerSlot` ticks from the bar line (one-hot over the slots, or the slot number in
+//     binary, one 2-row group per bit), so the model always knows where the beat is;
+//   - a velocity group, in and out: the hit's velocity, binned (bins chosen from the
+//     training data so that each holds about the same share of its hits); the input is the
+//     current hit's bin, the output the next hit's, and a written velocity is drawn from the
+//     training data's velocities within the sampled bin.
+// The order is fixed: inputs [note | tick | position | velocity], outputs [note | tick | velocity]
+// (Wx rows and Wy columns; see ModelLayout.swift).
+
+/// A meter, e.g. 4/4 or 6/8: `numerator` beats of a 1/`denominator` note per bar.
+public struct Meter: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public let numerator: Int
+    /// A power of two.
+    public let denominator: Int
+
+    public init?(numerator: Int, denominator: Int) {
+        guard (1...64).contains(numerator), (1...64).contains(denominator), denominator & (denominator - 1) == 0 else {
+            return nil
+        }
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// Parses "N/D".
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]) else { return nil }
+        self.init(numerator: n, denominator: d)
+    }
+
+    public static let common = Meter(numerator: 4, denominator: 4)!
+
+    /// Ticks in one bar at `ppq` ticks per quarter note.
+    public func barTicks(ppq: Int) -> Int { numerator * ppq * 4 / denominator }
+
+    public var description: String { "\(numerator)/\(denominator)" }
+}
+
+/// How the position in the bar is fed to the model.
+public enum PositionEncoding: String, Sendable, CaseIterable {
+    /// One one-hot group over the slots.
+    case oneHot = "onehot"
+    /// The slot number in binary: one group of 2 (bit clear, bit set) per bit, lowest bit first
+    /// (like the binary step counters of Magenta's drums_rnn).
+    case binary
+}
+
+/// The position-in-bar input group.
+public struct PositionGroup: Equatable, Sendable {
+    public var encoding: PositionEncoding
+    /// Positions per bar the model knows: slot s covers ticks [s·ticksPerSlot, (s+1)·ticksPerSlot)
+    /// after the bar line.
+    public var slots: Int
+    public var ticksPerSlot: Int
+    /// Ticks per quarter note the positions are measured in (the dataset's --ppq).
+    public var ppq: Int
+    /// The training data's most common meter: what the sampler assumes unless told.
+    public var meter: Meter
+
+    public init(encoding: PositionEncoding, slots: Int, ticksPerSlot: Int, ppq: Int, meter: Meter) {
+        self.encoding = encoding
+        self.slots = slots
+        self.ticksPerSlot = ticksPerSlot
+        self.ppq = ppq
+        self.meter = meter
+    }
+
+    /// Bits of a slot number (binary encoding).
+    public var bits: Int { max(1, Int.bitWidth - (slots - 1).leadingZeroBitCount) }
+
+    /// The input group sizes this group adds.
+    public var inputGroups: [Int] {
+        encoding == .oneHot ? [slots] : [Int](repeating: 2, count: bits)
+    }
+
+    /// The slot of a hit `tickInBar` ticks after its bar line; nil when the bar is longer than
+    /// the model knows.
+    public func slot(tickInBar: Int) -> Int? {
+        guard tickInBar >= 0 else { return nil }
+        let s = tickInBar / ticksPerSlot
+        return s < slots ? s : nil
+    }
+
+    /// The longest bar the model knows, in ticks.
+    public var longestBar: Int { slots * ticksPerSlot }
+
+    /// Whether bars of `meter` fit the model's slots.
+    public func fits(_ meter: Meter) -> Bool { meter.barTicks(ppq: ppq) <= longestBar }
+
+    public func validate() throws {
+        guard (1...65_536).contains(slots) else { throw ModelGroupsError("position slots \(slots) outside 1...65536") }
+        guard ticksPerSlot >= 1, ppq >= 1, ppq <= 32_767 else {
+            throw ModelGroupsError("position ticks per slot \(ticksPerSlot) or ppq \(ppq) out of range")
+        }
+    }
+}
+
+/// The velocity group (input and output).
+public struct VelocityGroup: Equatable, Sendable {
+    /// Bin b holds velocities bins[b]: consecutive, ascending, within 1...127.
+    public var bins: [ClosedRange<Int>]
+    /// How many hits of the training data had each velocity 1...127 (index v − 1).
+    public var histogram: [Int]
+
+    public init(bins: [ClosedRange<Int>], histogram: [Int]) throws {
+        self.bins = bins
+        self.histogram = histogram
+        try validate()
+    }
+
+    public func validate() throws {
+        guard !bins.isEmpty, bins.count <= 127 else { throw ModelGroupsError("velocity bins: \(bins.count), expected 1...127") }
+        guard histogram.count == 127, histogram.allSatisfy({ $0 >= 0 }) else {
+            throw ModelGroupsError("velocity histogram: expected 127 non-negative counts")
+        }
+        guard bins.first!.lowerBound >= 1, bins.last!.upperBound <= 127 else {
+            throw ModelGroupsError("velocity bins must lie within 1...127")
+        }
+        for (a, b) in zip(bins, bins.dropFirst()) where b.lowerBound != a.upperBound + 1 {
+            throw ModelGroupsError("velocity bins \(a) and \(b) are not consecutive")
+        }
+    }
+
+    /// The velocities the bins cover (the training data's range).
+    public var range: ClosedRange<Int> { bins.first!.lowerBound...bins.last!.upperBound }
+
+    /// The bin holding `velocity`, nil outside `range`.
+    public func bin(of velocity: Int) -> Int? {
+        guard range.contains(velocity) else { return nil }
+        var lo = 0, hi = bins.count - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if bins[mid].upperBound < velocity { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// A velocity of bin `b` drawn from the training data's velocities in it with a uniform
+    /// number u in [0, 1) (the bin's middle when the data had none there).
+    public func velocity(bin b: Int, uniform u: Double) -> Int {
+        let r = bins[b]
+        var total = 0
+        for v in r { total += histogram[v - 1] }
+        guard total > 0 else { return (r.lowerBound + r.upperBound) / 2 }
+        let target = Int(u * Double(total))
+        var acc = 0
+        for v in r {
+            acc += histogram[v - 1]
+            if target < acc { return v }
+        }
+        return r.upperBound
+    }
+
+    /// Up to `count` bins over the velocities of `histogram`, each holding about the same share of
+    /// the hits (quantiles; a velocity is never split between bins, so very common values may
+    /// make fewer, wider bins), covering the lowest to the highest velocity seen.
+    public static func quantileBins(histogram: [Int], count: Int) throws -> VelocityGroup {
+        precondition(histogram.count == 127 && count >= 1)
+        let total = histogram.reduce(0, +)
+        guard total > 0, let low = histogram.firstIndex(where: { $0 > 0 }), let high = histogram.lastIndex(where: { $0 > 0 }) else {
+            throw ModelGroupsError("no velocities to choose bins from")
+        }
+        var bins: [ClosedRange<Int>] = []
+        var start = low + 1, acc = 0
+        for v in (low + 1)...(high + 1) {
+            acc += histogram[v - 1]
+            // Close a bin once it reaches the next quantile (and leave the rest for the last bin).
+            if bins.count < count - 1, v < high + 1, Double(acc) >= Double(total) * Double(bins.count + 1) / Double(count) {
+                bins.append(start...v)
+                start = v + 1
+            }
+        }
+        bins.append(start...(high + 1))
+        return try VelocityGroup(bins: bins, histogram: histogram)
+    }
+}
+
+public struct ModelGroupsError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The groups of a model and their tables.
+public struct ModelGroups: Equatable, Sendable {
+    public var vocabulary: Vocabulary
+    public var position: PositionGroup?
+    public var velocity: VelocityGroup?
+
+    public init(vocabulary: Vocabulary, position: PositionGroup? = nil, velocity: VelocityGroup? = nil) {
+        self.vocabulary = vocabulary
+        self.position = position
+        self.velocity = velocity
+    }
+
+    /// The original 2017 layout: (note, tick) in and out.
+    public var isOriginalLayout: Bool { position == nil && velocity == nil }
+
+    /// The model's sizes at hidden size `hidden`.
+    public func shape(hidden: Int) -> ModelShape {
+        var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs
+        if let p = position { inputs += p.inputGroups }
+        if let v = velocity {
+            inputs.append(v.bins.count)
+            outputs.append(v.bins.count)
+        }
+        return ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: hidden)
+    }
+
+    /// Names of the input groups in Wx row order ("note", "tick", "position" or
+    /// "position_bit0", "position_bit1", …, "velocity").
+    public var inputNames: [String] {
+        var names = ["note", "tick"]
+        if let p = position {
+            names += p.encoding == .oneHot ? ["position"] : (0..<p.bits).map { "position_bit\($0)" }
+        }
+        if velocity != nil { names.append("velocity") }
+        return names
+    }
+
+    /// Names of the output groups in Wy column order ("note", "tick", "velocity").
+    public var outputNames: [String] { velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"] }
+
+    /// Features of an event, the columns of a training sequence: note index, tick index, then
+    /// the position slot and the velocity bin when the model has them.
+    public var featureCount: Int { 2 + (position == nil ? 0 : 1) + (velocity == nil ? 0 : 1) }
+
+    /// Writes the input classes of one event (one per input group, `shape.inputGroups.count`
+    /// of them) from its features (`featureCount` of them).
+    @inline(__always)
+    public func inputClasses(features: UnsafeBufferPointer<Int32>, into out: UnsafeMutableBufferPointer<Int32>) {
+        out[0] = features[0]
+        out[1] = features[1]
+        var o = 2, f = 2
+        if let p = position {
+            let slot = features[f]
+            f += 1
+            if p.encoding == .oneHot {
+                out[o] = slot
+                o += 1
+            } else {
+                for b in 0..<p.bits {
+                    out[o] = (slot >> Int32(b)) & 1
+                    o += 1
+                }
+            }
+        }
+        if velocity != nil { out[o] = features[f] }
+    }
+
+    /// For each output group, the feature holding its target (note 0, tick 1, velocity the last).
+    public var targetFeatures: [Int] { velocity == nil ? [0, 1] : [0, 1, featureCount - 1] }
+
+    public func validate() throws {
+        try position?.validate()
+        try velocity?.validate()
+    }
+}
