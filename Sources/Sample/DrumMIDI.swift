@@ -1,7 +1,8 @@
-// Generated hits → a Standard MIDI File: format 0, 480 PPQ, a tempo event, a 4/4
-// time signature, notes on the General MIDI drum channel (index 9, status 0x99).
+// Generated hits → a Standard MIDI File: format 0, 480 PPQ, a tempo event, a time
+// signature (4/4 unless told), notes on the General MIDI drum channel (index 9, status
+// 0x99) at each hit's velocity (or one forced velocity).
 //
-// Onsets are exact: hit i starts at the sum of the deltas up to i (ticks are
+// Onsets are exact: hit i starts at `startTick` plus the sum of the deltas up to i (ticks are
 // deltas between consecutive onsets; simultaneous hits have delta 0). Each note
 // lasts until the next later onset of any note, at most `maxDuration` ticks, at
 // least 1 (MIDIWriter puts NOTE OFFs before NOTE ONs at a tick and never lets two
@@ -16,21 +17,29 @@ import MIDIParse
 public struct DrumMIDIOptions: Equatable, Sendable {
     /// Tempo in quarter notes per minute.
     public var bpm: Double
-    /// NOTE ON velocity, 1...127.
-    public var velocity: Int
+    /// NOTE ON velocity of every hit, 1...127 (nil: each hit's own).
+    public var velocity: Int?
     /// Channel index 0...15 (9 is the General MIDI drum channel, "channel 10").
     public var channel: Int
     /// Ticks per quarter note of the file; hits' deltas are in these ticks.
     public var ppq: Int
     /// Longest note in ticks (a sixteenth at 480 PPQ).
     public var maxDuration: Int
+    /// The time signature written at tick 0.
+    public var meter: Meter
+    /// Onset of the first hit's delta origin (the first hit is at startTick + its delta): a
+    /// generator that started mid-bar keeps its bars aligned with the file's.
+    public var startTick: Int
 
-    public init(bpm: Double = 120, velocity: Int = 100, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120) {
+    public init(bpm: Double = 120, velocity: Int? = nil, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120,
+                meter: Meter = .common, startTick: Int = 0) {
         self.bpm = bpm
         self.velocity = velocity
         self.channel = channel
         self.ppq = ppq
         self.maxDuration = maxDuration
+        self.meter = meter
+        self.startTick = startTick
     }
 
     /// Microseconds per quarter note for `bpm`.
@@ -64,10 +73,11 @@ public enum DrumMIDI {
         let kept = deduplicated(hits)
         var onsets: [Int] = []
         onsets.reserveCapacity(kept.count)
-        var t = 0
+        var t = options.startTick
         for (i, h) in kept.enumerated() {
             guard h.delta >= 0 else { throw DrumMIDIError("hit \(i) has a negative delta \(h.delta)") }
             guard (0...127).contains(h.note) else { throw DrumMIDIError("hit \(i) has note \(h.note), outside 0...127") }
+            guard (1...127).contains(h.velocity) else { throw DrumMIDIError("hit \(i) has velocity \(h.velocity), outside 1...127") }
             let (sum, overflow) = t.addingReportingOverflow(h.delta)
             guard !overflow, sum <= 0x0FFF_FFFF else { throw DrumMIDIError("hit \(i) lies beyond the longest MIDI time line") }
             t = sum
@@ -79,7 +89,7 @@ public enum DrumMIDI {
         for i in stride(from: kept.count - 1, through: 0, by: -1) {
             if i + 1 < kept.count, onsets[i + 1] > onsets[i] { nextLater = onsets[i + 1] }
             let gap = nextLater == Int.max ? options.maxDuration : nextLater - onsets[i]
-            out.append(MIDINote(tick: onsets[i], note: UInt8(kept[i].note), velocity: UInt8(options.velocity),
+            out.append(MIDINote(tick: onsets[i], note: UInt8(kept[i].note), velocity: UInt8(options.velocity ?? kept[i].velocity),
                                 channel: UInt8(options.channel), duration: max(1, min(options.maxDuration, gap))))
         }
         out.reverse()
@@ -93,7 +103,7 @@ public enum DrumMIDI {
             return try MIDIWriter.format0(
                 ppq: options.ppq,
                 tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)],
-                timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 4)],
+                timeSignatures: [MIDITimeSignature(numerator: options.meter.numerator, denominator: options.meter.denominator)],
                 notes: notes)
         } catch let e as MIDIWriteError {
             throw DrumMIDIError(e.description)
@@ -113,7 +123,8 @@ public enum DrumMIDI {
         guard o.bpm.isFinite, o.bpm >= 60_000_000 / 16_777_215, o.bpm <= 60_000_000 else {
             throw DrumMIDIError("tempo \(o.bpm) BPM cannot be written: it must be in 3.58...60000000")
         }
-        guard (1...127).contains(o.velocity) else { throw DrumMIDIError("velocity \(o.velocity) is outside 1...127") }
+        if let v = o.velocity, !(1...127).contains(v) { throw DrumMIDIError("velocity \(v) is outside 1...127") }
+        guard o.startTick >= 0, o.startTick <= 0x0FFF_FFFF else { throw DrumMIDIError("start tick \(o.startTick) is outside 0...268435455") }
         guard (0...15).contains(o.channel) else { throw DrumMIDIError("channel index \(o.channel) is outside 0...15") }
         guard (1...0x7FFF).contains(o.ppq) else { throw DrumMIDIError("PPQ \(o.ppq) is outside 1...32767") }
         guard o.maxDuration >= 1 else { throw DrumMIDIError("note length \(o.maxDuration) is below 1 tick") }
@@ -127,7 +138,7 @@ extension DrumMIDI {
         var last = 0
         return file.hits(channel: channel).map { h in
             defer { last = h.tick }
-            return DrumHit(note: Int(h.note), delta: h.tick - last)
+            return DrumHit(note: Int(h.note), delta: h.tick - last, velocity: Int(h.velocity))
         }
     }
 }

@@ -9,18 +9,26 @@
 // the nearest one (the smaller on a tie), and the count of such hits is reported. The
 // primer only sets the sampler's state, so a mapped tick cannot move a generated onset.
 
+// For a model with the position group, each primer hit also carries its position in its
+// bar (from the primer's own time signatures; 4/4 where it has none), and generation goes
+// on from the last one's; a primer whose bars are longer than the model knows is an error
+// naming its meter. For a model with the velocity group, each hit's velocity becomes its
+// bin; a velocity outside the range the model learned is an error naming it.
+
 import DrummerCore
 import MIDIParse
 
 public struct Primer: Equatable, Sendable {
-    /// The primer in the model's indices, ready for `Sampler.generate(primer:)`.
-    public let events: [SampledEvent]
+    /// The primer in the model's classes, ready for `Sampler.generate(primer:)`.
+    public let events: [Sampler.PrimerEvent]
     /// The hits as read (480 PPQ deltas), before mapping ticks.
     public let hits: [DrumHit]
     /// Hits whose delta was not a vocabulary tick value and was mapped to the nearest.
     public let mappedTicks: Int
     /// Channel index read (nil: every channel).
     public let channel: Int?
+    /// The meter most of the primer's hits are in.
+    public let meter: String
     /// Reader warnings (defects the parse policy recovered).
     public let warnings: [String]
 }
@@ -28,6 +36,10 @@ public struct Primer: Equatable, Sendable {
 public enum PrimerError: Error, CustomStringConvertible, Equatable {
     case noHits(path: String)
     case notesOutsideVocabulary(path: String, notes: [Int], vocabulary: [Int])
+    /// A velocity outside the range of the model's velocity bins.
+    case velocityOutOfRange(path: String, hit: Int, velocity: Int, range: ClosedRange<Int>)
+    /// Bars longer than the model's position slots.
+    case meterTooLong(path: String, meter: String, barTicks: Int, longestBar: Int)
 
     public var description: String {
         switch self {
@@ -36,36 +48,61 @@ public enum PrimerError: Error, CustomStringConvertible, Equatable {
         case .notesOutsideVocabulary(let p, let n, let v):
             return "\(p): primer note(s) \(n.map(String.init).joined(separator: ", ")) are not in the model's "
                 + "vocabulary (\(v.map(String.init).joined(separator: " ")))"
+        case .velocityOutOfRange(let p, let hit, let v, let r):
+            return "\(p): primer hit \(hit) has velocity \(v), outside the range \(r.lowerBound)...\(r.upperBound) the model learned"
+        case .meterTooLong(let p, let meter, let bar, let longest):
+            return "\(p): the primer is in \(meter), whose bars (\(bar) ticks) are longer than the model knows (\(longest) ticks)"
         }
     }
 }
 
 extension Primer {
-    /// Reads `path` with `settings` (convert-midi's defaults unless given) and maps it
-    /// to `vocabulary`. MIDI errors are MIDIParse's typed errors (file, byte offset, defect).
+    /// A primer for a model of the original layout over `vocabulary`.
     public static func load(
         path: String, vocabulary: Vocabulary, settings: HitExtractionSettings = HitExtractionSettings()
     ) throws -> Primer {
-        let fileHits = try FileHits.read(path: path, settings: settings)
-        let hits = zip(fileHits.notes, fileHits.deltas).map { DrumHit(note: $0, delta: $1) }
-        return try make(hits: hits, channel: fileHits.channelUsed == "9" ? 9 : nil, path: path,
-                        vocabulary: vocabulary, warnings: fileHits.warnings.map(\.description))
+        try load(path: path, groups: ModelGroups(vocabulary: vocabulary), settings: settings)
     }
 
-    static func make(hits: [DrumHit], channel: Int?, path: String, vocabulary: Vocabulary,
-                     warnings: [String]) throws -> Primer {
+    /// Reads `path` with `settings` (convert-midi's defaults unless given) and maps it to the
+    /// model's `groups`. MIDI errors are MIDIParse's typed errors (file, byte offset, defect).
+    public static func load(
+        path: String, groups: ModelGroups, settings: HitExtractionSettings = HitExtractionSettings()
+    ) throws -> Primer {
+        let f = try FileHits.read(path: path, settings: settings)
+        let hits = (0..<f.count).map { DrumHit(note: f.notes[$0], delta: f.deltas.isEmpty ? 0 : f.deltas[$0], velocity: f.velocities[$0]) }
         guard !hits.isEmpty else { throw PrimerError.noHits(path: path) }
-        let index = VocabularyIndex(vocabulary)
+        let index = VocabularyIndex(groups.vocabulary)
         let unknown = Set(hits.map(\.note).filter { index.note($0) == nil }).sorted()
         guard unknown.isEmpty else {
-            throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: vocabulary.ixToNote)
+            throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: groups.vocabulary.ixToNote)
         }
         var mapped = 0
-        let events = hits.map { h -> SampledEvent in
+        var events: [Sampler.PrimerEvent] = []
+        events.reserveCapacity(hits.count)
+        for (i, h) in hits.enumerated() {
             let (tick, exact) = index.nearestTick(h.delta)
             if !exact { mapped += 1 }
-            return SampledEvent(note: index.note(h.note) ?? 0, tick: tick)
+            var bin = 0
+            if let v = groups.velocity {
+                guard let b = v.bin(of: h.velocity) else {
+                    throw PrimerError.velocityOutOfRange(path: path, hit: i, velocity: h.velocity, range: v.range)
+                }
+                bin = b
+            }
+            var tickInBar = 0, barTicks = 1920
+            if let p = groups.position {
+                // Positions at the model's resolution (the primer is read at settings.ppq).
+                tickInBar = f.tickInBar[i] * p.ppq / settings.ppq
+                barTicks = f.barTicks[i] * p.ppq / settings.ppq
+                guard barTicks <= p.longestBar else {
+                    throw PrimerError.meterTooLong(path: path, meter: f.meter, barTicks: barTicks, longestBar: p.longestBar)
+                }
+            }
+            events.append(Sampler.PrimerEvent(event: SampledEvent(note: index.note(h.note) ?? 0, tick: tick, velocity: bin),
+                                              tickInBar: tickInBar, barTicks: barTicks))
         }
-        return Primer(events: events, hits: hits, mappedTicks: mapped, channel: channel, warnings: warnings)
+        return Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
+                      meter: f.meter, warnings: f.warnings.map(\.description))
     }
 }

@@ -1,37 +1,44 @@
-// What the sampler produces and consumes: one drum hit as a pair of vocabulary
-// indices, and the same hit as MIDI values (note number, ticks since the previous hit).
+// What the sampler produces and consumes: one drum hit as the model's classes (note and
+// tick indices, the velocity bin), and the same hit as MIDI values (note number, ticks
+// since the previous hit, velocity).
 
 import DrummerCore
 
-/// One hit as vocabulary indices: `note` into `ix_to_note`, `tick` into `ix_to_tick`.
+/// One hit as the model's classes: `note` into `ix_to_note`, `tick` into `ix_to_tick`,
+/// `velocity` a velocity bin (0 for a model without the velocity group).
 public struct SampledEvent: Hashable, Sendable, CustomStringConvertible {
     public var note: Int
     public var tick: Int
+    public var velocity: Int
 
-    public init(note: Int, tick: Int) {
+    public init(note: Int, tick: Int, velocity: Int = 0) {
         self.note = note
         self.tick = tick
+        self.velocity = velocity
     }
 
-    public var description: String { "(\(note), \(tick))" }
+    public var description: String { "(\(note), \(tick), \(velocity))" }
 }
 
-/// One hit as MIDI values: the note number and the delta in ticks (480 PPQ) from the
-/// previous hit's onset (0 for simultaneous hits; the first hit's delta counts from 0).
+/// One hit as MIDI values: the note number, the delta in ticks (480 PPQ) from the previous
+/// hit's onset (0 for simultaneous hits; the first hit's delta counts from 0), the velocity.
 public struct DrumHit: Hashable, Sendable, CustomStringConvertible {
     public var note: Int
     public var delta: Int
+    public var velocity: Int
 
-    public init(note: Int, delta: Int) {
+    public init(note: Int, delta: Int, velocity: Int = 100) {
         self.note = note
         self.delta = delta
+        self.velocity = velocity
     }
 
-    public var description: String { "(\(note), +\(delta))" }
+    public var description: String { "(\(note), +\(delta), v\(velocity))" }
 }
 
 extension Vocabulary {
-    /// The MIDI values of sampled events (indices must be in range, as the sampler makes them).
+    /// The MIDI values of sampled events (indices must be in range, as the sampler makes them),
+    /// at velocity 100.
     public func hits(_ events: [SampledEvent]) -> [DrumHit] {
         events.map { DrumHit(note: ixToNote[$0.note], delta: ixToTick[$0.tick]) }
     }

@@ -1,20 +1,28 @@
-// The runtime sampler: the original 2017 algorithm, plus temperature, seed and primer.
+// The runtime sampler: the original 2017 algorithm, plus temperature, seed, primer, and
+// for a groove model the position in the bar and the velocity.
 //
 //   h, c  ← uniform in ±initScale (H each, drawn from the seeded generator: h then c)
-//   x     ← the start event: the primer's last event, or a random (note, tick)
+//   x     ← the start event: the primer's last event, or a random (note, tick[, velocity
+//           bin]) at the first beat of a bar
 //   repeat n times:
-//       h, c ← LSTM step on one-hot(x)     (two rows of Wx + an H×4H GEMV)
-//       y    ← [h, 1] · Wy                 (V logits: N note logits | K tick logits)
-//       note ~ softmax(y[..<N] / T), tick ~ softmax(y[N...] / T)   (T = 0: argmax)
-//       emit (note, tick); x ← (note, tick)
+//       h, c ← LSTM step on x's classes     (one row of Wx per input group + an H×4H GEMV)
+//       y    ← [h, 1] · Wy                  (one block of logits per output group)
+//       p    ← softmax(y_note / T), q ← softmax(y_tick / T)[, r ← softmax(y_velocity / T)]
+//       note, tick ~ p × q, except pairs that repeat a note already struck at the current
+//                onset (the tick value 0 with such a note): the joint is masked and
+//                renormalised, so no hit is ever dropped and n hits are written
+//       velocity bin ~ r, and a velocity drawn within it from the training data's velocities
+//       position ← (position + tick value) mod the bar's length
+//       emit the hit; x ← (note, tick, position slot, velocity bin)
+// Draws per hit, in order: the note, the tick, then (velocity group) the bin and the value.
+// With nothing to mask this is exactly the original's draw (note, then tick).
 //
-// A primer p₁…p_k sets the state: p₁…p_{k-1} are stepped through the model and
-// p_k is the start event, so the first generated hit is conditioned on the whole
-// primer and the primer's hits are not part of the output.
-// H = hidden size, N = notes, K = ticks, V = N + K. The LSTM step is DrummerCore's
-// LSTMInference (the same code `drummer eval` runs). Buffers are allocated once per
-// sampler; generating a hit allocates nothing (the array-returning `generate` grows
-// only its output, reserved up front).
+// A primer p₁…p_k sets the state: p₁…p_{k-1} are stepped through the model and p_k is the
+// start event, so the first generated hit is conditioned on the whole primer and the
+// primer's hits are not part of the output; generation continues from p_k's position.
+// H = hidden size, N = notes, K = ticks. The LSTM step is DrummerCore's LSTMInference (the
+// same code `drummer eval` runs). Buffers are allocated once per sampler; generating a hit
+// allocates nothing.
 
 import DrummerCore
 #if canImport(Glibc)
@@ -25,15 +33,19 @@ import Darwin
 
 /// How to sample.
 public struct SamplingOptions: Equatable, Sendable {
-    /// Softmax temperature: 1 samples the model's distribution, smaller is more
-    /// conservative, 0 always takes the most likely note and tick (argmax).
+    /// Softmax temperature of every output group: 1 samples the model's distribution,
+    /// smaller is more conservative, 0 always takes the most likely class (argmax).
     public var temperature: Float
     /// h and c start uniform in ±initScale (the original used 0.1).
     public var initScale: Float
+    /// The meter of the generated bars, for a model with the position group (nil: the
+    /// meter the model's training data was mostly in).
+    public var meter: Meter?
 
-    public init(temperature: Float = 1, initScale: Float = 0.1) {
+    public init(temperature: Float = 1, initScale: Float = 0.1, meter: Meter? = nil) {
         self.temperature = temperature
         self.initScale = initScale
+        self.meter = meter
     }
 }
 
@@ -43,6 +55,8 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
     case badCount(Int)
     case primerOutOfRange(position: Int, event: SampledEvent, notes: Int, ticks: Int)
     case vocabularyMismatch(String)
+    /// A meter whose bars are longer than the model's position slots.
+    case meterTooLong(meter: Meter, slots: Int, longestBar: Int)
 
     public var description: String {
         switch self {
@@ -56,57 +70,122 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
             return "primer event \(p) \(e) is outside the vocabulary (\(n) notes, \(k) ticks)"
         case .vocabularyMismatch(let m):
             return "vocabulary does not match the weights: \(m)"
+        case .meterTooLong(let m, let slots, let longest):
+            return "meter \(m) has bars longer than the model knows (\(slots) position slots, bars of at most \(longest) ticks)"
         }
     }
+}
+
+/// One generated hit: its classes and its MIDI values.
+public struct GeneratedHit: Hashable, Sendable {
+    public var event: SampledEvent
+    public var hit: DrumHit
 }
 
 /// Generates drum hits from an LSTM model. Not thread-safe: one sampler per thread.
 public final class Sampler {
     public let weights: LSTMWeights
-    public let vocabulary: Vocabulary
+    public let groups: ModelGroups
+    public var vocabulary: Vocabulary { groups.vocabulary }
     public var shape: ModelShape { weights.shape }
 
-    /// The forward step (shared with evaluation) and the probabilities of the two groups (O).
+    /// The forward step (shared with evaluation) and the probabilities of every output group (O).
     private let lstm: LSTMInference
     private let probs: UnsafeMutableBufferPointer<Float>
+    /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
+    private let noteWeights: UnsafeMutableBufferPointer<Double>
+    private let tickScratch: UnsafeMutableBufferPointer<Float>
+    /// Notes struck at the current onset: bit n of word n / 64.
+    private var struck: (UInt64, UInt64) = (0, 0)
+    /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
+    private let zeroTicks: [Int]
+    private let isZeroTick: UnsafeMutableBufferPointer<Bool>
+    private let N: Int, K: Int, B: Int
 
-    public init(weights: LSTMWeights, vocabulary: Vocabulary) throws {
+    public init(weights: LSTMWeights, groups: ModelGroups) throws {
         let s = weights.shape
-        guard s.notes == vocabulary.notes, s.ticks == vocabulary.ticks else {
+        guard groups.shape(hidden: s.hidden) == s else {
             throw SamplerError.vocabularyMismatch(
-                "weights have \(s.notes) notes and \(s.ticks) ticks, "
-                    + "the vocabulary \(vocabulary.notes) and \(vocabulary.ticks)")
+                "weights have input groups \(s.inputGroups) and output groups \(s.outputGroups), the model's tables "
+                    + "\(groups.shape(hidden: s.hidden).inputGroups) and \(groups.shape(hidden: s.hidden).outputGroups)")
         }
         self.weights = weights
-        self.vocabulary = vocabulary
+        self.groups = groups
         lstm = LSTMInference(weights: weights)
         probs = .allocate(capacity: s.outputWidth)
         probs.initialize(repeating: 0)
+        N = s.notes
+        K = s.ticks
+        B = groups.velocity?.bins.count ?? 0
+        noteWeights = .allocate(capacity: N)
+        noteWeights.initialize(repeating: 0)
+        tickScratch = .allocate(capacity: K)
+        tickScratch.initialize(repeating: 0)
+        zeroTicks = groups.vocabulary.ixToTick.indices.filter { groups.vocabulary.ixToTick[$0] == 0 }
+        isZeroTick = .allocate(capacity: K)
+        isZeroTick.initialize(repeating: false)
+        for t in zeroTicks { isZeroTick[t] = true }
+    }
+
+    /// A sampler for the original layout: (note, tick) in and out.
+    public convenience init(weights: LSTMWeights, vocabulary: Vocabulary) throws {
+        try self.init(weights: weights, groups: ModelGroups(vocabulary: vocabulary))
     }
 
     public convenience init(model: LoadedModel) throws {
-        try self.init(weights: model.weights, vocabulary: model.vocabulary)
+        try self.init(weights: model.weights, groups: model.groups)
     }
 
-    deinit { probs.deallocate() }
+    deinit {
+        probs.deallocate()
+        noteWeights.deallocate()
+        tickScratch.deallocate()
+        isZeroTick.deallocate()
+    }
 
-    /// Generates `count` hits. Without a primer the start event is drawn uniformly
-    /// from the vocabulary with `rng` (after h and c); with one, see the file header.
+    /// A primer event: its classes, and (for the position group) where it lies in its bar.
+    public struct PrimerEvent: Hashable, Sendable {
+        public var event: SampledEvent
+        /// Ticks from the bar line (at the position group's ppq), and the bar's length.
+        public var tickInBar: Int
+        public var barTicks: Int
+
+        public init(event: SampledEvent, tickInBar: Int = 0, barTicks: Int = 1920) {
+            self.event = event
+            self.tickInBar = tickInBar
+            self.barTicks = barTicks
+        }
+    }
+
+    /// Generates `count` hits. Without a primer the start event is drawn uniformly from the
+    /// vocabulary with `rng` (after h and c) at the first beat of a bar; with one, see the file header.
     public func generate(
         count: Int, options: SamplingOptions = SamplingOptions(),
-        primer: [SampledEvent] = [], rng: inout SeededRNG
-    ) throws -> [SampledEvent] {
-        var out: [SampledEvent] = []
+        primer: [PrimerEvent] = [], rng: inout SeededRNG
+    ) throws -> [GeneratedHit] {
+        var out: [GeneratedHit] = []
         out.reserveCapacity(max(0, count))
         try generate(count: count, options: options, primer: primer, rng: &rng) { out.append($0) }
         return out
     }
 
-    /// Generates `count` hits, handing each to `emit` as it is drawn. Allocates nothing
-    /// per hit (the real-time path: an app can play each hit as it comes).
+    /// Generates `count` hits after a primer given as classes only (every primer event at the
+    /// first beat of a bar: for models without the position group); returns their classes.
+    public func generate(
+        count: Int, options: SamplingOptions = SamplingOptions(), primer: [SampledEvent], rng: inout SeededRNG
+    ) throws -> [SampledEvent] {
+        try generate(count: count, options: options, primer: Self.primer(primer), rng: &rng).map(\.event)
+    }
+
+    /// The primer events of a sequence of classes (positions unknown: every event at the
+    /// first beat; for models without the position group, and tests).
+    public static func primer(_ events: [SampledEvent]) -> [PrimerEvent] { events.map { PrimerEvent(event: $0) } }
+
+    /// Generates `count` hits, handing each to `emit` as it is drawn. Allocates nothing per
+    /// hit (the real-time path: an app can play each hit as it comes).
     public func generate(
         count: Int, options: SamplingOptions = SamplingOptions(),
-        primer: [SampledEvent] = [], rng: inout SeededRNG, emit: (SampledEvent) throws -> Void
+        primer: [PrimerEvent] = [], rng: inout SeededRNG, emit: (GeneratedHit) throws -> Void
     ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         guard options.temperature.isFinite, options.temperature >= 0 else {
@@ -115,61 +194,196 @@ public final class Sampler {
         guard options.initScale.isFinite, options.initScale >= 0 else {
             throw SamplerError.badInitScale(options.initScale)
         }
-        let N = shape.notes, K = shape.ticks
-        for (i, e) in primer.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
-            throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
+        for (i, p) in primer.enumerated() {
+            let e = p.event
+            if !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) || (B > 0 && !(0..<B).contains(e.velocity)) {
+                throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
+            }
+        }
+        // The bar the generated hits are placed in (position group only).
+        var barTicks = 1
+        if let p = groups.position {
+            let meter = options.meter ?? p.meter
+            guard p.fits(meter) else { throw SamplerError.meterTooLong(meter: meter, slots: p.slots, longestBar: p.longestBar) }
+            barTicks = meter.barTicks(ppq: p.ppq)
         }
         let scale = Double(options.initScale)
         let H = shape.hidden
         lstm.setState(h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
                       c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
         var x: SampledEvent
+        var position = 0
         if let last = primer.last {
-            for e in primer.dropLast() { step(e) }
-            x = last
+            for p in primer.dropLast() { step(p.event, tickInBar: p.tickInBar) }
+            x = last.event
+            position = last.tickInBar % barTicks
         } else {
-            x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: K))
+            x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: K), velocity: B > 0 ? rng.index(below: B) : 0)
         }
+        struck = (0, 0)
+        mark(x.note)
         // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
         let temperature: Float = (1 / options.temperature).isFinite ? options.temperature : 0
+        let ticks = groups.vocabulary.ixToTick, notes = groups.vocabulary.ixToNote
         for _ in 0..<count {
-            step(x)
-            x = draw(temperature: temperature, rng: &rng)
-            try emit(x)
+            step(x, tickInBar: position)
+            let logits = lstm.logits()
+            var next = draw(logits, temperature: temperature, rng: &rng)
+            let delta = ticks[next.tick]
+            if delta != 0 { struck = (0, 0) }
+            mark(next.note)
+            position = (position + delta % barTicks) % barTicks
+            var velocity = 100
+            if let v = groups.velocity {
+                next.velocity = drawVelocityBin(logits, temperature: temperature, rng: &rng)
+                velocity = v.velocity(bin: next.velocity, uniform: rng.nextDouble())
+            }
+            try emit(GeneratedHit(event: next, hit: DrumHit(note: notes[next.note], delta: delta, velocity: velocity)))
+            x = next
         }
     }
 
-    /// One LSTM step on the one-hot event, updating h and c.
-    private func step(_ e: SampledEvent) {
+    /// One LSTM step on an event at `tickInBar` in its bar, updating h and c.
+    private func step(_ e: SampledEvent, tickInBar: Int) {
         lstm.input[0] = e.note
         lstm.input[1] = e.tick
+        var g = 2
+        if let p = groups.position {
+            let tick = tickInBar
+            let slot = min(p.slots - 1, max(0, tick / p.ticksPerSlot))
+            if p.encoding == .oneHot {
+                lstm.input[g] = slot
+                g += 1
+            } else {
+                for b in 0..<p.bits {
+                    lstm.input[g] = (slot >> b) & 1
+                    g += 1
+                }
+            }
+        }
+        if B > 0 { lstm.input[g] = e.velocity }
         lstm.step()
     }
 
-    /// Output layer, two softmaxes, one draw each (note first, then tick).
-    private func draw(temperature: Float, rng: inout SeededRNG) -> SampledEvent {
-        let N = shape.notes, O = shape.outputWidth
-        let logits = lstm.logits()
+    @inline(__always) private func isStruck(_ n: Int) -> Bool {
+        n < 64 ? struck.0 & (1 << UInt64(n)) != 0 : struck.1 & (1 << UInt64(n - 64)) != 0
+    }
+
+    @inline(__always) private func mark(_ n: Int) {
+        if n < 64 { struck.0 |= 1 << UInt64(n) } else { struck.1 |= 1 << UInt64(n - 64) }
+    }
+
+    /// Note and tick from the output layer, never repeating a struck note at this onset.
+    ///
+    /// The masked joint is worked out in log space, so that it stays right at low temperatures
+    /// (where float probabilities underflow): with Z_t = Σ_t e^(y_t/T) and Z_later the same sum
+    /// without tick value 0, a struck note's weight is p(note)·Z_later/Z_t; the tick of a struck
+    /// note is drawn from the softmax of the later ticks only.
+    private func draw(_ logits: UnsafeBufferPointer<Float>, temperature: Float, rng: inout SeededRNG) -> SampledEvent {
         let noteLogits = UnsafeBufferPointer(rebasing: logits[0..<N])
-        let tickLogits = UnsafeBufferPointer(rebasing: logits[N..<O])
-        if temperature == 0 {
-            return SampledEvent(note: Softmax.argmax(noteLogits), tick: Softmax.argmax(tickLogits))
-        }
+        let tickLogits = UnsafeBufferPointer(rebasing: logits[N..<(N + K)])
+        if temperature == 0 { return argmaxPair(noteLogits, tickLogits) }
         let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
-        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<O])
-        Softmax.probabilities(noteLogits, temperature: temperature, into: noteProbs)
-        Softmax.probabilities(tickLogits, temperature: temperature, into: tickProbs)
-        let note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
-        let tick = Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble())
-        return SampledEvent(note: note, tick: tick)
+        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])
+        // log(Z_later / Z_t), or nil when no tick has value 0 or none is later.
+        var logLater: Double?
+        if !zeroTicks.isEmpty, zeroTicks.count < K {
+            let invT = 1 / Double(temperature)
+            var all = -Double.infinity, later = -Double.infinity
+            for t in 0..<K {
+                let y = Double(tickLogits[t])
+                all = max(all, y)
+                if !isZeroTick[t] { later = max(later, y) }
+            }
+            var sumAll = 0.0, sumLater = 0.0
+            for t in 0..<K {
+                let y = Double(tickLogits[t])
+                sumAll += exp((y - all) * invT)
+                if !isZeroTick[t] { sumLater += exp((y - later) * invT) }
+            }
+            logLater = (later - all) * invT + log(sumLater) - log(sumAll)
+        }
+        // Something to mask: a note struck at this onset (there always is one: the last hit's)
+        // and some probability of "same onset".
+        let masked = (logLater ?? 0) < 0 && (struck.0 | struck.1) != 0
+        let note: Int
+        if masked, let l = logLater {
+            // Note weights ∝ e^(y_n/T) · (Z_later/Z_t if struck), normalised from their maximum.
+            let invT = 1 / Double(temperature)
+            var top = -Double.infinity
+            for n in 0..<N {
+                let a = Double(noteLogits[n]) * invT + (isStruck(n) ? l : 0)
+                noteWeights[n] = a
+                top = max(top, a)
+            }
+            for n in 0..<N { noteWeights[n] = exp(noteWeights[n] - top) }
+            note = Self.draw(UnsafeBufferPointer(noteWeights), uniform: rng.nextDouble())
+        } else {
+            Softmax.probabilities(noteLogits, temperature: temperature, into: noteProbs)
+            note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
+        }
+        if masked, isStruck(note) {
+            // The later ticks only: their logits, with −∞ for tick value 0.
+            for t in 0..<K { tickScratch[t] = isZeroTick[t] ? -Float.infinity : tickLogits[t] }
+            Softmax.probabilities(UnsafeBufferPointer(tickScratch), temperature: temperature, into: tickProbs)
+        } else {
+            Softmax.probabilities(tickLogits, temperature: temperature, into: tickProbs)
+        }
+        return SampledEvent(note: note, tick: Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble()))
+    }
+
+    /// Temperature 0 (the limit T → 0 of the masked joint): the allowed (note, tick) pair with
+    /// the largest note logit + tick logit. The most likely note with the most likely tick,
+    /// unless that repeats a struck note at this onset; then the better of that note at its
+    /// best later tick and the best unstruck note at this onset.
+    private func argmaxPair(_ noteLogits: UnsafeBufferPointer<Float>, _ tickLogits: UnsafeBufferPointer<Float>) -> SampledEvent {
+        let n0 = Softmax.argmax(noteLogits), t0 = Softmax.argmax(tickLogits)
+        guard isStruck(n0), isZeroTick[t0] else { return SampledEvent(note: n0, tick: t0) }
+        var laterTick = -1, otherNote = -1
+        for t in 0..<K where !isZeroTick[t] && (laterTick < 0 || tickLogits[t] > tickLogits[laterTick]) { laterTick = t }
+        for n in 0..<N where !isStruck(n) && (otherNote < 0 || noteLogits[n] > noteLogits[otherNote]) { otherNote = n }
+        let later = laterTick < 0 ? -Float.infinity : noteLogits[n0] + tickLogits[laterTick]
+        let other = otherNote < 0 ? -Float.infinity : noteLogits[otherNote] + tickLogits[t0]
+        if other > later { return SampledEvent(note: otherNote, tick: t0) }
+        return SampledEvent(note: n0, tick: laterTick < 0 ? t0 : laterTick)
+    }
+
+    /// The velocity bin from its softmax.
+    private func drawVelocityBin(_ logits: UnsafeBufferPointer<Float>, temperature: Float, rng: inout SeededRNG) -> Int {
+        let start = N + K
+        let y = UnsafeBufferPointer(rebasing: logits[start..<(start + B)])
+        if temperature == 0 { return Softmax.argmax(y) }
+        let r = UnsafeMutableBufferPointer(rebasing: probs[start..<(start + B)])
+        Softmax.probabilities(y, temperature: temperature, into: r)
+        return Softmax.draw(UnsafeBufferPointer(r), uniform: rng.nextDouble())
+    }
+
+    private func argmax(_ w: UnsafeBufferPointer<Double>) -> Int {
+        var best = 0
+        for j in 1..<w.count where w[j] > w[best] { best = j }
+        return best
+    }
+
+    /// Draws an index from weights summing to anything positive, with u in [0, 1).
+    static func draw(_ w: UnsafeBufferPointer<Double>, uniform u: Double) -> Int {
+        var total = 0.0
+        for x in w { total += x }
+        let target = u * total
+        var acc = 0.0, last = 0
+        for j in 0..<w.count {
+            if w[j] > 0 { last = j }
+            acc += w[j]
+            if target < acc { return j }
+        }
+        return last
     }
 
     /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
     /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
     /// its softmax), from h = c = 0: `(note, tick)` per prediction. What `drummer eval`
-    /// computes, from the runtime's side.
+    /// computes, from the runtime's side (original layout or the position-less part: positions
+    /// are taken as 0).
     public func negativeLogLikelihoods(of sequence: [SampledEvent]) throws -> [(note: Double, tick: Double)] {
-        let N = shape.notes, K = shape.ticks, O = shape.outputWidth
         for (i, e) in sequence.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
             throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
         }
@@ -177,28 +391,29 @@ public final class Sampler {
         var out: [(note: Double, tick: Double)] = []
         out.reserveCapacity(max(0, sequence.count - 1))
         for (e, next) in zip(sequence, sequence.dropFirst()) {
-            step(e)
+            step(e, tickInBar: 0)
             let logits = lstm.logits()
             let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
-            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<O])
+            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])
             Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[0..<N]), into: noteProbs)
-            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[N..<O]), into: tickProbs)
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[N..<(N + K)]), into: tickProbs)
             out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
         }
         return out
     }
 
     /// The original's baseline: notes and ticks drawn uniformly from the vocabulary
-    /// (note first, then tick, per hit).
+    /// (note first, then tick, per hit); velocity 100.
     public static func randomBaseline(
         count: Int, vocabulary: Vocabulary, rng: inout SeededRNG
-    ) throws -> [SampledEvent] {
+    ) throws -> [GeneratedHit] {
         guard count >= 0 else { throw SamplerError.badCount(count) }
-        var out: [SampledEvent] = []
+        var out: [GeneratedHit] = []
         out.reserveCapacity(count)
         for _ in 0..<count {
             let note = rng.index(below: vocabulary.notes)
-            out.append(SampledEvent(note: note, tick: rng.index(below: vocabulary.ticks)))
+            let e = SampledEvent(note: note, tick: rng.index(below: vocabulary.ticks))
+            out.append(GeneratedHit(event: e, hit: DrumHit(note: vocabulary.ixToNote[e.note], delta: vocabulary.ixToTick[e.tick])))
         }
         return out
     }

@@ -6,29 +6,35 @@ import DrummerCore
 public struct EvaluationResult: Sendable, Equatable {
     /// Predictions made: events − 1.
     public var predictions: Int
-    /// Σ over predictions of NLL(note) + NLL(tick), nats.
-    public var lossSum: Double
-    public var correctNote: Int
-    public var correctTick: Int
+    /// Per output group (note, tick, then velocity when the model has it): Σ over predictions
+    /// of the group's NLL (nats), and how often its most likely class was right.
+    public var lossSums: [Double]
+    public var correct: [Int]
     /// Note and tick both right (the original's accuracy).
     public var correctBoth: Int
     /// NLL(note) + NLL(tick) of each prediction, when asked for (`recordSteps`).
     public var stepLosses: [Double]?
 
-    public init(predictions: Int, lossSum: Double, correctNote: Int, correctTick: Int, correctBoth: Int) {
-        self.predictions = predictions
-        self.lossSum = lossSum
-        self.correctNote = correctNote
-        self.correctTick = correctTick
-        self.correctBoth = correctBoth
+    public init(groups: Int) {
+        predictions = 0
+        lossSums = [Double](repeating: 0, count: groups)
+        correct = [Int](repeating: 0, count: groups)
+        correctBoth = 0
     }
 
+    /// Σ NLL(note) + NLL(tick): today's loss, the same terms for every layout.
+    public var lossSum: Double { lossSums[0] + lossSums[1] }
+    public var correctNote: Int { correct[0] }
+    public var correctTick: Int { correct[1] }
     /// Mean NLL(note) + NLL(tick) per prediction (0 when there are none).
     public var meanLoss: Double { predictions > 0 ? lossSum / Double(predictions) : 0 }
+    /// Mean NLL of output group g per prediction.
+    public func meanLoss(group g: Int) -> Double { predictions > 0 ? lossSums[g] / Double(predictions) : 0 }
     /// Fraction with note and tick both right.
     public var accuracy: Double { fraction(correctBoth) }
     public var accuracyNote: Double { fraction(correctNote) }
     public var accuracyTick: Double { fraction(correctTick) }
+    public func accuracy(group g: Int) -> Double { fraction(correct[g]) }
 
     private func fraction(_ k: Int) -> Double { predictions > 0 ? Double(k) / Double(predictions) : 0 }
 }
@@ -37,8 +43,9 @@ public enum Evaluator {
     /// Steps whose output layer runs as one GEMM.
     static let block = 256
 
-    /// Evaluates `weights` on `events` (N×2: note index, tick index). Precondition:
-    /// every index is inside the vocabulary (check with `EventValidation.check`).
+    /// Evaluates `weights` on `events`, the class matrix (one row per event, one column per
+    /// input group; for the original layout (note index, tick index) pairs). Precondition:
+    /// every class is inside its group (check with `EventValidation.check`).
     ///
     /// The recurrence is DrummerCore's `LSTMInference`, the step `drummer sample` runs, so h
     /// and c are bitwise the sampler's on the same sequence; only the output layer is batched
@@ -46,14 +53,16 @@ public enum Evaluator {
     /// float32 rounding.
     public static func evaluate(weights: LSTMWeights, events: [Int32], recordSteps: Bool = false) -> EvaluationResult {
         let shape = weights.shape
-        let H = shape.hidden, O = shape.outputWidth, N = shape.notes
-        let n = events.count / 2
-        var result = EvaluationResult(predictions: 0, lossSum: 0, correctNote: 0, correctTick: 0, correctBoth: 0)
+        let H = shape.hidden, O = shape.outputWidth, k = shape.inputGroups.count, m = shape.outputGroups.count
+        let n = events.count / k
+        var result = EvaluationResult(groups: m)
         if recordSteps { result.stepLosses = [] }
         guard n >= 2 else { return result }
         if recordSteps { result.stepLosses?.reserveCapacity(n - 1) }
         precondition((try? EventValidation.check(events, shape: shape)) != nil,
-                     "Evaluator.evaluate: events outside the vocabulary")
+                     "Evaluator.evaluate: events outside the model's groups")
+        let targets = targetColumns(of: shape)
+        let offsets = (0..<m).map(shape.outputOffset), sizes = shape.outputGroups
         let T = block
         let lstm = LSTMInference(weights: weights)
         let hBlock = FloatBuffer(count: T * H)  // h after each step of the block
@@ -65,8 +74,7 @@ public enum Evaluator {
                     let rows = min(T, n - 1 - start)
                     for s in 0..<rows {
                         let e = start + s
-                        lstm.input[0] = Int(ev[2 * e])
-                        lstm.input[1] = Int(ev[2 * e + 1])
+                        for g in 0..<k { lstm.input[g] = Int(ev[e * k + g]) }
                         lstm.step()
                         _ = hBlock.mutable(s * H, H).update(fromContentsOf: lstm.h)
                     }
@@ -77,17 +85,21 @@ public enum Evaluator {
                                c: logits.mutable(0, rows * O), ldc: O)
                     for r in 0..<rows {
                         let e = start + r + 1
-                        let tn = Int(ev[2 * e]), tt = Int(ev[2 * e + 1])
-                        let yn = logits.mutable(r * O, N), yt = logits.mutable(r * O + N, O - N)
-                        let okN = Softmax.argmax(UnsafeBufferPointer(yn)) == tn
-                        let okT = Softmax.argmax(UnsafeBufferPointer(yt)) == tt
-                        let nllN = Kernels.negativeLogLikelihood(yn, target: tn)
-                        let nllT = Kernels.negativeLogLikelihood(yt, target: tt)
-                        result.lossSum += Double(nllN) + Double(nllT)
-                        if recordSteps { result.stepLosses?.append(Double(nllN) + Double(nllT)) }
-                        if okN { result.correctNote += 1 }
-                        if okT { result.correctTick += 1 }
-                        if okN && okT { result.correctBoth += 1 }
+                        var noteRight = false, tickRight = false
+                        var noteTick = 0.0
+                        for g in 0..<m {
+                            let target = Int(ev[e * k + targets[g]])
+                            let y = logits.mutable(r * O + offsets[g], sizes[g])
+                            let ok = Softmax.argmax(UnsafeBufferPointer(y)) == target
+                            let nll = Double(Kernels.negativeLogLikelihood(y, target: target))
+                            result.lossSums[g] += nll
+                            if ok { result.correct[g] += 1 }
+                            if g == 0 { noteRight = ok }
+                            if g == 1 { tickRight = ok }
+                            if g < 2 { noteTick += nll }
+                        }
+                        if noteRight && tickRight { result.correctBoth += 1 }
+                        if recordSteps { result.stepLosses?.append(noteTick) }
                     }
                     start += rows
                 }

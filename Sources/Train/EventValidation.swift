@@ -1,20 +1,38 @@
-// Validation of a (note index, tick index) event sequence against a model shape.
-import Checkpoints
+// Validation of a class matrix (one column per input group, see ModelGroups) against a
+// model shape.
 import DrummerCore
 
-/// Checks of an event sequence against a model shape.
+/// Checks of a training or evaluation sequence against a model shape.
 public enum EventValidation {
-    /// Throws unless `events` is (note, tick) pairs inside `shape`'s vocabulary.
-    public static func check(_ events: [Int32], shape: ModelShape) throws {
-        guard events.count % 2 == 0 else { throw TrainError.oddEventBuffer(count: events.count) }
-        for e in 0..<(events.count / 2) {
-            let n = events[2 * e], t = events[2 * e + 1]
-            if n < 0 || Int(n) >= shape.notes {
-                throw TrainError.eventOutOfRange(event: e, field: "note", value: n, count: shape.notes)
-            }
-            if t < 0 || Int(t) >= shape.ticks {
-                throw TrainError.eventOutOfRange(event: e, field: "tick", value: t, count: shape.ticks)
+    /// Throws unless `classes` holds whole rows of `shape.inputGroups.count` classes, each
+    /// inside its group.
+    public static func check(_ classes: [Int32], shape: ModelShape) throws {
+        let groups = shape.inputGroups, k = groups.count
+        guard classes.count % k == 0 else { throw TrainError.oddEventBuffer(count: classes.count, columns: k) }
+        for e in 0..<(classes.count / k) {
+            for g in 0..<k {
+                let c = classes[e * k + g]
+                if c < 0 || Int(c) >= groups[g] {
+                    throw TrainError.eventOutOfRange(event: e, field: groupName(g, of: k), value: c, count: groups[g])
+                }
             }
         }
     }
+
+    static func groupName(_ g: Int, of k: Int) -> String {
+        switch g {
+        case 0: return "note"
+        case 1: return "tick"
+        default: return "input group \(g)"
+        }
+    }
+}
+
+/// For each output group, the column of the class matrix that holds its target: note and
+/// tick are columns 0 and 1; the velocity output (the third output group) is the last input
+/// column (ModelGroups' fixed order: inputs [note | tick | position… | velocity], outputs
+/// [note | tick | velocity]).
+func targetColumns(of shape: ModelShape) -> [Int] {
+    let k = shape.inputGroups.count
+    return (0..<shape.outputGroups.count).map { g in g < 2 ? g : k - (shape.outputGroups.count - g) }
 }

@@ -3,7 +3,10 @@
 import Checkpoints
 import DrummerCore
 
-/// Loss and accuracies of a model over one sequence (from zero state).
+/// Loss and accuracies of a model over one sequence (from zero state). `loss` and
+/// `accuracy` are the note and tick terms for every layout, so models with and without
+/// the velocity group compare on the same terms; each group also has its own figures,
+/// and `loss_all` is what training minimises (every output group's NLL).
 public struct Metrics: Sendable, Equatable, Codable {
     /// Predictions made (events − 1).
     public var events: Int
@@ -13,11 +16,24 @@ public struct Metrics: Sendable, Equatable, Codable {
     public var accuracy: Double
     public var accuracyNote: Double
     public var accuracyTick: Double
+    /// Mean NLL of the note and of the tick alone.
+    public var lossNote: Double
+    public var lossTick: Double
+    /// The velocity group's mean NLL and accuracy (nil for a model without it).
+    public var lossVelocity: Double?
+    public var accuracyVelocity: Double?
+    /// Mean NLL summed over every output group.
+    public var lossAll: Double
 
     enum CodingKeys: String, CodingKey {
         case events, loss, accuracy
         case accuracyNote = "accuracy_note"
         case accuracyTick = "accuracy_tick"
+        case lossNote = "loss_note"
+        case lossTick = "loss_tick"
+        case lossVelocity = "loss_velocity"
+        case accuracyVelocity = "accuracy_velocity"
+        case lossAll = "loss_all"
     }
 
     public init(_ r: EvaluationResult) {
@@ -26,9 +42,14 @@ public struct Metrics: Sendable, Equatable, Codable {
         accuracy = r.accuracy
         accuracyNote = r.accuracyNote
         accuracyTick = r.accuracyTick
+        lossNote = r.meanLoss(group: 0)
+        lossTick = r.meanLoss(group: 1)
+        lossVelocity = r.lossSums.count > 2 ? r.meanLoss(group: 2) : nil
+        accuracyVelocity = r.lossSums.count > 2 ? r.accuracy(group: 2) : nil
+        lossAll = (0..<r.lossSums.count).reduce(0) { $0 + r.meanLoss(group: $1) }
     }
 
-    /// Runs `Evaluator` over `events` (flat note/tick index pairs).
+    /// Runs `Evaluator` over `events` (the class matrix of the model's input groups).
     public static func evaluate(weights: LSTMWeights, events: [Int32]) -> Metrics {
         Metrics(Evaluator.evaluate(weights: weights, events: events))
     }

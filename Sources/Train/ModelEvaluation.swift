@@ -1,7 +1,9 @@
 // `drummer eval`: a model (exported directory or checkpoint) run over a dataset's
 // sequence from zero state. The dataset's events are mapped through its own
-// vocabulary to MIDI note numbers and tick values, then to the model's indices;
-// values the model does not know are an error naming them.
+// vocabulary to MIDI note numbers and tick values, then to the model's indices (and,
+// for a model with position or velocity groups, the hits' positions to its slots and
+// velocities to its bins); notes and ticks the model does not know are an error
+// naming them.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -11,7 +13,8 @@ import MIDIParse
 /// A model to evaluate, from either kind of file.
 public struct EvaluatedModel: Sendable {
     public let weights: LSTMWeights
-    public let vocabulary: Vocabulary
+    public let groups: ModelGroups
+    public var vocabulary: Vocabulary { groups.vocabulary }
     public let source: String
 
     /// A directory is read as an exported model (Wx.bin, Wy.bin, model.json),
@@ -25,64 +28,111 @@ public struct EvaluatedModel: Sendable {
         }
         if isDir.boolValue {
             let m = try ModelDirectory.load(path: path)
-            return EvaluatedModel(weights: m.weights, vocabulary: m.vocabulary, source: path)
+            return EvaluatedModel(weights: m.weights, groups: m.groups, source: path)
         }
         let m = try CheckpointReader.loadModel(path: path)
-        return EvaluatedModel(weights: m.weights, vocabulary: m.vocabulary, source: path)
+        return EvaluatedModel(weights: m.weights, groups: m.groups, source: path)
+    }
+}
+
+/// Hits in MIDI terms, for mapping into a model's classes: note numbers, deltas (ticks
+/// since the previous hit), and when known each hit's velocity and position in its bar.
+public struct HitValues: Sendable {
+    public var notes: [Int]
+    public var deltas: [Int]
+    public var velocities: [Int]?
+    /// Ticks from the bar line and the bar's length, at `ppq`.
+    public var tickInBar: [Int]?
+    public var barTicks: [Int]?
+    public var ppq: Int
+
+    public init(notes: [Int], deltas: [Int], velocities: [Int]? = nil, tickInBar: [Int]? = nil, barTicks: [Int]? = nil,
+                ppq: Int = 480) {
+        self.notes = notes
+        self.deltas = deltas
+        self.velocities = velocities
+        self.tickInBar = tickInBar
+        self.barTicks = barTicks
+        self.ppq = ppq
     }
 }
 
 public enum ModelEvaluation {
-    /// Maps (MIDI note, tick value) pairs to the model's class indices; throws
-    /// naming every note and tick value outside its vocabulary.
-    public static func indices(notes: [Int], ticks: [Int], vocabulary: Vocabulary, source: String) throws -> [Int32] {
-        precondition(notes.count == ticks.count, "notes and ticks must pair up")
-        let index = VocabularyIndex(vocabulary)
-        var out = [Int32]()
-        out.reserveCapacity(2 * notes.count)
+    /// The class matrix of `hits` for a model with `groups`; throws naming every note and tick
+    /// value outside the vocabulary, and a missing position or velocity the model needs.
+    /// Positions past the model's last slot take that slot; velocities outside its bins the
+    /// nearest bin (as `TrainingData.classes`).
+    public static func classes(_ hits: HitValues, for groups: ModelGroups, source: String) throws -> [Int32] {
+        precondition(hits.notes.count == hits.deltas.count, "notes and deltas must pair up")
+        let index = VocabularyIndex(groups.vocabulary)
         var badNotes = Set<Int>(), badTicks = Set<Int>()
-        for (n, t) in zip(notes, ticks) {
+        var noteTick = [Int32]()
+        noteTick.reserveCapacity(2 * hits.notes.count)
+        for (n, t) in zip(hits.notes, hits.deltas) {
             let a = index.note(n), b = index.tick(t)
             if a == nil { badNotes.insert(n) }
             if b == nil { badTicks.insert(t) }
-            out.append(Int32(a ?? 0))
-            out.append(Int32(b ?? 0))
+            noteTick.append(Int32(a ?? 0))
+            noteTick.append(Int32(b ?? 0))
         }
         guard badNotes.isEmpty && badTicks.isEmpty else {
-            var parts: [String] = []
-            if !badNotes.isEmpty { parts.append("notes \(list(badNotes.sorted())) are not in the model's vocabulary") }
-            if !badTicks.isEmpty { parts.append("tick values \(list(badTicks.sorted())) are not in the model's vocabulary") }
-            throw TrainingDataError(path: source, message: parts.joined(separator: "; "))
+            throw DatasetError.outsideVocabulary(path: source, notes: badNotes.sorted(), ticks: badTicks.sorted())
         }
-        return out
+        if groups.isOriginalLayout { return noteTick }
+        var positions: [Int32]?, velocities: [Int32]?
+        if groups.position != nil {
+            guard let inBar = hits.tickInBar, let bars = hits.barTicks else {
+                throw DatasetError.missingGroup(path: source, group: "position", file: "positions.npy")
+            }
+            positions = zip(inBar, bars).flatMap { [Int32(clamping: $0), Int32(clamping: max(1, $1))] }
+        }
+        if groups.velocity != nil {
+            guard let v = hits.velocities else {
+                throw DatasetError.missingGroup(path: source, group: "velocity", file: "velocities.npy")
+            }
+            velocities = v.map { Int32(clamping: min(127, max(1, $0))) }
+        }
+        let split = try DatasetSplit(events: noteTick, positions: positions, velocities: velocities, path: source)
+        let data = try TrainingData(path: source, vocabulary: groups.vocabulary, training: split, validation: nil,
+                                    ppq: hits.ppq, source: source)
+        return try data.classes(split, for: groups).classes
     }
 
-    /// The events of a dataset directory, in the model's indices.
-    public static func events(of data: TrainingData, for model: EvaluatedModel) throws -> [Int32] {
-        if data.vocabulary == model.vocabulary { return data.events }
-        var notes: [Int] = [], ticks: [Int] = []
-        notes.reserveCapacity(data.eventCount)
-        ticks.reserveCapacity(data.eventCount)
-        for e in 0..<data.eventCount {
-            notes.append(data.vocabulary.ixToNote[Int(data.events[2 * e])])
-            ticks.append(data.vocabulary.ixToTick[Int(data.events[2 * e + 1])])
+    /// The events of one split of a dataset directory (its training sequence unless `validation`),
+    /// in the model's classes.
+    public static func events(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws -> [Int32] {
+        guard let split = validation ? data.validationSplit : data.training else {
+            throw DatasetError.missingFile(path: data.path + "/validation", expected: "no validation split in this dataset")
         }
-        return try indices(notes: notes, ticks: ticks, vocabulary: model.vocabulary, source: data.path)
+        if data.vocabulary == model.vocabulary { return try data.classes(split, for: model.groups).classes }
+        var values = HitValues(notes: [], deltas: [], ppq: data.ppq)
+        values.notes.reserveCapacity(split.count)
+        values.deltas.reserveCapacity(split.count)
+        for e in 0..<split.count {
+            values.notes.append(data.vocabulary.ixToNote[Int(split.events[2 * e])])
+            values.deltas.append(data.vocabulary.ixToTick[Int(split.events[2 * e + 1])])
+        }
+        values.velocities = split.velocities?.map(Int.init)
+        if let p = split.positions {
+            values.tickInBar = stride(from: 0, to: p.count, by: 2).map { Int(p[$0]) }
+            values.barTicks = stride(from: 1, to: p.count, by: 2).map { Int(p[$0]) }
+        }
+        return try classes(values, for: model.groups, source: split.path)
     }
 
-    /// The hits of one MIDI file, converted with the default `convert-midi`
-    /// settings (as a one-file dataset would be), in the model's indices.
+    /// The hits of one MIDI file, read with the default `convert-midi` settings (as a one-file
+    /// dataset would be), in the model's classes.
     public static func events(midiFile path: String, for model: EvaluatedModel) throws -> [Int32] {
         let hits = try FileHits.read(path: path, settings: HitExtractionSettings())
-        return try indices(notes: hits.notes, ticks: hits.deltas, vocabulary: model.vocabulary, source: path)
+        return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,
+                                     tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: 480),
+                           for: model.groups, source: path)
     }
 
-    /// Runs the model over `events` (model indices) from zero state.
+    /// Runs the model over `events` (its class matrix) from zero state.
     public static func evaluate(_ model: EvaluatedModel, events: [Int32], source: String) throws -> Metrics {
-        guard events.count / 2 >= 2 else {
-            throw TrainingDataError(path: source, message:
-                "\(events.count / 2) event(s): evaluation needs at least 2 (one prediction)")
-        }
+        let k = model.weights.shape.inputGroups.count
+        guard events.count / k >= 2 else { throw DatasetError.tooShort(path: source, events: events.count / k) }
         return Metrics.evaluate(weights: model.weights, events: events)
     }
 }

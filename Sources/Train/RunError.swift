@@ -15,7 +15,7 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case let .refusedOverride(option, requested, checkpoint, path):
-            return "\(option) \(requested) differs from the checkpoint's \(checkpoint) (\(path)); "
+            return "\(option)\(requested.isEmpty ? "" : " " + requested) differs from the checkpoint's \(checkpoint) (\(path)); "
                 + "a resumed run cannot change it: start a new run instead"
         case let .datasetChanged(dataset, expected, found, checkpoint):
             return "\(dataset): contents differ from the data \(checkpoint) was trained on "

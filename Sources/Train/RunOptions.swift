@@ -29,6 +29,15 @@ public struct RunOptions: Sendable {
     public var evalEvery: Int?
     public var resume: String?
     public var allowDataChange: Bool
+    /// The groups of a new run (nil: what the dataset carries): the position-in-bar input
+    /// (`--position` / `--no-position`), the velocity input and output (`--velocity` /
+    /// `--no-velocity`), `--layout original` (neither), the position encoding and the number
+    /// of velocity bins.
+    public var position: Bool?
+    public var velocity: Bool?
+    public var layoutOriginal = false
+    public var positionEncoding: PositionEncoding?
+    public var velocityBins: Int?
 
     public static let defaultData = "data"
 
@@ -69,6 +78,45 @@ public struct RunOptions: Sendable {
         if let v = keep { try SettingRules.keep(v) }
         if let v = logEvery { try SettingRules.logEvery(v) }
         if let v = evalEvery { try SettingRules.evalEvery(v) }
+        if let v = velocityBins, !(1...127).contains(v) {
+            throw SettingError(option: "--velocity-bins", message: "must be between 1 and 127, got \(v)")
+        }
+        if layoutOriginal, position == true || velocity == true {
+            throw SettingError(option: "--layout original", message: "has no position or velocity group: drop --position/--velocity")
+        }
+        if layoutOriginal || position == false, positionEncoding != nil {
+            throw SettingError(option: "--position-encoding", message: "needs the position group")
+        }
+        if layoutOriginal || velocity == false, velocityBins != nil {
+            throw SettingError(option: "--velocity-bins", message: "needs the velocity group")
+        }
+    }
+
+    /// Refuses group options that differ from the groups of the run being continued or the
+    /// model being fine-tuned (`what` names it).
+    func checkGroupsUnchanged(_ groups: ModelGroups, path: String, what: String = "checkpoint") throws {
+        func refuse(_ option: String, _ requested: String, _ has: String) throws {
+            if what == "checkpoint" {
+                throw RunError.refusedOverride(option: option, requested: requested, checkpoint: has, path: path)
+            }
+            throw SettingError(option: option, message: "\(requested): the \(what) \(path) has \(has)")
+        }
+        let hasPosition = groups.position != nil, hasVelocity = groups.velocity != nil
+        if let p = position, p != hasPosition {
+            try refuse(p ? "--position" : "--no-position", "", hasPosition ? "a position group" : "no position group")
+        }
+        if let v = velocity, v != hasVelocity {
+            try refuse(v ? "--velocity" : "--no-velocity", "", hasVelocity ? "a velocity group" : "no velocity group")
+        }
+        if layoutOriginal, !groups.isOriginalLayout {
+            try refuse("--layout", "original", "groups " + groups.inputNames.joined(separator: ", "))
+        }
+        if let e = positionEncoding, e != groups.position?.encoding {
+            try refuse("--position-encoding", e.rawValue, "position encoding " + (groups.position?.encoding.rawValue ?? "none"))
+        }
+        if let b = velocityBins, b != groups.velocity?.bins.count {
+            try refuse("--velocity-bins", String(b), "\(groups.velocity?.bins.count ?? 0) velocity bins")
+        }
     }
 
     /// Applies the options that may change at any time (new or resumed run).

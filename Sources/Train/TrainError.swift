@@ -6,7 +6,7 @@ public enum TrainError: Error, CustomStringConvertible, Equatable {
     case stateMismatch(String)
     /// An event's index is outside the vocabulary: event number, which field, value, bound.
     case eventOutOfRange(event: Int, field: String, value: Int32, count: Int)
-    case oddEventBuffer(count: Int)
+    case oddEventBuffer(count: Int, columns: Int)
     case tooFewEvents(events: Int, streams: Int, needed: Int)
 
     public var description: String {
@@ -15,8 +15,8 @@ public enum TrainError: Error, CustomStringConvertible, Equatable {
         case .stateMismatch(let m): return "training state does not fit: \(m)"
         case .eventOutOfRange(let e, let f, let v, let n):
             return "event \(e): \(f) index \(v) is outside 0..<\(n)"
-        case .oddEventBuffer(let n):
-            return "event buffer holds \(n) values; expected (note, tick) pairs"
+        case .oddEventBuffer(let n, let k):
+            return "event buffer holds \(n) values; expected rows of \(k) classes (one per input group)"
         case .tooFewEvents(let e, let s, let needed):
             return "\(e) events are too few for \(s) stream(s) of at least \(needed) events (unroll + 1) each"
         }

@@ -16,9 +16,14 @@ public struct EvaluationRecord: Sendable, Equatable {
 
 public enum TrainLog {
     public static let fileName = "train_log.csv"
+    /// `*_loss` and `*_accuracy` are the note and tick terms for every layout (comparable across
+    /// models); the velocity group's figures (empty for a model without it) and `*_loss_all`
+    /// (every output group: what training minimises) follow.
     public static let header = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,"
         + "train_accuracy_note,train_accuracy_tick,validation_loss,validation_accuracy,"
-        + "validation_accuracy_note,validation_accuracy_tick"
+        + "validation_accuracy_note,validation_accuracy_tick,"
+        + "train_loss_velocity,train_accuracy_velocity,validation_loss_velocity,validation_accuracy_velocity,"
+        + "train_loss_all,validation_loss_all"
 
     public static func row(_ r: EvaluationRecord) -> String {
         func f(_ x: Double) -> String { String(format: "%.6f", x) }
@@ -29,6 +34,9 @@ public enum TrainLog {
         } else {
             cols += ["", "", "", ""]
         }
+        cols += [r.train.lossVelocity.map(f) ?? "", r.train.accuracyVelocity.map(f) ?? "",
+                 r.validation?.lossVelocity.map(f) ?? "", r.validation?.accuracyVelocity.map(f) ?? "",
+                 f(r.train.lossAll), r.validation.map { f($0.lossAll) } ?? ""]
         return cols.joined(separator: ",")
     }
 
@@ -38,9 +46,21 @@ public enum TrainLog {
         let path = (directory as NSString).appendingPathComponent(fileName)
         var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         if text.isEmpty { text = header + "\n" }
+        text = upgraded(text)
         if !text.hasSuffix("\n") { text += "\n" }
         text += row(record) + "\n"
         try AtomicOutput.write(Data(text.utf8), to: path)
+    }
+
+    /// A log written with fewer columns (by an older drummer, before the velocity and
+    /// all-groups columns) gets the current header, its rows padded with empty cells.
+    static func upgraded(_ text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        guard let first = lines.first, first != header, header.hasPrefix(first + ",") else { return text }
+        let missing = header.split(separator: ",").count - first.split(separator: ",").count
+        lines[0] = header
+        for i in lines.indices.dropFirst() { lines[i] += String(repeating: ",", count: missing) }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Drops the rows after `step` (left by a run that went further before this

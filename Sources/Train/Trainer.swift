@@ -47,6 +47,8 @@ public final class Trainer {
     let groupGrad: FloatBuffer
     var slot: FloatBuffer?
 
+    /// `events`: the class matrix (one row per event, one column per input group of the shape;
+    /// see `TrainingData.classes(_:for:)`).
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {
         let s = state.shape
         guard s.isValid else { throw TrainError.stateMismatch("invalid model shape \(s)") }
@@ -69,7 +71,8 @@ public final class Trainer {
             throw TrainError.stateMismatch("negative step \(state.step) or epoch \(state.epoch)")
         }
         try EventValidation.check(events, shape: s)
-        let n = events.count / 2
+        let k = s.inputGroups.count
+        let n = events.count / k
         let L = n / state.batch
         guard L >= state.unroll + 1 else {
             throw TrainError.tooFewEvents(events: n, streams: state.batch, needed: state.unroll + 1)
@@ -87,8 +90,8 @@ public final class Trainer {
         params = FloatBuffer(state.parameters)
         grad = FloatBuffer(count: P)
         let B = state.batch, U = state.unroll
-        // Output group g's target is input column g of the next event (note, tick).
-        let targetColumn = Array(0..<s.outputGroups.count)
+        // Output group g's target: the class in column targetColumn[g] of the next event.
+        let targetColumn = targetColumns(of: s)
         if B >= Trainer.streamGroupMinimumBatch {
             groupGrad = FloatBuffer(count: P)
             let half = B / 2

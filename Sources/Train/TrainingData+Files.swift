@@ -1,6 +1,7 @@
 // Reading the files of a dataset directory: events.npy (int32 [E, 2]) or a
-// one-hot X.npy ([E, V]), and the vocabulary from vocab.json or the original's
-// pickled lists ix_to_note.p / ix_to_tick.p.
+// one-hot X.npy ([E, V]); velocities.npy (int32 [E]) and positions.npy (int32 [E, 2])
+// when present; the vocabulary from vocab.json or the original's pickled lists
+// ix_to_note.p / ix_to_tick.p; and a few settings from manifest.json.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -9,6 +10,53 @@ import Foundation
 extension TrainingData {
     /// The vocabulary and the flat (note, tick) index pairs of one directory.
     /// `vocabulary`, when given, is used if the directory has no tables of its own.
+    static func readSplit(in dir: URL, vocabulary known: Vocabulary?) throws -> (Vocabulary, DatasetSplit, String) {
+        let (vocabulary, events, source) = try readSequence(in: dir, vocabulary: known)
+        let fm = FileManager.default
+        let positionsURL = dir.appendingPathComponent("positions.npy")
+        let velocitiesURL = dir.appendingPathComponent("velocities.npy")
+        var positions: [Int32]?, velocities: [Int32]?
+        if fm.fileExists(atPath: positionsURL.path) {
+            positions = try readIntegers(positionsURL.path, columns: 2, what: "[hits, 2] (ticks from the bar line, bar length)")
+        }
+        if fm.fileExists(atPath: velocitiesURL.path) {
+            velocities = try readIntegers(velocitiesURL.path, columns: nil, what: "[hits] (velocity 1...127)")
+        }
+        return (vocabulary, try DatasetSplit(events: events, positions: positions, velocities: velocities, path: dir.path), source)
+    }
+
+    /// An integer array of shape [rows, columns] (or [rows] when `columns` is nil), as Int32.
+    static func readIntegers(_ path: String, columns: Int?, what: String) throws -> [Int32] {
+        let a: NPYArray
+        do { a = try NPY.read(path: path) } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.description) }
+        let shapeOK = columns.map { a.shape.count == 2 && a.shape[1] == $0 } ?? (a.shape.count == 1)
+        guard shapeOK else { throw DatasetError.invalid(path: path, reason: "shape \(a.shape) is not \(what)") }
+        guard a.dtype == .int32 || a.dtype == .int64 else {
+            throw DatasetError.invalid(path: path, reason: "dtype \(a.dtype.descr) is not an integer type (<i4 or <i8)")
+        }
+        do { return try a.int32Values() } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.description) }
+    }
+
+    /// Settings of a convert-midi dataset from its manifest.json: ppq (480 when absent),
+    /// quantize, and the training hits per meter. Read leniently: an original-style dataset
+    /// has no manifest.
+    static func readManifest(in dir: URL) throws -> (ppq: Int, quantize: Int?, meterHits: [String: Int]) {
+        let url = dir.appendingPathComponent("manifest.json")
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (480, nil, [:]) }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw DatasetError.invalid(path: url.path, reason: "not a JSON object")
+        }
+        let settings = root["settings"] as? [String: Any] ?? [:]
+        let ppq = (settings["ppq"] as? NSNumber)?.intValue ?? 480
+        guard (1...32_767).contains(ppq) else { throw DatasetError.invalid(path: url.path, reason: "settings.ppq is \(ppq)") }
+        let quantize = (settings["quantize"] as? NSNumber)?.intValue
+        var meters: [String: Int] = [:]
+        for case let f as [String: Any] in root["files"] as? [Any] ?? [] where (f["split"] as? String) == "training" {
+            if let m = f["meter"] as? String, let hits = (f["hits"] as? NSNumber)?.intValue { meters[m, default: 0] += hits }
+        }
+        return (ppq, quantize, meters)
+    }
+
     static func readSequence(in dir: URL, vocabulary known: Vocabulary?)
         throws -> (Vocabulary, [Int32], String)
     {
@@ -21,7 +69,7 @@ extension TrainingData {
         } else if let known {
             vocabulary = known
         } else {
-            throw TrainingDataError(path: dir.path, message:
+            throw DatasetError.missingFile(path: dir.path, expected:
                 "no vocabulary: expected vocab.json, or ix_to_note.p and ix_to_tick.p")
         }
         if fm.fileExists(atPath: eventsURL.path) {
@@ -32,7 +80,7 @@ extension TrainingData {
         if fm.fileExists(atPath: onehotURL.path) {
             return (vocabulary, try readOneHot(onehotURL.path, vocabulary: vocabulary), onehotURL.path)
         }
-        throw TrainingDataError(path: dir.path, message:
+        throw DatasetError.missingFile(path: dir.path, expected:
             "no events: expected events.npy (from drummer convert-midi) or X.npy (one-hot rows)")
     }
 
@@ -41,10 +89,10 @@ extension TrainingData {
         if FileManager.default.fileExists(atPath: json.path) {
             let data: Data
             do { data = try Data(contentsOf: json) } catch {
-                throw TrainingDataError(path: json.path, message: "cannot read: \(error.localizedDescription)")
+                throw DatasetError.unreadable(path: json.path, reason: ErrorText.describe(error))
             }
             do { return try JSONDecoder().decode(Vocabulary.self, from: data) } catch let e as DecodingError {
-                throw TrainingDataError(path: json.path, message: "not a vocabulary: \(decodingMessage(e))")
+                throw DatasetError.invalid(path: json.path, reason: "not a vocabulary: \(decodingMessage(e))")
             }
         }
         let notesURL = dir.appendingPathComponent("ix_to_note.p")
@@ -53,24 +101,24 @@ extension TrainingData {
         let hasTicks = FileManager.default.fileExists(atPath: ticksURL.path)
         guard hasNotes || hasTicks else { return nil }
         guard hasNotes && hasTicks else {
-            throw TrainingDataError(path: (hasNotes ? ticksURL : notesURL).path, message:
+            throw DatasetError.invalid(path: (hasNotes ? ticksURL : notesURL).path, reason:
                 "missing: the pickled tables come in pairs (ix_to_note.p and ix_to_tick.p)")
         }
         let notes = try PickleIntList.read(path: notesURL.path)
         let ticks = try PickleIntList.read(path: ticksURL.path)
         do { return try Vocabulary(ixToNote: notes, ixToTick: ticks) } catch let e as VocabularyError {
-            throw TrainingDataError(path: dir.path, message: "pickled tables are not a vocabulary: \(e)")
+            throw DatasetError.invalid(path: dir.path, reason: "pickled tables are not a vocabulary: \(e)")
         }
     }
 
     static func readEvents(_ path: String) throws -> [Int32] {
         let a = try NPY.read(path: path)
         guard a.shape.count == 2, a.shape[1] == 2 else {
-            throw TrainingDataError(path: path, message:
+            throw DatasetError.invalid(path: path, reason:
                 "shape \(a.shape) is not [events, 2] (note index, tick index)")
         }
         guard a.dtype == .int32 || a.dtype == .int64 else {
-            throw TrainingDataError(path: path, message: "dtype \(a.dtype.descr) is not an integer type (<i4 or <i8)")
+            throw DatasetError.invalid(path: path, reason: "dtype \(a.dtype.descr) is not an integer type (<i4 or <i8)")
         }
         return try a.int32Values()
     }
@@ -82,7 +130,7 @@ extension TrainingData {
         let a = try NPY.read(path: path)
         let n = vocabulary.notes, v = vocabulary.notes + vocabulary.ticks
         guard a.shape.count == 2, a.shape[1] == v else {
-            throw TrainingDataError(path: path, message:
+            throw DatasetError.invalid(path: path, reason:
                 "shape \(a.shape) is not [events, \(v)] (\(n) notes + \(vocabulary.ticks) ticks of the vocabulary)")
         }
         let rows = a.shape[0]
@@ -94,25 +142,25 @@ extension TrainingData {
                 let x = value(j)
                 if x == 0 { continue }
                 guard x == 1 else {
-                    throw TrainingDataError(path: path, message:
+                    throw DatasetError.invalid(path: path, reason:
                         "row \(r), column \(j): value \(x) in a one-hot row (expected 0 or 1)")
                 }
                 if j < n {
                     guard note < 0 else {
-                        throw TrainingDataError(path: path, message:
+                        throw DatasetError.invalid(path: path, reason:
                             "row \(r): more than one note column is set (\(note) and \(j))")
                     }
                     note = j
                 } else {
                     guard tick < 0 else {
-                        throw TrainingDataError(path: path, message:
+                        throw DatasetError.invalid(path: path, reason:
                             "row \(r): more than one tick column is set (\(n + tick) and \(j))")
                     }
                     tick = j - n
                 }
             }
-            guard note >= 0 else { throw TrainingDataError(path: path, message: "row \(r): no note column is set") }
-            guard tick >= 0 else { throw TrainingDataError(path: path, message: "row \(r): no tick column is set") }
+            guard note >= 0 else { throw DatasetError.invalid(path: path, reason: "row \(r): no note column is set") }
+            guard tick >= 0 else { throw DatasetError.invalid(path: path, reason: "row \(r): no tick column is set") }
             out.append(Int32(note))
             out.append(Int32(tick))
         }

@@ -113,8 +113,8 @@ extension TrainingRun {
         let clock = RunClock()
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
-            train: Metrics.evaluate(weights: w, events: data.events),
-            validation: data.validation.map { Metrics.evaluate(weights: w, events: $0) })
+            train: Metrics.evaluate(weights: w, events: trainingClasses),
+            validation: validationClasses.map { Metrics.evaluate(weights: w, events: $0) })
         func fmt(_ m: Metrics) -> String {
             String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
         }

@@ -30,6 +30,11 @@ public struct RunSummary: Sendable, Equatable {
 public final class TrainingRun {
     public let configuration: RunConfiguration
     public let data: TrainingData
+    /// The model's groups (the vocabulary, the position and velocity tables).
+    public let groups: ModelGroups
+    /// The class matrices the trainer and the evaluations read (see TrainingData.classes).
+    let trainingClasses: [Int32]
+    let validationClasses: [Int32]?
     let trainer: Trainer
     let rngState: [UInt64]
     var smoothedLoss: Double
@@ -62,34 +67,38 @@ public final class TrainingRun {
             let ckpt = try Checkpoint.read(path: resume)
             let config = try options.resumedConfiguration(from: ckpt, path: resume)
             try config.validate()
+            try options.checkGroupsUnchanged(ckpt.groups, path: resume)
             let dataPath = options.data ?? ckpt.datasetPath
             let data = try TrainingData.load(path: dataPath)
             try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize)
             if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
                 throw RunError.vocabularyMismatch(source: resume, difference: diff)
             }
-            if data.fingerprint != ckpt.datasetFingerprint {
+            let fingerprint = data.fingerprint(for: ckpt.groups)
+            if fingerprint != ckpt.datasetFingerprint {
                 guard options.allowDataChange else {
                     throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
-                                                  found: data.fingerprint, checkpoint: resume)
+                                                  found: fingerprint, checkpoint: resume)
                 }
                 reporter.line("warning: \(dataPath) differs from the data \(resume) was trained on; continuing (--allow-data-change)")
             }
             self.configuration = config
             self.data = data
+            self.groups = ckpt.groups
+            (self.trainingClasses, self.validationClasses) = try Self.classes(of: data, for: ckpt.groups, reporter: reporter)
             self.rngState = ckpt.rngState
             self.smoothedLoss = ckpt.smoothedLoss
             self.schedule = ckpt.schedule
             self.bestValidationLoss = ckpt.bestValidationLoss
             self.bestStep = ckpt.bestStep
             var state = ckpt.state
-            if data.fingerprint != ckpt.datasetFingerprint, state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
+            if fingerprint != ckpt.datasetFingerprint, state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
                 // The new data is shorter than where the old run was: start its next epoch.
                 state.pointer = 0
                 for i in state.h.indices { state.h[i] = 0 }
                 for i in state.c.indices { state.c[i] = 0 }
             }
-            self.trainer = try Self.makeTrainer(state: state, data: data, config: config)
+            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: config)
             self.lastCheckpoint = resume
             self.savedStep = ckpt.state.step
             // A version 1 checkpoint had no run id: the run that continues it gets one.
@@ -100,10 +109,9 @@ public final class TrainingRun {
             try config.validate()
             let dataPath = options.data ?? RunOptions.defaultData
             let data = try TrainingData.load(path: dataPath)
-            try Trainer.checkWorkspace(shape: data.vocabulary.shape(hidden: config.hidden), unroll: config.unroll,
-                                       batch: config.batchSize)
             var rng = SeededRNG(seed: config.seed)
             let weights: LSTMWeights
+            let groups: ModelGroups
             if let from = config.initFrom {
                 let model = try ModelDirectory.load(path: from)
                 if let diff = vocabularyDifference(model.vocabulary, data.vocabulary, aName: "the model", bName: "the dataset") {
@@ -113,26 +121,42 @@ public final class TrainingRun {
                     throw SettingError(option: "--hidden", message:
                         "\(h) differs from the hidden size \(model.shape.hidden) of --init-from \(from)")
                 }
+                // The model's groups, whatever the dataset carries (the original 2017 model:
+                // the original layout, with no extra flag); flags asking for others are refused.
+                try options.checkGroupsUnchanged(model.groups, path: from, what: "--init-from model")
+                groups = model.groups
                 weights = model.weights
             } else {
-                weights = try Initializer.weights(shape: data.vocabulary.shape(hidden: config.hidden),
+                groups = try options.layoutOriginal
+                    ? ModelGroups(vocabulary: data.vocabulary)
+                    : data.groups(position: options.position, velocity: options.velocity,
+                                  encoding: options.positionEncoding ?? .oneHot,
+                                  velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
+                try Trainer.checkWorkspace(shape: groups.shape(hidden: config.hidden), unroll: config.unroll,
+                                           batch: config.batchSize)
+                weights = try Initializer.weights(shape: groups.shape(hidden: config.hidden),
                                                   scheme: config.initScheme, rng: &rng)
             }
             var c = config
             c.hidden = weights.shape.hidden
+            try Trainer.checkWorkspace(shape: weights.shape, unroll: c.unroll, batch: c.batchSize)
             let state = TrainingState(weights: weights, unroll: c.unroll, batch: c.batchSize, optimizer: c.optimizer)
             self.configuration = c
             self.data = data
+            self.groups = groups
+            (self.trainingClasses, self.validationClasses) = try Self.classes(of: data, for: groups, reporter: reporter)
             self.rngState = rng.stateWords
-            // The original's starting value: the loss of a uniform guess.
-            self.smoothedLoss = log(Double(data.vocabulary.notes)) + log(Double(data.vocabulary.ticks))
+            // The original's starting value: the loss of a uniform guess over every output group.
+            self.smoothedLoss = weights.shape.outputGroups.reduce(0) { $0 + log(Double($1)) }
             self.schedule = ScheduleProgress()
             self.bestValidationLoss = .infinity
             self.bestStep = -1
-            self.trainer = try Self.makeTrainer(state: state, data: data, config: c)
+            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: c)
             self.lastCheckpoint = nil
             self.savedStep = nil
             self.runID = Checkpoint.newRunID()
+            reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
+                          + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", "))
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
@@ -150,13 +174,32 @@ public final class TrainingRun {
         }
     }
 
-    static func makeTrainer(state: TrainingState, data: TrainingData, config: RunConfiguration) throws -> Trainer {
+    static func makeTrainer(state: TrainingState, classes: [Int32], data: TrainingData, config: RunConfiguration) throws -> Trainer {
         do {
-            return try Trainer(state: state, events: data.events,
+            return try Trainer(state: state, events: classes,
                                optimizer: config.optimizerConfig(learningRate: config.learningRate))
         } catch {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
+    }
+
+    /// The class matrices of the training and validation splits for `groups`, saying how many
+    /// positions or velocities fell outside what the groups know.
+    static func classes(of data: TrainingData, for groups: ModelGroups, reporter: RunReporter) throws
+        -> (training: [Int32], validation: [Int32]?)
+    {
+        let t = try data.classes(data.training, for: groups)
+        let v = try data.validationSplit.map { try data.classes($0, for: groups) }
+        for (name, r) in [("training", t), ("validation", v)] {
+            guard let r else { continue }
+            if r.clampedPositions > 0 {
+                reporter.line("note: \(r.clampedPositions) \(name) hit(s) lie in bars longer than the model's \(groups.position?.slots ?? 0) position slots: read as the last slot")
+            }
+            if r.clampedVelocities > 0 {
+                reporter.line("note: \(r.clampedVelocities) \(name) hit(s) have velocities outside the model's bins: read as the nearest bin")
+            }
+        }
+        return (t.classes, v?.classes)
     }
 
     /// The learning rate of the next update.
@@ -171,8 +214,8 @@ public final class TrainingRun {
 
     /// The checkpoint of the current state.
     public func checkpoint() -> Checkpoint {
-        Checkpoint(configuration: configuration, state: trainer.snapshot(), vocabulary: data.vocabulary,
-                   rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint,
+        Checkpoint(configuration: configuration, state: trainer.snapshot(), groups: groups,
+                   rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint(for: groups),
                    datasetEvents: data.eventCount, validationEvents: data.validationCount,
                    smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
                    bestStep: bestStep, runID: runID)

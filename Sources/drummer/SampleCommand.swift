@@ -10,10 +10,17 @@ struct SampleCommand: ParsableCommand {
         commandName: "sample",
         abstract: "Generate drum MIDI files from an exported model directory.",
         discussion: """
-            Each file: format 0, 480 PPQ, a tempo event, notes on the General MIDI drum channel \
-            (channel 10, index 9). h and c start uniform in ±init-scale; without a primer the first \
-            input event is drawn uniformly from the vocabulary. The same seed, model and options give \
-            the same files; with --count K, file k uses seed S + k - 1.
+            Each file: format 0, 480 PPQ, a tempo event, a time signature, notes on the General MIDI \
+            drum channel (channel 10, index 9). h and c start uniform in ±init-scale; without a primer \
+            the first input event is drawn uniformly from the vocabulary, at the first beat of a bar. \
+            The same seed, model and options give the same files; with --count K, file k uses seed \
+            S + k - 1. Exactly -n hits are written: a note already struck at the current onset is \
+            never drawn again at that onset (the joint distribution is masked and renormalised).
+
+            A model with the position group knows where each hit falls in its bar: the bars are of \
+            --meter (default: the meter most of its training data was in). A model with the velocity \
+            group draws each hit's velocity (a bin, then a value within it as in the training data); \
+            --velocity N forces one velocity for every hit. --temperature applies to every output group.
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -44,8 +51,11 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute.")
     var bpm: Double = 120
 
-    @Option(parsing: .unconditional, help: "NOTE ON velocity of every hit, 1...127.")
-    var velocity: Int = 100
+    @Option(parsing: .unconditional, help: "NOTE ON velocity of every hit, 1...127 (default: the model's velocities, or 100 for a model without them).")
+    var velocity: Int?
+
+    @Option(help: "Meter of the generated bars, e.g. 4/4 or 6/8, for a model with the position group (default: its training data's).")
+    var meter: String?
 
     @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
     var count: Int = 1
@@ -62,7 +72,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Soundfont for --wav (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
-    @Flag(help: "Print one JSON object instead: files, each with path, seed and events ([note, delta ticks] as written).")
+    @Flag(help: "Print one JSON object instead: files, each with path, seed, events ([note, delta ticks] as written) and velocities (one per event).")
     var json = false
 
     static let maxNotes = 10_000_000
@@ -79,7 +89,10 @@ struct SampleCommand: ParsableCommand {
             throw ValidationError("--init-scale must be a finite number ≥ 0, got \(initScale)")
         }
         guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") }
-        guard (1...127).contains(velocity) else { throw ValidationError("--velocity must be between 1 and 127, got \(velocity)") }
+        if let v = velocity, !(1...127).contains(v) { throw ValidationError("--velocity must be between 1 and 127, got \(v)") }
+        if let m = meter, Meter(m) == nil {
+            throw ValidationError("--meter must be N/D with D a power of two (e.g. 4/4, 6/8), got \"\(m)\"")
+        }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
         if output == "-" {
@@ -128,11 +141,20 @@ struct SampleCommand: ParsableCommand {
             : { print($0) }
         let loaded = try ModelDirectory.load(path: model)
         let vocabulary = loaded.vocabulary
-        var primerEvents: [SampledEvent] = []
+        let chosenMeter = meter.flatMap(Meter.init)
+        if chosenMeter != nil, loaded.groups.position == nil {
+            throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
+        }
+        let barMeter = chosenMeter ?? loaded.groups.position?.meter ?? .common
+        var primerEvents: [Sampler.PrimerEvent] = []
+        var startTick = 0
         if let p = primer {
-            let pr = try Primer.load(path: p, vocabulary: vocabulary)
+            let pr = try Primer.load(path: p, groups: loaded.groups)
             for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
+            if let last = pr.events.last, let group = loaded.groups.position {
+                startTick = last.tickInBar % barMeter.barTicks(ppq: group.ppq)
+            }
             var line = "primer \(p): \(pr.events.count) hits"
             line += pr.channel.map { " (channel \($0 + 1))" } ?? " (all channels)"
             if pr.mappedTicks > 0 { line += ", \(pr.mappedTicks) deltas mapped to the nearest vocabulary tick" }
@@ -140,15 +162,17 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(model: loaded)
-        let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale)
-        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity)
+        let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale, meter: chosenMeter)
+        // The file's bars are the generator's: its meter, and the start event's place in its bar.
+        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity, meter: loaded.groups.position == nil ? .common : barMeter,
+                                   startTick: random ? 0 : startTick)
         var report: [SampleReport.File] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
-            let events = random
+            let generated = random
                 ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, rng: &rng)
                 : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
-            let hits = vocabulary.hits(events)
+            let hits = generated.map(\.hit)
             let path = Self.outputPath(output, index: k + 1, of: count)
             try DrumMIDI.write(hits, to: path, options: midi)
             let kept = DrumMIDI.deduplicated(hits)
@@ -169,7 +193,8 @@ struct SampleCommand: ParsableCommand {
             }
             if json {
                 report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
-                                                events: kept.map { [$0.note, $0.delta] }))
+                                                events: kept.map { [$0.note, $0.delta] },
+                                                velocities: kept.map { velocity ?? $0.velocity }))
                 continue
             }
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
@@ -197,6 +222,8 @@ struct SampleReport: Encodable {
         let seed: UInt64
         /// [MIDI note, ticks since the previous onset] per written hit.
         let events: [[Int]]
+        /// The NOTE ON velocity of each written hit.
+        let velocities: [Int]
     }
     let files: [File]
 }

@@ -22,7 +22,14 @@ struct TrainCommand: ParsableCommand {
             checkpoint. --lr, --momentum, --decay, --epsilon, --clip, the --lr-decay options, --steps, \
             the checkpoint and logging options and --data may be given to change them; --hidden, \
             --unroll, --batch-size, --optimizer, --init, --init-from and --seed may not. A dataset whose \
-            contents differ from the checkpoint's is refused unless --allow-data-change.
+            contents differ from the checkpoint's is refused unless --allow-data-change. The model's \
+            groups are the checkpoint's too: --position, --velocity, --layout and their options may \
+            not change.
+
+            Groups: a new run trains on what the dataset carries: note and tick (the original 2017 \
+            model), plus the position of each hit in its bar when the dataset has positions.npy, plus \
+            velocity (in and out) when it has velocities.npy; --no-position, --no-velocity or \
+            --layout original leave them out. --init-from MODEL trains the groups that model has.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
             one every --lr-decay-every N steps, and/or one when the validation loss (the smoothed \
@@ -96,6 +103,25 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("eval-every"), parsing: .unconditional, help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
     var evalEvery: Int?
 
+    @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
+    var position: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Give the model each hit's velocity and have it predict the next one's (default: when the dataset has velocities.npy).")
+    var velocity: Bool?
+
+    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity).")
+    var layout: Layout?
+
+    @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")
+    var positionEncoding: PositionEncoding?
+
+    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Velocity bins, chosen from the data so each holds about the same share of its hits (default \(TrainingData.defaultVelocityBins)).")
+    var velocityBins: Int?
+
+    enum Layout: String, ExpressibleByArgument, CaseIterable {
+        case original
+    }
+
     @Option(help: "Continue the run saved in this checkpoint.")
     var resume: String?
 
@@ -109,7 +135,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     var options: RunOptions {
-        RunOptions(
+        var o = RunOptions(
             data: data, hidden: hidden, unroll: unroll, batchSize: batchSize,
             optimizer: optimizer, momentum: momentum, decay: decay,
             epsilon: epsilon, clip: clip, learningRate: lr, lrDecay: lrDecay, lrDecayEvery: lrDecayEvery,
@@ -117,6 +143,12 @@ struct TrainCommand: ParsableCommand {
             initFrom: initFrom, seed: seed, steps: steps, checkpointEvery: checkpointEvery,
             checkpointDirectory: checkpointDir, keep: keep, logEvery: logEvery, evalEvery: evalEvery,
             resume: resume, allowDataChange: allowDataChange)
+        o.position = position
+        o.velocity = velocity
+        o.layoutOriginal = layout == .original
+        o.positionEncoding = positionEncoding
+        o.velocityBins = velocityBins
+        return o
     }
 
     func run() throws {
@@ -148,3 +180,4 @@ struct TrainCommand: ParsableCommand {
 
 extension OptimizerKind: ExpressibleByArgument {}
 extension InitScheme: ExpressibleByArgument {}
+extension PositionEncoding: ExpressibleByArgument {}

@@ -84,7 +84,8 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("wrote \(out.path)"), r.stderr)
         let html = try String(contentsOf: out, encoding: .utf8)
         XCTAssertEqual(sections(html).filter { $0 != "warnings" }, ["curves", "piano-rolls", "histograms", "model", "audio"])
-        XCTAssertTrue(html.contains("no velocities"), "the dataset reference says what it lacks")
+        // convert-midi writes velocities.npy and positions.npy: the reference has both.
+        XCTAssertFalse(html.contains("no velocities"), "the dataset reference has velocities")
         XCTAssertTrue(html.contains("validation_loss_velocity"), "extra log columns are drawn")
         XCTAssertTrue(html.contains("best validation: step 2000"), "rows 1...6: the lowest validation loss is at row 4")
         XCTAssertFalse(html.contains("<script"))

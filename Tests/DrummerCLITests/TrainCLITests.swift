@@ -190,7 +190,10 @@ final class TrainCLITests: XCTestCase {
         let r = try CLI.run(["eval", ckpt, "--data", root.appendingPathComponent("data").path, "--json"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual(Set(obj.keys), ["events", "loss", "accuracy", "accuracy_note", "accuracy_tick"])
+        // Today's note + tick figures, and each group's (this dataset has no velocities: no velocity keys).
+        XCTAssertEqual(Set(obj.keys), ["events", "loss", "accuracy", "accuracy_note", "accuracy_tick", "loss_note", "loss_tick", "loss_all"])
+        XCTAssertEqual(obj["loss"] as? Double ?? .nan, (obj["loss_note"] as? Double ?? .nan) + (obj["loss_tick"] as? Double ?? .nan), accuracy: 1e-9)
+        XCTAssertEqual(obj["loss_all"] as? Double ?? .nan, obj["loss"] as? Double ?? .nan, accuracy: 1e-9)
         XCTAssertEqual(obj["events"] as? Int, 119)
         // train_log.csv's row for step 6 holds the same evaluation (6 decimals).
         let log = try String(contentsOf: root.appendingPathComponent("c/train_log.csv"), encoding: .utf8)

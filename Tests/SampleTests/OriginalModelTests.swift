@@ -75,12 +75,12 @@ final class OriginalModelTests: XCTestCase {
         var modelTicks = [Int](repeating: 0, count: vocab.ticks)
         for seed in 1...10 as ClosedRange<UInt64> {
             var rng = SeededRNG(seed: seed)
-            for e in try sampler.generate(count: 1000, rng: &rng) {
+            for e in try sampler.generate(count: 1000, rng: &rng).map(\.event) {
                 modelNotes[e.note] += 1
                 modelTicks[e.tick] += 1
             }
             var r2 = SeededRNG(seed: seed)
-            for e in try Sampler.randomBaseline(count: 1000, vocabulary: vocab, rng: &r2) { randomNotes[e.note] += 1 }
+            for e in try Sampler.randomBaseline(count: 1000, vocabulary: vocab, rng: &r2) { randomNotes[e.event.note] += 1 }
         }
         let jsModel = jensenShannonBits(modelNotes, demoNotes)
         let jsRandom = jensenShannonBits(randomNotes, demoNotes)

@@ -28,12 +28,12 @@ final class PrimerTests: XCTestCase {
         let (w, v) = try TestModels.small()
         var rng = SeededRNG(seed: 31)
         let events = try Sampler(weights: w, vocabulary: v).generate(count: 120, rng: &rng)
-        let hits = DrumMIDI.deduplicated(v.hits(events))
+        let hits = DrumMIDI.deduplicated(events.map(\.hit))
         let path = tmp.appendingPathComponent("g.mid").path
         try DrumMIDI.write(hits, to: path)
         let primer = try Primer.load(path: path, vocabulary: v)
         XCTAssertEqual(primer.hits, hits)
-        XCTAssertEqual(v.hits(primer.events), hits)
+        XCTAssertEqual(v.hits(primer.events.map(\.event)), hits)
         XCTAssertEqual(primer.mappedTicks, 0)
         XCTAssertEqual(primer.channel, 9)
     }
@@ -48,8 +48,8 @@ final class PrimerTests: XCTestCase {
         XCTAssertEqual(primer.hits, [DrumHit(note: 36, delta: 0), DrumHit(note: 42, delta: 0),
                                      DrumHit(note: 38, delta: 120), DrumHit(note: 42, delta: 120),
                                      DrumHit(note: 36, delta: 240)])
-        XCTAssertEqual(primer.events.map(\.note), [0, 2, 1, 2, 0])
-        XCTAssertEqual(primer.events.map(\.tick), [0, 0, 2, 2, 3])
+        XCTAssertEqual(primer.events.map(\.event.note), [0, 2, 1, 2, 0])
+        XCTAssertEqual(primer.events.map(\.event.tick), [0, 0, 2, 2, 3])
         // Without channel-10 notes every channel is read.
         let other = try write("ch1.mid", [note(0, 36, ch: 0), note(60, 38, ch: 3)])
         let p2 = try Primer.load(path: other, vocabulary: v)
@@ -63,7 +63,7 @@ final class PrimerTests: XCTestCase {
         let primer = try Primer.load(path: path, vocabulary: v)
         XCTAssertEqual(primer.hits.map(\.delta), [0, 44, 45, 1000, 60])
         // 44 → 30 (14 < 16), 45 → 30 (tie: the smaller), 1000 → 480 (largest), 60 exact.
-        XCTAssertEqual(primer.events.map { v.ixToTick[$0.tick] }, [0, 30, 30, 480, 60])
+        XCTAssertEqual(primer.events.map { v.ixToTick[$0.event.tick] }, [0, 30, 30, 480, 60])
         XCTAssertEqual(primer.mappedTicks, 3)
     }
 

@@ -75,9 +75,12 @@ struct ReferenceLSTM {
         return best - x.startIndex
     }
 
-    /// The sampler's algorithm, written independently.
+    /// The sampler's algorithm, written independently: the joint distribution of (note, tick)
+    /// without the pairs that repeat a note already struck at the current onset (a tick of
+    /// value 0, index `zeroTick`), renormalised; drawn as the note from its marginal, then the
+    /// tick given the note.
     static func generate(
-        _ w: LSTMWeights, count: Int, temperature: Double, initScale: Double,
+        _ w: LSTMWeights, zeroTick: Int, count: Int, temperature: Double, initScale: Double,
         primer: [SampledEvent], seed: UInt64
     ) -> [SampledEvent] {
         var rng = SeededRNG(seed: seed)
@@ -92,17 +95,40 @@ struct ReferenceLSTM {
         } else {
             x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: w.shape.ticks))
         }
+        var struck: Set<Int> = [x.note]
         var out: [SampledEvent] = []
         for _ in 0..<count {
             m.step(note: x.note, tick: x.tick)
             let y = m.logits()
+            let note: Int, tick: Int
             if temperature == 0 {
-                x = SampledEvent(note: argmax(y[..<N]), tick: argmax(y[N...]))
+                // The limit T → 0: the allowed pair with the largest summed logit (every pair tried).
+                var best = (n: -1, t: -1, score: -Double.infinity)
+                for n in 0..<N {
+                    for t in 0..<(y.count - N) where !(struck.contains(n) && t == zeroTick) {
+                        let score = y[n] + y[N + t]
+                        if score > best.score { best = (n, t, score) }
+                    }
+                }
+                (note, tick) = (best.n, best.t)
             } else {
-                let note = pick(softmax(y[..<N], temperature), rng.nextDouble())
-                let tick = pick(softmax(y[N...], temperature), rng.nextDouble())
-                x = SampledEvent(note: note, tick: tick)
+                let p = softmax(y[..<N], temperature)
+                let q = softmax(y[N...], temperature)
+                let q0 = q[zeroTick]
+                let weights = (0..<N).map { struck.contains($0) ? p[$0] * (1 - q0) : p[$0] }
+                let total = weights.reduce(0, +)
+                note = pick(weights.map { $0 / total }, rng.nextDouble())
+                var tickProbs = q
+                if struck.contains(note) {
+                    tickProbs[zeroTick] = 0
+                    let rest = tickProbs.reduce(0, +)
+                    tickProbs = tickProbs.map { $0 / rest }
+                }
+                tick = pick(tickProbs, rng.nextDouble())
             }
+            if tick != zeroTick { struck = [] }
+            struck.insert(note)
+            x = SampledEvent(note: note, tick: tick)
             out.append(x)
         }
         return out

@@ -48,16 +48,17 @@ final class EvaluationTests: XCTestCase {
 
     func testValuesOutsideTheModelsVocabularyAreNamed() throws {
         let v = RunFixture.vocabulary
-        XCTAssertEqual(try ModelEvaluation.indices(notes: [36, 46], ticks: [96, 0], vocabulary: v, source: "x"), [0, 4, 3, 0])
-        assertThrows(["song.mid", "notes 40, 51 are not in the model's vocabulary", "tick values 7 are not"]) {
-            try ModelEvaluation.indices(notes: [36, 51, 40, 51], ticks: [0, 7, 12, 0], vocabulary: v, source: "song.mid")
+        let groups = ModelGroups(vocabulary: v)
+        XCTAssertEqual(try ModelEvaluation.classes(HitValues(notes: [36, 46], deltas: [96, 0]), for: groups, source: "x"), [0, 4, 3, 0])
+        assertThrows(["song.mid: notes 40, 51 are not in the model's vocabulary; tick values 7 are not in the model's vocabulary"]) {
+            try ModelEvaluation.classes(HitValues(notes: [36, 51, 40, 51], deltas: [0, 7, 12, 0]), for: groups, source: "song.mid")
         }
     }
 
     func testTooShortSequenceIsAnError() throws {
         var rng = SeededRNG(seed: 1)
         let w = try Initializer.weights(shape: RunFixture.vocabulary.shape(hidden: 3), scheme: .original, rng: &rng)
-        let model = EvaluatedModel(weights: w, vocabulary: RunFixture.vocabulary, source: "m")
+        let model = EvaluatedModel(weights: w, groups: ModelGroups(vocabulary: RunFixture.vocabulary), source: "m")
         assertThrows(["needs at least 2"]) { try ModelEvaluation.evaluate(model, events: [0, 0], source: "d") }
     }
 }

@@ -49,8 +49,10 @@ final class TrainingDataTests: XCTestCase {
         XCTAssertEqual(d.vocabulary, RunFixture.vocabulary)
         XCTAssertEqual(d.eventCount, 50)
         XCTAssertEqual(d.fingerprint.count, 64)
-        XCTAssertEqual(d.fingerprint, TrainingData.fingerprint(vocabulary: RunFixture.vocabulary, events: events, validation: val))
-        XCTAssertNotEqual(d.fingerprint, TrainingData.fingerprint(vocabulary: RunFixture.vocabulary, events: events, validation: nil))
+        XCTAssertEqual(d.fingerprint, try TrainingData(path: "x", vocabulary: RunFixture.vocabulary, events: events,
+                                                       validation: val, source: "x").fingerprint)
+        XCTAssertNotEqual(d.fingerprint, try TrainingData(path: "x", vocabulary: RunFixture.vocabulary, events: events,
+                                                          validation: nil, source: "x").fingerprint)
     }
 
     func testOriginalOneHotWithPicklesGivesTheSameSequenceAndFingerprint() throws {
