@@ -1,8 +1,9 @@
 // A plain double-precision forward of the model (loss only), written apart from
 // the trainer, for finite-difference gradient checks and evaluation checks. It uses
 // no layout helper of the production code: every row and column index of Wx and Wy
-// is computed here from N, K and H (Wx rows [notes | ticks | W_rec | bias], Wy rows
-// [W_out | bias], columns [notes | ticks]).
+// is computed here from the group sizes and H (Wx rows [group 0 | group 1 | … | W_rec | bias],
+// Wy rows [W_out | bias], columns [output group 0 | output group 1 | …]; the original
+// layout's groups are notes and ticks).
 import DrummerCore
 import Checkpoints
 import Train
@@ -10,28 +11,53 @@ import Foundation
 import XCTest
 
 struct DoubleModel {
-    let shape: ModelShape
+    /// One-hot input group sizes in Wx row order (note, tick, then any others), output group
+    /// sizes in Wy column order, and for each output group the input column of the next event
+    /// that holds its target. The original layout: [N, K], [N, K], [0, 1].
+    let inputs: [Int]
+    let outputs: [Int]
+    let targetColumns: [Int]
+    let H: Int
     /// Wx then Wy, as the trainer's parameter buffer.
     var params: [Double]
 
-    var N: Int { shape.notes }
-    var K: Int { shape.ticks }
-    var H: Int { shape.hidden }
-    var G: Int { 4 * shape.hidden }
-    /// V = N + K: the one-hot input rows of Wx and the columns of Wy.
-    var V: Int { shape.notes + shape.ticks }
+    init(inputs: [Int], outputs: [Int], targetColumns: [Int], hidden: Int, params: [Double]) {
+        self.inputs = inputs
+        self.outputs = outputs
+        self.targetColumns = targetColumns
+        H = hidden
+        self.params = params
+    }
+
+    /// The original layout (note, tick in and out) of `shape`.
+    init(shape: ModelShape, params: [Double]) {
+        self.init(inputs: [shape.notes, shape.ticks], outputs: [shape.notes, shape.ticks], targetColumns: [0, 1],
+                  hidden: shape.hidden, params: params)
+    }
+
+    var N: Int { inputs[0] }
+    var G: Int { 4 * H }
+    /// The one-hot input rows of Wx.
+    var V: Int { inputs.reduce(0, +) }
+    /// The columns of Wy.
+    var Y: Int { outputs.reduce(0, +) }
     /// Floats in Wx: (V + H + 1) rows of G.
     var wxCount: Int { (V + H + 1) * G }
+    var columns: Int { inputs.count }
 
     func wx(_ row: Int, _ col: Int) -> Double { params[row * G + col] }
-    func wy(_ row: Int, _ col: Int) -> Double { params[wxCount + row * V + col] }
+    func wy(_ row: Int, _ col: Int) -> Double { params[wxCount + row * Y + col] }
 
-    /// One LSTM step from (h, c) with input event (note, tick); returns the new (h, c).
-    func cell(note: Int, tick: Int, h: [Double], c: [Double]) -> ([Double], [Double]) {
+    /// One LSTM step from (h, c) with input classes `x` (one per input group); returns the new (h, c).
+    func cell(classes x: [Int], h: [Double], c: [Double]) -> ([Double], [Double]) {
+        // Row of each group's first class: groups are stacked in order.
+        var firstRow = [Int](), r = 0
+        for n in inputs { firstRow.append(r); r += n }
         var a = [Double](repeating: 0, count: G)
         for j in 0..<G {
-            // x·Wx: the note's row, the tick's row (after the N note rows), then h·W_rec and the bias.
-            var s = wx(note, j) + wx(N + tick, j) + wx(V + H, j)
+            // x·Wx: one row per input group, then h·W_rec and the bias.
+            var s = wx(V + H, j)
+            for (g, cls) in x.enumerated() { s += wx(firstRow[g] + cls, j) }
             for k in 0..<H { s += h[k] * wx(V + k, j) }
             a[j] = s
         }
@@ -45,34 +71,51 @@ struct DoubleModel {
         return (h2, c2)
     }
 
+    /// The original layout's step with input event (note, tick).
+    func cell(note: Int, tick: Int, h: [Double], c: [Double]) -> ([Double], [Double]) {
+        cell(classes: [note, tick], h: h, c: c)
+    }
+
     /// Logits y = [h, 1]·Wy.
     func logits(_ h: [Double]) -> [Double] {
-        (0..<V).map { j in (0..<H).reduce(wy(H, j)) { $0 + h[$1] * wy($1, j) } }
+        (0..<Y).map { j in (0..<H).reduce(wy(H, j)) { $0 + h[$1] * wy($1, j) } }
     }
 
-    /// NLL(note) + NLL(tick) of the next event, and whether the argmaxes hit.
-    func nll(_ y: [Double], note: Int, tick: Int) -> (loss: Double, okNote: Bool, okTick: Bool) {
-        func lse(_ v: ArraySlice<Double>) -> Double {
+    /// Per output group: NLL of its target class and whether the argmax hits it.
+    func groupNLL(_ y: [Double], targets: [Int]) -> [(loss: Double, ok: Bool)] {
+        var out: [(Double, Bool)] = []
+        var first = 0
+        for (g, n) in outputs.enumerated() {
+            let v = y[first..<(first + n)]
             let m = v.max() ?? 0
-            return m + log(v.reduce(0) { $0 + exp($1 - m) })
+            let lse = m + log(v.reduce(0) { $0 + exp($1 - m) })
+            let arg = (v.indices.max { v[$0] < v[$1] } ?? first) - first
+            out.append((lse - y[first + targets[g]], arg == targets[g]))
+            first += n
         }
-        let yn = y[0..<N], yt = y[N...]
-        let argN = yn.indices.max { yn[$0] < yn[$1] } ?? 0
-        let argT = (yt.indices.max { yt[$0] < yt[$1] } ?? N) - N
-        return (lse(yn) - y[note] + lse(yt) - y[N + tick], argN == note, argT == tick)
+        return out
     }
 
-    /// Loss of one chunk: mean over U steps and B streams of note CE + tick CE.
+    /// NLL(note) + NLL(tick) of the next event, and whether the argmaxes hit (original layout).
+    func nll(_ y: [Double], note: Int, tick: Int) -> (loss: Double, okNote: Bool, okTick: Bool) {
+        let r = groupNLL(y, targets: [note, tick])
+        return (r[0].loss + r[1].loss, r[0].ok, r[1].ok)
+    }
+
+    /// Loss of one chunk: mean over U steps and B streams of the sum of the output groups' CE.
+    /// `events`: the class matrix, `columns` per event.
     func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float]) -> Double {
-        let L = events.count / 2 / B
+        let k = columns
+        let L = events.count / k / B
         var total = 0.0
         for b in 0..<B {
             var h = (0..<H).map { Double(h0[b * H + $0]) }
             var c = (0..<H).map { Double(c0[b * H + $0]) }
             for t in 0..<U {
                 let e = b * L + p + t
-                (h, c) = cell(note: Int(events[2 * e]), tick: Int(events[2 * e + 1]), h: h, c: c)
-                total += nll(logits(h), note: Int(events[2 * e + 2]), tick: Int(events[2 * e + 3])).loss
+                (h, c) = cell(classes: (0..<k).map { Int(events[e * k + $0]) }, h: h, c: c)
+                let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
+                total += groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
             }
         }
         return total / Double(U * B)
@@ -82,10 +125,14 @@ struct DoubleModel {
 /// Small random problems for the tests.
 enum Problem {
     static func events(count: Int, shape: ModelShape, rng: inout SeededRNG) -> [Int32] {
+        events(count: count, groups: [shape.notes, shape.ticks], rng: &rng)
+    }
+
+    /// `count` rows of uniformly random classes, one column per input group of size `groups[i]`.
+    static func events(count: Int, groups: [Int], rng: inout SeededRNG) -> [Int32] {
         var e: [Int32] = []
         for _ in 0..<count {
-            e.append(Int32(rng.index(below: shape.notes)))
-            e.append(Int32(rng.index(below: shape.ticks)))
+            for n in groups { e.append(Int32(rng.index(below: n))) }
         }
         return e
     }

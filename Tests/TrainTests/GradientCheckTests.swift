@@ -10,20 +10,27 @@ final class GradientCheckTests: XCTestCase {
     /// Worst relative error |analytic − numeric| / (|analytic| + |numeric|) over the entries
     /// with |analytic| + |numeric| > 1e-5 (smaller ones are at float32 rounding level), and
     /// the worst absolute error over all entries.
-    func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil) throws -> (rel: Double, abs: Double) {
-        let shape = ModelShape(notes: 3, ticks: 4, hidden: 5)
+    ///
+    /// `inputs`/`outputs`/`targets`: the groups (sizes in Wx row and Wy column order, and each
+    /// output group's target column), written out by hand so that the layout code is not its
+    /// own reference; the default is the original layout of 3 notes and 4 ticks.
+    func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil,
+               inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1]) throws -> (rel: Double, abs: Double) {
+        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5)
         let U = 6
         var rng = SeededRNG(seed: seed)
         var state = try Problem.state(shape: shape, unroll: U, batch: batch, rng: &rng)
         state.pointer = pointer
-        let events = Problem.events(count: 16 * batch, shape: shape, rng: &rng)
+        let events = Problem.events(count: 16 * batch, groups: inputs, rng: &rng)
         let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
         if let own = ownKernel {
             trainer.usesOwnRecurrentKernel = own
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
         }
         let (loss, analytic) = trainer.chunkGradient()
-        var model = DoubleModel(shape: shape, params: state.parameters.map(Double.init))
+        var model = DoubleModel(inputs: inputs, outputs: outputs, targetColumns: targets, hidden: 5,
+                                params: state.parameters.map(Double.init))
+        XCTAssertEqual(model.wxCount + (5 + 1) * outputs.reduce(0, +), state.parameters.count, "parameter count")
         let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
         XCTAssertEqual(Double(loss), l0, accuracy: 1e-5 * l0, "chunk loss")
         let eps = 1e-5
@@ -77,6 +84,32 @@ final class GradientCheckTests: XCTestCase {
     func testGradientBatch17StreamGroups() throws {
         let (rel, absErr) = try check(batch: 17, pointer: 0, seed: 14)
         print("gradient check B=17 (two stream groups): worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// Groove layout: note, tick, a one-hot position of 6 slots and a velocity of 3 bins in;
+    /// note, tick and velocity out (the velocity target is the next event's column 3).
+    func testGradientPositionAndVelocityGroups() throws {
+        for batch in [1, 3] {
+            let (rel, absErr) = try check(batch: batch, pointer: 1, seed: 21, inputs: [3, 4, 6, 3], outputs: [3, 4, 3],
+                                          targets: [0, 1, 3])
+            print("gradient check groups B=\(batch): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3)
+            XCTAssertLessThan(absErr, 1e-6)
+        }
+    }
+
+    /// Binary position (three 2-row bit groups), with and without velocity; B = 17 for the
+    /// two stream groups.
+    func testGradientBinaryPositionGroups() throws {
+        var (rel, absErr) = try check(batch: 2, pointer: 0, seed: 22, inputs: [3, 4, 2, 2, 2, 3], outputs: [3, 4, 3],
+                                      targets: [0, 1, 5])
+        print("gradient check binary position + velocity: worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+        (rel, absErr) = try check(batch: 17, pointer: 2, seed: 23, inputs: [3, 4, 2, 2], outputs: [3, 4], targets: [0, 1])
+        print("gradient check binary position, B=17: worst relative error \(rel), worst absolute error \(absErr)")
         XCTAssertLessThan(rel, 1e-3)
         XCTAssertLessThan(absErr, 1e-6)
     }

@@ -1,5 +1,6 @@
 // The trainer against frozen outputs of Scripts/reference_lstm.py (numpy float64):
-// first-chunk gradient, per-step losses, schedule, final weights, state and slot.
+// first-chunk gradient, per-step losses, schedule, final weights, state and slot, for the
+// original layout and for position (one-hot and binary) and velocity groups.
 import DrummerCore
 import Foundation
 import XCTest
@@ -19,9 +20,19 @@ struct ReferenceFixture: Decodable {
         let parameters, h, c, slot: [Double]
         let pointer, epoch, step: Int
     }
+    struct Position: Decodable {
+        let encoding: String
+        let slots: Int
+    }
     let name: String
     let notes, ticks, hidden, unroll, batch, steps: Int
+    /// Groove layouts: the position group, the velocity bins and the one-hot input rows the
+    /// reference built (absent for the original layout).
+    let position: Position?
+    let velocityBins: Int?
+    let inputRows: Int?
     let optimizer: Opt
+    /// Features per event (note, tick, then slot and velocity bin when present), flattened.
     let events: [Int32]
     let initial: Initial
     let firstGradient, losses: [Double]
@@ -37,11 +48,43 @@ struct ReferenceFixture: Decodable {
 }
 
 final class ReferenceFixtureTests: XCTestCase {
-    static let cases = ["sgd_b1", "rmsprop_b1", "sgd_b2_clipped", "rmsprop_b2", "momentum_b2_clipped"]
+    static let cases = ["sgd_b1", "rmsprop_b1", "sgd_b2_clipped", "rmsprop_b2", "momentum_b2_clipped",
+                        "groups_onehot_sgd_b2", "groups_binary_rmsprop_b1", "groups_binary_momentum_b2"]
+
+    /// The fixture's groups as the production code models them (the tables beyond the sizes
+    /// do not matter to training), and its class matrix made by `ModelGroups.inputClasses`.
+    func groupsAndClasses(_ f: ReferenceFixture) throws -> (ModelGroups, [Int32]) {
+        let vocabulary = try Vocabulary(ixToNote: Array(36..<(36 + f.notes)), ixToTick: Array(0..<f.ticks))
+        var groups = ModelGroups(vocabulary: vocabulary)
+        if let p = f.position {
+            let encoding = try XCTUnwrap(PositionEncoding(rawValue: p.encoding))
+            groups.position = PositionGroup(encoding: encoding, slots: p.slots, ticksPerSlot: 1, ppq: 480, meter: .common)
+        }
+        if let q = f.velocityBins {
+            groups.velocity = try VelocityGroup(bins: (0..<q).map { (8 * $0 + 1)...(8 * $0 + 8) },
+                                                histogram: [Int](repeating: 1, count: 127))
+        }
+        let F = groups.featureCount, k = groups.shape(hidden: f.hidden).inputGroups.count
+        XCTAssertEqual(f.events.count % F, 0, "\(f.name): events hold \(F) features each")
+        var classes = [Int32](repeating: -1, count: f.events.count / F * k)
+        f.events.withUnsafeBufferPointer { e in
+            classes.withUnsafeMutableBufferPointer { c in
+                for r in 0..<(f.events.count / F) {
+                    groups.inputClasses(features: UnsafeBufferPointer(rebasing: e[(r * F)..<(r * F + F)]),
+                                        into: UnsafeMutableBufferPointer(rebasing: c[(r * k)..<(r * k + k)]))
+                }
+            }
+        }
+        return (groups, classes)
+    }
 
     func run(_ name: String) throws {
         let f = try ReferenceFixture.load(name)
-        let shape = ModelShape(notes: f.notes, ticks: f.ticks, hidden: f.hidden)
+        let (groups, events) = try groupsAndClasses(f)
+        let shape = groups.shape(hidden: f.hidden)
+        XCTAssertEqual(shape.inputWidth, f.inputRows ?? f.notes + f.ticks, "\(name): one-hot input rows")
+        XCTAssertEqual(shape.wxCount, f.initial.Wx.count, "\(name): Wx size")
+        XCTAssertEqual(shape.wyCount, f.initial.Wy.count, "\(name): Wy size")
         guard let kind = OptimizerKind(rawValue: f.optimizer.kind) else {
             return XCTFail("\(name): unknown optimizer \(f.optimizer.kind)")
         }
@@ -52,7 +95,7 @@ final class ReferenceFixtureTests: XCTestCase {
         let o = f.optimizer
         let config = OptimizerConfig(kind: kind, learningRate: Float(o.learningRate), momentum: Float(o.momentum),
                                      decay: Float(o.decay), epsilon: Float(o.epsilon), clip: Float(o.clip))
-        let trainer = try Trainer(state: state, events: f.events, optimizer: config)
+        let trainer = try Trainer(state: state, events: events, optimizer: config)
         let (_, g) = trainer.chunkGradient()
         _ = assertClose(g, f.firstGradient, abs: 1e-6, rel: 1e-4, "\(name) first gradient")
         for s in 0..<f.steps {
@@ -77,4 +120,7 @@ final class ReferenceFixtureTests: XCTestCase {
     func testSGDBatch2Clipped() throws { try run("sgd_b2_clipped") }
     func testRMSPropBatch2() throws { try run("rmsprop_b2") }
     func testMomentumBatch2Clipped() throws { try run("momentum_b2_clipped") }
+    func testGroupsOneHotPositionVelocitySGD() throws { try run("groups_onehot_sgd_b2") }
+    func testGroupsBinaryPositionVelocityRMSProp() throws { try run("groups_binary_rmsprop_b1") }
+    func testGroupsBinaryPositionMomentumClipped() throws { try run("groups_binary_momentum_b2") }
 }
