@@ -81,7 +81,6 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard !generated.isEmpty else { throw ValidationError("give at least one generated MIDI file") }
         if let q = quantize, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
         guard DatasetSplit(rawValue: split) != nil else {
