@@ -97,11 +97,4 @@ extension HitTrack {
                       return BarSlot(bar: p.bar, tickInBar: p.tickInBar, barTicks: p.barTicks)
                   })
     }
-
-    /// Reads and parses `path`, then as `init(file:path:settings:)`.
-    /// - Throws: `ReportError.unreadableMIDI` naming the file, or `HitExtractionError`.
-    public static func read(path: String, settings: HitExtractionSettings) throws -> HitTrack {
-        let performance = try DrumPerformance.load(path: path, channel: settings.channel, lenient: settings.lenient)
-        return try HitTrack(file: performance.file, path: path, settings: settings)
-    }
 }

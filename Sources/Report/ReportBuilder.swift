@@ -317,11 +317,14 @@ public enum ReportBuilder {
         return s
     }
 
-    /// The `drummer stats` figures (same library code, default settings: not quantized,
-    /// grid tolerance 1/8 of a sixteenth, the dataset's training split).
+    /// The `drummer stats` figures (same library code, its default settings: grid tolerance
+    /// 1/8 of a sixteenth, a dataset's training split; generated files quantized as a
+    /// dataset reference was, not quantized against MIDI files).
     static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet) -> [Node<HTML.BodyContext>] {
         var request = StatsRequest(generated: generated.map(\.path), reference: reference.path)
         request.lenient = true
+        // A dataset's onsets were snapped by convert-midi: read the generated files the same way.
+        if reference.split != nil { request.quantize = reference.quantize }
         let run = StatsRun.measure(generated, against: reference, request: request)
         guard !run.measured.isEmpty else { return [] }
         let r = run.result
