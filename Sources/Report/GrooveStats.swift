@@ -83,8 +83,9 @@ public struct GrooveTally: Equatable, Sendable {
         hits += t.hits
         for n in t.notes { noteCounts[n, default: 0] += 1 }
         for d in GrooveStats.deltas(t.onsets) { deltaCounts[min(d, deltaCap), default: 0] += 1 }
-        if let v = t.velocities, velocityCounts != nil {
-            for x in v { velocityCounts![min(15, max(0, x / 8))] += 1 }
+        if var counts = velocityCounts, let v = t.velocities {
+            for x in v { counts[min(15, max(0, x / 8))] += 1 }
+            velocityCounts = counts
         } else {
             velocityCounts = nil
         }
@@ -97,20 +98,15 @@ public struct GrooveTally: Equatable, Sendable {
             return
         }
         bars = bars.map { $0 + (t.barSpan ?? 0) }
-        if grid != nil {
-            grid!.add(GrooveStats.gridCounts(onsets: t.onsets, bars: slots, ticksPerQuarter: ticksPerQuarter, tolerance: tolerance))
-        }
-        if var p = periodicity {
-            p.add(GrooveStats.periodicity(t))
-            periodicity = p
-        }
-        if accents != nil, let v = t.velocities {
-            for i in 0..<t.hits {
-                let slot = slots[i]
+        grid?.add(GrooveStats.gridCounts(onsets: t.onsets, bars: slots, ticksPerQuarter: ticksPerQuarter, tolerance: tolerance))
+        periodicity?.add(GrooveStats.periodicity(t))
+        if var sums = accents, let v = t.velocities {
+            for (slot, velocity) in zip(slots, v) {
                 let pos = HitSample.sixteenth(tickInBar: slot.tickInBar, barTicks: slot.barTicks, ticksPerQuarter: Double(ticksPerQuarter))
                 let cells = GrooveStats.sixteenths(barTicks: slot.barTicks, ticksPerQuarter: ticksPerQuarter)
-                accents![slot.barTicks, default: AccentSums(positions: cells)].add(position: pos, velocity: v[i])
+                sums[slot.barTicks, default: AccentSums(positions: cells)].add(position: pos, velocity: velocity)
             }
+            accents = sums
         } else {
             accents = nil
         }
@@ -255,7 +251,9 @@ public enum GrooveStats {
         // The bar length most hits are in (the shorter on a tie).
         var byLength: [Int: Int] = [:]
         for s in slots { byLength[s.barTicks, default: 0] += 1 }
-        let barTicks = byLength.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key
+        guard let barTicks = byLength.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key else {
+            return PeriodicitySums()
+        }
         let s = Double(t.ticksPerQuarter) / 4
         let lag = Int((Double(barTicks) / s).rounded())
         let cells = t.onsets.map { Int((Double($0) / s + 0.5).rounded(.down)) }

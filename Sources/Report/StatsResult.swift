@@ -102,7 +102,8 @@ public struct StatsResult: Sendable {
                 let both = zip(accent.generated, accent.reference).compactMap { a, b in a.flatMap { x in b.map { (x, $0) } } }
                 accent.correlation = GrooveStats.pearson(both.map(\.0), both.map(\.1))
                 if accent.correlation == nil {
-                    func flat(_ v: [Double]) -> Bool { v.count >= 2 && (v.max()! - v.min()!) < 1e-9 }
+                    // Constant by Pearson's own test.
+                    func flat(_ v: [Double]) -> Bool { GrooveStats.pearson(v, v) == nil }
                     if both.count < 2 {
                         missing["accent_profile"] = "fewer than 2 positions with hits on both sides"
                     } else if flat(both.map(\.0)) {
