@@ -133,3 +133,31 @@ public enum HitHistograms {
         return Histogram(labels: DrumTab.countLabels(cells: bins, denominator: 4, grid: 16), counts: counts)
     }
 }
+
+extension Histogram {
+    /// Jensen–Shannon divergence between two distributions over the same bins, in bits:
+    /// JS(P, Q) = ½ KL(P ‖ M) + ½ KL(Q ‖ M) with M = (P + Q) / 2 and base-2 logarithms
+    /// (0 · log 0 = 0), so 0 for identical distributions and 1 for disjoint ones. Counts are
+    /// normalised to shares first. Nil when either histogram is empty or the bins differ.
+    public static func jensenShannonBits(_ a: Histogram, _ b: Histogram) -> Double? {
+        guard a.counts.count == b.counts.count, a.total > 0, b.total > 0 else { return nil }
+        var sum = 0.0
+        for (p, q) in zip(a.fractions, b.fractions) {
+            let m = (p + q) / 2
+            if p > 0 { sum += p * log2(p / m) }
+            if q > 0 { sum += q * log2(q / m) }
+        }
+        return min(1, max(0, sum / 2))
+    }
+}
+
+extension HitHistograms {
+    /// Two histograms over exact values: one bin per value either side has, ascending.
+    public static func exact(_ a: [Int: Int], _ b: [Int: Int], label: (Int) -> String = { String($0) })
+        -> (Histogram, Histogram)
+    {
+        let keys = Set(a.keys).union(b.keys).sorted()
+        return (Histogram(labels: keys.map(label), counts: keys.map { a[$0] ?? 0 }),
+                Histogram(labels: keys.map(label), counts: keys.map { b[$0] ?? 0 }))
+    }
+}

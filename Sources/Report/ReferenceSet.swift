@@ -1,15 +1,48 @@
-// The reference the generated files are compared with: a convert-midi dataset (events.npy
-// + vocab.json, with manifest.json when present), a folder of MIDI files, or one MIDI file.
+// The reference the generated files are compared with (by `drummer report` and `drummer
+// stats`): a convert-midi dataset (events.npy + vocab.json, with manifest.json,
+// velocities.npy and positions.npy when present), a folder of MIDI files, or one MIDI file.
+//
+// A dataset directory holds:
+// - events.npy: int32 [N, 2], (note index, tick index) per hit; a tick is the delta since
+//   the previous hit (a file's first delta is the gap convert-midi glued it on with);
+// - vocab.json: ix_to_note, ix_to_tick (delta ticks at the dataset's PPQ);
+// - manifest.json: settings.ppq (480 when absent), settings.quantize, and per source file its
+//   path, split ("training" or "validation"), offset (first row in its split's events.npy)
+//   and hits (rows);
+// - velocities.npy, when present: int32 [N] (or [N, 1]), the velocity 1...127 of each row;
+// - positions.npy, when present: int32 [N, 2], per row the ticks since the start of the
+//   hit's bar and that bar's length in ticks (at the dataset's PPQ, after --quantize);
+// - validation/: the same files for the validation split (--validation-fraction).
+// Either extra array must have exactly one entry per row of events.npy: a length that
+// disagrees is an error naming both files and lengths, never silently ignored.
 import DrummerCore
 import Encode
 import Foundation
 import MIDIParse
+
+/// Which rows of a convert-midi dataset a reference reads.
+public enum DatasetSplit: String, CaseIterable, Sendable {
+    /// The dataset directory itself (the files training saw).
+    case training
+    /// Its validation/ subdirectory.
+    case validation
+    /// Both.
+    case all
+}
 
 public struct ReferenceSet: Sendable {
     public var path: String
     /// "convert-midi dataset", "folder of MIDI files" or "MIDI file".
     public var kind: String
     public var sample: HitSample
+    /// One track per file with hits, at `ticksPerQuarter` (what `drummer stats` measures).
+    public var tracks: [HitTrack]
+    /// The tracks' resolution: the dataset's PPQ, or the reading settings' PPQ.
+    public var ticksPerQuarter: Int
+    /// The grid onsets were snapped to: the dataset's --quantize, or the reading settings'.
+    public var quantize: Int?
+    /// The dataset rows read (nil for MIDI files).
+    public var split: DatasetSplit?
     /// A held-out file drawn beside the generated piano rolls, when one can be found.
     public var heldOut: DrumPerformance?
     /// Remarks shown on the page (what the reference lacks, what was left out).
@@ -20,28 +53,51 @@ public struct ReferenceSet: Sendable {
     /// Most MIDI files read from a folder (in sorted path order).
     public static let maxFiles = 5000
 
-    /// Reads the reference at `path`.
+    /// True when every track has velocities (and there is one).
+    public var hasVelocities: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.velocities != nil } }
+    /// True when every track has bar positions (and there is one).
+    public var hasBarPositions: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.bars != nil } }
+
+    /// Reads the reference at `path`. MIDI files are read with `settings` (as convert-midi
+    /// reads them); a dataset is read as it is, at its own PPQ, rows of `split`.
     /// - Throws: `ReportError` when the path is missing or holds nothing usable.
-    public static func load(path: String) throws -> ReferenceSet {
+    public static func load(path: String, settings: HitExtractionSettings = ReferenceSet.defaultSettings,
+                            split: DatasetSplit = .training) throws -> ReferenceSet {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw ReportError.missingPath(path: path, what: "reference (a convert-midi dataset or a folder of MIDI files)")
         }
         if !isDir.boolValue {
-            let p = try DrumPerformance.load(path: path, lenient: true)
+            let p = try DrumPerformance.load(path: path, channel: settings.channel, lenient: settings.lenient)
             guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
+            let track = try midiTrack(p, settings: settings)
             var sample = HitSample()
             sample.append(p)
-            return ReferenceSet(path: path, kind: "MIDI file", sample: sample, heldOut: p, remarks: [], problems: [])
+            return ReferenceSet(path: path, kind: "MIDI file", sample: sample, tracks: [track], ticksPerQuarter: settings.ppq,
+                                quantize: settings.quantize, split: nil, heldOut: p, remarks: [], problems: [])
         }
         let events = (path as NSString).appendingPathComponent("events.npy")
-        if FileManager.default.fileExists(atPath: events) { return try dataset(path) }
-        return try folder(path)
+        if FileManager.default.fileExists(atPath: events) { return try dataset(path, split: split) }
+        return try folder(path, settings: settings)
+    }
+
+    /// What `drummer report` reads MIDI references with: convert-midi's defaults (channel
+    /// auto, 480 PPQ, no quantizing), leniently.
+    public static var defaultSettings: HitExtractionSettings {
+        var s = HitExtractionSettings()
+        s.lenient = true
+        return s
+    }
+
+    static func midiTrack(_ p: DrumPerformance, settings: HitExtractionSettings) throws -> HitTrack {
+        do { return try HitTrack(file: p.file, path: p.path, settings: settings) } catch {
+            throw ReportError.unreadableMIDI(path: p.path, message: "\(error)")
+        }
     }
 
     // MARK: A folder of MIDI files
 
-    static func folder(_ path: String) throws -> ReferenceSet {
+    static func folder(_ path: String, settings: HitExtractionSettings) throws -> ReferenceSet {
         let files: [String]
         do { files = try MIDIDatasetConverter.sourceFiles(in: path) } catch {
             throw ReportError.badReference(path: path, message: "\(error)")
@@ -50,13 +106,16 @@ public struct ReferenceSet: Sendable {
             throw ReportError.badReference(path: path, message: "no events.npy (not a convert-midi dataset) and no .mid files")
         }
         var sample = HitSample()
+        var tracks: [HitTrack] = []
         var problems: [String] = [], remarks: [String] = []
         var heldOut: DrumPerformance?, firstFile: DrumPerformance?
         let root = path.hasSuffix("/") ? path : path + "/"
         for rel in files.prefix(maxFiles) {
             do {
-                let p = try DrumPerformance.load(path: root + rel, lenient: true)
+                let p = try DrumPerformance.load(path: root + rel, channel: settings.channel, lenient: settings.lenient)
+                // Files without hits are left out, as convert-midi leaves them out of the chain.
                 guard !p.hits.isEmpty else { continue }
+                tracks.append(try midiTrack(p, settings: settings))
                 sample.append(p)
                 if firstFile == nil { firstFile = p }
                 // The file convert-midi --validation-fraction 0.1 would hold out first.
@@ -67,90 +126,121 @@ public struct ReferenceSet: Sendable {
         }
         if files.count > maxFiles { remarks.append("the first \(maxFiles) of \(files.count) MIDI files were read") }
         guard sample.hits > 0 else {
-            throw ReportError.badReference(path: path, message: "none of its \(files.count) MIDI files has drum hits")
+            throw ReportError.badReference(path: path, message: "none of its \(files.count) MIDI files has drum hits"
+                                           + (problems.first.map { " (first problem: \($0))" } ?? ""))
         }
-        return ReferenceSet(path: path, kind: "folder of MIDI files", sample: sample, heldOut: heldOut ?? firstFile,
-                            remarks: remarks, problems: problems)
+        return ReferenceSet(path: path, kind: "folder of MIDI files", sample: sample, tracks: tracks,
+                            ticksPerQuarter: settings.ppq, quantize: settings.quantize, split: nil,
+                            heldOut: heldOut ?? firstFile, remarks: remarks, problems: problems)
     }
 
     // MARK: A convert-midi dataset
 
-    static func dataset(_ path: String) throws -> ReferenceSet {
-        func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+    /// manifest.json, read loosely: only the fields used here.
+    struct DatasetManifest {
+        struct Entry {
+            var path: String
+            var split: String
+            var offset: Int
+            var hits: Int
+        }
+        var ppq = 480
+        var quantize: Int?
+        var source: String?
+        var entries: [Entry] = []
+        var found = false
+
+        init(path: String) throws {
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
+            guard let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw ReportError.badReference(path: path, message: "not a JSON object")
+            }
+            found = true
+            if let s = m["settings"] as? [String: Any] {
+                if let p = s["ppq"] as? Int, p > 0 { ppq = p }
+                if let q = s["quantize"] as? Int, q > 1 { quantize = q }
+            }
+            source = m["source"] as? String
+            for f in m["files"] as? [[String: Any]] ?? [] {
+                guard let rel = f["path"] as? String, let offset = f["offset"] as? Int, let hits = f["hits"] as? Int else { continue }
+                entries.append(Entry(path: rel, split: f["split"] as? String ?? "training", offset: offset, hits: hits))
+            }
+        }
+    }
+
+    static func dataset(_ path: String, split: DatasetSplit) throws -> ReferenceSet {
         func bad(_ m: String) -> ReportError { .badReference(path: path, message: m) }
+        let manifest = try DatasetManifest(path: (path as NSString).appendingPathComponent("manifest.json"))
+        let vocabPath = (path as NSString).appendingPathComponent("vocab.json")
         let vocab: Vocabulary
         do {
-            vocab = try JSONDecoder().decode(Vocabulary.self, from: Data(contentsOf: URL(fileURLWithPath: file("vocab.json"))))
+            vocab = try JSONDecoder().decode(Vocabulary.self, from: Data(contentsOf: URL(fileURLWithPath: vocabPath)))
         } catch {
             throw bad("vocab.json: \(error.localizedDescription)")
         }
-        let rows: [Int32]
-        do {
-            let array = try NPY.read(path: file("events.npy"))
-            guard array.shape.count == 2, array.shape[1] == 2 else { throw bad("events.npy has shape \(array.shape), expected [N, 2]") }
-            rows = try array.int32Values()
-        } catch let e as ReportError { throw e } catch {
-            throw bad("\(error)")
-        }
-        // manifest.json, read loosely: the PPQ, the source folder and each file's offset.
-        var ppq = 480
-        var source: String?
-        var fileStarts = Set<Int>()
-        var validationFiles: [String] = [], trainingFiles: [String] = []
-        if let data = try? Data(contentsOf: URL(fileURLWithPath: file("manifest.json"))),
-           let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            if let s = m["settings"] as? [String: Any], let p = s["ppq"] as? Int, p > 0 { ppq = p }
-            source = m["source"] as? String
-            for f in m["files"] as? [[String: Any]] ?? [] {
-                guard let rel = f["path"] as? String else { continue }
-                if f["split"] as? String == "validation" {
-                    validationFiles.append(rel)
-                } else {
-                    trainingFiles.append(rel)
-                    if let o = f["offset"] as? Int { fileStarts.insert(o) }
-                }
-            }
-        }
-        let n = rows.count / 2
-        var notes: [Int] = [], deltas: [Double] = []
-        notes.reserveCapacity(n)
-        deltas.reserveCapacity(n)
-        for i in 0..<n {
-            let ni = Int(rows[2 * i]), ti = Int(rows[2 * i + 1])
-            guard vocab.ixToNote.indices.contains(ni), vocab.ixToTick.indices.contains(ti) else {
-                throw bad("events.npy row \(i) holds (\(ni), \(ti)), outside vocab.json's \(vocab.notes) notes and \(vocab.ticks) ticks")
-            }
-            notes.append(vocab.ixToNote[ni])
-            // A file's first delta is the gap convert-midi glued it on with, not a played one.
-            if i > 0, !fileStarts.contains(i) { deltas.append(Double(vocab.ixToTick[ti]) / Double(ppq)) }
-        }
+        let ppq = manifest.ppq
         var remarks: [String] = []
-        var velocities: [Int]?
-        if let v = try? NPY.read(path: file("velocities.npy")), v.count == n {
-            velocities = (try? v.int32Values().map(Int.init)) ?? (try? v.float32Values().map { Int($0.rounded()) })
+        var tracks: [HitTrack] = []
+        let parts: [(dir: String, split: String)]
+        switch split {
+        case .training: parts = [(path, "training")]
+        case .validation: parts = [((path as NSString).appendingPathComponent("validation"), "validation")]
+        case .all: parts = [(path, "training"), ((path as NSString).appendingPathComponent("validation"), "validation")]
         }
-        if velocities == nil { remarks.append("the reference dataset stores notes and deltas only: it has no velocities") }
-        // positions.npy (when a dataset has it): ticks from the bar line at the dataset's PPQ.
-        var positions: [Int]?
-        if let p = try? NPY.read(path: file("positions.npy")), p.count == n, let ticks = try? p.int32Values() {
-            positions = ticks.map { HitSample.sixteenth(tickInBar: Int($0), barTicks: 4 * ppq, ticksPerQuarter: Double(ppq)) }
+        var missingVelocities = false, missingPositions = false
+        for part in parts {
+            if part.split == "validation", !FileManager.default.fileExists(atPath: (part.dir as NSString).appendingPathComponent("events.npy")) {
+                if split == .all { continue }
+                throw bad("no validation/events.npy (convert-midi --validation-fraction writes the validation split there)")
+            }
+            let rows = try DatasetRows(directory: part.dir, vocabulary: vocab)
+            if rows.velocities == nil { missingVelocities = true }
+            if rows.positions == nil { missingPositions = true }
+            var files = manifest.entries.filter { $0.split == part.split && $0.hits > 0 }.sorted { $0.offset < $1.offset }
+            if files.isEmpty {
+                // Without per-file offsets the whole split is one sequence.
+                files = [.init(path: part.split, split: part.split, offset: 0, hits: rows.count)]
+                remarks.append("no manifest.json file offsets for the \(part.split) split: its rows are read as one file "
+                               + "(deltas include the gaps between glued files)")
+            }
+            for f in files {
+                guard f.offset >= 0, f.offset + f.hits <= rows.count else {
+                    throw bad("manifest.json: \(f.path) holds rows \(f.offset)..<\(f.offset + f.hits), beyond the \(rows.count) rows "
+                              + "of \(part.split == "validation" ? "validation/" : "")events.npy")
+                }
+                tracks.append(rows.track(path: "\(path): \(f.path)", rows: f.offset..<(f.offset + f.hits), ticksPerQuarter: ppq))
+            }
         }
-        if positions == nil { remarks.append("the reference dataset has no bar positions (deltas only): no position-in-bar histogram for it") }
-        if fileStarts.isEmpty { remarks.append("no manifest.json file offsets: deltas include the gaps between glued files") }
-        let sample = HitSample(notes: notes, deltas: deltas, velocities: velocities, positions: positions,
-                               files: max(trainingFiles.count, 1), bars: nil)
+        guard !tracks.isEmpty, tracks.contains(where: { $0.hits > 0 }) else { throw bad("no hits in the \(split.rawValue) split") }
+        if missingVelocities { remarks.append("the reference dataset stores notes and deltas only: it has no velocities (no velocities.npy)") }
+        if missingPositions { remarks.append("the reference dataset has no bar positions (no positions.npy): no position-in-bar figures for it") }
+        if split != .training { remarks.append("the dataset's \(split.rawValue) split was read") }
+
+        // The page's histograms: deltas in quarter notes within files, positions to the nearest sixteenth.
+        var sample = HitSample(notes: [], deltas: [], velocities: missingVelocities ? nil : [],
+                               positions: missingPositions ? nil : [], files: tracks.count, bars: missingPositions ? nil : 0)
+        for t in tracks {
+            sample.notes += t.notes
+            sample.deltas += GrooveStats.deltas(t.onsets).map { Double($0) / Double(ppq) }
+            if let v = t.velocities { sample.velocities? += v }
+            if let b = t.bars {
+                sample.positions? += b.map { HitSample.sixteenth(tickInBar: $0.tickInBar, barTicks: $0.barTicks, ticksPerQuarter: Double(ppq)) }
+                sample.bars = sample.bars.map { $0 + (t.barSpan ?? 0) }
+            }
+        }
 
         // The held-out file: the first validation file (else training file) still at its source.
         var heldOut: DrumPerformance?
-        if let source {
+        if let source = manifest.source {
             // DIR is recorded as given: relative to where convert-midi ran (tried: here, and
             // beside the dataset).
             let bases = source.hasPrefix("/") ? [source]
                 : [FileManager.default.currentDirectoryPath + "/" + source,
                    ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(source)]
             if let base = bases.first(where: { FileManager.default.fileExists(atPath: $0) }) {
-                for rel in (validationFiles + trainingFiles).prefix(50) {
-                    let full = (base as NSString).appendingPathComponent(rel)
+                let ordered = manifest.entries.filter { $0.split == "validation" } + manifest.entries.filter { $0.split != "validation" }
+                for entry in ordered.prefix(50) {
+                    let full = (base as NSString).appendingPathComponent(entry.path)
                     if let p = try? DrumPerformance.load(path: full, lenient: true), !p.hits.isEmpty {
                         heldOut = p
                         break
@@ -159,7 +249,120 @@ public struct ReferenceSet: Sendable {
             }
         }
         if heldOut == nil { remarks.append("the dataset's source MIDI files were not found: no reference piano roll") }
-        return ReferenceSet(path: path, kind: "convert-midi dataset", sample: sample, heldOut: heldOut,
-                            remarks: remarks, problems: [])
+        return ReferenceSet(path: path, kind: "convert-midi dataset", sample: sample, tracks: tracks, ticksPerQuarter: ppq,
+                            quantize: manifest.quantize, split: split, heldOut: heldOut, remarks: remarks, problems: [])
+    }
+}
+
+/// The rows of one split of a dataset: events.npy decoded through vocab.json, with
+/// velocities.npy and positions.npy when present (checked against events.npy's length).
+struct DatasetRows {
+    var notes: [Int] = []
+    var deltas: [Int] = []
+    var velocities: [Int]?
+    /// (ticks since the bar line, bar length) per row.
+    var positions: [(Int, Int)]?
+
+    var count: Int { notes.count }
+
+    init(directory: String, vocabulary vocab: Vocabulary) throws {
+        func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+        func bad(_ name: String, _ m: String) -> ReportError { .badReference(path: file(name), message: m) }
+        let events: [Int32]
+        do {
+            let array = try NPY.read(path: file("events.npy"))
+            guard array.shape.count == 2, array.shape[1] == 2 else { throw bad("events.npy", "shape \(array.shape), expected [N, 2]") }
+            events = try array.int32Values()
+        } catch let e as ReportError { throw e } catch {
+            throw ReportError.badReference(path: file("events.npy"), message: "\(error)")
+        }
+        let n = events.count / 2
+        notes.reserveCapacity(n)
+        deltas.reserveCapacity(n)
+        for i in 0..<n {
+            let ni = Int(events[2 * i]), ti = Int(events[2 * i + 1])
+            guard vocab.ixToNote.indices.contains(ni), vocab.ixToTick.indices.contains(ti) else {
+                throw bad("events.npy", "row \(i) holds (\(ni), \(ti)), outside vocab.json's \(vocab.notes) notes and \(vocab.ticks) ticks")
+            }
+            notes.append(vocab.ixToNote[ni])
+            deltas.append(vocab.ixToTick[ti])
+        }
+        if FileManager.default.fileExists(atPath: file("velocities.npy")) {
+            let values: [Int32]
+            do {
+                let array = try NPY.read(path: file("velocities.npy"))
+                guard array.shape.count == 1 || (array.shape.count == 2 && array.shape[1] == 1) else {
+                    throw bad("velocities.npy", "shape \(array.shape), expected [N] (one velocity per row of events.npy)")
+                }
+                guard array.shape[0] == n else {
+                    throw bad("velocities.npy", "\(array.shape[0]) velocities, but events.npy has \(n) rows")
+                }
+                values = try array.int32Values()
+            } catch let e as ReportError { throw e } catch {
+                throw ReportError.badReference(path: file("velocities.npy"), message: "\(error)")
+            }
+            if let i = values.firstIndex(where: { !(1...127).contains($0) }) {
+                throw bad("velocities.npy", "row \(i) holds velocity \(values[i]), outside 1...127")
+            }
+            velocities = values.map(Int.init)
+        }
+        if FileManager.default.fileExists(atPath: file("positions.npy")) {
+            let values: [Int32]
+            do {
+                let array = try NPY.read(path: file("positions.npy"))
+                guard array.shape.count == 2, array.shape[1] == 2 else {
+                    throw bad("positions.npy", "shape \(array.shape), expected [N, 2] (ticks since the bar line, bar length in ticks)")
+                }
+                guard array.shape[0] == n else {
+                    throw bad("positions.npy", "\(array.shape[0]) rows, but events.npy has \(n) rows")
+                }
+                values = try array.int32Values()
+            } catch let e as ReportError { throw e } catch {
+                throw ReportError.badReference(path: file("positions.npy"), message: "\(error)")
+            }
+            var out: [(Int, Int)] = []
+            out.reserveCapacity(n)
+            for i in 0..<n {
+                let tick = Int(values[2 * i]), length = Int(values[2 * i + 1])
+                guard length > 0, (0..<length).contains(tick) else {
+                    throw bad("positions.npy", "row \(i) holds (\(tick), \(length)): expected 0 <= ticks since the bar line < bar length")
+                }
+                out.append((tick, length))
+            }
+            positions = out
+        }
+    }
+
+    /// One file's rows as a track. Onsets: the first row's delta (its glue gap) is dropped;
+    /// with bar positions they count from the first hit's bar line, else from the first hit.
+    /// Bars are numbered from the first hit's: a new bar begins where the bar line (onset −
+    /// ticks since the bar line) moves, skipping as many empty bars as fit in the gap.
+    func track(path: String, rows: Range<Int>, ticksPerQuarter: Int) -> HitTrack {
+        var onsets: [Int] = []
+        onsets.reserveCapacity(rows.count)
+        var t = positions.map { $0[rows.lowerBound].0 } ?? 0
+        for i in rows {
+            if i > rows.lowerBound { t += deltas[i] }
+            onsets.append(t)
+        }
+        var bars: [BarSlot]?
+        if let positions {
+            var out: [BarSlot] = []
+            out.reserveCapacity(rows.count)
+            var bar = 0, lineBefore = 0, lengthBefore = 1
+            for (k, i) in rows.enumerated() {
+                let (tick, length) = positions[i]
+                let line = onsets[k] - tick
+                if k > 0, line != lineBefore {
+                    bar += max(1, Int((Double(line - lineBefore) / Double(lengthBefore)).rounded()))
+                }
+                lineBefore = line
+                lengthBefore = length
+                out.append(BarSlot(bar: bar, tickInBar: tick, barTicks: length))
+            }
+            bars = out
+        }
+        return HitTrack(path: path, ticksPerQuarter: ticksPerQuarter, notes: Array(notes[rows]), onsets: onsets,
+                        velocities: velocities.map { Array($0[rows]) }, bars: bars)
     }
 }

@@ -310,8 +310,52 @@ public enum ReportBuilder {
             s.note("Total variation distance: half the summed absolute difference of the two shares, "
                    + "0 for identical distributions, 1 for disjoint ones.")
         }
+        if let r = reference, !generated.isEmpty {
+            s.nodes.append(contentsOf: statsTable(generated, reference: r))
+        }
         s.drawn = !figures.isEmpty
         return s
+    }
+
+    /// The `drummer stats` figures (same library code, its default settings: grid tolerance
+    /// 1/8 of a sixteenth, a dataset's training split; generated files quantized as a
+    /// dataset reference was, not quantized against MIDI files).
+    static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet) -> [Node<HTML.BodyContext>] {
+        var request = StatsRequest(generated: generated.map(\.path), reference: reference.path)
+        request.lenient = true
+        // A dataset's onsets were snapped by convert-midi: read the generated files the same way.
+        if reference.split != nil { request.quantize = reference.quantize }
+        let run = StatsRun.measure(generated, against: reference, request: request)
+        guard !run.measured.isEmpty else { return [] }
+        let r = run.result
+        var nodes: [Node<HTML.BodyContext>] = [
+            .h3(.text("drummer stats")),
+            .p(.class("small"), .text("The figures of `drummer stats` for these files against the reference: " + run.settingsLine
+                                      + ". Targets are issue 10's.")),
+            .table(
+                .class("figures-table stats"),
+                .tr(.th(.text("figure")), .th(.text("generated")), .th(.text("reference")), .th(.text("comparison")),
+                    .th(.text("target")), .th(.text(""))),
+                .group(r.rows.map { row in
+                    .tr(.th(.text(row.figure.trimmingCharacters(in: .whitespaces))), .td(.text(row.generated)), .td(.text(row.reference)),
+                        .td(.text(row.comparison)), .td(.text(row.target)), .td(.text(row.mark)))
+                })
+            ),
+        ]
+        if r.accent.barTicks != nil {
+            func cells(_ values: [Double?]) -> [Node<HTML.TableRowContext>] {
+                values.map { .td(.text($0.map { String(Int($0.rounded())) } ?? "–")) }
+            }
+            nodes.append(.p(.class("small"), .text("Accent profile: mean velocity per sixteenth of the bar.")))
+            nodes.append(.table(
+                .class("figures-table accent"),
+                .tr(.th(.text("")), .group(r.accentLabels.map { .th(.text($0)) })),
+                .tr(.th(.text("generated")), .group(cells(r.accent.generated))),
+                .tr(.th(.text("reference")), .group(cells(r.accent.reference)))
+            ))
+        }
+        for line in run.notes { nodes.append(.p(.class("note"), .text("Stats: \(line)."))) }
+        return nodes
     }
 
     // MARK: Model card

@@ -1,0 +1,219 @@
+// The figures of `drummer stats` for two tallies (generated, reference), the issue's targets
+// and why a figure is n/a; rows for the terminal table and the report's table.
+import Foundation
+
+public struct StatsResult: Sendable {
+    /// A figure of each side and generated / reference.
+    public struct Pair: Equatable, Sendable {
+        public var generated: Double?
+        public var reference: Double?
+        public var ratio: Double? {
+            guard let g = generated, let r = reference, r != 0 else { return nil }
+            return g / r
+        }
+    }
+
+    /// The accent profiles: mean velocity per sixteenth of bars of `barTicks`.
+    public struct Accent: Equatable, Sendable {
+        public var barTicks: Int?
+        public var generated: [Double?] = []
+        public var reference: [Double?] = []
+        public var correlation: Double?
+        /// Hits with a velocity in bars of other lengths, left out of the profile.
+        public var skippedGenerated = 0
+        public var skippedReference = 0
+    }
+
+    /// One of the issue's targets.
+    public struct Target: Equatable, Sendable {
+        /// The JSON key of the figure.
+        public var key: String
+        /// "≤ 0.03 bits", "≥ 80% of reference", ...
+        public var text: String
+        /// Nil when the figure is n/a.
+        public var met: Bool?
+    }
+
+    public var ticksPerQuarter: Int
+    /// Grid tolerance in sixteenths.
+    public var tolerance: Double
+    public var quantize: Int?
+    public var generated: GrooveTally
+    public var reference: GrooveTally
+    public var noteJS: Double?
+    public var deltaJS: Double?
+    public var velocityJS: Double?
+    public var gridShare: Pair
+    /// The grid share of onsets placed uniformly at random (see GrooveStats).
+    public var gridUniform: Double
+    public var periodicity: Pair
+    public var accent: Accent
+    public var duplicateRate: Pair
+    /// Hits the generated files should hold (--expected-hits), when given.
+    public var expectedHits: Int?
+    /// Why a figure is n/a, by JSON key.
+    public var missing: [String: String] = [:]
+    public var targets: [Target] = []
+
+    /// Figures of `generated` against `reference` (tallies at the same resolution).
+    public init(generated g: GrooveTally, reference r: GrooveTally, tolerance: Double, quantize: Int?, expectedHits: Int? = nil) {
+        precondition(g.ticksPerQuarter == r.ticksPerQuarter, "both sides at one resolution")
+        ticksPerQuarter = g.ticksPerQuarter
+        self.tolerance = tolerance
+        self.quantize = quantize
+        generated = g
+        reference = r
+        self.expectedHits = expectedHits
+        gridUniform = GrooveStats.uniformGridShare(ticksPerQuarter: g.ticksPerQuarter, quantize: quantize, tolerance: tolerance)
+
+        let notes = HitHistograms.exact(g.noteCounts, r.noteCounts)
+        noteJS = Histogram.jensenShannonBits(notes.0, notes.1)
+        let deltas = HitHistograms.exact(g.deltaCounts, r.deltaCounts)
+        deltaJS = Histogram.jensenShannonBits(deltas.0, deltas.1)
+        if deltaJS == nil { missing["delta_js_bits"] = "no file with two hits on one side" }
+        if let gv = g.velocityCounts, let rv = r.velocityCounts {
+            velocityJS = Histogram.jensenShannonBits(Histogram(labels: [], counts: gv), Histogram(labels: [], counts: rv))
+        } else {
+            missing["velocity_js_bits"] = r.velocityCounts == nil ? "no velocities in the reference" : "no velocities in the generated files"
+        }
+        let noBars = r.grid == nil ? "no bar positions in the reference" : g.grid == nil ? "no bar positions in the generated files" : nil
+        gridShare = Pair(generated: g.gridShare, reference: r.gridShare)
+        periodicity = Pair(generated: g.periodicity?.r, reference: r.periodicity?.r)
+        if let noBars {
+            missing["grid16_share"] = noBars
+            missing["bar_periodicity"] = noBars
+        } else if periodicity.generated == nil || periodicity.reference == nil {
+            missing["bar_periodicity"] = "no file of the " + (periodicity.generated == nil ? "generated files" : "reference")
+                + " spans more than a bar with a drum that varies"
+        }
+        duplicateRate = Pair(generated: g.duplicateRate, reference: r.duplicateRate)
+
+        // The accent profile, over the bar length most of the reference's hits are in.
+        accent = Accent()
+        if let ga = g.accents, let ra = r.accents {
+            let chosen = (ra.isEmpty ? ga : ra).max { a, b in a.value.hits != b.value.hits ? a.value.hits < b.value.hits : a.key > b.key }
+            if let (barTicks, _) = chosen {
+                let cells = GrooveStats.sixteenths(barTicks: barTicks, ticksPerQuarter: ticksPerQuarter)
+                accent.barTicks = barTicks
+                accent.generated = ga[barTicks]?.means ?? [Double?](repeating: nil, count: cells)
+                accent.reference = ra[barTicks]?.means ?? [Double?](repeating: nil, count: cells)
+                accent.skippedGenerated = ga.filter { $0.key != barTicks }.values.reduce(0) { $0 + $1.hits }
+                accent.skippedReference = ra.filter { $0.key != barTicks }.values.reduce(0) { $0 + $1.hits }
+                let both = zip(accent.generated, accent.reference).compactMap { a, b in a.flatMap { x in b.map { (x, $0) } } }
+                accent.correlation = GrooveStats.pearson(both.map(\.0), both.map(\.1))
+                if accent.correlation == nil {
+                    // Constant by Pearson's own test.
+                    func flat(_ v: [Double]) -> Bool { GrooveStats.pearson(v, v) == nil }
+                    if both.count < 2 {
+                        missing["accent_profile"] = "fewer than 2 positions with hits on both sides"
+                    } else if flat(both.map(\.0)) {
+                        missing["accent_profile"] = "constant velocity"
+                    } else {
+                        missing["accent_profile"] = "constant velocity in the reference"
+                    }
+                }
+            } else {
+                missing["accent_profile"] = "no hits with a velocity and a bar position"
+            }
+        } else {
+            missing["accent_profile"] = [r.velocityCounts == nil ? "no velocities in the reference" : nil,
+                                         r.grid == nil ? "no bar positions in the reference" : nil,
+                                         g.velocityCounts == nil ? "no velocities in the generated files" : nil,
+                                         g.grid == nil ? "no bar positions in the generated files" : nil]
+                .compactMap { $0 }.joined(separator: "; ")
+        }
+
+        // The issue's targets (issue 10).
+        func at(_ key: String, _ text: String, _ met: Bool?) { targets.append(Target(key: key, text: text, met: met)) }
+        at("note_js_bits", "≤ 0.03 bits", noteJS.map { $0 <= 0.03 })
+        at("delta_js_bits", "≤ 0.03 bits", deltaJS.map { $0 <= 0.03 })
+        at("velocity_js_bits", "≤ 0.05 bits", velocityJS.map { $0 <= 0.05 })
+        at("grid16_share", "within 15% of reference", gridShare.ratio.map { abs($0 - 1) <= 0.15 + 1e-12 })
+        at("bar_periodicity", "≥ 80% of reference", periodicity.ratio.map { $0 >= 0.8 - 1e-12 })
+        // A flat generated profile against a varied reference cannot correlate: not met.
+        let flatGenerated = missing["accent_profile"] == "constant velocity"
+        at("accent_profile", "correlation ≥ 0.8", accent.correlation.map { $0 >= 0.8 - 1e-12 } ?? (flatGenerated ? false : nil))
+        at("duplicate_onset_rate", "0", duplicateRate.generated.map { $0 == 0 })
+        if let expectedHits { at("hits", "exactly \(expectedHits)", g.hits == expectedHits) }
+    }
+
+    public func target(_ key: String) -> Target? { targets.first { $0.key == key } }
+
+    /// "figure: reason" for every n/a figure, in table order.
+    public var notes: [String] {
+        let order = ["delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity", "accent_profile"]
+        return order.compactMap { k in
+            missing[k].map { reason in
+                "\(k): n/a (\(reason))" + (reason == "constant velocity"
+                    ? ": every position of the generated accent profile has the same mean velocity (drummer sample writes "
+                      + "every hit at --velocity, 100 by default); the target counts as not met" : "")
+            }
+        }
+    }
+}
+
+// MARK: Rows
+
+/// One line of the figures table.
+public struct StatsRow: Equatable, Sendable {
+    public var figure: String
+    public var generated: String
+    public var reference: String
+    public var comparison: String
+    public var target: String
+    /// "✓", "✗" or "" (no target, or n/a).
+    public var mark: String
+}
+
+extension StatsResult {
+    public var rows: [StatsRow] {
+        func row(_ figure: String, _ g: String, _ r: String, _ comparison: String = "", key: String? = nil) -> StatsRow {
+            let t = key.flatMap { target($0) }
+            return StatsRow(figure: figure, generated: g, reference: r, comparison: comparison, target: t?.text ?? "",
+                            mark: t?.met.map { $0 ? "✓" : "✗" } ?? "")
+        }
+        func na(_ key: String) -> String { "n/a" + (missing[key].map { " (\($0))" } ?? "") }
+        func js(_ v: Double?, _ key: String) -> String { v.map { String(format: "JS %.4f bits", $0) } ?? na(key) }
+        func ratio(_ p: Pair, _ key: String) -> String {
+            p.ratio.map { String(format: "%.0f%% of reference", 100 * $0) } ?? na(key)
+        }
+        let f3 = { (v: Double?) in v.map { String(format: "%.3f", $0) } ?? "n/a" }
+        return [
+            row("files", Self.grouped(generated.files), Self.grouped(reference.files)),
+            row("hits", Self.grouped(generated.hits), Self.grouped(reference.hits), key: "hits"),
+            row("bars", generated.bars.map(Self.grouped) ?? "n/a", reference.bars.map(Self.grouped) ?? "n/a"),
+            row("hits per bar", generated.hitsPerBar.map { String(format: "%.2f", $0) } ?? "n/a",
+                reference.hitsPerBar.map { String(format: "%.2f", $0) } ?? "n/a"),
+            row("note histogram", "", "", js(noteJS, "note_js_bits"), key: "note_js_bits"),
+            row("delta histogram", "", "", js(deltaJS, "delta_js_bits"), key: "delta_js_bits"),
+            row("velocity histogram", "", "", js(velocityJS, "velocity_js_bits"), key: "velocity_js_bits"),
+            row("share on 16th grid", f3(gridShare.generated), f3(gridShare.reference), ratio(gridShare, "grid16_share"), key: "grid16_share"),
+            row("  uniform random", String(format: "%.3f", gridUniform), "",
+                gridShare.reference.map { String(format: "%.0f%% of reference", 100 * gridUniform / $0) } ?? ""),
+            row("bar periodicity", f3(periodicity.generated), f3(periodicity.reference), ratio(periodicity, "bar_periodicity"),
+                key: "bar_periodicity"),
+            row("accent correlation", "", "",
+                accent.correlation.map { String(format: "r = %.3f", $0) } ?? na("accent_profile"), key: "accent_profile"),
+            row("duplicate-onset rate", duplicateRate.generated.map(Self.percent) ?? "n/a",
+                duplicateRate.reference.map(Self.percent) ?? "n/a", key: "duplicate_onset_rate"),
+        ]
+    }
+
+    /// 12,345
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    static func percent(_ v: Double) -> String { String(format: "%.2f%%", 100 * v) }
+
+    /// The profile's position names: 1 e & a 2 e & a ...
+    public var accentLabels: [String] {
+        DrumTab.countLabels(cells: accent.generated.count, denominator: 4, grid: 16)
+    }
+}

@@ -1,0 +1,117 @@
+// `drummer stats GENERATED... --reference DATA`: figures of generated drum MIDI files
+// against a reference (Report.StatsRun does the work).
+import ArgumentParser
+import DrummerCore
+import Foundation
+import MIDIParse
+import Report
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Measure generated drum MIDI files against a reference (a convert-midi dataset or a folder of MIDI files).",
+        discussion: """
+            Every MIDI file is read as convert-midi reads it: channel 10 (index 9) when the file \
+            has notes there, else every channel (--channel); onsets rescaled to 480 PPQ (a dataset \
+            reference: its own PPQ, both sides), then snapped to --quantize T when given (use the \
+            dataset's setting, e.g. 30). Bars come from the file's time signatures (4/4 without \
+            one). A dataset reference is read from events.npy, vocab.json and manifest.json (file \
+            boundaries), with velocities.npy and positions.npy when present; without them the \
+            figures that need velocities or bar positions are n/a, never guessed.
+
+            Figures (s = a sixteenth, 120 ticks at 480 PPQ):
+            - note, delta, velocity histograms, pooled over a side's files, compared by \
+            Jensen-Shannon divergence in bits (base-2 logs: 0 identical, 1 disjoint). Notes: one \
+            bin per MIDI note. Deltas: ticks since the previous hit of the same file (0 for \
+            simultaneous hits, none for a file's first hit), one bin per tick value, a 4/4 bar \
+            (4 x PPQ) or more in one bin. Velocities: 16 bins of 8 (0-7 ... 120-127).
+            - share on the 16th grid: distinct onsets per file whose position in the bar is within \
+            --tolerance sixteenths (default 1/8: 15 ticks) of a sixteenth grid line from the bar \
+            line, over all distinct onsets (6/8 uses the same grid). "uniform random": that share \
+            for positions drawn uniformly over the ticks (or --quantize steps) of a bar.
+            - bar periodicity: per file x[k,d] = 1 when drum d has an onset in sixteenth cell k \
+            (nearest cell; the cells from the first onset to the last, K of them); L = the bar \
+            length in sixteenths most hits are in; mu_d = mean of x[.,d]. With k < K - L: \
+            N = sum (x[k,d]-mu_d)(x[k+L,d]-mu_d), A = sum (x[k,d]-mu_d)^2, B = sum (x[k+L,d]-mu_d)^2; \
+            summed over files, r = N / sqrt(A B): 1 for a pattern that repeats every bar, about 0 \
+            for one that never does.
+            - accent profile: mean velocity per sixteenth of the bar (nearest), over the hits in \
+            bars of the length most reference hits are in (others left out and counted), and the \
+            Pearson correlation of the two profiles (n/a when one is constant, e.g. every velocity \
+            100).
+            - duplicate-onset rate: hits repeating a note already struck at the same onset tick of \
+            the same file (overlapping NOTE ONs, as read), over all hits.
+            - counts: files, hits, bars (first to last hit's bar per file), hits per bar.
+
+            Targets (issue 10) get a check mark: note and delta JS <= 0.03 bits, velocity JS <= \
+            0.05 bits, grid share within 15% of the reference's, bar periodicity >= 80% of the \
+            reference's, accent correlation >= 0.8, no duplicate onsets, and --expected-hits.
+
+            A generated file that cannot be read or has no drum hits is named and left out (exit \
+            1 when none is left); a missing or unusable reference is an error (exit 1).
+            """)
+
+    @Argument(help: ArgumentHelp("Generated (or any) drum MIDI files.", valueName: "generated.mid"))
+    var generated: [String]
+
+    @Option(help: ArgumentHelp("A convert-midi dataset, a folder of MIDI files (searched recursively) or one MIDI file.",
+                               valueName: "data-or-midi-dir"))
+    var reference: String
+
+    @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks (at 480 PPQ, or a dataset reference's PPQ), as convert-midi --quantize does (default: none).")
+    var quantize: Int?
+
+    @Option(parsing: .unconditional, help: "Largest distance from a sixteenth grid line, in sixteenths, at which an onset is on the grid (0 to below 0.5).")
+    var tolerance = 0.125
+
+    @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all.")
+    var split = "training"
+
+    @Option(help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
+    var channel = "auto"
+
+    @Option(name: .customLong("expected-hits"), parsing: .unconditional,
+            help: "Hits the generated files should hold together (e.g. 20000 for 20 files of -n 1000): adds a target.")
+    var expectedHits: Int?
+
+    @Flag(help: "Read MIDI files leniently (recover defects such as a missing end of track, with a warning each).")
+    var lenient = false
+
+    @Flag(help: "Print the figures as JSON (null for n/a, with the reasons in \"notes\").")
+    var json = false
+
+    func validate() throws {
+        if let q = quantize, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
+        guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
+        guard DatasetSplit(rawValue: split) != nil else {
+            throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
+        }
+        guard ChannelSelection(argument: channel) != nil else {
+            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
+        }
+        if let n = expectedHits, n < 0 { throw ValidationError("--expected-hits must not be negative, got \(n)") }
+    }
+
+    func run() throws {
+        var request = StatsRequest(generated: generated, reference: reference)
+        request.quantize = quantize
+        request.tolerance = tolerance
+        request.split = DatasetSplit(rawValue: split) ?? .training
+        request.channel = ChannelSelection(argument: channel) ?? .auto
+        request.lenient = lenient
+        request.expectedHits = expectedHits
+        let run: StatsRun
+        do { run = try StatsRun.measure(request) } catch {
+            stderr("error: \(error)")
+            throw ExitCode(1)
+        }
+        for w in run.warnings { stderr("warning: \(w)") }
+        if json {
+            FileHandle.standardOutput.write(try run.json())
+        } else {
+            print(run.text(), terminator: "")
+        }
+    }
+
+    private func stderr(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+}
