@@ -30,11 +30,12 @@ public struct DrumPerformance: Sendable {
         self.warnings = warnings
     }
 
-    /// Reads `path`.
+    /// Reads `path` in parse mode `mode` (convert-midi's default, `.safe`, recovers only what
+    /// needs no guessing; `.lenient` everything it can, with a warning each).
     /// - Throws: `ReportError.unreadableMIDI` naming the file and the defect.
-    public static func load(path: String, channel: ChannelSelection = .auto, lenient: Bool = false) throws -> DrumPerformance {
+    public static func load(path: String, channel: ChannelSelection = .auto, mode: MIDIParseMode = .safe) throws -> DrumPerformance {
         do {
-            let (file, warnings) = try MIDIFile.read(path: path, mode: lenient ? .lenient : .strict)
+            let (file, warnings) = try MIDIFile.read(path: path, mode: mode)
             return DrumPerformance(file: file, path: path, channel: channel, warnings: warnings)
         } catch let e as MIDIFileError {
             throw ReportError.unreadableMIDI(path: path, message: "byte \(e.offset): \(e.defect.message)")

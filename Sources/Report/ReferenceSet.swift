@@ -68,7 +68,7 @@ public struct ReferenceSet: Sendable {
             throw ReportError.missingPath(path: path, what: "reference (a convert-midi dataset or a folder of MIDI files)")
         }
         if !isDir.boolValue {
-            let p = try DrumPerformance.load(path: path, channel: settings.channel, lenient: settings.lenient)
+            let p = try DrumPerformance.load(path: path, channel: settings.channel, mode: settings.parseMode)
             guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
             let track = try midiTrack(p, settings: settings)
             var sample = HitSample()
@@ -85,7 +85,7 @@ public struct ReferenceSet: Sendable {
     /// auto, 480 PPQ, no quantizing), leniently.
     public static var defaultSettings: HitExtractionSettings {
         var s = HitExtractionSettings()
-        s.lenient = true
+        s.parseMode = .lenient
         return s
     }
 
@@ -112,7 +112,7 @@ public struct ReferenceSet: Sendable {
         let root = path.hasSuffix("/") ? path : path + "/"
         for rel in files.prefix(maxFiles) {
             do {
-                let p = try DrumPerformance.load(path: root + rel, channel: settings.channel, lenient: settings.lenient)
+                let p = try DrumPerformance.load(path: root + rel, channel: settings.channel, mode: settings.parseMode)
                 // Files without hits are left out, as convert-midi leaves them out of the chain.
                 guard !p.hits.isEmpty else { continue }
                 tracks.append(try midiTrack(p, settings: settings))
@@ -241,7 +241,7 @@ public struct ReferenceSet: Sendable {
                 let ordered = manifest.entries.filter { $0.split == "validation" } + manifest.entries.filter { $0.split != "validation" }
                 for entry in ordered.prefix(50) {
                     let full = (base as NSString).appendingPathComponent(entry.path)
-                    if let p = try? DrumPerformance.load(path: full, lenient: true), !p.hits.isEmpty {
+                    if let p = try? DrumPerformance.load(path: full, mode: .lenient), !p.hits.isEmpty {
                         heldOut = p
                         break
                     }

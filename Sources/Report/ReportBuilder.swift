@@ -66,7 +66,7 @@ public enum ReportBuilder {
         var generatedProblems: [String: String] = [:]
         for path in options.generated {
             do {
-                let p = try DrumPerformance.load(path: path, lenient: true)
+                let p = try DrumPerformance.load(path: path, mode: .lenient)
                 for w in p.warnings { warnings.append("\(w)") }
                 if p.hits.isEmpty {
                     let e = ReportError.noDrums(path: path)

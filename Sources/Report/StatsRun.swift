@@ -62,14 +62,14 @@ public struct StatsRun: Sendable {
         var settings = HitExtractionSettings()
         settings.channel = request.channel
         settings.quantize = request.quantize
-        settings.lenient = request.lenient
+        settings.parseMode = request.lenient ? .lenient : .safe
         var warnings: [String] = [], problems: [String] = []
 
         // Generated files first: a typo fails before the reference is read.
         var performances: [DrumPerformance] = []
         for path in request.generated {
             do {
-                let p = try DrumPerformance.load(path: path, channel: request.channel, lenient: request.lenient)
+                let p = try DrumPerformance.load(path: path, channel: request.channel, mode: request.lenient ? .lenient : .safe)
                 for w in p.warnings { warnings.append("\(w)") }
                 guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
                 performances.append(p)
@@ -103,7 +103,7 @@ public struct StatsRun: Sendable {
         var settings = HitExtractionSettings()
         settings.channel = request.channel
         settings.quantize = request.quantize
-        settings.lenient = request.lenient
+        settings.parseMode = request.lenient ? .lenient : .safe
         var warnings: [String] = []
         var notes = reference.remarks.filter { !$0.contains("piano roll") }
         // Both sides at the reference's resolution (a dataset's PPQ, else 480).

@@ -74,7 +74,7 @@ struct StatsCommand: ParsableCommand {
             help: "Hits the generated files should hold together (e.g. 20000 for 20 files of -n 1000): adds a target.")
     var expectedHits: Int?
 
-    @Flag(help: "Read MIDI files leniently (recover defects such as a missing end of track, with a warning each).")
+    @Flag(help: "Read MIDI files leniently: also recover defects that need guessing (an undecodable event, illegal status bytes), with a warning each. By default only what needs no guessing is recovered, as convert-midi does.")
     var lenient = false
 
     @Flag(help: "Print the figures as JSON (null for n/a, with the reasons in \"notes\").")

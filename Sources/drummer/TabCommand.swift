@@ -49,7 +49,7 @@ struct TabCommand: ParsableCommand {
     @Option(help: "Terminal width to wrap lines at.")
     var width = 80
 
-    @Flag(help: "Read the file leniently (recover defects such as a missing end of track, with a warning each).")
+    @Flag(help: "Read the file leniently: also recover defects that need guessing (an undecodable event, illegal status bytes), with a warning each. By default only what needs no guessing is recovered, as convert-midi does.")
     var lenient = false
 
     @Flag(help: "Print the grid as JSON instead of the tab.")
@@ -70,7 +70,7 @@ struct TabCommand: ParsableCommand {
         let performance: DrumPerformance
         do {
             performance = try DrumPerformance.load(path: file, channel: ChannelSelection(argument: channel) ?? .auto,
-                                                   lenient: lenient)
+                                                   mode: lenient ? .lenient : .safe)
         } catch let e as ReportError {
             stderr("error: \(FileManager.default.fileExists(atPath: file) ? e.description : "\(file): no such file")")
             throw ExitCode(1)

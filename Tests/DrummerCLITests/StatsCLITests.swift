@@ -122,6 +122,29 @@ final class StatsCLITests: XCTestCase {
         XCTAssertEqual(try share(["--quantize", "60"]).1, 0.5)
     }
 
+    /// A dataset as convert-midi writes it (velocities.npy, positions.npy) measures exactly
+    /// like the MIDI files it came from.
+    func testAConvertedDatasetMeasuresLikeItsMIDIFiles() throws {
+        let ref = try write(rock(velocity: 90), "ref/rock.mid")
+        let refDir = (ref as NSString).deletingLastPathComponent
+        let gen = try write(rock(), "gen.mid")
+        let data = tmp.appendingPathComponent("data")
+        let conv = try CLI.run(["convert-midi", refDir, "-o", data.path])
+        XCTAssertEqual(conv.status, 0, conv.stderr)
+        let fromData = try json(try CLI.run(["stats", gen, "--reference", data.path, "--json"]))
+        let fromMIDI = try json(try CLI.run(["stats", gen, "--reference", refDir, "--json"]))
+        for key in ["note_js_bits", "delta_js_bits", "velocity_js_bits"] {
+            let a = try XCTUnwrap(number(fromData, key), key), b = try XCTUnwrap(number(fromMIDI, key), key)
+            XCTAssertEqual(a, b, accuracy: 1e-12, key)
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(number(fromData, "velocity_js_bits")), 0.1, "a constant 90 against the beat's accents")
+        for (key, sub) in [("bar_periodicity", "reference"), ("grid16_share", "reference")] {
+            let a = try XCTUnwrap(number(fromData, key, sub), key), b = try XCTUnwrap(number(fromMIDI, key, sub), key)
+            XCTAssertEqual(a, b, accuracy: 1e-12, "\(key).\(sub)")
+        }
+        XCTAssertEqual(number(fromData, "counts", "reference", "hits"), 24)
+    }
+
     func testADatasetReferenceWithoutVelocitiesOrPositions() throws {
         let ref = try write(rock(), "ref/rock.mid")
         let refDir = (ref as NSString).deletingLastPathComponent
@@ -129,6 +152,10 @@ final class StatsCLITests: XCTestCase {
         let data = tmp.appendingPathComponent("data")
         let conv = try CLI.run(["convert-midi", refDir, "-o", data.path])
         XCTAssertEqual(conv.status, 0, conv.stderr)
+        // A dataset written before convert-midi recorded velocities and positions.
+        for name in ["velocities.npy", "positions.npy"] {
+            try FileManager.default.removeItem(at: data.appendingPathComponent(name))
+        }
         let r = try CLI.run(["stats", gen, "--reference", data.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("against \(data.path) (convert-midi dataset, training split)"), r.stdout)
