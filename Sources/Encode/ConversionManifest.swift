@@ -111,4 +111,16 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
     public var validation: Validation?
     /// Output file -> array shape.
     public var outputs: [String: [Int]]
+    /// Array file -> what its rows hold and in which units (absent in manifests written before
+    /// velocities.npy and positions.npy existed).
+    /// (Every key sorts after "files": `encodedJSON` splices the file list in first.)
+    public var formats: [String: String]? = ConversionManifest.arrayFormats
+
+    /// The `formats` entry of every manifest this version writes.
+    public static let arrayFormats: [String: String] = [
+        "events.npy": "int32 [N, 2] per hit: note index (vocab.json ix_to_note), index of the ticks since the previous hit (ix_to_tick)",
+        "velocities.npy": "int32 [N] per hit: MIDI note-on velocity 1...127",
+        "positions.npy": "int32 [N, 2] per hit: ticks from the bar line of its bar, length of that bar in ticks; at settings.ppq ticks per quarter note, after settings.quantize; bars from the file's time signatures (4/4 without one), files[].meter the meter most of its hits are in",
+        "X.npy": "uint8 [N, notes + ticks] per hit (--onehot): the original's one-hot rows, note | tick",
+    ]
 }
