@@ -116,7 +116,11 @@ extension TrainingRun {
             train: Metrics.evaluate(weights: w, events: trainingClasses),
             validation: validationClasses.map { Metrics.evaluate(weights: w, events: $0) })
         func fmt(_ m: Metrics) -> String {
-            String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
+            var t = String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
+            if let lv = m.lossVelocity, let av = m.accuracyVelocity {
+                t += String(format: ", velocity loss %.4f accuracy %.4f", lv, av)
+            }
+            return t
         }
         clearBar()
         var text = "eval step \(s.step): train \(fmt(record.train))"
