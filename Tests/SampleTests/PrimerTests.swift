@@ -191,5 +191,15 @@ final class PrimerTests: XCTestCase {
             XCTAssertEqual(try Primer.load(path: path, groups: groups).meter, "\(n)/\(d)")
         }
         XCTAssertEqual(try Primer.load(path: fiveFour, vocabulary: groups.vocabulary).events.count, 2)
+        // Mostly 4/4 with one bar of 7/4: the error names the bar's meter, not the main one.
+        let mixed = try write("mixed.mid", meters: [MIDITimeSignature(numerator: 4, denominator: 4),
+                                                    MIDITimeSignature(tick: 3840, numerator: 7, denominator: 4)],
+                              [(0, 36, 100), (480, 38, 100), (960, 36, 100), (1920, 36, 100), (2400, 38, 100), (3840, 36, 100)])
+        XCTAssertThrowsError(try Primer.load(path: mixed, groups: groups)) {
+            XCTAssertEqual($0 as? PrimerError, .meterTooLong(path: mixed, meter: "7/4", barTicks: 3360, longestBar: 1920))
+        }
+        XCTAssertEqual(Primer.meterName(barTicks: 2640, ppq: 480, main: "4/4"), "11/8")
+        XCTAssertEqual(Primer.meterName(barTicks: 1320, ppq: 480, main: "4/4"), "11/16")
+        XCTAssertEqual(Primer.meterName(barTicks: 2400, ppq: 480, main: "10/8"), "10/8")
     }
 }
