@@ -299,8 +299,11 @@ final class GrooveSampleCLITests: XCTestCase {
     }
 
     /// convert-midi → train → export → sample on a 3/4 corpus with velocities: the model's
-    /// groups (model.json) carry the meter 3/4, and sampling uses it by default.
-    func testTrainedGrooveModelSamplesInItsMeter() throws {
+    /// groups (model.json) carry the meter 3/4 and the dataset's PPQ, and sampling uses both:
+    /// the bars are 3/4 by default, the file is written at the model's PPQ (its tick values'
+    /// unit) and a primer is read at it (a primer of quarter notes maps onto the tick value of
+    /// a quarter note exactly).
+    func testTrainedGrooveModelSamplesInItsMeterAndPPQ() throws {
         let corpus = tmp.appendingPathComponent("corpus")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
         for f in 0..<4 {
@@ -311,29 +314,45 @@ final class GrooveSampleCLITests: XCTestCase {
             }
             try TinySMF.drums(hits, meter: (3, 2)).write(to: corpus.appendingPathComponent("w\(f).mid"))
         }
-        let data = tmp.appendingPathComponent("data"), ck = tmp.appendingPathComponent("ck"), model = tmp.appendingPathComponent("model")
-        let c = try CLI.run(["convert-midi", corpus.path, "-o", data.path])
-        XCTAssertEqual(c.status, 0, c.stderr)
-        let t = try CLI.run(["train", "--data", data.path, "--checkpoint-dir", ck.path, "--hidden", "8", "--unroll", "8",
-                             "--steps", "20", "--log-every", "10"])
-        XCTAssertEqual(t.status, 0, t.stderr)
-        let e = try CLI.run(["export", ck.appendingPathComponent("ckpt-20.h5").path, "-o", model.path])
-        XCTAssertEqual(e.status, 0, e.stderr)
-        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: model.appendingPathComponent("model.json"))) as? [String: Any])
-        let groups = try XCTUnwrap(manifest["groups"] as? [String: Any])
-        let position = try XCTUnwrap(groups["position"] as? [String: Any])
-        XCTAssertEqual(position["meter"] as? String, "3/4")
-        let bins = try XCTUnwrap((groups["velocity"] as? [String: Any])?["bins"] as? [[Int]])
-        XCTAssertEqual(bins.first?.first, 40)
-        XCTAssertEqual(bins.last?.last, 93)
-        let out = tmp.appendingPathComponent("s.mid").path
-        let s = try CLI.run(["sample", model.path, "-n", "200", "--seed", "5", "-o", out, "--json"])
-        XCTAssertEqual(s.status, 0, s.stderr)
-        let file = try files(s)[0]
-        XCTAssertEqual((file["events"] as? [[Int]])?.count, 200)
-        XCTAssertTrue(try XCTUnwrap(file["velocities"] as? [Int]).allSatisfy { (40...93).contains($0) })
-        let m = try midi(out)
-        XCTAssertEqual(m.noteOns.count, 200)
-        XCTAssertEqual(m.timeSignatures.map { [$0.tick, $0.numerator, $0.denominator] }, [[0, 3, 4]])
+        let primer = tmp.appendingPathComponent("primer.mid")
+        try TinySMF.drums([(0, 36, 90), (480, 38, 70), (960, 38, 60)], meter: (3, 2)).write(to: primer)
+        for ppq in [480, 96] {
+            let data = tmp.appendingPathComponent("data\(ppq)"), ck = tmp.appendingPathComponent("ck\(ppq)")
+            let model = tmp.appendingPathComponent("model\(ppq)")
+            let c = try CLI.run(["convert-midi", corpus.path, "-o", data.path, "--ppq", String(ppq)])
+            XCTAssertEqual(c.status, 0, c.stderr)
+            let t = try CLI.run(["train", "--data", data.path, "--checkpoint-dir", ck.path, "--hidden", "8", "--unroll", "8",
+                                 "--steps", "20", "--log-every", "10"])
+            XCTAssertEqual(t.status, 0, t.stderr)
+            let e = try CLI.run(["export", ck.appendingPathComponent("ckpt-20.h5").path, "-o", model.path])
+            XCTAssertEqual(e.status, 0, e.stderr)
+            let manifest = try XCTUnwrap(JSONSerialization.jsonObject(
+                with: Data(contentsOf: model.appendingPathComponent("model.json"))) as? [String: Any])
+            let ticks = try XCTUnwrap(manifest["ix_to_tick"] as? [Int])
+            XCTAssertEqual(ticks, [0, ppq / 2, ppq], "eighth-note steps at \(ppq) PPQ")
+            let groups = try XCTUnwrap(manifest["groups"] as? [String: Any])
+            let position = try XCTUnwrap(groups["position"] as? [String: Any])
+            XCTAssertEqual(position["meter"] as? String, "3/4")
+            XCTAssertEqual(position["ppq"] as? Int, ppq)
+            let bins = try XCTUnwrap((groups["velocity"] as? [String: Any])?["bins"] as? [[Int]])
+            XCTAssertEqual(bins.first?.first, 40)
+            XCTAssertEqual(bins.last?.last, 93)
+            let out = tmp.appendingPathComponent("s\(ppq).mid").path
+            let s = try CLI.run(["sample", model.path, "-n", "200", "--seed", "5", "-o", out, "--json"])
+            XCTAssertEqual(s.status, 0, s.stderr)
+            let file = try files(s)[0]
+            let events = try XCTUnwrap(file["events"] as? [[Int]])
+            XCTAssertEqual(events.count, 200)
+            XCTAssertTrue(events.allSatisfy { ticks.contains($0[1]) }, "\(ppq)")
+            XCTAssertTrue(try XCTUnwrap(file["velocities"] as? [Int]).allSatisfy { (40...93).contains($0) })
+            let m = try midi(out)
+            XCTAssertEqual(m.ppq, ppq)
+            XCTAssertEqual(m.events, events)
+            XCTAssertEqual(m.timeSignatures.map { [$0.tick, $0.numerator, $0.denominator] }, [[0, 3, 4]])
+            let p = try CLI.run(["sample", model.path, "--primer", primer.path, "-n", "20", "--seed", "5",
+                                 "-o", tmp.appendingPathComponent("p\(ppq).mid").path])
+            XCTAssertEqual(p.status, 0, p.stderr)
+            XCTAssertTrue(p.stdout.contains("primer \(primer.path): 3 hits (channel 10)\n"), "\(ppq): \(p.stdout)")
+        }
     }
 }
