@@ -1,6 +1,7 @@
 // Sampler speed: notes/s generating from a model of the original's sizes with random
 // weights (the work per note does not depend on the values), 1 OpenBLAS thread against
-// the default, in the same run.
+// the default, in the same run. Optionally a groove model: a position-in-bar input group
+// (64 slots of 30 ticks, 4/4 bars at 480 PPQ, one-hot or binary) and a velocity group.
 import DrummerCore
 import Sample
 
@@ -9,6 +10,10 @@ public struct SamplingBenchmark {
     public var hidden = 200
     public var noteClasses = 17
     public var tickClasses = 209
+    /// The position group's encoding (nil: no position group).
+    public var positionEncoding: PositionEncoding?
+    /// Velocity bins (0: no velocity group).
+    public var velocityBins = 0
     public var timing = TimingSettings(runs: 15, minimumSeconds: 0)
 
     public init() {}
@@ -26,19 +31,33 @@ public struct SamplingBenchmark {
         }
         guard (1...128).contains(noteClasses) else { throw BenchmarkError("--note-classes must be between 1 and 128, got \(noteClasses)") }
         guard (1...4096).contains(tickClasses) else { throw BenchmarkError("--tick-classes must be between 1 and 4096, got \(tickClasses)") }
+        guard (0...127).contains(velocityBins) else { throw BenchmarkError("--velocity-bins must be between 0 and 127, got \(velocityBins)") }
+    }
+
+    /// The benchmark model's groups: note and tick, plus the position and velocity groups asked for.
+    func groups(_ vocab: Vocabulary) throws -> ModelGroups {
+        var g = ModelGroups(vocabulary: vocab)
+        g.position = positionEncoding.map { PositionGroup(encoding: $0, slots: 64, ticksPerSlot: 30, ppq: 480, meter: .common) }
+        if velocityBins > 0 {
+            g.velocity = try VelocityGroup.quantileBins(histogram: [Int](repeating: 1, count: 127), count: velocityBins)
+        }
+        return g
     }
 
     public func run(report: (String) -> Void) throws {
         try validate()
         report(MachineInfo.header)
         let vocab = try Vocabulary(ixToNote: Array(0..<noteClasses), ixToTick: Array(0..<tickClasses))
-        let shape = vocab.shape(hidden: hidden)
+        let groups = try groups(vocab)
+        let shape = groups.shape(hidden: hidden)
         var rng = SeededRNG(seed: 1)
         // Random weights of the scale a trained model has (|w| ≲ 0.3).
         let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
         let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
-        let sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), vocabulary: vocab)
-        report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.inputWidth); "
+        let sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), groups: groups)
+        let sizes = groups.isOriginalLayout ? "V=\(shape.inputWidth)"
+            : "I=\(shape.inputWidth), O=\(shape.outputWidth) (inputs \(groups.inputNames.joined(separator: ", ")))"
+        report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), \(sizes); "
                + "\(notes) notes per generation, median of \(timing.runs) runs")
         let defaultThreads = BLASRuntime.threads
         defer { BLASRuntime.setThreads(defaultThreads) }

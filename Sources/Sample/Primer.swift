@@ -96,7 +96,8 @@ extension Primer {
                 tickInBar = f.tickInBar[i] * p.ppq / settings.ppq
                 barTicks = f.barTicks[i] * p.ppq / settings.ppq
                 guard barTicks <= p.longestBar else {
-                    throw PrimerError.meterTooLong(path: path, meter: f.meter, barTicks: barTicks, longestBar: p.longestBar)
+                    throw PrimerError.meterTooLong(path: path, meter: meterName(barTicks: barTicks, ppq: p.ppq, main: f.meter),
+                                                   barTicks: barTicks, longestBar: p.longestBar)
                 }
             }
             events.append(Sampler.PrimerEvent(event: SampledEvent(note: index.note(h.note) ?? 0, tick: tick, velocity: bin),
@@ -104,5 +105,14 @@ extension Primer {
         }
         return Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
                       meter: f.meter, warnings: f.warnings.map(\.description))
+    }
+
+    /// The meter of a bar `barTicks` long (at `ppq`) for an error: the primer's main meter when
+    /// its bars are that long, otherwise (the primer changes meter) the N/4, N/8, … meter of
+    /// that length.
+    static func meterName(barTicks: Int, ppq: Int, main: String) -> String {
+        if let m = Meter(main), m.barTicks(ppq: ppq) == barTicks { return main }
+        for d in [4, 8, 16, 32, 64] where barTicks * d % (4 * ppq) == 0 { return "\(barTicks * d / (4 * ppq))/\(d)" }
+        return main
     }
 }

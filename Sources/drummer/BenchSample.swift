@@ -1,11 +1,12 @@
 // `drummer bench sample`: sampler speed (Benchmarks.SamplingBenchmark).
 import ArgumentParser
 import Benchmarks
+import DrummerCore
 
 struct BenchSample: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample",
-        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default).")
+        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default; optionally with position and velocity groups).")
 
     @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
@@ -19,11 +20,18 @@ struct BenchSample: ParsableCommand {
     @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K.")
     var tickClasses: Int = 209
 
+    @Option(name: .customLong("position-encoding"), help: "Add a position-in-bar input group (64 slots of 30 ticks, 4/4 at 480 PPQ): onehot or binary (default: none).")
+    var positionEncoding: PositionEncoding?
+
+    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Add a velocity group (in and out) of this many bins, 0...127 (default 0: none).")
+    var velocityBins: Int = 0
+
     @OptionGroup var timing: TimingOptions
 
     var benchmark: SamplingBenchmark {
         var b = SamplingBenchmark()
         b.notes = notes; b.hidden = hidden; b.noteClasses = noteClasses; b.tickClasses = tickClasses
+        b.positionEncoding = positionEncoding; b.velocityBins = velocityBins
         b.timing = timing.settings(defaultRuns: 15, defaultSeconds: 0)
         return b
     }

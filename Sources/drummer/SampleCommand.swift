@@ -2,6 +2,7 @@
 import ArgumentParser
 import DrummerCore
 import Foundation
+import MIDIParse
 import Report
 import Sample
 
@@ -10,8 +11,9 @@ struct SampleCommand: ParsableCommand {
         commandName: "sample",
         abstract: "Generate drum MIDI files from an exported model directory.",
         discussion: """
-            Each file: format 0, 480 PPQ, a tempo event, a time signature, notes on the General MIDI \
-            drum channel (channel 10, index 9). h and c start uniform in ±init-scale; without a primer \
+            Each file: format 0, 480 PPQ (a model with the position group: the PPQ of its dataset, \
+            which its tick values are in; a primer is read at it too), a tempo event, a time \
+            signature, notes on the General MIDI drum channel (channel 10, index 9). h and c start uniform in ±init-scale; without a primer \
             the first input event is drawn uniformly from the vocabulary, at the first beat of a bar. \
             The same seed, model and options give the same files; with --count K, file k uses seed \
             S + k - 1. Exactly -n hits are written: a note already struck at the current onset is \
@@ -146,10 +148,16 @@ struct SampleCommand: ParsableCommand {
             throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
         }
         let barMeter = chosenMeter ?? loaded.groups.position?.meter ?? .common
+        // The model's tick values are in its dataset's PPQ: a model with the position group
+        // records it; the others are taken to be at 480 (convert-midi's default). Files are
+        // written, and primers read, at it.
+        let ppq = loaded.groups.position?.ppq ?? 480
         var primerEvents: [Sampler.PrimerEvent] = []
         var startTick = 0
         if let p = primer {
-            let pr = try Primer.load(path: p, groups: loaded.groups)
+            var settings = HitExtractionSettings()
+            settings.ppq = ppq
+            let pr = try Primer.load(path: p, groups: loaded.groups, settings: settings)
             for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
             if let last = pr.events.last, let group = loaded.groups.position {
@@ -164,8 +172,8 @@ struct SampleCommand: ParsableCommand {
         let sampler = try Sampler(model: loaded)
         let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale, meter: chosenMeter)
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
-        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity, meter: loaded.groups.position == nil ? .common : barMeter,
-                                   startTick: random ? 0 : startTick)
+        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity, ppq: ppq, maxDuration: max(1, ppq / 4),
+                                   meter: loaded.groups.position == nil ? .common : barMeter, startTick: random ? 0 : startTick)
         var report: [SampleReport.File] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))

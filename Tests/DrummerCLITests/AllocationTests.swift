@@ -2,7 +2,8 @@
 // real-time safe inference step). Counted from outside with an LD_PRELOAD counter
 // (Scripts/count-allocations, Scripts/malloc-count.c) on the built binary, as the
 // difference between 100 and 5,100 notes:
-//   - generation (`drummer bench sample`: the LSTM step, softmax, draws), in any build;
+//   - generation (`drummer bench sample`: the LSTM step, softmax, draws), in any build, for
+//     the original layout and for groove models (position and velocity groups);
 //   - the whole `drummer sample` command, MIDI writing included, in a release build. A
 //     debug build allocates in unspecialised generic code (sort comparators, Set) while
 //     writing the file, so there the figure is printed, not asserted.
@@ -31,12 +32,16 @@ final class AllocationTests: XCTestCase {
         return n
     }
 
+    /// The original layout, and groove models: position (one-hot, binary) and velocity groups.
     func testGeneratingANoteAllocatesNothing() throws {
-        let few = try allocations(["bench", "sample", "--runs", "1", "--notes", "100"])
-        let many = try allocations(["bench", "sample", "--runs", "1", "--notes", "5100"])
-        print("drummer bench sample: \(few) allocations for 100 notes per run, \(many) for 5,100")
-        XCTAssertGreaterThan(few, 0, "the counter counted nothing: it is not interposing malloc")
-        XCTAssertLessThan(abs(many - few), 20, "generation allocates per note: \(few) → \(many)")
+        for groups in [[], ["--position-encoding", "onehot", "--velocity-bins", "16"],
+                       ["--position-encoding", "binary", "--velocity-bins", "8"], ["--velocity-bins", "4"]] {
+            let few = try allocations(["bench", "sample", "--runs", "1", "--notes", "100"] + groups)
+            let many = try allocations(["bench", "sample", "--runs", "1", "--notes", "5100"] + groups)
+            print("drummer bench sample \(groups.joined(separator: " ")): \(few) allocations for 100 notes per run, \(many) for 5,100")
+            XCTAssertGreaterThan(few, 0, "the counter counted nothing: it is not interposing malloc")
+            XCTAssertLessThan(abs(many - few), 20, "generation allocates per note (\(groups)): \(few) → \(many)")
+        }
     }
 
     func testSampleCommandAllocatesNothingPerNoteInRelease() throws {

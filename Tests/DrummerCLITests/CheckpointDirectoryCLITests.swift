@@ -118,6 +118,8 @@ final class SizeLimitCLITests: XCTestCase {
             (["bench", "train", "--batch", "99999999999"], 64, "--batch 99999999999 must be between 1 and --events 52260"),
             (["bench", "sample", "--notes", "99999999999"], 64, "--notes must be between 1 and 10000000, got 99999999999"),
             (["bench", "sample", "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096"),
+            (["bench", "sample", "--velocity-bins", "128"], 64, "--velocity-bins must be between 0 and 127, got 128"),
+            (["bench", "sample", "--position-encoding", "gray"], 64, "The value 'gray' is invalid for '--position-encoding <position-encoding>'"),
             (["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "99999999999"], 64, "-n must be between 1 and 10000000"),
         ]
         for (args, status, message) in cases {

@@ -9,6 +9,8 @@ struct TinyMIDI {
     /// (absolute tick, status, note, velocity) of every NOTE ON with velocity > 0.
     var noteOns: [(tick: Int, status: UInt8, note: Int, velocity: Int)] = []
     var noteOffs = 0
+    /// (absolute tick, numerator, denominator) of every time signature.
+    var timeSignatures: [(tick: Int, numerator: Int, denominator: Int)] = []
 
     init?(_ b: [UInt8]) {
         guard b.count >= 22, Array(b[0..<4]) == Array("MThd".utf8) else { return nil }
@@ -37,6 +39,7 @@ struct TinyMIDI {
                 let type = b[i]; i += 1
                 let n = vlq()
                 if type == 0x51, n == 3 { tempos.append(Int(b[i]) << 16 | Int(b[i + 1]) << 8 | Int(b[i + 2])) }
+                if type == 0x58, n == 4 { timeSignatures.append((tick, Int(b[i]), 1 << Int(b[i + 1]))) }
                 i += n
             } else if status & 0xF0 == 0x90, b[i + 1] > 0 {
                 noteOns.append((tick, status, Int(b[i]), Int(b[i + 1]))); i += 2
@@ -281,6 +284,16 @@ final class SampleCLITests: XCTestCase {
         let events = try XCTUnwrap(try json(r)[0]["events"] as? [[Int]])
         let midi = try XCTUnwrap(TinyMIDI([UInt8](Data(contentsOf: URL(fileURLWithPath: out)))))
         XCTAssertEqual(midi.events, events)
-        XCTAssertGreaterThan(events.count, 990)
+        // Exactly -n notes (1000 by default), at one velocity: 100, or --velocity's; 4/4 bars.
+        XCTAssertEqual(events.count, 1000)
+        XCTAssertEqual(try json(r)[0]["velocities"] as? [Int], [Int](repeating: 100, count: 1000))
+        XCTAssertTrue(midi.noteOns.allSatisfy { $0.velocity == 100 })
+        XCTAssertEqual(midi.timeSignatures.map { [$0.tick, $0.numerator, $0.denominator] }, [[0, 4, 4]])
+        let forced = try CLI.run(["sample", dir.path, "--seed", "1", "--primer", src.appendingPathComponent("pattern1.mid").path,
+                                  "--velocity", "64", "-o", out, "--json"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(try json(forced)[0]["events"] as? [[Int]], events)
+        XCTAssertEqual(try json(forced)[0]["velocities"] as? [Int], [Int](repeating: 64, count: 1000))
+        XCTAssertTrue(try XCTUnwrap(TinyMIDI([UInt8](Data(contentsOf: URL(fileURLWithPath: out))))).noteOns.allSatisfy { $0.velocity == 64 })
     }
 }
