@@ -227,7 +227,8 @@ extension Checkpoint {
             throw bad("/vocabulary", "is not a vocabulary: \(error)")
         }
         var groups = ModelGroups(vocabulary: vocabulary)
-        if version >= 2 {
+        // Version 2 files written before the groups existed have no /groups: the original layout.
+        if version >= 2, try f.children("/").contains("groups") {
             let members = try f.children("/groups")
             if members.contains("position") {
                 let g = "/groups/position"
@@ -261,7 +262,9 @@ extension Checkpoint {
         let shape = groups.shape(hidden: config.hidden)
         let wx = try f.readFloat32("/model/Wx"), wy = try f.readFloat32("/model/Wy")
         guard wx.shape == [shape.wxRows, shape.wxCols], wx.values.count == shape.wxCount else {
-            throw bad("/model/Wx", "has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(shape.notes) notes, \(shape.ticks) ticks, hidden size \(shape.hidden)")
+            let sizes = groups.isOriginalLayout ? "\(shape.notes) notes, \(shape.ticks) ticks"
+                : "input groups " + zip(groups.inputNames, shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
+            throw bad("/model/Wx", "has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(sizes), hidden size \(shape.hidden)")
         }
         guard wy.shape == [shape.wyRows, shape.wyCols], wy.values.count == shape.wyCount else {
             throw bad("/model/Wy", "has shape \(wy.shape), expected [\(shape.wyRows), \(shape.wyCols)]")

@@ -64,7 +64,10 @@ struct KitArchive: HDF5Writing, HDF5Reading {
         try self.object(object).setAttribute(name, string: value)
     }
 
-    func children(_ group: String) throws -> [String] { try file.group(Self.relative(group)).members() }
+    func children(_ group: String) throws -> [String] {
+        let rel = Self.relative(group)
+        return rel.isEmpty ? try file.members() : try file.group(rel).members()
+    }
 
     func read<T: H5Numeric>(_ path: String, _ type: T.Type) throws -> (values: [T], shape: [Int]) {
         let ds = try file.dataset(Self.relative(path))

@@ -106,7 +106,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         var m = GroupsManifest(inputs: try entries("inputs"), outputs: try entries("outputs"))
         if let p = o["position"], p != .null {
             guard case .object(let po) = p else { throw bad(".position is \(p.described), expected an object") }
-            let r = ManifestReader(object: po, file: file)
+            let r = ManifestReader(object: po, file: file, keyPath: "groups.position.")
             func req<T>(_ v: T?, _ k: String) throws -> T {
                 guard let v else { throw bad(".position.\(k) is missing") }
                 return v
@@ -126,7 +126,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                     return n
                 }
             }
-            let histogram = try ManifestReader(object: vo, file: file).ints("histogram") ?? []
+            let r = ManifestReader(object: vo, file: file, keyPath: "groups.velocity.")
+            let histogram = try r.required(r.ints("histogram"), "histogram")
             m.velocity = Velocity(bins: bins, histogram: histogram)
         }
         return m

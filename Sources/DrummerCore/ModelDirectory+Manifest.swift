@@ -126,12 +126,14 @@ public struct ModelManifest: Codable, Equatable, Sendable {
 struct ManifestReader {
     let object: [String: JSONValue]
     let file: String
+    /// Where `object` sits in model.json ("groups.position."), so messages name the whole key.
+    var keyPath = ""
 
     func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
 
     func required<T>(_ value: T?, _ key: String) throws -> T {
         guard let value else {
-            throw object[key] == nil ? bad("missing key \(key)") : bad("\(key) is null, expected a value")
+            throw object[key] == nil ? bad("missing key \(keyPath)\(key)") : bad("\(keyPath)\(key) is null, expected a value")
         }
         return value
     }
@@ -143,24 +145,24 @@ struct ManifestReader {
 
     func int(_ key: String) throws -> Int? {
         guard let v = present(key) else { return nil }
-        guard let i = v.wholeNumber else { throw bad("\(key) is \(v.described), expected a whole number") }
+        guard let i = v.wholeNumber else { throw bad("\(keyPath)\(key) is \(v.described), expected a whole number") }
         return i
     }
 
     func string(_ key: String) throws -> String? {
         guard let v = present(key) else { return nil }
-        guard case .string(let s) = v else { throw bad("\(key) is \(v.described), expected a string") }
+        guard case .string(let s) = v else { throw bad("\(keyPath)\(key) is \(v.described), expected a string") }
         return s
     }
 
     func ints(_ key: String) throws -> [Int]? {
         guard let v = present(key) else { return nil }
         guard case .array(let items) = v else {
-            throw bad("\(key) is \(v.described), expected an array of whole numbers")
+            throw bad("\(keyPath)\(key) is \(v.described), expected an array of whole numbers")
         }
         return try items.enumerated().map { i, item in
             guard let n = item.wholeNumber else {
-                throw bad("\(key)[\(i)] is \(item.described), expected a whole number")
+                throw bad("\(keyPath)\(key)[\(i)] is \(item.described), expected a whole number")
             }
             return n
         }
@@ -168,10 +170,10 @@ struct ManifestReader {
 
     func strings(_ key: String) throws -> [String]? {
         guard let v = present(key) else { return nil }
-        guard case .array(let items) = v else { throw bad("\(key) is \(v.described), expected an array of strings") }
+        guard case .array(let items) = v else { throw bad("\(keyPath)\(key) is \(v.described), expected an array of strings") }
         return try items.enumerated().map { i, item in
             guard case .string(let s) = item else {
-                throw bad("\(key)[\(i)] is \(item.described), expected a string")
+                throw bad("\(keyPath)\(key)[\(i)] is \(item.described), expected a string")
             }
             return s
         }
@@ -180,12 +182,12 @@ struct ManifestReader {
     func stringMap(_ key: String) throws -> [String: String]? {
         guard let v = present(key) else { return nil }
         guard case .object(let entries) = v else {
-            throw bad("\(key) is \(v.described), expected an object of strings")
+            throw bad("\(keyPath)\(key) is \(v.described), expected an object of strings")
         }
         var out: [String: String] = [:]
         for (k, item) in entries {
             guard case .string(let s) = item else {
-                throw bad("\(key).\(k) is \(item.described), expected a string")
+                throw bad("\(keyPath)\(key).\(k) is \(item.described), expected a string")
             }
             out[k] = s
         }
@@ -264,6 +266,9 @@ public enum ModelDirectoryError: Error, CustomStringConvertible, Equatable {
     case vocabularyMismatch(file: String, message: String)
     case shapeMismatch(file: String, key: String, expected: [Int], found: [Int])
     case wrongSize(file: String, expected: Int, found: Int, shape: [Int])
+    /// A weight file of the wrong size for a model with position or velocity groups: `groups`
+    /// lists the group sizes model.json gives ("inputs note 3, tick 4, position 16; hidden size 5").
+    case wrongSizeForGroups(file: String, expected: Int, found: Int, shape: [Int], groups: String)
     case checksumMismatch(file: String, expected: String, found: String)
     case notFinite(file: String, row: Int, col: Int, value: Float)
     case weights(file: String, message: String)
@@ -288,9 +293,11 @@ public enum ModelDirectoryError: Error, CustomStringConvertible, Equatable {
         case .vocabularyMismatch(let f, let m):
             return "\(f): bad vocabulary: \(m)"
         case .shapeMismatch(let f, let k, let e, let found):
-            return "\(f): \(k) is \(found) but the vocabulary and hidden_size give \(e)"
+            return "\(f): \(k) is \(found) but the vocabulary, groups and hidden_size give \(e)"
         case .wrongSize(let f, let e, let found, let s):
             return "\(f): \(found) bytes, expected \(e) (\(s[0]) × \(s[1]) float32)"
+        case .wrongSizeForGroups(let f, let e, let found, let s, let g):
+            return "\(f): \(found) bytes, expected \(e) (\(s[0]) × \(s[1]) float32) for model.json's groups: \(g)"
         case .checksumMismatch(let f, let e, let found):
             return "\(f): SHA-256 \(found) does not match model.json's \(e) (file corrupted or replaced)"
         case .notFinite(let f, let r, let c, let v):

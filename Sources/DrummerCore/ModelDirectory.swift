@@ -106,9 +106,22 @@ public enum ModelDirectory {
         let manifest = try ModelManifest.decode(manifestData, file: manifestPath)
         let (groups, shape) = try manifest.validated(file: manifestPath)
 
-        // Sizes are checked before reading, so a bad file is never read whole.
-        let wxData = try readFile(file(wxFile), size: shape.wxCount * 4, shape: [shape.wxRows, shape.wxCols])
-        let wyData = try readFile(file(wyFile), size: shape.wyCount * 4, shape: [shape.wyRows, shape.wyCols])
+        // Sizes are checked before reading, so a bad file is never read whole. For a model with
+        // position or velocity groups a wrong size says which groups model.json gave.
+        func weightFile(_ name: String, rows: Int, cols: Int, _ groupSizes: String) throws -> Data {
+            do { return try readFile(file(name), size: rows * cols * 4, shape: [rows, cols]) } catch let
+                ModelDirectoryError.wrongSize(f, expected, found, s) where !groups.isOriginalLayout {
+                throw ModelDirectoryError.wrongSizeForGroups(
+                    file: f, expected: expected, found: found, shape: s, groups: groupSizes + "; hidden size \(shape.hidden)")
+            }
+        }
+        func sizes(_ names: [String], _ sizes: [Int]) -> String {
+            zip(names, sizes).map { "\($0) \($1)" }.joined(separator: ", ")
+        }
+        let wxData = try weightFile(wxFile, rows: shape.wxRows, cols: shape.wxCols,
+                                    "inputs " + sizes(groups.inputNames, shape.inputGroups))
+        let wyData = try weightFile(wyFile, rows: shape.wyRows, cols: shape.wyCols,
+                                    "outputs " + sizes(groups.outputNames, shape.outputGroups))
         var verified = false
         if let sums = manifest.sha256 {
             for name in [wxFile, wyFile] where sums[name] == nil {

@@ -113,8 +113,11 @@ public struct VelocityGroup: Equatable, Sendable {
 
     public func validate() throws {
         guard !bins.isEmpty, bins.count <= 127 else { throw ModelGroupsError("velocity bins: \(bins.count), expected 1...127") }
-        guard histogram.count == 127, histogram.allSatisfy({ $0 >= 0 }) else {
-            throw ModelGroupsError("velocity histogram: expected 127 non-negative counts")
+        guard histogram.count == 127 else {
+            throw ModelGroupsError("velocity histogram: \(histogram.count) counts, expected 127 non-negative counts")
+        }
+        if let i = histogram.firstIndex(where: { $0 < 0 }) {
+            throw ModelGroupsError("velocity histogram: the count of velocity \(i + 1) is \(histogram[i]), expected a non-negative count")
         }
         guard bins.first!.lowerBound >= 1, bins.last!.upperBound <= 127 else {
             throw ModelGroupsError("velocity bins must lie within 1...127")

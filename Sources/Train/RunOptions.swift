@@ -99,7 +99,8 @@ public struct RunOptions: Sendable {
             if what == "checkpoint" {
                 throw RunError.refusedOverride(option: option, requested: requested, checkpoint: has, path: path)
             }
-            throw SettingError(option: option, message: "\(requested): the \(what) \(path) has \(has)")
+            throw SettingError(option: option, message: (requested.isEmpty ? "" : requested + " ")
+                + "differs from the \(what) \(path), which has \(has)")
         }
         let hasPosition = groups.position != nil, hasVelocity = groups.velocity != nil
         if let p = position, p != hasPosition {

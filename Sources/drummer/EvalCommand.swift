@@ -12,7 +12,9 @@ struct EvalCommand: ParsableCommand {
         discussion: """
             MODEL is an exported model directory or a training checkpoint (.h5). The model runs from \
             zero state over the whole sequence. Prints the predictions made, the mean loss (negative \
-            log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy.
+            log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy; \
+            for a model with the velocity group also its loss and accuracy, and the loss over every \
+            output group (loss_all).
             """)
 
     @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
@@ -21,7 +23,7 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted with the default convert-midi settings.")
     var data: String
 
-    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick.")
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity.")
     var json = false
 
     func validate() throws {
@@ -43,6 +45,11 @@ struct EvalCommand: ParsableCommand {
             print(String(format: "accuracy %.4f (note and tick)", metrics.accuracy))
             print(String(format: "accuracy_note %.4f", metrics.accuracyNote))
             print(String(format: "accuracy_tick %.4f", metrics.accuracyTick))
+            if let loss = metrics.lossVelocity, let accuracy = metrics.accuracyVelocity {
+                print(String(format: "loss_velocity %.6f", loss))
+                print(String(format: "accuracy_velocity %.4f", accuracy))
+                print(String(format: "loss_all %.6f nats per prediction (every output group)", metrics.lossAll))
+            }
         }
     }
 }

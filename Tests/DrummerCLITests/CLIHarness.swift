@@ -88,16 +88,20 @@ enum TestDataset {
     /// Writes `dir/events.npy` (int32 [pairs.count, 2]) and `dir/vocab.json`.
     static func write(_ dir: URL, pairs: [(Int32, Int32)], vocabJSON: String) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(pairs.count), 2), }"
+        try writeInt32(pairs.flatMap { [$0.0, $0.1] }, shape: [pairs.count, 2], to: dir.appendingPathComponent("events.npy"))
+        try Data(vocabJSON.utf8).write(to: dir.appendingPathComponent("vocab.json"))
+    }
+
+    /// An int32 .npy file (version 1.0, little-endian, C order) of `shape` ([n] or [n, m]).
+    static func writeInt32(_ values: [Int32], shape: [Int], to url: URL) throws {
+        let dims = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
+        var header = "{'descr': '<i4', 'fortran_order': False, 'shape': \(dims), }"
         while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
         header += "\n"
         var d = Data([0x93]) + Data("NUMPY".utf8)
         d += Data([1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
         d += Data(header.utf8)
-        for (n, t) in pairs {
-            for v in [n, t] { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        }
-        try d.write(to: dir.appendingPathComponent("events.npy"))
-        try Data(vocabJSON.utf8).write(to: dir.appendingPathComponent("vocab.json"))
+        for v in values { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        try d.write(to: url)
     }
 }

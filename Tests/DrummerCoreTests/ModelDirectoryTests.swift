@@ -223,6 +223,11 @@ final class ModelDirectoryTests: XCTestCase {
         }
         let m = try ModelDirectory.load(path: dir.path)
         XCTAssertEqual(m.shape, ModelShape(notes: 17, ticks: 209, hidden: 200))
+        // No groups section: the original layout, (note, tick) in and out.
+        XCTAssertEqual(m.groups, ModelGroups(vocabulary: m.vocabulary))
+        XCTAssertTrue(m.groups.isOriginalLayout)
+        XCTAssertEqual(m.groups.inputNames, ["note", "tick"])
+        XCTAssertEqual(m.groups.outputNames, ["note", "tick"])
         XCTAssertEqual(m.vocabulary.ixToNote.first, 36)
         XCTAssertNil(m.formatVersion)
         XCTAssertFalse(m.checksumsVerified)
@@ -234,7 +239,10 @@ final class ModelDirectoryTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)),
                            try Data(contentsOf: fixtures.appendingPathComponent(name)), name)
         }
-        XCTAssertTrue(try ModelDirectory.load(path: out).checksumsVerified)
+        let rewritten = try ModelDirectory.load(path: out)
+        XCTAssertTrue(rewritten.checksumsVerified)
+        XCTAssertEqual(rewritten.formatVersion, ModelDirectory.formatVersion)
+        XCTAssertEqual(rewritten.groups, m.groups)
     }
 
     private func message(_ dir: String) -> String {

@@ -82,6 +82,13 @@ final class ExporterTests: XCTestCase {
         for key in ["ix_to_note", "ix_to_tick", "hidden_size", "Wx_shape", "Wy_shape", "gate_order"] {
             XCTAssertEqual(a[key].map { "\($0)" }, b[key].map { "\($0)" }, key)
         }
+        // Format version 2 lists the original layout's two groups, and nothing else.
+        XCTAssertEqual(b["format_version"] as? Int, 2)
+        let groups = try XCTUnwrap(b["groups"] as? [String: Any])
+        XCTAssertEqual(Set(groups.keys), ["inputs", "outputs"])
+        XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.compactMap { $0["size"] as? Int }, [17, 209])
+        XCTAssertEqual(try ModelDirectory.load(path: out).groups, original.groups)
+        XCTAssertTrue(original.groups.isOriginalLayout)
     }
 
     func testExportOfTrainedModelKeepsItsMetadata() throws {
@@ -134,6 +141,7 @@ final class ExporterTests: XCTestCase {
         }
         let m = try ModelDirectory.load(path: out)
         XCTAssertEqual(m.metadata["init_from"], src.path)
+        XCTAssertTrue(m.groups.isOriginalLayout)
         XCTAssertEqual(m.metadata["checkpoint_format"], "drummer-checkpoint")
     }
 

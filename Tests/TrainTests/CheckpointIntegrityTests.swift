@@ -102,8 +102,12 @@ final class CheckpointIntegrityTests: XCTestCase {
         XCTAssertEqual(c.configuration.optimizer, .momentum)
         XCTAssertEqual(c.vocabulary.ixToNote, [36, 38, 42, 46])
         XCTAssertNotNil(c.state.optimizer.slots["velocity"])
+        // Version 1 predates the groups: the original layout, (note, tick) in and out.
+        XCTAssertEqual(c.groups, ModelGroups(vocabulary: c.vocabulary))
+        XCTAssertEqual(c.state.shape, ModelShape(notes: 4, ticks: 5, hidden: 4))
         let model = try CheckpointReader.loadModel(path: path)
         XCTAssertEqual(model.metadata["format_version"], "1")
+        XCTAssertTrue(model.groups.isOriginalLayout)
         // Resuming continues the run in the same directory (adopted with a new run id).
         var o = RunOptions(data: root.appendingPathComponent("v1data").path, resume: path)
         o.steps = 6
@@ -112,6 +116,7 @@ final class CheckpointIntegrityTests: XCTestCase {
         XCTAssertEqual(try run.run(shouldStop: { false }).step, 6)
         let next = try Checkpoint.read(path: dir.appendingPathComponent("ckpt-6.h5").path)
         XCTAssertEqual(next.formatVersion, Checkpoint.formatVersion)
+        XCTAssertEqual(next.groups, ModelGroups(vocabulary: c.vocabulary), "the continued run keeps the original layout")
         XCTAssertEqual(next.runID, run.runID)
         XCTAssertEqual(try CheckpointDirectory(path: dir.path).owner()?.runID, run.runID)
     }

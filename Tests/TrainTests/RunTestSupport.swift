@@ -39,6 +39,36 @@ enum RunFixture {
         }
     }
 
+    /// Per-hit (ticks from the bar line, bar length) pairs of `count` hits: eighth notes
+    /// through 4/4 bars of 1920 ticks (480 PPQ), starting `offset` eighths into the bar.
+    static func positions(count: Int, offset: Int = 0) -> [Int32] {
+        (0..<count).flatMap { [Int32(((offset + $0) % 8) * 240), 1920] }
+    }
+
+    /// Per-hit velocities 1...127: accents on the beat, ghost notes between, some noise.
+    static func velocities(count: Int, seed: UInt64 = 5) -> [Int32] {
+        var rng = SeededRNG(seed: seed)
+        let pattern: [Int32] = [112, 38, 84, 52]
+        return (0..<count).map { pattern[$0 % 4] + Int32(rng.index(below: 9)) - 4 }
+    }
+
+    /// A convert-midi-style dataset with velocities.npy and positions.npy beside events.npy in
+    /// each split, and a manifest.json saying ppq 480, --quantize 240 (so a model's position
+    /// group has 8 slots of an eighth note).
+    static func writeGrooveDataset(_ dir: URL, count: Int, validation: Int? = nil) throws {
+        try writeDataset(dir, events: events(count: count), validation: validation.map { events(count: $0, seed: 3) })
+        try NPY.write(int32: velocities(count: count), shape: [count], to: dir.appendingPathComponent("velocities.npy").path)
+        try NPY.write(int32: positions(count: count), shape: [count, 2], to: dir.appendingPathComponent("positions.npy").path)
+        if let validation {
+            let v = dir.appendingPathComponent("validation")
+            try NPY.write(int32: velocities(count: validation, seed: 8), shape: [validation],
+                          to: v.appendingPathComponent("velocities.npy").path)
+            try NPY.write(int32: positions(count: validation, offset: 3), shape: [validation, 2],
+                          to: v.appendingPathComponent("positions.npy").path)
+        }
+        try Data(#"{"settings": {"ppq": 480, "quantize": 240}}"#.utf8).write(to: dir.appendingPathComponent("manifest.json"))
+    }
+
     /// Options of a tiny run: H = 6, U = 8, logging and evaluation off the critical path.
     static func options(data: URL, checkpoints: URL, steps: Int?, batch: Int = 1,
                         optimizer: OptimizerKind = .sgd, lr: Float = 0.5) -> RunOptions {

@@ -1,0 +1,286 @@
+// `drummer train`, `export` and `eval` with position and velocity groups, end to end on a
+// dataset made by `convert-midi` from small MIDI files: the default groups, each group flag,
+// a refused group change on resume, bitwise resume, --init-from the original 2017 model on a
+// dataset with positions and velocities, and eval's per-group JSON.
+import Foundation
+import XCTest
+
+final class TrainGroupsCLITests: XCTestCase {
+    var root: URL!
+    var data: URL!
+
+    override func setUpWithError() throws {
+        root = try CLI.temporaryDirectory("train-groups-cli")
+        data = root.appendingPathComponent("data")
+        let src = root.appendingPathComponent("midi")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        for (i, hits) in Self.songs.enumerated() {
+            try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
+        }
+        let r = try CLI.run(["convert-midi", src.path, "-o", data.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    /// Two songs of 8 bars of 4/4 at 480 PPQ: eighth-note hi-hats (accented on the beat), snare
+    /// on 2 and 4 with a ghost note, bass drum on 1, 3 and the "&" of 3; velocities vary by bar.
+    static let songs: [[(tick: Int, note: UInt8, velocity: UInt8)]] = (0..<2).map { song in
+        var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = []
+        for bar in 0..<8 {
+            let o = bar * 1920, d = (bar + song) % 4
+            for i in 0..<8 { hits.append((o + i * 240, 42, UInt8(i % 2 == 0 ? 88 + d : 60 + 2 * d))) }
+            hits += [(o + 480, 38, UInt8(108 + d)), (o + 1320, 38, UInt8(28 + d)), (o + 1440, 38, UInt8(104 + d)),
+                     (o, 36, UInt8(100 + d)), (o + 960, 36, UInt8(96 - d)), (o + 1200, 36, 80)]
+        }
+        return hits
+    }
+
+    /// Hits per velocity 1...127 (index v − 1) of the songs, counted here.
+    static var histogram: [Int] {
+        var h = [Int](repeating: 0, count: 127)
+        for song in songs { for hit in song { h[Int(hit.velocity) - 1] += 1 } }
+        return h
+    }
+
+    /// The dataset's vocabulary sizes, from its vocab.json.
+    func vocabularySizes() throws -> (notes: Int, ticks: Int) {
+        let v = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: data.appendingPathComponent("vocab.json"))) as? [String: Any])
+        return (try XCTUnwrap(v["ix_to_note"] as? [Int]).count, try XCTUnwrap(v["ix_to_tick"] as? [Int]).count)
+    }
+
+    func train(_ dir: String, _ extra: [String], steps: Int = 2) throws -> CLIResult {
+        try CLI.run(["train", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "\(steps)",
+                     "--checkpoint-every", "\(steps)", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
+    }
+
+    /// Exports `checkpoint` and returns model.json's "groups".
+    func exportedGroups(_ checkpoint: String, to name: String) throws -> [String: Any] {
+        let out = root.appendingPathComponent(name).path
+        let e = try CLI.run(["export", checkpoint, "-o", out])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
+        XCTAssertEqual(json["format_version"] as? Int, 2)
+        return try XCTUnwrap(json["groups"] as? [String: Any])
+    }
+
+    func names(_ groups: [String: Any], _ key: String) -> [String] {
+        (groups[key] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+    }
+
+    func testANewRunOnAConvertedDatasetHasPositionAndVelocityGroups() throws {
+        let (n, k) = try vocabularySizes()
+        let t = try train("c", [])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let groups = try exportedGroups(root.appendingPathComponent("c/ckpt-2.h5").path, to: "m")
+        XCTAssertEqual(names(groups, "inputs"), ["note", "tick", "position", "velocity"])
+        XCTAssertEqual(names(groups, "outputs"), ["note", "tick", "velocity"])
+        // 4/4 bars of 1920 ticks in 64th-note slots (30 ticks at 480 PPQ).
+        let position = try XCTUnwrap(groups["position"] as? [String: Any])
+        XCTAssertEqual(position["encoding"] as? String, "onehot")
+        XCTAssertEqual(position["slots"] as? Int, 64)
+        XCTAssertEqual(position["ticks_per_slot"] as? Int, 30)
+        XCTAssertEqual(position["ppq"] as? Int, 480)
+        XCTAssertEqual(position["meter"] as? String, "4/4")
+        // The velocity table: the songs' own counts; bins consecutive over their range, ≤ 16.
+        let velocity = try XCTUnwrap(groups["velocity"] as? [String: Any])
+        XCTAssertEqual(velocity["histogram"] as? [Int], Self.histogram)
+        let bins = try XCTUnwrap(velocity["bins"] as? [[Int]])
+        XCTAssertLessThanOrEqual(bins.count, 16)
+        XCTAssertGreaterThan(bins.count, 4)
+        XCTAssertEqual(bins.first?.first, Self.histogram.firstIndex { $0 > 0 }.map { $0 + 1 })
+        XCTAssertEqual(bins.last?.last, Self.histogram.lastIndex { $0 > 0 }.map { $0 + 1 })
+        for (a, b) in zip(bins, bins.dropFirst()) { XCTAssertEqual(b[0], a[1] + 1, "\(bins)") }
+        XCTAssertTrue(t.stdout.contains("groups: inputs note \(n), tick \(k), position 64, velocity \(bins.count); "
+            + "outputs note \(n), tick \(k), velocity \(bins.count)"), t.stdout)
+    }
+
+    func testGroupFlagsChooseTheGroups() throws {
+        let (n, k) = try vocabularySizes()
+        let cases: [([String], String)] = [
+            (["--no-velocity"], "groups: inputs note \(n), tick \(k), position 64; outputs note \(n), tick \(k)\n"),
+            (["--no-position", "--velocity-bins", "4"],
+             "groups: inputs note \(n), tick \(k), velocity 4; outputs note \(n), tick \(k), velocity 4\n"),
+            (["--layout", "original"], "groups: inputs note \(n), tick \(k); outputs note \(n), tick \(k)\n"),
+            (["--no-position", "--no-velocity"], "groups: inputs note \(n), tick \(k); outputs note \(n), tick \(k)\n"),
+            // 64 slots: slot numbers 0...63 in 6 bits, one group of 2 each, lowest bit first.
+            (["--position-encoding", "binary", "--no-velocity"],
+             "groups: inputs note \(n), tick \(k), position_bit0 2, position_bit1 2, position_bit2 2, position_bit3 2, "
+                + "position_bit4 2, position_bit5 2; outputs note \(n), tick \(k)\n"),
+        ]
+        for (i, (flags, line)) in cases.enumerated() {
+            let t = try train("c\(i)", flags, steps: 1)
+            XCTAssertEqual(t.status, 0, "\(flags): \(t.stderr)")
+            XCTAssertTrue(t.stdout.contains(line), "\(flags): \(t.stdout)")
+        }
+        // The checkpoint holds what the line said: binary position bits, no velocity.
+        let groups = try exportedGroups(root.appendingPathComponent("c4/ckpt-1.h5").path, to: "binary")
+        XCTAssertEqual(names(groups, "inputs"), ["note", "tick"] + (0..<6).map { "position_bit\($0)" })
+        XCTAssertEqual((groups["position"] as? [String: Any])?["encoding"] as? String, "binary")
+        XCTAssertNil(groups["velocity"])
+        let original = try exportedGroups(root.appendingPathComponent("c2/ckpt-1.h5").path, to: "original")
+        XCTAssertEqual(Set(original.keys), ["inputs", "outputs"])
+
+        // Contradictory flags are usage errors (exit 64), before anything is read.
+        let refused: [([String], String)] = [
+            (["--layout", "original", "--position"], "--layout original has no position or velocity group: drop --position/--velocity"),
+            (["--no-position", "--position-encoding", "binary"], "--position-encoding needs the position group"),
+            (["--no-velocity", "--velocity-bins", "4"], "--velocity-bins needs the velocity group"),
+            (["--velocity-bins", "0"], "--velocity-bins must be between 1 and 127, got 0"),
+        ]
+        for (flags, message) in refused {
+            let r = try train("refused", flags, steps: 1)
+            XCTAssertEqual(r.status, 64, "\(flags): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(flags): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("refused").path))
+    }
+
+    /// --position on a dataset without positions.npy names the missing file.
+    func testPositionOnADatasetWithoutPositionsNamesTheFile() throws {
+        try FileManager.default.removeItem(at: data.appendingPathComponent("positions.npy"))
+        let r = try train("c", ["--position"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(data.path): the position group needs positions.npy, which this dataset lacks "
+            + "(convert it again with this drummer, or train without --position)"), r.stderr)
+        // Without the flag the run goes on without the group.
+        let t = try train("c", [])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        XCTAssertFalse(t.stdout.contains("position"), t.stdout)
+    }
+
+    func testResumeRefusesAChangedGroupFlag() throws {
+        let t = try train("c", [])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let ckpt = root.appendingPathComponent("c/ckpt-2.h5").path
+        let tail = "(\(ckpt)); a resumed run cannot change it: start a new run instead"
+        let refused: [([String], String)] = [
+            (["--no-velocity"], "--no-velocity differs from the checkpoint's a velocity group " + tail),
+            (["--no-position"], "--no-position differs from the checkpoint's a position group " + tail),
+            (["--layout", "original"], "--layout original differs from the checkpoint's groups note, tick, position, velocity " + tail),
+            (["--position-encoding", "binary"], "--position-encoding binary differs from the checkpoint's position encoding onehot " + tail),
+        ]
+        for (flags, message) in refused {
+            let r = try CLI.run(["train", "--resume", ckpt, "--steps", "4"] + flags)
+            XCTAssertEqual(r.status, 1, "\(flags): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(flags): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("c/ckpt-4.h5").path))
+        // The flags the checkpoint agrees with are accepted.
+        let same = try CLI.run(["train", "--resume", ckpt, "--steps", "4", "--position", "--velocity", "--position-encoding", "onehot"])
+        XCTAssertEqual(same.status, 0, same.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("c/ckpt-4.h5").path))
+    }
+
+    /// 8 steps straight and 4 + a resume to 8 give the same weights to the byte (compared through
+    /// export, which writes the checkpoint's float32 weights as they are) and the same log.
+    func testResumeWithGroupsIsBitwiseExact() throws {
+        for (dir, steps) in [("a", 8), ("b", 4)] {
+            let t = try train(dir, ["--position-encoding", "binary", "--batch-size", "2", "--optimizer", "rmsprop",
+                                    "--eval-every", "2"], steps: steps)
+            XCTAssertEqual(t.status, 0, t.stderr)
+        }
+        let r = try CLI.run(["train", "--resume", root.appendingPathComponent("b/ckpt-4.h5").path, "--steps", "8"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let a = try exportedGroups(root.appendingPathComponent("a/ckpt-8.h5").path, to: "ma")
+        let b = try exportedGroups(root.appendingPathComponent("b/ckpt-8.h5").path, to: "mb")
+        XCTAssertEqual(names(a, "inputs"), names(b, "inputs"))
+        XCTAssertEqual(a["velocity"] as? [String: AnyHashable], b["velocity"] as? [String: AnyHashable])
+        for f in ["Wx.bin", "Wy.bin"] {
+            let x = try Data(contentsOf: root.appendingPathComponent("ma/" + f)), y = try Data(contentsOf: root.appendingPathComponent("mb/" + f))
+            XCTAssertTrue(x == y, "\(f) of the resumed run differs from the straight run's")
+        }
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("a/train_log.csv"), encoding: .utf8),
+                       try String(contentsOf: root.appendingPathComponent("b/train_log.csv"), encoding: .utf8))
+    }
+
+    /// --init-from the original 2017 model on a dataset with velocities.npy and positions.npy (its
+    /// vocabulary as vocab.json): the original layout with no extra flag; Wx.bin and Wy.bin of a
+    /// zero-step run export byte-identical to the original's.
+    func testInitFromTheOriginalModelTrainsTheOriginalLayout() throws {
+        let fixtures = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
+            throw XCTSkip("../shared/fixtures/rnn-drummer is not present")
+        }
+        let original = root.appendingPathComponent("original")
+        try FileManager.default.createDirectory(at: original, withIntermediateDirectories: true)
+        for (a, b) in [("Wx.bin", "Wx.bin"), ("Wy.bin", "Wy.bin"), ("vocab.json", "model.json")] {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(a), to: original.appendingPathComponent(b))
+        }
+        let vocab = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: fixtures.appendingPathComponent("vocab.json"))) as? [String: Any])
+        let vocabJSON = String(decoding: try JSONSerialization.data(withJSONObject: ["ix_to_note": vocab["ix_to_note"] ?? [], "ix_to_tick": vocab["ix_to_tick"] ?? []]), as: UTF8.self)
+        let groove = root.appendingPathComponent("groove")
+        let count = 64
+        try TestDataset.write(groove, pairs: (0..<count).map { (Int32($0 % 17), Int32(($0 * 5) % 209)) }, vocabJSON: vocabJSON)
+        try TestDataset.writeInt32((0..<count).map { Int32(40 + $0 % 80) }, shape: [count], to: groove.appendingPathComponent("velocities.npy"))
+        try TestDataset.writeInt32((0..<count).flatMap { [Int32(($0 % 8) * 240), 1920] }, shape: [count, 2],
+                                   to: groove.appendingPathComponent("positions.npy"))
+        // The same dataset without --init-from would train position and velocity groups.
+        let plain = try CLI.run(["train", "--data", groove.path, "--hidden", "4", "--unroll", "8", "--steps", "0",
+                                 "--checkpoint-dir", root.appendingPathComponent("plain").path])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertTrue(plain.stdout.contains("groups: inputs note 17, tick 209, position 64, velocity"), plain.stdout)
+
+        let ck = root.appendingPathComponent("ck").path
+        let t = try CLI.run(["train", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
+                             "--checkpoint-dir", ck])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        XCTAssertTrue(t.stdout.contains("groups: inputs note 17, tick 209; outputs note 17, tick 209\n"), t.stdout)
+        let groups = try exportedGroups(ck + "/ckpt-0.h5", to: "exported")
+        XCTAssertEqual(Set(groups.keys), ["inputs", "outputs"])
+        for f in ["Wx.bin", "Wy.bin"] {
+            let exported = try Data(contentsOf: root.appendingPathComponent("exported/" + f))
+            XCTAssertTrue(exported == (try Data(contentsOf: fixtures.appendingPathComponent(f))), "\(f) differs from the original")
+        }
+        // Asking the original model for a group it lacks is refused naming the model.
+        let r = try CLI.run(["train", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
+                             "--checkpoint-dir", root.appendingPathComponent("ck2").path, "--velocity"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--velocity differs from the --init-from model \(original.path), which has no velocity group"), r.stderr)
+    }
+
+    func testEvalJSONHasPerGroupKeys() throws {
+        let t = try train("c", ["--eval-every", "2"])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let ckpt = root.appendingPathComponent("c/ckpt-2.h5").path
+        let r = try CLI.run(["eval", ckpt, "--data", data.path, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(Set(obj.keys), ["events", "loss", "accuracy", "accuracy_note", "accuracy_tick", "loss_note", "loss_tick",
+                                       "loss_velocity", "accuracy_velocity", "loss_all"])
+        func value(_ key: String) -> Double { obj[key] as? Double ?? .nan }
+        XCTAssertEqual(obj["events"] as? Int, Self.songs.map(\.count).reduce(0, +) - 1)
+        XCTAssertEqual(value("loss"), value("loss_note") + value("loss_tick"), accuracy: 1e-9)
+        XCTAssertEqual(value("loss_all"), value("loss") + value("loss_velocity"), accuracy: 1e-9)
+        XCTAssertGreaterThan(value("loss_velocity"), 0)
+        XCTAssertTrue((0...1).contains(value("accuracy_velocity")))
+        // train_log.csv's evaluation at step 2 holds the same figures (6 decimals).
+        let log = try String(contentsOf: root.appendingPathComponent("c/train_log.csv"), encoding: .utf8)
+        let header = log.split(separator: "\n")[0].split(separator: ",").map(String.init)
+        let row = try XCTUnwrap(log.split(separator: "\n").last).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        func logged(_ name: String) -> Double { header.firstIndex(of: name).flatMap { Double(row[$0]) } ?? .nan }
+        XCTAssertEqual(value("loss"), logged("train_loss"), accuracy: 1e-6)
+        XCTAssertEqual(value("loss_velocity"), logged("train_loss_velocity"), accuracy: 1e-6)
+        XCTAssertEqual(value("accuracy_velocity"), logged("train_accuracy_velocity"), accuracy: 1e-6)
+        // The exported model evaluates the same; the plain report shows the velocity figures.
+        let model = root.appendingPathComponent("m").path
+        XCTAssertEqual(try CLI.run(["export", ckpt, "-o", model]).status, 0)
+        let fromModel = try CLI.run(["eval", model, "--data", data.path, "--json"])
+        XCTAssertEqual(fromModel.stdout, r.stdout)
+        let plain = try CLI.run(["eval", model, "--data", data.path])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertTrue(plain.stdout.contains(String(format: "loss_velocity %.6f\n", value("loss_velocity"))), plain.stdout)
+        XCTAssertTrue(plain.stdout.contains(String(format: "accuracy_velocity %.4f\n", value("accuracy_velocity"))), plain.stdout)
+
+        // An original-layout model on the same data: no velocity keys at all.
+        let o = try train("o", ["--layout", "original"])
+        XCTAssertEqual(o.status, 0, o.stderr)
+        let e = try CLI.run(["eval", root.appendingPathComponent("o/ckpt-2.h5").path, "--data", data.path, "--json"])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        let plainObj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(e.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(Set(plainObj.keys), ["events", "loss", "accuracy", "accuracy_note", "accuracy_tick", "loss_note", "loss_tick", "loss_all"])
+        XCTAssertEqual(plainObj["loss_all"] as? Double ?? .nan, plainObj["loss"] as? Double ?? .nan, accuracy: 1e-9)
+        let text = try CLI.run(["eval", root.appendingPathComponent("o/ckpt-2.h5").path, "--data", data.path])
+        XCTAssertFalse(text.stdout.contains("velocity"), text.stdout)
+    }
+}
