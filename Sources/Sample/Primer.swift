@@ -29,6 +29,9 @@ public struct Primer: Equatable, Sendable {
     public let channel: Int?
     /// The meter most of the primer's hits are in.
     public let meter: String
+    /// The meter of the bar the primer's last hit is in (for a model with the position group:
+    /// generation carries on in it unless told otherwise).
+    public var lastMeter: Meter?
     /// Reader warnings (defects the parse policy recovered).
     public let warnings: [String]
 }
@@ -103,8 +106,12 @@ extension Primer {
             events.append(Sampler.PrimerEvent(event: SampledEvent(note: index.note(h.note) ?? 0, tick: tick, velocity: bin),
                                               tickInBar: tickInBar, barTicks: barTicks))
         }
+        var lastMeter: Meter?
+        if let p = groups.position, let last = events.last {
+            lastMeter = Meter(meterName(barTicks: last.barTicks, ppq: p.ppq, main: f.meter))
+        }
         return Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
-                      meter: f.meter, warnings: f.warnings.map(\.description))
+                      meter: f.meter, lastMeter: lastMeter, warnings: f.warnings.map(\.description))
     }
 
     /// The meter of a bar `barTicks` long (at `ppq`) for an error: the primer's main meter when

@@ -20,7 +20,8 @@ struct SampleCommand: ParsableCommand {
             never drawn again at that onset (the joint distribution is masked and renormalised).
 
             A model with the position group knows where each hit falls in its bar: the bars are of \
-            --meter (default: the meter most of its training data was in). A model with the velocity \
+            --meter (default: the meter of the primer's last bar, or without a primer the meter most of \
+            its training data was in). A model with the velocity \
             group draws each hit's velocity (a bin, then a value within it as in the training data); \
             --velocity N forces one velocity for every hit. --temperature applies to every output group.
 
@@ -147,7 +148,7 @@ struct SampleCommand: ParsableCommand {
         if chosenMeter != nil, loaded.groups.position == nil {
             throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
         }
-        let barMeter = chosenMeter ?? loaded.groups.position?.meter ?? .common
+        var barMeter = chosenMeter ?? loaded.groups.position?.meter ?? .common
         // The model's tick values are in its dataset's PPQ: a model with the position group
         // records it; the others are taken to be at 480 (convert-midi's default). Files are
         // written, and primers read, at it.
@@ -160,6 +161,8 @@ struct SampleCommand: ParsableCommand {
             let pr = try Primer.load(path: p, groups: loaded.groups, settings: settings)
             for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
+            // Without --meter, generation carries on in the meter of the primer's last bar.
+            if chosenMeter == nil, let m = pr.lastMeter { barMeter = m }
             if let last = pr.events.last, let group = loaded.groups.position {
                 startTick = last.tickInBar % barMeter.barTicks(ppq: group.ppq)
             }
@@ -170,7 +173,8 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(model: loaded)
-        let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale, meter: chosenMeter)
+        let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale,
+                                      meter: loaded.groups.position == nil ? nil : barMeter)
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
         let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity, ppq: ppq, maxDuration: max(1, ppq / 4),
                                    meter: loaded.groups.position == nil ? .common : barMeter, startTick: random ? 0 : startTick)

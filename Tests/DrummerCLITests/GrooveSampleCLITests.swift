@@ -280,6 +280,28 @@ final class GrooveSampleCLITests: XCTestCase {
         }
     }
 
+    /// Without --meter, generation carries on in the meter of the primer's last bar (2/4 on a
+    /// 3/4 model: bars of 960 ticks, and the file says 2/4); --meter still wins.
+    func testGenerationCarriesOnInThePrimersMeter() throws {
+        let model = try echoModel(meter: "3/4")
+        let primer = tmp.appendingPathComponent("two-four.mid")
+        // 2/4: the last hit, at 1200, is 240 ticks (slot 2) into the second bar.
+        try TinySMF.drums([(0, 30, 100), (480, 33, 100), (1200, 32, 100)], meter: (2, 2)).write(to: primer)
+        for (option, bar, signature) in [([String](), 960, [0, 2, 4]), (["--meter", "3/4"], 1440, [0, 3, 4])] {
+            let out = tmp.appendingPathComponent("o.mid").path
+            let r = try CLI.run(["sample", model.path, "--primer", primer.path, "-n", "200", "--seed", "4", "-o", out, "--json"] + option)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let events = try XCTUnwrap(try files(r)[0]["events"] as? [[Int]])
+            XCTAssertEqual(events.first?[0], 32, "\(option): the echo of the primer's last slot")
+            var onset = 240
+            for (i, e) in events.enumerated() {
+                XCTAssertEqual(e[0] - 30, onset % bar / 120, "\(option): note \(i) after onset \(onset)")
+                onset += e[1]
+            }
+            XCTAssertEqual(try midi(out).timeSignatures.map { [$0.tick, $0.numerator, $0.denominator] }, [signature], "\(option)")
+        }
+    }
+
     func testPrimerErrorsNameTheFileAndTheProblem() throws {
         let model = try randomModel()
         let out = tmp.appendingPathComponent("x.mid").path
