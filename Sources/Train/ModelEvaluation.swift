@@ -120,12 +120,16 @@ public enum ModelEvaluation {
         return try classes(values, for: model.groups, source: split.path)
     }
 
-    /// The hits of one MIDI file, read with the default `convert-midi` settings (as a one-file
-    /// dataset would be), in the model's classes.
-    public static func events(midiFile path: String, for model: EvaluatedModel) throws -> [Int32] {
-        let hits = try FileHits.read(path: path, settings: HitExtractionSettings())
+    /// The hits of one MIDI file, read as `convert-midi` reads it (as a one-file dataset would
+    /// be) at `ppq` (default: the model's, recorded with its position group, else 480) with
+    /// `quantize`, in the model's classes.
+    public static func events(midiFile path: String, for model: EvaluatedModel, ppq: Int? = nil, quantize: Int? = nil) throws -> [Int32] {
+        var settings = HitExtractionSettings()
+        settings.ppq = ppq ?? model.groups.position?.ppq ?? 480
+        settings.quantize = quantize
+        let hits = try FileHits.read(path: path, settings: settings)
         return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,
-                                     tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: 480),
+                                     tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: settings.ppq),
                            for: model.groups, source: path)
     }
 

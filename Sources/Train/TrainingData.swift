@@ -216,7 +216,11 @@ public enum DatasetError: Error, CustomStringConvertible, Equatable, Sendable {
         case .outsideVocabulary(let p, let notes, let ticks):
             var parts: [String] = []
             if !notes.isEmpty { parts.append("notes \(list(notes)) are not in the model's vocabulary") }
-            if !ticks.isEmpty { parts.append("tick values \(list(ticks)) are not in the model's vocabulary") }
+            if !ticks.isEmpty {
+                parts.append("tick values \(list(ticks)) are not in the model's vocabulary"
+                             + (p.lowercased().hasSuffix(".mid") || p.lowercased().hasSuffix(".midi")
+                                ? " (read it with the model's dataset settings: --quantize, --ppq)" : ""))
+            }
             return "\(p): " + parts.joined(separator: "; ")
         case .missingGroup(let p, let group, let file):
             return "\(p): the \(group) group needs \(file), which this dataset lacks (convert it again with this drummer, or train without --\(group))"

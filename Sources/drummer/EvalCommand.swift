@@ -20,8 +20,14 @@ struct EvalCommand: ParsableCommand {
     @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
     var model: String
 
-    @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted with the default convert-midi settings.")
+    @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
     var data: String
+
+    @Option(help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its position group, else 480).")
+    var ppq: Int?
+
+    @Option(help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
+    var quantize: Int?
 
     @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity.")
     var json = false
@@ -29,11 +35,13 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
         guard !data.isEmpty else { throw ValidationError("--data must not be empty") }
+        if let p = ppq, !(1...32_767).contains(p) { throw ValidationError("--ppq must be between 1 and 32767, got \(p)") }
+        if let q = quantize, !(1...1_048_576).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576, got \(q)") }
     }
 
     func run() throws {
         let m = try EvaluatedModel.load(path: model)
-        let events = try EvalInput.events(path: data, model: m)
+        let events = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize)
         let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)
         if json {
             FileHandle.standardOutput.write(try JSONOutput.encode(metrics))
@@ -56,12 +64,15 @@ struct EvalCommand: ParsableCommand {
 
 /// The evaluation sequence of `--data`, in the model's indices.
 enum EvalInput {
-    static func events(path: String, model: EvaluatedModel) throws -> [Int32] {
+    static func events(path: String, model: EvaluatedModel, ppq: Int?, quantize: Int?) throws -> [Int32] {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            guard ppq == nil, quantize == nil else {
+                throw ValidationError("--ppq and --quantize apply to a MIDI file; a dataset was converted with its own settings")
+            }
             let data = try TrainingData.load(path: path)
             return try ModelEvaluation.events(of: data, for: model)
         }
-        return try ModelEvaluation.events(midiFile: path, for: model)
+        return try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize)
     }
 }

@@ -239,6 +239,35 @@ final class TrainGroupsCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--velocity differs from the --init-from model \(original.path), which has no velocity group"), r.stderr)
     }
 
+    /// `eval --data FILE.mid --quantize T` reads the file as `convert-midi --quantize T` would:
+    /// the same figures as the one-file dataset; without it, off-grid deltas are not in a
+    /// quantized model's vocabulary and the error says which option reads it right.
+    func testEvalOfAMIDIFileWithTheModelsQuantize() throws {
+        let src = root.appendingPathComponent("late")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        // The songs played a little late and early (±7 ticks): on the grid only after --quantize 60.
+        let song = Self.songs[0].enumerated().map { (i, h) in (tick: h.tick + (i % 3 == 0 ? 7 : i % 3 == 1 ? -5 : 0) + 7, h.note, h.velocity) }
+        let file = src.appendingPathComponent("late.mid")
+        try TinySMF.drums(song.map { ($0.tick, $0.1, $0.2) }, meter: (4, 2)).write(to: file)
+        let quantized = root.appendingPathComponent("q").path
+        XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", quantized, "--quantize", "60"]).status, 0)
+        let t = try CLI.run(["train", "--data", quantized, "--hidden", "8", "--unroll", "8", "--steps", "2",
+                             "--checkpoint-every", "2", "--checkpoint-dir", root.appendingPathComponent("qc").path])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let ckpt = root.appendingPathComponent("qc/ckpt-2.h5").path
+        let fromDataset = try CLI.run(["eval", ckpt, "--data", quantized, "--json"])
+        let fromFile = try CLI.run(["eval", ckpt, "--data", file.path, "--quantize", "60", "--json"])
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+        XCTAssertEqual(fromFile.stdout, fromDataset.stdout)
+        let unquantized = try CLI.run(["eval", ckpt, "--data", file.path])
+        XCTAssertEqual(unquantized.status, 1)
+        XCTAssertTrue(unquantized.stderr.contains("\(file.path): tick values"), unquantized.stderr)
+        XCTAssertTrue(unquantized.stderr.contains("(read it with the model's dataset settings: --quantize, --ppq)"), unquantized.stderr)
+        let onDataset = try CLI.run(["eval", ckpt, "--data", quantized, "--quantize", "60"])
+        XCTAssertEqual(onDataset.status, 64)
+        XCTAssertTrue(onDataset.stderr.contains("--ppq and --quantize apply to a MIDI file"), onDataset.stderr)
+    }
+
     func testEvalJSONHasPerGroupKeys() throws {
         let t = try train("c", ["--eval-every", "2"])
         XCTAssertEqual(t.status, 0, t.stderr)
