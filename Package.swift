@@ -58,7 +58,8 @@ let package = Package(
         // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
         .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
         // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
-        // model card, audio) and `drummer tab` (drum tablature). Reads train_log.csv and
+        // model card, audio), `drummer tab` (drum tablature) and `drummer stats` (generated
+        // files against a reference). Reads train_log.csv and
         // model.json as plain files: no Train, no HDF5.
         .target(name: "Report", dependencies: [
             "MIDIParse", "DrummerCore", "Encode",
