@@ -16,10 +16,14 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         public var lenient: Bool
         /// "safe" (the default), "strict" or "lenient".
         public var parseMode: String
+        /// "time" (the default) or "note": the order of the hits at one onset (absent in
+        /// manifests written before the option existed: "time").
+        public var onsetOrder: String?
 
         enum CodingKeys: String, CodingKey {
             case channel, ppq, quantize, onehot, lenient
             case parseMode = "parse_mode"
+            case onsetOrder = "onset_order"
             case maxDelta = "max_delta"
             case noteMap = "note_map"
             case validationFraction = "validation_fraction"

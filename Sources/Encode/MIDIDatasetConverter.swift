@@ -239,7 +239,8 @@ public enum MIDIDatasetConverter {
             tool: "drummer convert-midi", version: DrummerVersion.string, source: directory,
             settings: .init(channel: settings.extraction.channel.description, ppq: settings.ppq, quantize: settings.extraction.quantize,
                             maxDelta: settings.maxDelta, noteMap: settings.extraction.noteMap.name, onehot: settings.oneHot,
-                            validationFraction: fraction, lenient: mode == .lenient, parseMode: mode.rawValue),
+                            validationFraction: fraction, lenient: mode == .lenient, parseMode: mode.rawValue,
+                            onsetOrder: settings.extraction.onsetOrder.rawValue),
             files: files, skipped: skipped, recovered: recovered, statistics: stats, validation: validationInfo, outputs: outputs)
 
         // Write: rows are encoded file by file straight into the output, on every thread.

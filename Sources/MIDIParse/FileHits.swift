@@ -119,9 +119,11 @@ extension FileHits {
         } else {
             for n in sourceNotes { notes.append(settings.noteMap.apply(Int(n))) }
         }
+        var velocities = sourceVelocities.map(Int.init)
+        if settings.onsetOrder == .note { Self.sortByNoteWithinOnsets(ticks: ticks, notes: &notes, velocities: &velocities) }
         self.notes = notes
         self.ticks = ticks
-        self.velocities = sourceVelocities.map(Int.init)
+        self.velocities = velocities
         // Positions: the time signatures moved to the target resolution like onsets (not
         // quantized: bar lines stay where the file puts them), then each quantized onset
         // looked up in that meter map.
@@ -168,6 +170,27 @@ extension FileHits {
 }
 
 extension FileHits {
+    /// Sorts each run of equal ticks by note number (stably), keeping each velocity with its note.
+    static func sortByNoteWithinOnsets(ticks: [Int], notes: inout [Int], velocities: inout [Int]) {
+        var start = 0
+        while start < ticks.count {
+            var end = start + 1
+            while end < ticks.count, ticks[end] == ticks[start] { end += 1 }
+            if end - start > 1 {
+                // Insertion sort: onsets hold a few hits.
+                for i in (start + 1)..<end {
+                    var j = i
+                    while j > start, notes[j - 1] > notes[j] {
+                        notes.swapAt(j - 1, j)
+                        velocities.swapAt(j - 1, j)
+                        j -= 1
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
     /// Reads, parses and extracts the hits of the file at `path` with `settings.parseMode`.
     /// Reads only what extraction needs (no full event list); gives exactly what
     /// `init(file:path:settings:)` gives for the file `MIDIFile.read` returns.

@@ -81,6 +81,16 @@ public struct NoteMap: Equatable, Sendable {
     @inline(__always) public func apply(_ note: Int) -> Int { table[note] ?? note }
 }
 
+/// The order of the hits at one onset (one tick after rescaling and quantizing).
+public enum OnsetOrder: String, Sendable, CaseIterable {
+    /// As the file has them: by their ticks before quantizing, then track, then order in the
+    /// track (convert-midi's order since its first version).
+    case time
+    /// By note number, lowest first (a stable sort: the same note keeps its order). One
+    /// canonical order for a chord of drums, whatever the player's timing within the grid step.
+    case note
+}
+
 /// Settings of hit extraction (convert-midi's flags of the same names).
 public struct HitExtractionSettings: Equatable, Sendable {
     public var channel: ChannelSelection = .auto
@@ -89,6 +99,8 @@ public struct HitExtractionSettings: Equatable, Sendable {
     /// Grid in target ticks that absolute onsets snap to (nil: no quantizing).
     public var quantize: Int?
     public var noteMap: NoteMap = .none
+    /// The order of hits that share an onset (after quantizing).
+    public var onsetOrder: OnsetOrder = .time
     /// How defects are treated: `.safe` (the default) recovers only the defects that need no
     /// guessing, `.strict` refuses any, `.lenient` recovers all it can; each recovery is a warning.
     public var parseMode: MIDIParseMode = .safe

@@ -56,6 +56,9 @@ struct ConvertMIDI: ParsableCommand {
     @Option(help: "Note mapping: none, original (the 2017 project's table), or a JSON file {\"from\": to}.")
     var noteMap = "none"
 
+    @Option(help: "Order of the hits at one onset (after --quantize): time (as played, the default) or note (by note number, lowest first: one order for a chord of drums, which the model then need not guess).")
+    var onsetOrder: OnsetOrder = .time
+
     @Flag(help: "Also write X.npy: float32 [N, notes + ticks], one-hot rows (large).")
     var onehot = false
 
@@ -106,6 +109,7 @@ struct ConvertMIDI: ParsableCommand {
         settings.extraction.channel = ChannelSelection(argument: channel) ?? .auto
         settings.ppq = ppq
         settings.extraction.quantize = quantize
+        settings.extraction.onsetOrder = onsetOrder
         settings.maxDelta = maxDelta
         switch noteMap {
         case "none": settings.extraction.noteMap = .none
@@ -211,3 +215,5 @@ final class ProgressLine: Sendable {
         return s < 60 ? "\(s) s" : "\(s / 60) min \(s % 60) s"
     }
 }
+
+extension OnsetOrder: ExpressibleByArgument {}

@@ -72,4 +72,28 @@ final class ConvertPositionsCLITests: XCTestCase {
         XCTAssertNotNil(outputs["validation/positions.npy"])
         XCTAssertNotNil(outputs["velocities.npy"])
     }
+
+    /// --onset-order note: the hits of one onset by note number, velocities and positions
+    /// moving with them; recorded in the manifest.
+    func testOnsetOrderNote() throws {
+        let src = tmp.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        try TinySMF.drums([(0, 42, 80), (5, 36, 110), (480, 46, 70), (490, 38, 100)]).write(to: src.appendingPathComponent("a.mid"))
+        let out = tmp.appendingPathComponent("data")
+        let r = try CLI.run(["convert-midi", src.path, "-o", out.path, "--quantize", "30", "--onset-order", "note"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let vocab = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("vocab.json"))) as? [String: [Int]])
+        let events = try npyInt32(out.appendingPathComponent("events.npy")).values
+        let notes = stride(from: 0, to: events.count, by: 2).map { vocab["ix_to_note"]![Int(events[$0])] }
+        let deltas = stride(from: 1, to: events.count, by: 2).map { vocab["ix_to_tick"]![Int(events[$0])] }
+        XCTAssertEqual(notes, [36, 42, 38, 46])
+        XCTAssertEqual(deltas, [0, 0, 480, 0])
+        XCTAssertEqual(try npyInt32(out.appendingPathComponent("velocities.npy")).values, [110, 80, 100, 70])
+        XCTAssertEqual(try npyInt32(out.appendingPathComponent("positions.npy")).values, [0, 1920, 0, 1920, 480, 1920, 480, 1920])
+        let m = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any])
+        XCTAssertEqual((m["settings"] as? [String: Any])?["onset_order"] as? String, "note")
+        let bad = try CLI.run(["convert-midi", src.path, "-o", out.path, "--onset-order", "pitch"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("'pitch'"), bad.stderr)
+    }
 }

@@ -97,4 +97,24 @@ final class HitPositionTests: XCTestCase {
         XCTAssertEqual(h.barTicks, [360, 360])
         XCTAssertEqual(h.meter, "3/4")
     }
+
+    func testOnsetOrderNoteSortsTheHitsOfAnOnsetKeepingTheirVelocities() throws {
+        // At 480 PPQ with --quantize 60: 42 at 0, 36 at 10 and 38 at 25 share onset 0 (as
+        // played: 42, 36, 38); 46 then 42 at 470/481 share onset 480. The same note twice keeps
+        // its order.
+        let bytes = file([(0, hit(42, 80)), (10, hit(36, 110)), (25, hit(38, 90)), (25, hit(38, 20)),
+                          (470, hit(46, 70)), (481, hit(42, 60))], division: 480)
+        var s = HitExtractionSettings()
+        s.quantize = 60
+        let asPlayed = try FileHits.parse(bytes, path: "t.mid", settings: s)
+        XCTAssertEqual(asPlayed.notes, [42, 36, 38, 38, 46, 42])
+        s.onsetOrder = .note
+        let sorted = try FileHits.parse(bytes, path: "t.mid", settings: s)
+        XCTAssertEqual(sorted.notes, [36, 38, 38, 42, 42, 46])
+        XCTAssertEqual(sorted.velocities, [110, 90, 20, 80, 60, 70])
+        XCTAssertEqual(sorted.ticks, [0, 0, 0, 0, 480, 480])
+        XCTAssertEqual(sorted.tickInBar, [0, 0, 0, 0, 480, 480])
+        let (midi, warnings) = try MIDIFile.parse(bytes, path: "t.mid", mode: .safe)
+        XCTAssertEqual(try FileHits(file: midi, path: "t.mid", settings: s, warnings: warnings), sorted)
+    }
 }
