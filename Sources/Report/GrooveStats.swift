@@ -65,8 +65,10 @@ public struct GrooveTally: Equatable, Sendable {
     public var velocityCounts: [Int]? = [Int](repeating: 0, count: 16)
     /// Distinct onsets and those on the 16th grid; nil without bar positions.
     public var grid: GridCounts? = GridCounts()
-    /// Sums of the bar periodicity; nil without bar positions.
+    /// Sums of the bar periodicity of the onset pattern (every drum together) and of each
+    /// drum's pattern; nil without bar positions.
     public var periodicity: PeriodicitySums? = PeriodicitySums()
+    public var periodicityPerDrum: PeriodicitySums? = PeriodicitySums()
     /// Accent sums per bar length in ticks; nil without velocities or bar positions.
     public var accents: [Int: AccentSums]? = [:]
     public var duplicates = 0
@@ -94,12 +96,14 @@ public struct GrooveTally: Equatable, Sendable {
             bars = nil
             grid = nil
             periodicity = nil
+            periodicityPerDrum = nil
             accents = nil
             return
         }
         bars = bars.map { $0 + (t.barSpan ?? 0) }
         grid?.add(GrooveStats.gridCounts(onsets: t.onsets, bars: slots, ticksPerQuarter: ticksPerQuarter, tolerance: tolerance))
-        periodicity?.add(GrooveStats.periodicity(t))
+        periodicity?.add(GrooveStats.periodicity(t, perDrum: false))
+        periodicityPerDrum?.add(GrooveStats.periodicity(t, perDrum: true))
         if var sums = accents, let v = t.velocities {
             for (slot, velocity) in zip(slots, v) {
                 let pos = HitSample.sixteenth(tickInBar: slot.tickInBar, barTicks: slot.barTicks, ticksPerQuarter: Double(ticksPerQuarter))
@@ -244,9 +248,10 @@ public enum GrooveStats {
         return Double(on) / Double(all)
     }
 
-    /// The bar-periodicity sums of one file (see the header); zero sums when the file has no
-    /// bar positions or spans no more than one bar's cells.
-    public static func periodicity(_ t: HitTrack) -> PeriodicitySums {
+    /// The bar-periodicity sums of one file (see the header): of its onset pattern (every drum
+    /// together), or with `perDrum` of each drum's; zero sums when the file has no bar
+    /// positions or spans no more than one bar's cells.
+    public static func periodicity(_ t: HitTrack, perDrum: Bool) -> PeriodicitySums {
         guard let slots = t.bars, !t.onsets.isEmpty else { return PeriodicitySums() }
         // The bar length most hits are in (the shorter on a tie).
         var byLength: [Int: Int] = [:]
@@ -257,7 +262,7 @@ public enum GrooveStats {
         let s = Double(t.ticksPerQuarter) / 4
         let lag = Int((Double(barTicks) / s).rounded())
         let cells = t.onsets.map { Int((Double($0) / s + 0.5).rounded(.down)) }
-        return periodicity(cells: cells, drums: t.notes, lag: lag)
+        return periodicity(cells: cells, drums: perDrum ? t.notes : [Int](repeating: 0, count: cells.count), lag: lag)
     }
 
     /// The sums for onsets already in cells: `cells[i]` holds drum `drums[i]`; `lag` cells

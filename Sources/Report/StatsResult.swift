@@ -46,7 +46,9 @@ public struct StatsResult: Sendable {
     public var gridShare: Pair
     /// The grid share of onsets placed uniformly at random (see GrooveStats).
     public var gridUniform: Double
+    /// Bar periodicity of the onset pattern (the target) and of each drum's pattern.
     public var periodicity: Pair
+    public var periodicityPerDrum: Pair
     public var accent: Accent
     public var duplicateRate: Pair
     /// Hits the generated files should hold (--expected-hits), when given.
@@ -79,12 +81,20 @@ public struct StatsResult: Sendable {
         let noBars = r.grid == nil ? "no bar positions in the reference" : g.grid == nil ? "no bar positions in the generated files" : nil
         gridShare = Pair(generated: g.gridShare, reference: r.gridShare)
         periodicity = Pair(generated: g.periodicity?.r, reference: r.periodicity?.r)
+        periodicityPerDrum = Pair(generated: g.periodicityPerDrum?.r, reference: r.periodicityPerDrum?.r)
         if let noBars {
             missing["grid16_share"] = noBars
             missing["bar_periodicity"] = noBars
-        } else if periodicity.generated == nil || periodicity.reference == nil {
-            missing["bar_periodicity"] = "no file of the " + (periodicity.generated == nil ? "generated files" : "reference")
-                + " spans more than a bar with a drum that varies"
+            missing["bar_periodicity_per_drum"] = noBars
+        } else {
+            if periodicity.generated == nil || periodicity.reference == nil {
+                missing["bar_periodicity"] = "no file of the " + (periodicity.generated == nil ? "generated files" : "reference")
+                    + " spans more than a bar with onsets that vary"
+            }
+            if periodicityPerDrum.generated == nil || periodicityPerDrum.reference == nil {
+                missing["bar_periodicity_per_drum"] = "no file of the " + (periodicityPerDrum.generated == nil ? "generated files" : "reference")
+                    + " spans more than a bar with a drum that varies"
+            }
         }
         duplicateRate = Pair(generated: g.duplicateRate, reference: r.duplicateRate)
 
@@ -192,6 +202,8 @@ extension StatsResult {
                 gridShare.reference.map { String(format: "%.0f%% of reference", 100 * gridUniform / $0) } ?? ""),
             row("bar periodicity", f3(periodicity.generated), f3(periodicity.reference), ratio(periodicity, "bar_periodicity"),
                 key: "bar_periodicity"),
+            row("  per drum", f3(periodicityPerDrum.generated), f3(periodicityPerDrum.reference),
+                ratio(periodicityPerDrum, "bar_periodicity_per_drum")),
             row("accent correlation", "", "",
                 accent.correlation.map { String(format: "r = %.3f", $0) } ?? na("accent_profile"), key: "accent_profile"),
             row("duplicate-onset rate", duplicateRate.generated.map(Self.percent) ?? "n/a",

@@ -214,6 +214,7 @@ public struct StatsRun: Sendable {
             "velocity_js_bits": num(r.velocityJS),
             "grid16_share": pair(r.gridShare, extra: ["uniform_random": .double(r.gridUniform)]),
             "bar_periodicity": pair(r.periodicity),
+            "bar_periodicity_per_drum": pair(r.periodicityPerDrum),
             "accent_profile": .object([
                 "bar_ticks": r.accent.barTicks.map { .int($0) } ?? .null,
                 "labels": .array(r.accent.barTicks == nil ? [] : r.accentLabels.map { .string($0) }),

@@ -73,14 +73,16 @@ final class StatsCLITests: XCTestCase {
 
         let flatJSON = try json(try CLI.run(["stats", flat, "--reference", refDir, "--json"]))
         XCTAssertEqual(Set(flatJSON.keys), ["settings", "reference", "generated", "counts", "note_js_bits", "delta_js_bits",
-                                            "velocity_js_bits", "grid16_share", "bar_periodicity", "accent_profile",
-                                            "duplicate_onset_rate", "expected_hits", "targets", "notes", "warnings"])
+                                            "velocity_js_bits", "grid16_share", "bar_periodicity", "bar_periodicity_per_drum",
+                                            "accent_profile", "duplicate_onset_rate", "expected_hits", "targets", "notes", "warnings"])
         XCTAssertEqual(number(flatJSON, "note_js_bits"), 0)
         XCTAssertEqual(number(flatJSON, "delta_js_bits"), 0)
         XCTAssertEqual(number(flatJSON, "velocity_js_bits"), 1, "100 (bin 96-103) against 50, 90, 110, 120: disjoint")
         XCTAssertEqual(number(flatJSON, "grid16_share", "ratio"), 1)
         XCTAssertEqual(number(flatJSON, "bar_periodicity", "generated"), 1)
         XCTAssertEqual(number(flatJSON, "bar_periodicity", "reference"), 1)
+        XCTAssertEqual(number(flatJSON, "bar_periodicity_per_drum", "generated"), 1)
+        XCTAssertEqual(number(flatJSON, "bar_periodicity_per_drum", "reference"), 1)
         XCTAssertEqual(number(flatJSON, "counts", "generated", "bars"), 2)
         XCTAssertEqual(number(flatJSON, "duplicate_onset_rate", "generated"), 0)
         let accent = try XCTUnwrap(flatJSON["accent_profile"] as? [String: Any])
@@ -138,7 +140,7 @@ final class StatsCLITests: XCTestCase {
             XCTAssertEqual(a, b, accuracy: 1e-12, key)
         }
         XCTAssertGreaterThan(try XCTUnwrap(number(fromData, "velocity_js_bits")), 0.1, "a constant 90 against the beat's accents")
-        for (key, sub) in [("bar_periodicity", "reference"), ("grid16_share", "reference")] {
+        for (key, sub) in [("bar_periodicity", "reference"), ("bar_periodicity_per_drum", "reference"), ("grid16_share", "reference")] {
             let a = try XCTUnwrap(number(fromData, key, sub), key), b = try XCTUnwrap(number(fromMIDI, key, sub), key)
             XCTAssertEqual(a, b, accuracy: 1e-12, "\(key).\(sub)")
         }

@@ -91,12 +91,53 @@ final class StatsFigureTests: XCTestCase {
         }
         let t = try HitTrack(file: performance(hits).file, path: "rock.mid", settings: HitExtractionSettings())
         XCTAssertEqual(t.barSpan, 4)
-        XCTAssertEqual(try XCTUnwrap(GrooveStats.periodicity(t).r), 1, accuracy: 1e-12)
+        for perDrum in [false, true] {
+            XCTAssertEqual(try XCTUnwrap(GrooveStats.periodicity(t, perDrum: perDrum).r), 1, accuracy: 1e-12)
+        }
         // Moving one snare hit by a sixteenth in the last bar breaks the repetition.
         var moved = hits
         moved[moved.count - 1].tick += 120
         let u = try HitTrack(file: performance(moved).file, path: "moved.mid", settings: HitExtractionSettings())
-        XCTAssertLessThan(try XCTUnwrap(GrooveStats.periodicity(u).r), 0.99)
+        for perDrum in [false, true] {
+            XCTAssertLessThan(try XCTUnwrap(GrooveStats.periodicity(u, perDrum: perDrum).r), 0.99)
+        }
+    }
+
+    /// The onset pattern repeats when the same cells are struck every bar, whatever drum strikes
+    /// them; per drum, bars that swap kick and snare are anti-correlated.
+    func testOnsetPatternAndPerDrumPeriodicityDiffer() throws {
+        // Bars alternate: A = kick on 1, snare on 3; B = snare on 1, kick on 3 (hi-hat eighths in both).
+        var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = []
+        for bar in 0..<6 {
+            for i in 0..<8 { hits.append((bar * 1920 + i * 240, 42, 80)) }
+            let (one, three): (UInt8, UInt8) = bar % 2 == 0 ? (36, 38) : (38, 36)
+            hits += [(bar * 1920 + 120, one, 100), (bar * 1920 + 1080, three, 100)]
+        }
+        let t = try HitTrack(file: performance(hits).file, path: "swap.mid", settings: HitExtractionSettings())
+        XCTAssertEqual(try XCTUnwrap(GrooveStats.periodicity(t, perDrum: false).r), 1, accuracy: 1e-12)
+        // Per drum: the hi-hat's eighths repeat every bar; kick and snare swap cells from bar to
+        // bar, which pulls the figure well below 1.
+        let perDrum = try XCTUnwrap(GrooveStats.periodicity(t, perDrum: true).r)
+        XCTAssertLessThan(perDrum, 0.75)
+        XCTAssertEqual(perDrum, Self.handPeriodicity(hits), accuracy: 1e-12)
+    }
+
+    /// The per-drum figure computed the plain way, for the test above.
+    static func handPeriodicity(_ hits: [(tick: Int, note: UInt8, velocity: UInt8)]) -> Double {
+        let cells = hits.map { $0.tick / 120 }
+        let first = cells.min()!, k = cells.max()! - first + 1, lag = 16
+        var n = 0.0, a = 0.0, b = 0.0
+        for drum in Set(hits.map(\.note)) {
+            var x = [Double](repeating: 0, count: k)
+            for (c, h) in zip(cells, hits) where h.note == drum { x[c - first] = 1 }
+            let mu = x.reduce(0, +) / Double(k)
+            for i in 0..<(k - lag) {
+                n += (x[i] - mu) * (x[i + lag] - mu)
+                a += (x[i] - mu) * (x[i] - mu)
+                b += (x[i + lag] - mu) * (x[i + lag] - mu)
+            }
+        }
+        return n / (a * b).squareRoot()
     }
 
     func testPearsonCorrelation() throws {
