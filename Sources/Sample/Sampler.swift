@@ -100,6 +100,8 @@ public final class Sampler {
     /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
     private let zeroTicks: [Int]
     private let isZeroTick: UnsafeMutableBufferPointer<Bool>
+    /// Tests: sees the input classes of every step (nil in use).
+    var inputObserver: ((UnsafeMutableBufferPointer<Int>) -> Void)?
     private let N: Int, K: Int, B: Int
 
     public init(weights: LSTMWeights, groups: ModelGroups) throws {
@@ -262,6 +264,7 @@ public final class Sampler {
             }
         }
         if B > 0 { lstm.input[g] = e.velocity }
+        inputObserver?(lstm.input)
         lstm.step()
     }
 

@@ -1,7 +1,7 @@
 // Evaluation against the double-precision forward: loss and accuracies over a
 // sequence longer than one output block.
 import DrummerCore
-import Sample
+@testable import Sample
 import XCTest
 @testable import Checkpoints
 @testable import Train
@@ -99,5 +99,56 @@ final class EvalSamplerAgreementTests: XCTestCase {
         }
         XCTAssertGreaterThan(steps.reduce(0, +), 0)
         print("eval vs sampler per-step loss: worst absolute difference \(worst) over \(steps.count) steps")
+    }
+}
+
+/// The sampler and the trainer/evaluator build a groove model's inputs the same way: the input
+/// classes the sampler feeds at each step equal the class matrix `ModelEvaluation.classes`
+/// makes of the same hits (positions from the meter, velocity bins from the velocities).
+final class SamplerInputAgreementTests: XCTestCase {
+    func testSamplerInputsEqualTheTrainingClassMatrix() throws {
+        let vocab = try Vocabulary(ixToNote: [36, 38, 42, 46, 51], ixToTick: [0, 30, 90, 120, 240, 480])
+        for encoding in [PositionEncoding.oneHot, .binary] {
+            for meter in [Meter.common, Meter(numerator: 3, denominator: 4)!] {
+                let groups = ModelGroups(
+                    vocabulary: vocab,
+                    position: PositionGroup(encoding: encoding, slots: 64, ticksPerSlot: 30, ppq: 480, meter: .common),
+                    velocity: try VelocityGroup(bins: [1...40, 41...90, 91...127], histogram: [Int](repeating: 1, count: 127)))
+                let shape = groups.shape(hidden: 6)
+                var rng = SeededRNG(seed: 17)
+                let w = try LSTMWeights(shape: shape, wx: Problem.uniform(shape.wxCount, 1.0, rng: &rng),
+                                        wy: Problem.uniform(shape.wyCount, 1.0, rng: &rng))
+                let sampler = try Sampler(weights: w, groups: groups)
+                var fed: [[Int]] = []
+                sampler.inputObserver = { fed.append(Array($0)) }
+                var g = SeededRNG(seed: 3)
+                let hits = try sampler.generate(count: 400, options: SamplingOptions(meter: meter), rng: &g)
+                XCTAssertEqual(fed.count, 400)
+                // The start event (fed first, at a bar line), then every generated hit but the last.
+                let first = fed[0]
+                let bar = meter.barTicks(ppq: 480)
+                var values = HitValues(notes: [vocab.ixToNote[first[0]]], deltas: [vocab.ixToTick[first[1]]], ppq: 480)
+                var velocities = [groups.velocity!.bins[first[first.count - 1]].lowerBound]
+                var inBar = [0], position = 0
+                for h in hits.dropLast() {
+                    values.notes.append(h.hit.note)
+                    values.deltas.append(h.hit.delta)
+                    velocities.append(h.hit.velocity)
+                    position = (position + h.hit.delta) % bar
+                    inBar.append(position)
+                }
+                values.velocities = velocities
+                values.tickInBar = inBar
+                values.barTicks = [Int](repeating: bar, count: inBar.count)
+                let classes = try ModelEvaluation.classes(values, for: groups, source: "generated")
+                let k = shape.inputGroups.count
+                var slots = Set<Int>()
+                for (i, row) in fed.enumerated() {
+                    XCTAssertEqual(Array(classes[(i * k)..<(i * k + k)].map(Int.init)), row, "\(encoding) \(meter): step \(i)")
+                    slots.insert(inBar[i] / 30)
+                }
+                XCTAssertGreaterThan(slots.count, 20, "positions all over the bar")
+            }
+        }
     }
 }
