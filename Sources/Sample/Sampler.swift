@@ -405,17 +405,26 @@ public final class Sampler {
         return out
     }
 
-    /// The original's baseline: notes and ticks drawn uniformly from the vocabulary
-    /// (note first, then tick, per hit); velocity 100.
+    /// The original's baseline: notes and ticks drawn uniformly from the vocabulary (note
+    /// first, then tick, per hit), velocity 100; like the sampler it never strikes a note twice
+    /// at one onset, so that -n hits are written: a pair that would is drawn again (uniform over
+    /// the pairs allowed; when none is, as with a vocabulary whose only tick is 0, the pair stands).
     public static func randomBaseline(
         count: Int, vocabulary: Vocabulary, rng: inout SeededRNG
     ) throws -> [GeneratedHit] {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         var out: [GeneratedHit] = []
         out.reserveCapacity(count)
+        let hasLaterTick = vocabulary.ixToTick.contains { $0 != 0 }
+        var struck = Set<Int>()
         for _ in 0..<count {
-            let note = rng.index(below: vocabulary.notes)
-            let e = SampledEvent(note: note, tick: rng.index(below: vocabulary.ticks))
+            var e: SampledEvent
+            repeat {
+                e = SampledEvent(note: rng.index(below: vocabulary.notes), tick: rng.index(below: vocabulary.ticks))
+            } while vocabulary.ixToTick[e.tick] == 0 && struck.contains(e.note)
+                && (hasLaterTick || struck.count < vocabulary.notes)
+            if vocabulary.ixToTick[e.tick] != 0 { struck.removeAll(keepingCapacity: true) }
+            struck.insert(e.note)
             out.append(GeneratedHit(event: e, hit: DrumHit(note: vocabulary.ixToNote[e.note], delta: vocabulary.ixToTick[e.tick])))
         }
         return out

@@ -63,7 +63,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
     var count: Int = 1
 
-    @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights).")
+    @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights; a note is never drawn twice at one onset), velocity 100 unless --velocity.")
     var random = false
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file; - for standard output.")

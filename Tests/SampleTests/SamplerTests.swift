@@ -123,6 +123,27 @@ final class SamplerTests: XCTestCase {
         XCTAssertGreaterThan(chi2(notes), 1)  // not suspiciously perfect
     }
 
+    /// With 3 notes and tick values 0 and 120, a note would repeat at its onset about every
+    /// sixth hit: the baseline draws such pairs again, and an onset holding all three notes moves on.
+    func testRandomBaselineNeverRepeatsANoteAtAnOnset() throws {
+        let vocab = try Vocabulary(ixToNote: [36, 38, 42], ixToTick: [0, 120])
+        var rng = SeededRNG(seed: 9)
+        let hits = try Sampler.randomBaseline(count: 20_000, vocabulary: vocab, rng: &rng)
+        XCTAssertEqual(hits.count, 20_000)
+        var atOnset = Set<Int>(), full = 0
+        for h in hits {
+            if h.hit.delta != 0 { atOnset.removeAll() }
+            XCTAssertFalse(atOnset.contains(h.hit.note), "note \(h.hit.note) twice at one onset")
+            atOnset.insert(h.hit.note)
+            if atOnset.count == 3 { full += 1 }
+        }
+        XCTAssertGreaterThan(full, 100, "onsets that fill with every note")
+        XCTAssertEqual(DrumMIDI.deduplicated(hits.map(\.hit)).count, 20_000)
+        // Only tick 0: no pair is allowed once every note is struck; the draw stands.
+        let zero = try Vocabulary(ixToNote: [36, 38], ixToTick: [0])
+        XCTAssertEqual(try Sampler.randomBaseline(count: 50, vocabulary: zero, rng: &rng).count, 50)
+    }
+
     func testInvalidArgumentsAreTypedErrors() throws {
         let (w, v) = try TestModels.small()
         let sampler = try Sampler(weights: w, vocabulary: v)
