@@ -218,6 +218,9 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(s.gridUniform, 0.25, accuracy: 1e-12)
         XCTAssertEqual(try XCTUnwrap(s.periodicity.generated), 1, accuracy: 1e-12)
         XCTAssertEqual(try XCTUnwrap(s.periodicity.reference), 1, accuracy: 1e-12)
+        // Each drum's own onsets repeat bar after bar too (kick alone; kick and snare).
+        XCTAssertEqual(try XCTUnwrap(s.periodicityPerDrum.generated), 1, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(s.periodicityPerDrum.reference), 1, accuracy: 1e-12)
         XCTAssertEqual(s.duplicateRate.generated, 0)
         XCTAssertEqual(s.target("note_js_bits")?.met, false)
         XCTAssertEqual(s.target("grid16_share")?.met, true)
@@ -230,12 +233,15 @@ final class StatsFigureTests: XCTestCase {
         let rows = s.rows
         XCTAssertEqual(rows.map(\.figure), ["files", "hits", "bars", "hits per bar", "note histogram", "delta histogram",
                                             "velocity histogram", "share on 16th grid", "  uniform random", "bar periodicity",
-                                            "accent correlation", "duplicate-onset rate"])
+                                            "  per drum", "accent correlation", "duplicate-onset rate"])
         XCTAssertEqual(rows[4].comparison, "JS 0.1909 bits")
         XCTAssertEqual(rows[4].mark, "✗")
         XCTAssertEqual(rows[7].comparison, "100% of reference")
         XCTAssertEqual(rows[7].mark, "✓")
         XCTAssertEqual(rows[1].target, "exactly 8")
+        XCTAssertEqual(rows[10].generated, "1.000")
+        XCTAssertEqual(rows[10].comparison, "100% of reference")
+        XCTAssertEqual(rows[10].mark, "", "the per-drum figure is shown, not judged")
         XCTAssertEqual(StatsResult.grouped(1_234_567), "1,234,567")
     }
 }
