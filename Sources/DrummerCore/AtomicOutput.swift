@@ -23,7 +23,9 @@
 // - an existing path that is not a directory is refused; an existing directory is
 //   replaced only when it is empty or recognised as the tool's own (DirectoryKind:
 //   a model directory holds model.json, a dataset directory convert-midi's
-//   manifest.json); a symlink to a directory is followed and the link kept.
+//   manifest.json) and holds nothing the tool does not write there (a TRAINING.md
+//   beside a model is refused by name, never deleted); a symlink to a directory is
+//   followed and the link kept.
 //
 // Temporaries are named and swept by TemporaryFiles (the destination's directory
 // is swept once per process before the first write there) and registered while
@@ -257,24 +259,57 @@ public final class PendingDirectory {
 }
 
 /// What may be replaced by a directory output: an empty directory, or one this
-/// recognises as the tool's own.
+/// recognises as the tool's own and that holds nothing else: a file the tool does
+/// not write there (a README, training notes) is never deleted by a replacement.
 public struct DirectoryKind: Sendable {
     /// "a drummer model directory", for the refusal message.
     public let name: String
     public let recognizes: @Sendable (String) -> Bool
+    /// The entries the tool writes in such a directory (file or directory names);
+    /// `nestedOwned` lists, per owned subdirectory, the entries it may hold.
+    public let owned: Set<String>
+    public let nestedOwned: [String: Set<String>]
 
-    public init(name: String, recognizes: @escaping @Sendable (String) -> Bool) {
+    public init(name: String, owned: Set<String>, nestedOwned: [String: Set<String>] = [:],
+                recognizes: @escaping @Sendable (String) -> Bool) {
         self.name = name
+        self.owned = owned
+        self.nestedOwned = nestedOwned
         self.recognizes = recognizes
     }
 
+    /// Entries of `dir` (relative paths, sorted) the tool does not write: what a
+    /// replacement would delete that is not the tool's. Stale temporaries of the
+    /// tool count as its own.
+    public func foreignEntries(in dir: String) -> [String] {
+        func list(_ path: String) -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }
+        func isOurs(_ name: String, _ allowed: Set<String>) -> Bool {
+            allowed.contains(name) || TemporaryFiles.parse(name) != nil
+        }
+        var foreign: [String] = []
+        for entry in list(dir) {
+            guard isOurs(entry, owned) else { foreign.append(entry); continue }
+            if let inner = nestedOwned[entry] {
+                let sub = (dir as NSString).appendingPathComponent(entry)
+                foreign += list(sub).filter { !isOurs($0, inner) }.map { "\(entry)/\($0)" }
+            }
+        }
+        return foreign.sorted()
+    }
+
     /// An exported model: holds model.json.
-    public static let model = DirectoryKind(name: "a drummer model directory (no model.json)") { dir in
+    public static let model = DirectoryKind(name: "a drummer model directory (no model.json)",
+                                            owned: ["model.json", "Wx.bin", "Wy.bin"]) { dir in
         AtomicOutput.isRegularFile((dir as NSString).appendingPathComponent("model.json"))
     }
 
+    static let datasetFiles: Set<String> = ["manifest.json", "vocab.json", "events.npy", "X.npy",
+                                            "velocities.npy", "positions.npy"]
+
     /// convert-midi output: holds a manifest.json written by drummer convert-midi.
-    public static let dataset = DirectoryKind(name: "a drummer dataset directory (no convert-midi manifest.json)") { dir in
+    public static let dataset = DirectoryKind(name: "a drummer dataset directory (no convert-midi manifest.json)",
+                                              owned: datasetFiles.union(["validation"]),
+                                              nestedOwned: ["validation": datasetFiles]) { dir in
         let file = (dir as NSString).appendingPathComponent("manifest.json")
         guard AtomicOutput.isRegularFile(file), let data = FileManager.default.contents(atPath: file),
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -285,7 +320,8 @@ public struct DirectoryKind: Sendable {
 
     /// Either of the above.
     public static let drummerOutput = DirectoryKind(
-        name: "a drummer model or dataset directory (no model.json or convert-midi manifest.json)"
+        name: "a drummer model or dataset directory (no model.json or convert-midi manifest.json)",
+        owned: model.owned.union(dataset.owned), nestedOwned: dataset.nestedOwned
     ) { model.recognizes($0) || dataset.recognizes($0) }
 }
 
@@ -502,6 +538,12 @@ public enum AtomicOutput {
                 guard entries.isEmpty || kind.recognizes(current) else {
                     throw OutputError(path: path, message: "not replacing it: it is not empty and not \(kind.name)"
                         + "; remove it or choose another path")
+                }
+                let foreign = entries.isEmpty ? [] : kind.foreignEntries(in: current)
+                guard foreign.isEmpty else {
+                    let shown = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", … (\(foreign.count) in all)" : "")
+                    throw refuse("not replacing it: it also holds \(shown), which drummer does not write there; "
+                        + "move \(foreign.count == 1 ? "it" : "them") out or choose another path")
                 }
                 return (current, st.st_mode & 0o7777)
             default:

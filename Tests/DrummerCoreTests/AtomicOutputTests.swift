@@ -249,6 +249,44 @@ final class AtomicOutputTests: XCTestCase {
         assertNoTemporaries()
     }
 
+    func testAToolDirectoryHoldingOtherFilesIsNotReplaced() throws {
+        // A model directory with the user's notes beside the weights: refused by name, nothing deleted.
+        let model = path("model")
+        try AtomicOutput.directory(at: model, kind: .model) { dir in
+            for f in ["model.json", "Wx.bin", "Wy.bin"] { try Data(f.utf8).write(to: dir.appendingPathComponent(f)) }
+        }
+        try Data("how it was trained".utf8).write(to: URL(fileURLWithPath: model + "/TRAINING.md"))
+        assertFails(try AtomicOutput.directory(at: model, kind: .model) { _ in },
+                    "model: not replacing it: it also holds TRAINING.md, which drummer does not write there; move it out or choose another path")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: model).sorted(), ["TRAINING.md", "Wx.bin", "Wy.bin", "model.json"])
+        XCTAssertEqual(try text(model + "/TRAINING.md"), "how it was trained")
+        // Without the notes (and with a stale temporary of the tool's, which counts as its own) it is replaced.
+        try fm.removeItem(atPath: model + "/TRAINING.md")
+        try Data().write(to: URL(fileURLWithPath: model + "/.Wx.bin.drummer-tmp-1-2-0000abcd"))
+        XCTAssertEqual(DirectoryKind.model.foreignEntries(in: model), [])
+        try AtomicOutput.directory(at: model, kind: .model) { dir in
+            try Data("new".utf8).write(to: dir.appendingPathComponent("model.json"))
+        }
+        XCTAssertEqual(try text(model + "/model.json"), "new")
+
+        // A dataset directory: its validation/ may hold only the dataset's own files; many entries are
+        // listed up to five, then counted.
+        let data = path("data")
+        try fm.createDirectory(atPath: data + "/validation", withIntermediateDirectories: true)
+        try Data(#"{"tool": "drummer convert-midi"}"#.utf8).write(to: URL(fileURLWithPath: data + "/manifest.json"))
+        for f in ["events.npy", "vocab.json", "validation/events.npy", "validation/notes.txt"] {
+            try Data().write(to: URL(fileURLWithPath: data + "/" + f))
+        }
+        assertFails(try AtomicOutput.directory(at: data, kind: .dataset) { _ in }, "it also holds validation/notes.txt, which")
+        for i in 1...6 { try Data().write(to: URL(fileURLWithPath: data + "/extra\(i).txt")) }
+        XCTAssertEqual(DirectoryKind.dataset.foreignEntries(in: data),
+                       (1...6).map { "extra\($0).txt" } + ["validation/notes.txt"])
+        assertFails(try AtomicOutput.directory(at: data) { _ in },
+                    "it also holds extra1.txt, extra2.txt, extra3.txt, extra4.txt, extra5.txt, … (7 in all), which drummer does not write there; move them out")
+        XCTAssertTrue(fm.fileExists(atPath: data + "/validation/notes.txt"))
+        assertNoTemporaries()
+    }
+
     func testSymlinkToADirectoryIsFollowedAndKept() throws {
         try AtomicOutput.directory(at: path("models/v1"), kind: .model) { dir in
             try Data("1".utf8).write(to: dir.appendingPathComponent("model.json"))
