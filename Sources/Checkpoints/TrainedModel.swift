@@ -51,6 +51,15 @@ public enum CheckpointReader {
         if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
         if let f = c.initFrom { m["init_from"] = f }
+        if c.schedule.isActive {
+            // learning_rate is the base rate; with a schedule, also the schedule and the rate a
+            // resumed run would go on with (learning_rate_current).
+            m["lr_decay"] = String(c.schedule.factor)
+            if let e = c.schedule.every { m["lr_decay_every"] = String(e) }
+            if let p = c.schedule.plateauPatience { m["lr_plateau_patience"] = String(p) }
+            m["learning_rate_current"] = String(c.schedule.rate(base: c.learningRate, step: ckpt.state.step,
+                                                                progress: ckpt.schedule))
+        }
         return TrainedModel(weights: weights, groups: ckpt.groups, step: ckpt.state.step, metadata: m)
     }
 }

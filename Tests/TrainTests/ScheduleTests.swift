@@ -48,6 +48,13 @@ final class ScheduleTests: XCTestCase {
         XCTAssertTrue(sink.text.contains("learning rate decayed to"), sink.text)
         let c = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-30.h5").path)
         XCTAssertEqual(c.schedule, run.schedule)
+        // An exported model records the schedule and the rate a resumed run goes on with.
+        let m = try CheckpointReader.loadModel(path: root.appendingPathComponent("c/ckpt-30.h5").path).metadata
+        XCTAssertEqual(m["learning_rate"], "3.0")
+        XCTAssertEqual(m["lr_decay"], "0.5")
+        XCTAssertEqual(m["lr_plateau_patience"], "1")
+        XCTAssertNil(m["lr_decay_every"])
+        XCTAssertEqual(m["learning_rate_current"], String(run.currentLearningRate))
     }
 
     func testInvalidSchedulesAreRefused() {
