@@ -261,7 +261,7 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         let out = fs.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         // A previous dataset (convert-midi's manifest marks the directory as the tool's own).
-        try Data("previous\n".utf8).write(to: out.appendingPathComponent("marker.txt"))
+        try Data("previous\n".utf8).write(to: out.appendingPathComponent("events.npy"))
         try Data(#"{"tool": "drummer convert-midi"}"#.utf8).write(to: out.appendingPathComponent("manifest.json"))
         let input = tmp.appendingPathComponent("in")
         let groove = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
@@ -275,7 +275,8 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         XCTAssertTrue(last.hasSuffix(": no space left on device (\(out.path) was left as it was)"), last)
         XCTAssertFalse(last.contains("tmp-"), last)
         XCTAssertEqual(temporaries(in: fs), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["manifest.json", "marker.txt"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["events.npy", "manifest.json"])
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("events.npy"), encoding: .utf8), "previous\n")
     }
 
     func testAReadOnlyOutputIsRefusedBeforeReading() throws {
