@@ -1,6 +1,8 @@
 // Entry point. Before anything else, make sure OpenBLAS runs the fastest kernels
 // this CPU supports (re-executes once when it does not; see BLASRuntime).
+import ArgumentParser
 import DrummerCore
+import Foundation
 
 BLASRuntime.ensureFastKernels()
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary
@@ -11,5 +13,14 @@ do {
     try command.run()
 } catch {
     InterruptCleanup.waitIfInterrupted()
+    // A failure at run time (exit 1) reads "error: …" on every command, as convert-midi,
+    // stats, report and tab print theirs; usage errors (exit 64) keep argument-parser's
+    // "Error: …" with the usage line.
+    let code = Drummer.exitCode(for: error)
+    let message = Drummer.fullMessage(for: error)
+    if code == .failure, !(error is ExitCode), message.hasPrefix("Error: ") {
+        FileHandle.standardError.write(Data(("error: " + message.dropFirst("Error: ".count) + "\n").utf8))
+        exit(code.rawValue)
+    }
     Drummer.exit(withError: error)
 }

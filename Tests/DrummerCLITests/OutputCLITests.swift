@@ -264,6 +264,16 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertEqual(fileType(path("current")), S_IFLNK)
         XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json"])
+        // Notes beside a model (models/groove keeps its TRAINING.md) are never deleted by a re-export.
+        let before = try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin")))
+        try Data("how it was trained\n".utf8).write(to: URL(fileURLWithPath: path("model/TRAINING.md")))
+        let notes = try CLI.run(["export", ckpt, "-o", path("current")])
+        XCTAssertEqual(notes.status, 1)
+        XCTAssertEqual(notes.stderr.split(separator: "\n").last.map(String.init),
+                       "error: \(path("current")) (a link to \(path("model"))): not replacing it: it also holds TRAINING.md, "
+                       + "which drummer does not write there; move it out or choose another path")
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json", "TRAINING.md"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin"))), before)
         XCTAssertEqual(temporaries(), [])
     }
 
