@@ -39,8 +39,11 @@ public enum FMAPeak {
     }
 
     /// GFLOP/s of `threads` threads running the probe at the same time (their sum), the best of
-    /// `runs`; nil when `probe` is unavailable.
-    public static func measure(threads: Int, runs: Int = 3, iterations: Int = 50_000_000) -> Double? {
+    /// `runs`; nil when `probe` is unavailable. `iterations` per thread and run; nil sizes a run
+    /// to about 0.1 s on this machine (at most 50 M iterations, about 0.1 s on a core that runs
+    /// two 8-wide FMAs per cycle at 2.5 GHz; far fewer where the loop runs slowly, as in a debug
+    /// build).
+    public static func measure(threads: Int, runs: Int = 3, iterations: Int? = nil) -> Double? {
         let flopsPerIteration: Double
         let loop: @Sendable (Int) -> Float
         switch probe {
@@ -54,6 +57,7 @@ public enum FMAPeak {
             return nil
         }
         guard threads >= 1 else { return nil }
+        let iterations = iterations ?? calibrated(loop)
         var best = 0.0
         for _ in 0..<runs {
             let rates = Slots(count: threads)
@@ -66,6 +70,22 @@ public enum FMAPeak {
             best = max(best, rates.values.reduce(0, +))
         }
         return best
+    }
+
+    /// Iterations of `loop` for a run of about 0.1 s: doubled from 65,536 until one run takes
+    /// 25 ms, then scaled; never more than 50 M.
+    static func calibrated(_ loop: (Int) -> Float) -> Int {
+        let ceiling = 50_000_000
+        var n = 1 << 16
+        while true {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = loop(n)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if seconds >= 0.025 || n >= ceiling {
+                return min(ceiling, max(n, Int(Double(n) * 0.1 / max(seconds, 1e-9))))
+            }
+            n *= 2
+        }
     }
 }
 

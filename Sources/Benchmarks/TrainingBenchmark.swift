@@ -148,7 +148,7 @@ public struct TrainingBenchmark {
                 let step: () throws -> Void
                 let describe: () -> String
                 if mode.isLoop {
-                    let run = try TrainingRun(options: loopOptions(batch: b, scratch: scratch, layout: setup.layout),
+                    let run = try TrainingRun(options: loopOptions(batch: b, mode: mode, scratch: scratch, layout: setup.layout),
                                               reporter: RunReporter(line: { _ in }))
                     let runShape = run.groups.shape(hidden: hidden)
                     guard runShape == setup.shape else {
@@ -249,13 +249,14 @@ public struct TrainingBenchmark {
         try JSONOutput.encode(vocab).write(to: dir.appendingPathComponent("vocab.json"))
     }
 
-    /// A new run on the synthetic dataset that never evaluates, logs or checkpoints while timed.
-    func loopOptions(batch: Int, scratch: URL, layout: Layout) -> RunOptions {
+    /// A new run on the synthetic dataset that never evaluates, logs or checkpoints while timed;
+    /// each (batch, mode, layout) gets a checkpoint directory of its own (one run per directory).
+    func loopOptions(batch: Int, mode: Mode, scratch: URL, layout: Layout) -> RunOptions {
         let never = Int.max / 2
         var o = RunOptions(
             data: scratch.appendingPathComponent("data").path, hidden: hidden, unroll: unroll, batchSize: batch,
             optimizer: .sgd, learningRate: 0.1, initScheme: .original, checkpointEvery: never,
-            checkpointDirectory: scratch.appendingPathComponent("checkpoints-\(batch)-\(layout.rawValue)").path,
+            checkpointDirectory: scratch.appendingPathComponent("checkpoints-\(batch)-\(mode.rawValue)-\(layout.rawValue)").path,
             logEvery: never, evalEvery: never)
         o.layoutOriginal = layout == .original
         if layout != .original {

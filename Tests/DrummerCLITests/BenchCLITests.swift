@@ -1,0 +1,37 @@
+import XCTest
+
+/// `drummer bench train` runs every mode it offers, on every layout, in one call (tiny sizes:
+/// this checks that the benchmark runs and reports, not its speed).
+final class BenchCLITests: XCTestCase {
+    func testBenchTrainRunsEveryModeAndLayoutInOneCall() throws {
+        let modes = ["helper", "helper-openblas", "blas1", "blas2", "loop", "loop-snapshot"]
+        let r = try CLI.run(["bench", "train", "--unroll", "5", "--hidden", "8", "--events", "400", "--batch", "1", "2",
+                             "--runs", "1", "--seconds", "0.01", "--layouts", "original", "groove", "groove-binary",
+                             "--modes"] + modes)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        func measured(_ batch: Int, _ mode: String, _ layout: String) -> Bool {
+            lines.contains { l in
+                let f = l.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                return f.count > 5 && f[0] == "batch" && f[1] == String(batch) && f[2] == mode && f[3] == layout
+                    && f[4] == "median" && (Int(f[5]) ?? 0) > 0
+            }
+        }
+        // helper-openblas is measured only where the AVX-512 kernel would otherwise run.
+        let avx512 = lines.contains { $0.contains("recurrent: avx512") }
+        for b in [1, 2] {
+            for mode in modes where mode != "helper-openblas" || avx512 {
+                for layout in ["original", "groove", "groove-binary"] {
+                    XCTAssertTrue(measured(b, mode, layout), "batch \(b) \(mode) \(layout) missing:\n\(r.stdout)")
+                }
+                for layout in ["groove", "groove-binary"] {
+                    XCTAssertTrue(lines.contains { $0.hasPrefix("batch   \(b)  \(mode)") && $0.contains("\(layout): ")
+                                                   && $0.hasSuffix("% of the original layout's timesteps/s") },
+                                  "batch \(b) \(mode) \(layout) share missing:\n\(r.stdout)")
+                }
+            }
+        }
+        XCTAssertTrue(lines.contains { $0.hasPrefix("float32 FMA peak") }, r.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("peak RSS: ") }, r.stdout)
+    }
+}
