@@ -195,64 +195,6 @@ struct ManifestReader {
     }
 }
 
-/// Any JSON value, for error messages that show what was found.
-enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case int(Int)
-    case double(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
-
-    /// The value as a whole number (200 and 200.0), nil otherwise.
-    var wholeNumber: Int? {
-        switch self {
-        case .int(let i): return i
-        case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: return Int(d)
-        default: return nil
-        }
-    }
-
-    /// The value as a message shows it: 32.5, "five", true, null, an array of 3 values.
-    var described: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let b): return String(b)
-        case .int(let i): return String(i)
-        case .double(let d): return String(d)
-        case .string(let s):
-            let shown = s.count > 40 ? String(s.prefix(40)) + "…" : s
-            return "\"\(shown)\" (a string)"
-        case .array(let a): return "an array of \(a.count) value(s)"
-        case .object: return "an object"
-        }
-    }
-
-    /// Why `data` is not JSON, as Foundation's parser says it.
-    static func syntaxError(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return "unexpected structure"
-        } catch {
-            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ErrorText.describe(error)
-            let trimmed = text.hasSuffix(".") ? String(text.dropLast()) : text
-            return trimmed.prefix(1).lowercased() + trimmed.dropFirst()
-        }
-    }
-}
-
 /// What is wrong with a model directory; each names the file.
 public enum ModelDirectoryError: Error, CustomStringConvertible, Equatable {
     case missingDirectory(path: String)
