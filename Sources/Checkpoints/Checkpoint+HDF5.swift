@@ -113,6 +113,11 @@ extension Checkpoint {
             try f.setAttribute("/groups/position", "ppq", int64: Int64(p.ppq))
             try f.setAttribute("/groups/position", "meter", string: p.meter.description)
         }
+        if let l = groups.lookback {
+            try f.createGroup("/groups/lookback")
+            try f.setAttribute("/groups/lookback", "tolerance_ticks", int64: Int64(l.toleranceTicks))
+            try f.setAttribute("/groups/lookback", "window", int64: Int64(l.window))
+        }
         if let v = groups.velocity {
             try f.createGroup("/groups/velocity")
             try f.write("/groups/velocity/bins", int64: v.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
@@ -240,6 +245,13 @@ extension Checkpoint {
                                       ticksPerSlot: try int(g, "ticks_per_slot", min: 1), ppq: try int(g, "ppq", min: 1), meter: meter)
                 do { try p.validate() } catch { throw bad(g, "\(error)") }
                 groups.position = p
+            }
+            if members.contains("lookback") {
+                let g = "/groups/lookback"
+                guard groups.position != nil else { throw bad(g, "is there without /groups/position") }
+                let l = LookbackGroup(toleranceTicks: try int(g, "tolerance_ticks", min: 0), window: try int(g, "window", min: 2))
+                do { try l.validate() } catch { throw bad(g, "\(error)") }
+                groups.lookback = l
             }
             if members.contains("velocity") {
                 let bins = try f.readInt64("/groups/velocity/bins"), histogram = try f.readInt64("/groups/velocity/histogram")

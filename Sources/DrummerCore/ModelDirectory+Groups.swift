@@ -7,6 +7,7 @@
 //                 {"name": "velocity", "size": B}],
 //     "outputs": [{"name": "note", "size": N}, {"name": "tick", "size": K}, {"name": "velocity", "size": B}],
 //     "position": {"encoding": "onehot" | "binary", "slots": S, "ticks_per_slot": T, "ppq": 480, "meter": "4/4"},
+//     "lookback": {"tolerance_ticks": 60, "window": 512},   (inputs "lookback_note" N + 1, "lookback_tick" K + 1)
 //     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
 //   }
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
@@ -34,6 +35,16 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         }
     }
 
+    public struct Lookback: Codable, Equatable, Sendable {
+        public var toleranceTicks: Int
+        public var window: Int
+
+        enum CodingKeys: String, CodingKey {
+            case window
+            case toleranceTicks = "tolerance_ticks"
+        }
+    }
+
     public struct Velocity: Codable, Equatable, Sendable {
         public var bins: [[Int]]
         public var histogram: [Int]
@@ -42,6 +53,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
     public var inputs: [Entry]
     public var outputs: [Entry]
     public var position: Position?
+    public var lookback: Lookback?
     public var velocity: Velocity?
 
     public init(_ groups: ModelGroups) {
@@ -52,6 +64,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             Position(encoding: $0.encoding.rawValue, slots: $0.slots, ticksPerSlot: $0.ticksPerSlot, ppq: $0.ppq,
                      meter: $0.meter.description)
         }
+        lookback = groups.lookback.map { Lookback(toleranceTicks: $0.toleranceTicks, window: $0.window) }
         velocity = groups.velocity.map { Velocity(bins: $0.bins.map { [$0.lowerBound, $0.upperBound] }, histogram: $0.histogram) }
     }
 
@@ -67,6 +80,12 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             let group = PositionGroup(encoding: encoding, slots: p.slots, ticksPerSlot: p.ticksPerSlot, ppq: p.ppq, meter: meter)
             do { try group.validate() } catch { throw bad("\(error)") }
             g.position = group
+        }
+        if let l = lookback {
+            guard g.position != nil else { throw bad("lookback needs the position group") }
+            let group = LookbackGroup(toleranceTicks: l.toleranceTicks, window: l.window)
+            do { try group.validate() } catch { throw bad("\(error)") }
+            g.lookback = group
         }
         if let v = velocity {
             var bins: [ClosedRange<Int>] = []
@@ -115,6 +134,12 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                                   ticksPerSlot: try req(r.int("ticks_per_slot"), "ticks_per_slot"),
                                   ppq: try req(r.int("ppq"), "ppq"), meter: try req(r.string("meter"), "meter"))
         }
+        if let l = o["lookback"], l != .null {
+            guard case .object(let lo) = l else { throw bad(".lookback is \(l.described), expected an object") }
+            let r = ManifestReader(object: lo, file: file, keyPath: "groups.lookback.")
+            m.lookback = Lookback(toleranceTicks: try r.required(r.int("tolerance_ticks"), "tolerance_ticks"),
+                                  window: try r.required(r.int("window"), "window"))
+        }
         if let v = o["velocity"], v != .null {
             guard case .object(let vo) = v, case .array(let rawBins)? = vo["bins"] else {
                 throw bad(".velocity is \(v.described), expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
@@ -133,10 +158,11 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         return m
     }
 
-    init(inputs: [Entry], outputs: [Entry], position: Position? = nil, velocity: Velocity? = nil) {
+    init(inputs: [Entry], outputs: [Entry], position: Position? = nil, lookback: Lookback? = nil, velocity: Velocity? = nil) {
         self.inputs = inputs
         self.outputs = outputs
         self.position = position
+        self.lookback = lookback
         self.velocity = velocity
     }
 }

@@ -7,8 +7,10 @@
 //     training data so that each holds about the same share of its hits); the input is the
 //     current hit's bin, the output the next hit's, and a written velocity is drawn from the
 //     training data's velocities within the sampled bin.
-// The order is fixed: inputs [note | tick | position | velocity], outputs [note | tick | velocity]
-// (Wx rows and Wy columns; see ModelLayout.swift).
+//   - a lookback input (two groups, see Lookback.swift): the hit that came next one bar ago,
+//     at the same place in the bar, so that repeating the last bar is easy to learn.
+// The order is fixed: inputs [note | tick | position | lookback note | lookback tick | velocity],
+// outputs [note | tick | velocity] (Wx rows and Wy columns; see ModelLayout.swift).
 
 /// A meter, e.g. 4/4 or 6/8: `numerator` beats of a 1/`denominator` note per bar.
 public struct Meter: Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -190,21 +192,26 @@ public struct ModelGroupsError: Error, CustomStringConvertible, Equatable, Senda
 public struct ModelGroups: Equatable, Sendable {
     public var vocabulary: Vocabulary
     public var position: PositionGroup?
+    /// Needs the position group (bar lengths come with positions).
+    public var lookback: LookbackGroup?
     public var velocity: VelocityGroup?
 
-    public init(vocabulary: Vocabulary, position: PositionGroup? = nil, velocity: VelocityGroup? = nil) {
+    public init(vocabulary: Vocabulary, position: PositionGroup? = nil, lookback: LookbackGroup? = nil,
+                velocity: VelocityGroup? = nil) {
         self.vocabulary = vocabulary
         self.position = position
+        self.lookback = lookback
         self.velocity = velocity
     }
 
     /// The original 2017 layout: (note, tick) in and out.
-    public var isOriginalLayout: Bool { position == nil && velocity == nil }
+    public var isOriginalLayout: Bool { position == nil && lookback == nil && velocity == nil }
 
     /// The model's sizes at hidden size `hidden`.
     public func shape(hidden: Int) -> ModelShape {
         var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs
         if let p = position { inputs += p.inputGroups }
+        if lookback != nil { inputs += [vocabulary.notes + 1, vocabulary.ticks + 1] }
         if let v = velocity {
             inputs.append(v.bins.count)
             outputs.append(v.bins.count)
@@ -213,12 +220,13 @@ public struct ModelGroups: Equatable, Sendable {
     }
 
     /// Names of the input groups in Wx row order ("note", "tick", "position" or
-    /// "position_bit0", "position_bit1", …, "velocity").
+    /// "position_bit0", "position_bit1", …, "lookback_note", "lookback_tick", "velocity").
     public var inputNames: [String] {
         var names = ["note", "tick"]
         if let p = position {
             names += p.encoding == .oneHot ? ["position"] : (0..<p.bits).map { "position_bit\($0)" }
         }
+        if lookback != nil { names += ["lookback_note", "lookback_tick"] }
         if velocity != nil { names.append("velocity") }
         return names
     }
@@ -227,8 +235,9 @@ public struct ModelGroups: Equatable, Sendable {
     public var outputNames: [String] { velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"] }
 
     /// Features of an event, the columns of a training sequence: note index, tick index, then
-    /// the position slot and the velocity bin when the model has them.
-    public var featureCount: Int { 2 + (position == nil ? 0 : 1) + (velocity == nil ? 0 : 1) }
+    /// the position slot, the lookback note and tick classes and the velocity bin when the
+    /// model has them.
+    public var featureCount: Int { 2 + (position == nil ? 0 : 1) + (lookback == nil ? 0 : 2) + (velocity == nil ? 0 : 1) }
 
     /// Writes the input classes of one event (one per input group, `shape.inputGroups.count`
     /// of them) from its features (`featureCount` of them).
@@ -250,6 +259,12 @@ public struct ModelGroups: Equatable, Sendable {
                 }
             }
         }
+        if lookback != nil {
+            out[o] = features[f]
+            out[o + 1] = features[f + 1]
+            o += 2
+            f += 2
+        }
         if velocity != nil { out[o] = features[f] }
     }
 
@@ -258,6 +273,8 @@ public struct ModelGroups: Equatable, Sendable {
 
     public func validate() throws {
         try position?.validate()
+        try lookback?.validate()
+        if lookback != nil, position == nil { throw ModelGroupsError("the lookback group needs the position group") }
         try velocity?.validate()
     }
 }

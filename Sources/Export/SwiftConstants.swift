@@ -58,6 +58,17 @@ public enum SwiftConstants {
                 public static let meter = (\(p.meter.numerator), \(p.meter.denominator))
             """
         }
+        if let l = groups.lookback {
+            extra += """
+
+                /// Lookback (inputs lookback_note, N + 1 classes, and lookback_tick, K + 1; class N or K is
+                /// "none"): for the hit at onset t in a bar of L ticks, the onset one bar ago nearest t − L
+                /// within lookbackToleranceTicks (the earlier on a tie); if the hit is the r-th at t, take the
+                /// min(r, n − 1)-th of the n hits there, and feed the hit after it. Remember lookbackWindow hits.
+                public static let lookbackToleranceTicks = \(l.toleranceTicks)
+                public static let lookbackWindow = \(l.window)
+            """
+        }
         if let v = groups.velocity {
             extra += """
 

@@ -100,6 +100,8 @@ public final class Sampler {
     /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
     private let zeroTicks: [Int]
     private let isZeroTick: UnsafeMutableBufferPointer<Bool>
+    /// The lookback group's memory of the hits fed so far (its ring is allocated here, once).
+    private var lookback: LookbackTracker?
     /// Tests: sees the input classes of every step (nil in use).
     var inputObserver: ((UnsafeMutableBufferPointer<Int>) -> Void)?
     private let N: Int, K: Int, B: Int
@@ -127,6 +129,7 @@ public final class Sampler {
         isZeroTick = .allocate(capacity: K)
         isZeroTick.initialize(repeating: false)
         for t in zeroTicks { isZeroTick[t] = true }
+        lookback = groups.lookback.map { LookbackTracker(group: $0, notes: N, ticks: K) }
     }
 
     /// A sampler for the original layout: (note, tick) in and out.
@@ -215,9 +218,17 @@ public final class Sampler {
                       c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
         var x: SampledEvent
         var position = 0
+        // Onset of the event fed next, in ticks from the start (for the lookback group).
+        var onset = 0
+        lookback?.reset()
+        let ticks = groups.vocabulary.ixToTick, notes = groups.vocabulary.ixToNote
         if let last = primer.last {
-            for p in primer.dropLast() { step(p.event, tickInBar: p.tickInBar) }
+            for p in primer.dropLast() {
+                onset += ticks[p.event.tick]
+                step(p.event, tickInBar: p.tickInBar, onset: onset, barTicks: p.barTicks)
+            }
             x = last.event
+            onset += ticks[last.event.tick]
             position = last.tickInBar % barTicks
         } else {
             x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: K), velocity: B > 0 ? rng.index(below: B) : 0)
@@ -226,15 +237,15 @@ public final class Sampler {
         mark(x.note)
         // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
         let temperature: Float = (1 / options.temperature).isFinite ? options.temperature : 0
-        let ticks = groups.vocabulary.ixToTick, notes = groups.vocabulary.ixToNote
         for _ in 0..<count {
-            step(x, tickInBar: position)
+            step(x, tickInBar: position, onset: onset, barTicks: barTicks)
             let logits = lstm.logits()
             var next = draw(logits, temperature: temperature, rng: &rng)
             let delta = ticks[next.tick]
             if delta != 0 { struck = (0, 0) }
             mark(next.note)
             position = (position + delta % barTicks) % barTicks
+            onset += delta
             var velocity = 100
             if let v = groups.velocity {
                 next.velocity = drawVelocityBin(logits, temperature: temperature, rng: &rng)
@@ -245,8 +256,9 @@ public final class Sampler {
         }
     }
 
-    /// One LSTM step on an event at `tickInBar` in its bar, updating h and c.
-    private func step(_ e: SampledEvent, tickInBar: Int) {
+    /// One LSTM step on an event at `tickInBar` in its bar (a bar of `barTicks`, the event at
+    /// `onset` ticks from the start), updating h and c.
+    private func step(_ e: SampledEvent, tickInBar: Int, onset: Int, barTicks: Int) {
         lstm.input[0] = e.note
         lstm.input[1] = e.tick
         var g = 2
@@ -262,6 +274,12 @@ public final class Sampler {
                     g += 1
                 }
             }
+        }
+        if lookback != nil {
+            let (n, t) = lookback!.push(onset: onset, note: Int32(e.note), tick: Int32(e.tick), barTicks: barTicks)
+            lstm.input[g] = Int(n)
+            lstm.input[g + 1] = Int(t)
+            g += 2
         }
         if B > 0 { lstm.input[g] = e.velocity }
         inputObserver?(lstm.input)
@@ -391,10 +409,13 @@ public final class Sampler {
             throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
         }
         lstm.resetState()
+        lookback?.reset()
         var out: [(note: Double, tick: Double)] = []
         out.reserveCapacity(max(0, sequence.count - 1))
+        var onset = 0
         for (e, next) in zip(sequence, sequence.dropFirst()) {
-            step(e, tickInBar: 0)
+            onset += groups.vocabulary.ixToTick[e.tick]
+            step(e, tickInBar: 0, onset: onset, barTicks: groups.position?.meter.barTicks(ppq: groups.position?.ppq ?? 480) ?? 1920)
             let logits = lstm.logits()
             let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
             let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])

@@ -35,6 +35,8 @@ public struct RunOptions: Sendable {
     /// of velocity bins.
     public var position: Bool?
     public var velocity: Bool?
+    /// The lookback input (`--lookback` / `--no-lookback`; default: off).
+    public var lookback: Bool?
     public var layoutOriginal = false
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?
@@ -81,8 +83,11 @@ public struct RunOptions: Sendable {
         if let v = velocityBins, !(1...127).contains(v) {
             throw SettingError(option: "--velocity-bins", message: "must be between 1 and 127, got \(v)")
         }
-        if layoutOriginal, position == true || velocity == true {
-            throw SettingError(option: "--layout original", message: "has no position or velocity group: drop --position/--velocity")
+        if layoutOriginal, position == true || velocity == true || lookback == true {
+            throw SettingError(option: "--layout original", message: "has no position, lookback or velocity group: drop --position/--lookback/--velocity")
+        }
+        if position == false, lookback == true {
+            throw SettingError(option: "--lookback", message: "needs the position group (it matches places in the bar)")
         }
         if layoutOriginal || position == false, positionEncoding != nil {
             throw SettingError(option: "--position-encoding", message: "needs the position group")
@@ -105,6 +110,10 @@ public struct RunOptions: Sendable {
         let hasPosition = groups.position != nil, hasVelocity = groups.velocity != nil
         if let p = position, p != hasPosition {
             try refuse(p ? "--position" : "--no-position", "", hasPosition ? "a position group" : "no position group")
+        }
+        let hasLookback = groups.lookback != nil
+        if let l = lookback, l != hasLookback {
+            try refuse(l ? "--lookback" : "--no-lookback", "", hasLookback ? "a lookback group" : "no lookback group")
         }
         if let v = velocity, v != hasVelocity {
             try refuse(v ? "--velocity" : "--no-velocity", "", hasVelocity ? "a velocity group" : "no velocity group")

@@ -17,7 +17,10 @@ extension TrainingData {
     /// ppq/16), as many as the longest bar in the training data needs; the default meter is the
     /// one most training hits are in. Velocity: `velocityBins` bins holding about the same share
     /// of the training hits each.
-    public func groups(position: Bool?, velocity: Bool?, encoding: PositionEncoding = .oneHot,
+    ///
+    /// Lookback (`lookback`, default off; it needs the position group): the hit that came next one bar
+    /// ago (see DrummerCore/Lookback.swift), matched within a 32nd note.
+    public func groups(position: Bool?, velocity: Bool?, lookback: Bool? = nil, encoding: PositionEncoding = .oneHot,
                        velocityBins: Int = TrainingData.defaultVelocityBins) throws -> ModelGroups {
         var g = ModelGroups(vocabulary: vocabulary)
         if position ?? hasPositions {
@@ -40,6 +43,12 @@ extension TrainingData {
             g.position = PositionGroup(encoding: encoding, slots: max(1, slots), ticksPerSlot: ticksPerSlot, ppq: ppq,
                                        meter: mostCommonMeter(barHits: barHits))
             try g.position?.validate()
+        }
+        if lookback ?? false {
+            guard g.position != nil else {
+                throw DatasetError.missingGroup(path: path, group: "lookback", file: "positions.npy")
+            }
+            g.lookback = LookbackGroup(toleranceTicks: LookbackGroup.defaultTolerance(ppq: ppq))
         }
         if velocity ?? hasVelocities {
             guard let velocities = training.velocities else {
@@ -89,6 +98,9 @@ extension TrainingData {
         var out = [Int32](repeating: 0, count: split.count * k)
         var features = [Int32](repeating: 0, count: F)
         var clampedPositions = 0, clampedVelocities = 0
+        var tracker = groups.lookback.map { LookbackTracker(group: $0, notes: vocabulary.notes, ticks: vocabulary.ticks) }
+        var onset = 0
+        let tickValues = vocabulary.ixToTick
         out.withUnsafeMutableBufferPointer { o in
             features.withUnsafeMutableBufferPointer { f in
                 for e in 0..<split.count {
@@ -104,6 +116,16 @@ extension TrainingData {
                             clampedPositions += 1
                         }
                         c += 1
+                    }
+                    if tracker != nil, let p = groups.position, let positions = split.positions {
+                        // Onsets and bar lengths at the position group's resolution, like positions.
+                        onset += tickValues[Int(split.events[2 * e + 1])]
+                        let at = ppq == p.ppq ? onset : onset * p.ppq / ppq
+                        let bar = ppq == p.ppq ? Int(positions[2 * e + 1]) : Int(positions[2 * e + 1]) * p.ppq / ppq
+                        let (n, t) = tracker!.push(onset: at, note: split.events[2 * e], tick: split.events[2 * e + 1], barTicks: bar)
+                        f[c] = n
+                        f[c + 1] = t
+                        c += 2
                     }
                     if let v = groups.velocity, let velocities = split.velocities {
                         let value = Int(velocities[e])

@@ -129,7 +129,7 @@ public final class TrainingRun {
             } else {
                 groups = try options.layoutOriginal
                     ? ModelGroups(vocabulary: data.vocabulary)
-                    : data.groups(position: options.position, velocity: options.velocity,
+                    : data.groups(position: options.position, velocity: options.velocity, lookback: options.lookback,
                                   encoding: options.positionEncoding ?? .oneHot,
                                   velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
                 try Trainer.checkWorkspace(shape: groups.shape(hidden: config.hidden), unroll: config.unroll,

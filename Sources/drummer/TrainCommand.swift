@@ -23,13 +23,15 @@ struct TrainCommand: ParsableCommand {
             the checkpoint and logging options and --data may be given to change them; --hidden, \
             --unroll, --batch-size, --optimizer, --init, --init-from and --seed may not. A dataset whose \
             contents differ from the checkpoint's is refused unless --allow-data-change. The model's \
-            groups are the checkpoint's too: --position, --velocity, --layout and their options may \
-            not change.
+            groups are the checkpoint's too: --position, --lookback, --velocity, --layout and their \
+            options may not change.
 
             Groups: a new run trains on what the dataset carries: note and tick (the original 2017 \
             model), plus the position of each hit in its bar when the dataset has positions.npy, plus \
             velocity (in and out) when it has velocities.npy; --no-position, --no-velocity or \
-            --layout original leave them out. --init-from MODEL trains the groups that model has.
+            --layout original leave them out. --lookback adds the hit that came next one bar ago, at \
+            the same place in the bar (it needs the position group). --init-from MODEL trains the \
+            groups that model has.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
             one every --lr-decay-every N steps, and/or one when the validation loss (the smoothed \
@@ -106,6 +108,9 @@ struct TrainCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
     var position: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Give the model, with each hit, the hit that came next one bar ago at the same place in the bar (default: off; needs the position group).")
+    var lookback: Bool?
+
     @Flag(inversion: .prefixedNo, help: "Give the model each hit's velocity and have it predict the next one's (default: when the dataset has velocities.npy).")
     var velocity: Bool?
 
@@ -145,6 +150,7 @@ struct TrainCommand: ParsableCommand {
             resume: resume, allowDataChange: allowDataChange)
         o.position = position
         o.velocity = velocity
+        o.lookback = lookback
         o.layoutOriginal = layout == .original
         o.positionEncoding = positionEncoding
         o.velocityBins = velocityBins

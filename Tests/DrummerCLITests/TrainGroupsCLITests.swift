@@ -123,7 +123,7 @@ final class TrainGroupsCLITests: XCTestCase {
 
         // Contradictory flags are usage errors (exit 64), before anything is read.
         let refused: [([String], String)] = [
-            (["--layout", "original", "--position"], "--layout original has no position or velocity group: drop --position/--velocity"),
+            (["--layout", "original", "--position"], "--layout original has no position, lookback or velocity group: drop --position/--lookback/--velocity"),
             (["--no-position", "--position-encoding", "binary"], "--position-encoding needs the position group"),
             (["--no-velocity", "--velocity-bins", "4"], "--velocity-bins needs the velocity group"),
             (["--velocity-bins", "0"], "--velocity-bins must be between 1 and 127, got 0"),
@@ -134,6 +134,47 @@ final class TrainGroupsCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(message), "\(flags): \(r.stderr)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("refused").path))
+    }
+
+    /// --lookback end to end: the groups line, model.json, a resumed run that is bitwise the
+    /// straight one, a refused change on resume, sample and eval of the exported model, and the
+    /// usage error without the position group.
+    func testLookbackGroupEndToEnd() throws {
+        let (n, k) = try vocabularySizes()
+        let flags = ["--lookback", "--batch-size", "2", "--optimizer", "rmsprop"]
+        let a = try train("la", flags, steps: 6)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("groups: inputs note \(n), tick \(k), position 64, lookback_note \(n + 1), "
+            + "lookback_tick \(k + 1), velocity "), a.stdout)
+        let b = try train("lb", flags, steps: 3)
+        XCTAssertEqual(b.status, 0, b.stderr)
+        let ckpt = root.appendingPathComponent("lb/ckpt-3.h5").path
+        let refused = try CLI.run(["train", "--resume", ckpt, "--steps", "6", "--no-lookback"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--no-lookback differs from the checkpoint's a lookback group"), refused.stderr)
+        let resumed = try CLI.run(["train", "--resume", ckpt, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        let ga = try exportedGroups(root.appendingPathComponent("la/ckpt-6.h5").path, to: "lma")
+        _ = try exportedGroups(root.appendingPathComponent("lb/ckpt-6.h5").path, to: "lmb")
+        XCTAssertEqual(names(ga, "inputs"), ["note", "tick", "position", "lookback_note", "lookback_tick", "velocity"])
+        XCTAssertEqual(ga["lookback"] as? [String: Int], ["tolerance_ticks": 60, "window": 512])
+        for f in ["Wx.bin", "Wy.bin"] {
+            let x = try Data(contentsOf: root.appendingPathComponent("lma/" + f)), y = try Data(contentsOf: root.appendingPathComponent("lmb/" + f))
+            XCTAssertTrue(x == y, "\(f) of the resumed lookback run differs from the straight run's")
+        }
+        // The exported model samples exactly the hits asked for and evaluates on the dataset.
+        let out = root.appendingPathComponent("g.mid").path
+        let s = try CLI.run(["sample", root.appendingPathComponent("lma").path, "-n", "300", "--seed", "2", "--json", "-o", out])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any])
+        let files = try XCTUnwrap(summary["files"] as? [[String: Any]])
+        XCTAssertEqual((files.first?["events"] as? [[Int]])?.count, 300, s.stdout)
+        let e = try CLI.run(["eval", root.appendingPathComponent("lma").path, "--data", data.path, "--json"])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        // Without the position group there is nothing to look back along.
+        let usage = try train("lnone", ["--no-position", "--lookback"], steps: 1)
+        XCTAssertEqual(usage.status, 64, usage.stderr)
+        XCTAssertTrue(usage.stderr.contains("--lookback needs the position group"), usage.stderr)
     }
 
     /// --position on a dataset without positions.npy names the missing file.

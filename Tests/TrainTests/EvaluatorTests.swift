@@ -104,15 +104,17 @@ final class EvalSamplerAgreementTests: XCTestCase {
 
 /// The sampler and the trainer/evaluator build a groove model's inputs the same way: the input
 /// classes the sampler feeds at each step equal the class matrix `ModelEvaluation.classes`
-/// makes of the same hits (positions from the meter, velocity bins from the velocities).
+/// makes of the same hits (positions from the meter, the lookback from the onsets, velocity
+/// bins from the velocities), with and without the lookback group.
 final class SamplerInputAgreementTests: XCTestCase {
     func testSamplerInputsEqualTheTrainingClassMatrix() throws {
         let vocab = try Vocabulary(ixToNote: [36, 38, 42, 46, 51], ixToTick: [0, 30, 90, 120, 240, 480])
-        for encoding in [PositionEncoding.oneHot, .binary] {
+        for (encoding, lookback) in [(PositionEncoding.oneHot, false), (.binary, false), (.oneHot, true), (.binary, true)] {
             for meter in [Meter.common, Meter(numerator: 3, denominator: 4)!] {
                 let groups = ModelGroups(
                     vocabulary: vocab,
                     position: PositionGroup(encoding: encoding, slots: 64, ticksPerSlot: 30, ppq: 480, meter: .common),
+                    lookback: lookback ? LookbackGroup(toleranceTicks: 60, window: 64) : nil,
                     velocity: try VelocityGroup(bins: [1...40, 41...90, 91...127], histogram: [Int](repeating: 1, count: 127)))
                 let shape = groups.shape(hidden: 6)
                 var rng = SeededRNG(seed: 17)
@@ -143,11 +145,15 @@ final class SamplerInputAgreementTests: XCTestCase {
                 let classes = try ModelEvaluation.classes(values, for: groups, source: "generated")
                 let k = shape.inputGroups.count
                 var slots = Set<Int>()
+                var lookbacks = 0
                 for (i, row) in fed.enumerated() {
                     XCTAssertEqual(Array(classes[(i * k)..<(i * k + k)].map(Int.init)), row, "\(encoding) \(meter): step \(i)")
                     slots.insert(inBar[i] / 30)
+                    // The lookback note class (the third group from the end: note, tick, velocity).
+                    if lookback, row[k - 3] != vocab.notes { lookbacks += 1 }
                 }
                 XCTAssertGreaterThan(slots.count, 20, "positions all over the bar")
+                if lookback { XCTAssertGreaterThan(lookbacks, 200, "most steps find a hit one bar back") }
             }
         }
     }
