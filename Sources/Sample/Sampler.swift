@@ -275,10 +275,9 @@ public final class Sampler {
                 }
             }
         }
-        if lookback != nil {
-            let (n, t) = lookback!.push(onset: onset, note: Int32(e.note), tick: Int32(e.tick), barTicks: barTicks)
-            lstm.input[g] = Int(n)
-            lstm.input[g + 1] = Int(t)
+        if let back = lookback?.push(onset: onset, note: Int32(e.note), tick: Int32(e.tick), barTicks: barTicks) {
+            lstm.input[g] = Int(back.note)
+            lstm.input[g + 1] = Int(back.tick)
             g += 2
         }
         if B > 0 { lstm.input[g] = e.velocity }
@@ -413,9 +412,11 @@ public final class Sampler {
         var out: [(note: Double, tick: Double)] = []
         out.reserveCapacity(max(0, sequence.count - 1))
         var onset = 0
+        // The model's meter (the bar length matters only to the lookback group, which needs positions).
+        let barTicks = groups.position.map { $0.meter.barTicks(ppq: $0.ppq) } ?? 1
         for (e, next) in zip(sequence, sequence.dropFirst()) {
             onset += groups.vocabulary.ixToTick[e.tick]
-            step(e, tickInBar: 0, onset: onset, barTicks: groups.position?.meter.barTicks(ppq: groups.position?.ppq ?? 480) ?? 1920)
+            step(e, tickInBar: 0, onset: onset, barTicks: barTicks)
             let logits = lstm.logits()
             let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
             let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])

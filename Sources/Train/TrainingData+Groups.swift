@@ -108,24 +108,24 @@ extension TrainingData {
                     f[1] = split.events[2 * e + 1]
                     var c = 2
                     if let p = groups.position, let positions = split.positions {
-                        let tick = ppq == p.ppq ? Int(positions[2 * e]) : Int(positions[2 * e]) * p.ppq / ppq
-                        if let s = p.slot(tickInBar: tick) {
+                        // Ticks at the position group's resolution.
+                        func rescaled(_ ticks: Int) -> Int { ppq == p.ppq ? ticks : ticks * p.ppq / ppq }
+                        if let s = p.slot(tickInBar: rescaled(Int(positions[2 * e]))) {
                             f[c] = Int32(s)
                         } else {
                             f[c] = Int32(p.slots - 1)
                             clampedPositions += 1
                         }
                         c += 1
-                    }
-                    if tracker != nil, let p = groups.position, let positions = split.positions {
-                        // Onsets and bar lengths at the position group's resolution, like positions.
+                        // The lookback (it comes with the position group): onsets and bar lengths
+                        // rescaled like positions.
                         onset += tickValues[Int(split.events[2 * e + 1])]
-                        let at = ppq == p.ppq ? onset : onset * p.ppq / ppq
-                        let bar = ppq == p.ppq ? Int(positions[2 * e + 1]) : Int(positions[2 * e + 1]) * p.ppq / ppq
-                        let (n, t) = tracker!.push(onset: at, note: split.events[2 * e], tick: split.events[2 * e + 1], barTicks: bar)
-                        f[c] = n
-                        f[c + 1] = t
-                        c += 2
+                        if let back = tracker?.push(onset: rescaled(onset), note: split.events[2 * e], tick: split.events[2 * e + 1],
+                                                    barTicks: rescaled(Int(positions[2 * e + 1]))) {
+                            f[c] = back.note
+                            f[c + 1] = back.tick
+                            c += 2
+                        }
                     }
                     if let v = groups.velocity, let velocities = split.velocities {
                         let value = Int(velocities[e])
