@@ -25,6 +25,7 @@ protocol HDF5Reading {
     func int64Attribute(_ object: String, _ name: String) throws -> Int64
     func doubleAttribute(_ object: String, _ name: String) throws -> Double
     func stringAttribute(_ object: String, _ name: String) throws -> String
+    func hasAttribute(_ object: String, _ name: String) throws -> Bool
 }
 
 extension Checkpoint {
@@ -134,13 +135,15 @@ extension Checkpoint {
             try f.setAttribute(hp, name, int64: Int64(v))
         }
         for (name, v) in [("learning_rate", c.learningRate), ("momentum", c.momentum), ("decay", c.decay),
-                          ("epsilon", c.epsilon), ("clip", c.clip), ("lr_decay", c.schedule.factor)] {
+                          ("epsilon", c.epsilon), ("clip", c.clip), ("lr_decay", c.schedule.factor),
+                          ("input_noise", c.inputNoise)] {
             try f.setAttribute(hp, name, double: Double(v))
         }
         try f.setAttribute(hp, "optimizer", string: c.optimizer.rawValue)
         try f.setAttribute(hp, "init", string: c.initScheme.rawValue)
         try f.setAttribute(hp, "init_from", string: c.initFrom ?? "")
         try f.setAttribute(hp, "checkpoint_dir", string: c.checkpointDirectory)
+        try f.setAttribute(hp, "input_noise_groups", string: c.inputNoiseGroups?.joined(separator: ",") ?? "")
 
         try f.createGroup("/dataset")
         try f.setAttribute("/dataset", "path", string: datasetPath)
@@ -203,6 +206,7 @@ extension Checkpoint {
         let every = try int(hp, "lr_decay_every"), patience = try int(hp, "lr_plateau_patience")
         let steps = try int(hp, "steps", min: -1)
         let initFrom = try f.stringAttribute(hp, "init_from")
+        let noiseGroups = try f.hasAttribute(hp, "input_noise_groups") ? try f.stringAttribute(hp, "input_noise_groups") : ""
         let config = RunConfiguration(
             hidden: try int(hp, "hidden", min: 1), unroll: try int(hp, "unroll", min: 1),
             batchSize: try int(hp, "batch_size", min: 1), optimizer: optimizer, initScheme: initScheme,
@@ -213,7 +217,11 @@ extension Checkpoint {
                                            plateauPatience: patience == 0 ? nil : patience),
             steps: steps < 0 ? nil : steps, checkpointEvery: try int(hp, "checkpoint_every", min: 1),
             checkpointDirectory: try f.stringAttribute(hp, "checkpoint_dir"), keep: try int(hp, "keep", min: 1),
-            logEvery: try int(hp, "log_every", min: 1), evalEvery: try int(hp, "eval_every", min: 1))
+            logEvery: try int(hp, "log_every", min: 1), evalEvery: try int(hp, "eval_every", min: 1),
+            // Checkpoints written before --input-noise existed have neither attribute: no noise.
+            inputNoise: try f.hasAttribute(hp, "input_noise") ? try float("input_noise") : 0,
+            inputNoiseGroups: noiseGroups.isEmpty
+                ? nil : noiseGroups.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
         // The same ranges as the command line (SettingRules), before any array is sized from them.
         do { try config.validate() } catch let e as SettingError {
             throw bad(hp, "hold a setting out of range: \(e.description)")

@@ -27,9 +27,12 @@
 //   /hyperparameters        attrs hidden, unroll, batch_size, checkpoint_every, keep,
 //                                 log_every, eval_every, lr_decay_every, lr_plateau_patience
 //                                 (int64; 0 = off), steps (int64; -1 = until interrupted),
-//                                 learning_rate, momentum, decay, epsilon, clip, lr_decay
-//                                 (float64 holding the float32 values exactly),
-//                                 optimizer, init, init_from, checkpoint_dir (string)
+//                                 learning_rate, momentum, decay, epsilon, clip, lr_decay,
+//                                 input_noise (float64 holding the float32 values exactly),
+//                                 optimizer, init, init_from, checkpoint_dir,
+//                                 input_noise_groups (string; comma-separated names, "" = the
+//                                 default groups); input_noise and input_noise_groups are
+//                                 absent from checkpoints written before them (read as 0, "")
 //   /dataset                attrs path, fingerprint (SHA-256 hex of vocabulary + events),
 //                                 events, validation_events (int64)
 //   /progress               attrs smoothed_loss, best_validation_loss (float64; inf = none),

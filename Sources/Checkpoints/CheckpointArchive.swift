@@ -79,4 +79,5 @@ struct KitArchive: HDF5Writing, HDF5Reading {
     func int64Attribute(_ object: String, _ name: String) throws -> Int64 { try self.object(object).int64Attribute(name) }
     func doubleAttribute(_ object: String, _ name: String) throws -> Double { try self.object(object).doubleAttribute(name) }
     func stringAttribute(_ object: String, _ name: String) throws -> String { try self.object(object).stringAttribute(name) }
+    func hasAttribute(_ object: String, _ name: String) throws -> Bool { try self.object(object).hasAttribute(name) }
 }

@@ -42,6 +42,12 @@ public struct RunConfiguration: Sendable, Equatable {
     public var keep: Int
     public var logEvery: Int
     public var evalEvery: Int
+    /// `--input-noise`: the probability that a training input class is replaced by a random
+    /// class of its group (0: off; see Train/InputNoise.swift).
+    public var inputNoise: Float
+    /// `--input-noise-groups`: the input groups that get noise, by name; nil: the default
+    /// groups the model has.
+    public var inputNoiseGroups: [String]?
 
     /// SGD learning rate used when none is given. Groove corpus (quantize 30, 327k training
     /// events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3 gave validation loss
@@ -66,6 +72,9 @@ public struct RunConfiguration: Sendable, Equatable {
     public static let defaultLogEvery = 100
     public static let defaultEvalEvery = 1000
     public static let defaultSeed: UInt64 = 1
+    public static let defaultInputNoise: Float = 0
+    /// The groups of the event the sampler feeds back (what the model's own slips change).
+    public static let defaultInputNoiseGroups = ["note", "tick", "velocity"]
 
     public init(
         hidden: Int = defaultHidden, unroll: Int = defaultUnroll, batchSize: Int = defaultBatchSize,
@@ -75,7 +84,8 @@ public struct RunConfiguration: Sendable, Equatable {
         decay: Float = defaultDecay, epsilon: Float = defaultEpsilon, clip: Float = defaultClip,
         schedule: LearningRateSchedule = LearningRateSchedule(), steps: Int? = nil,
         checkpointEvery: Int = defaultCheckpointEvery, checkpointDirectory: String = defaultCheckpointDirectory,
-        keep: Int = defaultKeep, logEvery: Int = defaultLogEvery, evalEvery: Int = defaultEvalEvery
+        keep: Int = defaultKeep, logEvery: Int = defaultLogEvery, evalEvery: Int = defaultEvalEvery,
+        inputNoise: Float = defaultInputNoise, inputNoiseGroups: [String]? = nil
     ) {
         self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
         self.optimizer = optimizer; self.initScheme = initScheme; self.seed = seed; self.initFrom = initFrom
@@ -83,6 +93,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.epsilon = epsilon; self.clip = clip; self.schedule = schedule; self.steps = steps
         self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
         self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery
+        self.inputNoise = inputNoise; self.inputNoiseGroups = inputNoiseGroups
     }
 
     /// The optimizer settings at learning rate `rate`.
@@ -103,6 +114,8 @@ public struct RunConfiguration: Sendable, Equatable {
         try SettingRules.keep(keep)
         try SettingRules.logEvery(logEvery)
         try SettingRules.evalEvery(evalEvery)
+        try SettingRules.inputNoise(inputNoise)
+        if let g = inputNoiseGroups { try SettingRules.inputNoiseGroups(g) }
         try schedule.validate()
     }
 }

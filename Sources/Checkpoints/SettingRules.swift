@@ -42,6 +42,19 @@ public enum SettingRules {
     public static func momentum(_ v: Float) throws { try unitInterval(v, "--momentum") }
     public static func decay(_ v: Float) throws { try unitInterval(v, "--decay") }
 
+    /// --input-noise P in [0, 1).
+    public static func inputNoise(_ v: Float) throws {
+        guard v.isFinite, v >= 0, v < 1 else {
+            throw SettingError(option: "--input-noise", message: "must be at least 0 and below 1, got \(v)")
+        }
+    }
+    /// --input-noise-groups: one or more group names (which the model has is checked against it).
+    public static func inputNoiseGroups(_ v: [String]) throws {
+        guard !v.isEmpty, !v.contains(where: \.isEmpty) else {
+            throw SettingError(option: "--input-noise-groups", message: "must name one or more input groups, e.g. note,tick,velocity")
+        }
+    }
+
     /// --lr-decay F in (0, 1].
     public static func lrDecay(_ v: Float) throws {
         guard v.isFinite, v > 0, v <= 1 else {

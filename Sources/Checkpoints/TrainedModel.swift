@@ -51,6 +51,11 @@ public enum CheckpointReader {
         if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
         if let f = c.initFrom { m["init_from"] = f }
+        if c.inputNoise > 0 {
+            m["input_noise"] = String(c.inputNoise)
+            m["input_noise_groups"] = (c.inputNoiseGroups ?? RunConfiguration.defaultInputNoiseGroups.filter(ckpt.groups.inputNames.contains))
+                .joined(separator: ",")
+        }
         if c.schedule.isActive {
             // learning_rate is the base rate; with a schedule, also the schedule and the rate a
             // resumed run would go on with (learning_rate_current).

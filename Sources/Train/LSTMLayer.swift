@@ -64,6 +64,9 @@ final class LSTMLayer: @unchecked Sendable {
     let inputRows: Int32Buffer, targets: Int32Buffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
+    /// Training input noise (InputNoise.swift) and the step whose draws `gather` makes.
+    var noise: InputNoise?
+    var noiseStep = 0
 
     init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int = 0, totalStreams: Int? = nil,
          params: FloatBuffer, grad: FloatBuffer) {
@@ -141,6 +144,13 @@ final class LSTMLayer: @unchecked Sendable {
                 let r = t * B + b
                 let e = (firstStream + b) * segment + p + t
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
+                if let noise {
+                    for (j, g) in noise.groups.enumerated() {
+                        if let c = noise.replacement(step: noiseStep, event: e, slot: j) {
+                            inputRows[r * k + g] = Int32(inputOffsets[g] + c)
+                        }
+                    }
+                }
                 for g in 0..<m { targets[r * m + g] = events[(e + 1) * k + targetColumn[g]] }
             }
         }

@@ -27,6 +27,9 @@ public struct RunOptions: Sendable {
     public var keep: Int?
     public var logEvery: Int?
     public var evalEvery: Int?
+    /// `--input-noise` and `--input-noise-groups` (comma-separated names).
+    public var inputNoise: Float?
+    public var inputNoiseGroups: [String]?
     public var resume: String?
     public var allowDataChange: Bool
     /// The groups of a new run (nil: what the dataset carries): the position-in-bar input
@@ -80,6 +83,11 @@ public struct RunOptions: Sendable {
         if let v = keep { try SettingRules.keep(v) }
         if let v = logEvery { try SettingRules.logEvery(v) }
         if let v = evalEvery { try SettingRules.evalEvery(v) }
+        if let v = inputNoise { try SettingRules.inputNoise(v) }
+        if let v = inputNoiseGroups { try SettingRules.inputNoiseGroups(v) }
+        if layoutOriginal, let g = inputNoiseGroups, let other = g.first(where: { !["note", "tick"].contains($0) }) {
+            throw SettingError(option: "--input-noise-groups", message: "names \"\(other)\", but --layout original has only note and tick inputs")
+        }
         if let v = velocityBins, !(1...127).contains(v) {
             throw SettingError(option: "--velocity-bins", message: "must be between 1 and 127, got \(v)")
         }
@@ -145,6 +153,8 @@ public struct RunOptions: Sendable {
         if let v = keep { c.keep = v }
         if let v = logEvery { c.logEvery = v }
         if let v = evalEvery { c.evalEvery = v }
+        if let v = inputNoise { c.inputNoise = v }
+        if let v = inputNoiseGroups { c.inputNoiseGroups = v }
     }
 
     /// The configuration of a new run: defaults, then the options given.

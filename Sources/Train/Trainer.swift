@@ -46,6 +46,10 @@ public final class Trainer {
     /// Group 1's gradient (empty with one group).
     let groupGrad: FloatBuffer
     var slot: FloatBuffer?
+    /// Input noise for the training rows (nil: none); see InputNoise.swift.
+    var inputNoise: InputNoise? {
+        didSet { for g in groups { g.layer.noise = inputNoise } }
+    }
 
     /// `events`: the class matrix (one row per event, one column per input group of the shape;
     /// see `TrainingData.classes(_:for:)`).
@@ -226,6 +230,7 @@ public final class Trainer {
     @discardableResult
     public func step() -> Float {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
+        for g in groups { g.layer.noiseStep = progress.step }
         let loss = runChunk()
         main.update(optimizerSettings, slot: slot)
         for g in groups { g.layer.carryState() }

@@ -98,7 +98,7 @@ public final class TrainingRun {
                 for i in state.h.indices { state.h[i] = 0 }
                 for i in state.c.indices { state.c[i] = 0 }
             }
-            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: config)
+            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: config, groups: ckpt.groups)
             self.lastCheckpoint = resume
             self.savedStep = ckpt.state.step
             // A version 1 checkpoint had no run id: the run that continues it gets one.
@@ -151,12 +151,17 @@ public final class TrainingRun {
             self.schedule = ScheduleProgress()
             self.bestValidationLoss = .infinity
             self.bestStep = -1
-            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: c)
+            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: c, groups: groups)
             self.lastCheckpoint = nil
             self.savedStep = nil
             self.runID = Checkpoint.newRunID()
             reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                           + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", "))
+        }
+        if let n = trainer.inputNoise {
+            let names = groups.inputNames
+            reporter.line("input noise: \(configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
+                          + " (training inputs only)")
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
@@ -174,13 +179,18 @@ public final class TrainingRun {
         }
     }
 
-    static func makeTrainer(state: TrainingState, classes: [Int32], data: TrainingData, config: RunConfiguration) throws -> Trainer {
+    static func makeTrainer(state: TrainingState, classes: [Int32], data: TrainingData, config: RunConfiguration,
+                            groups: ModelGroups) throws -> Trainer {
+        let noise = try InputNoise(configuration: config, modelGroups: groups, shape: state.shape)
+        let trainer: Trainer
         do {
-            return try Trainer(state: state, events: classes,
-                               optimizer: config.optimizerConfig(learningRate: config.learningRate))
+            trainer = try Trainer(state: state, events: classes,
+                                  optimizer: config.optimizerConfig(learningRate: config.learningRate))
         } catch {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
+        trainer.inputNoise = noise
+        return trainer
     }
 
     /// The class matrices of the training and validation splits for `groups`, saying how many

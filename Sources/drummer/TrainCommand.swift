@@ -20,7 +20,7 @@ struct TrainCommand: ParsableCommand {
 
             --resume CKPT continues a run: the data path and every hyperparameter come from the \
             checkpoint. --lr, --momentum, --decay, --epsilon, --clip, the --lr-decay options, --steps, \
-            the checkpoint and logging options and --data may be given to change them; --hidden, \
+            the --input-noise options, the checkpoint and logging options and --data may be given to change them; --hidden, \
             --unroll, --batch-size, --optimizer, --init, --init-from and --seed may not. A dataset whose \
             contents differ from the checkpoint's is refused unless --allow-data-change. The model's \
             groups are the checkpoint's too: --position, --lookback, --velocity, --layout and their \
@@ -32,6 +32,13 @@ struct TrainCommand: ParsableCommand {
             --layout original leave them out. --lookback adds the hit that came next one bar ago, at \
             the same place in the bar (it needs the position group). --init-from MODEL trains the \
             groups that model has.
+
+            --input-noise P: while training, each input class of the --input-noise-groups (default \
+            note, tick and velocity: the hit the sampler feeds back) is replaced, with probability P, \
+            by a class drawn uniformly from its group; the targets, the validation loss, eval and \
+            sample never see noise. The model learns not to lose the groove after one of its own \
+            slips (models/groove is trained with --input-noise 0.1). The draws depend only on the \
+            seed, the step and the hit, so a resumed run repeats them exactly.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
             one every --lr-decay-every N steps, and/or one when the validation loss (the smoothed \
@@ -105,6 +112,12 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("eval-every"), parsing: .unconditional, help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
     var evalEvery: Int?
 
+    @Option(name: .customLong("input-noise"), parsing: .unconditional, help: "Probability P in [0, 1) that a training input class of the noise groups is replaced by a random one (default \(RunConfiguration.defaultInputNoise): off).")
+    var inputNoise: Float?
+
+    @Option(name: .customLong("input-noise-groups"), help: "Comma-separated input groups that get --input-noise (default \(RunConfiguration.defaultInputNoiseGroups.joined(separator: ",")), those the model has).")
+    var inputNoiseGroups: String?
+
     @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
     var position: Bool?
 
@@ -154,6 +167,8 @@ struct TrainCommand: ParsableCommand {
         o.layoutOriginal = layout == .original
         o.positionEncoding = positionEncoding
         o.velocityBins = velocityBins
+        o.inputNoise = inputNoise
+        o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         return o
     }
 

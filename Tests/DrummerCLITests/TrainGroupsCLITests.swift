@@ -177,6 +177,57 @@ final class TrainGroupsCLITests: XCTestCase {
         XCTAssertTrue(usage.stderr.contains("--lookback needs the position group"), usage.stderr)
     }
 
+    /// --input-noise: announced, recorded, replayed exactly on resume, and it changes the
+    /// training (the same run without it ends with other weights); bad values are named.
+    func testInputNoiseEndToEnd() throws {
+        let flags = ["--lookback", "--batch-size", "2", "--optimizer", "rmsprop", "--input-noise", "0.3"]
+        let a = try train("na", flags, steps: 6)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("input noise: 0.3 on note, tick, velocity (training inputs only)"), a.stdout)
+        let b = try train("nb", flags, steps: 3)
+        XCTAssertEqual(b.status, 0, b.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("nb/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stdout.contains("input noise: 0.3 on note, tick, velocity"), resumed.stdout)
+        let clean = try train("nc", Array(flags.dropLast(2)), steps: 6)
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        _ = try exportedGroups(root.appendingPathComponent("na/ckpt-6.h5").path, to: "nma")
+        _ = try exportedGroups(root.appendingPathComponent("nb/ckpt-6.h5").path, to: "nmb")
+        _ = try exportedGroups(root.appendingPathComponent("nc/ckpt-6.h5").path, to: "nmc")
+        for f in ["Wx.bin", "Wy.bin"] {
+            let x = try Data(contentsOf: root.appendingPathComponent("nma/" + f))
+            XCTAssertTrue(x == (try Data(contentsOf: root.appendingPathComponent("nmb/" + f))),
+                          "\(f) of the resumed noisy run differs from the straight run's")
+            XCTAssertFalse(x == (try Data(contentsOf: root.appendingPathComponent("nmc/" + f))),
+                           "\(f): the noise changed nothing")
+        }
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nma/model.json"))) as? [String: Any])
+        let metadata = try XCTUnwrap(json["metadata"] as? [String: Any])
+        XCTAssertEqual(metadata["input_noise"] as? String, "0.3")
+        XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,tick,velocity")
+        let cleanJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nmc/model.json"))) as? [String: Any])
+        XCTAssertNil((cleanJSON["metadata"] as? [String: Any])?["input_noise"])
+        // Another group list on resume is taken (a training setting, like --lr).
+        let regroup = try CLI.run(["train", "--resume", root.appendingPathComponent("nb/ckpt-6.h5").path, "--steps", "7",
+                                   "--input-noise-groups", "tick"])
+        XCTAssertEqual(regroup.status, 0, regroup.stderr)
+        XCTAssertTrue(regroup.stdout.contains("input noise: 0.3 on tick (training inputs only)"), regroup.stdout)
+        // Bad values: out of range (usage), a group the model lacks (named, nothing written).
+        for (extra, status, message) in [
+            (["--input-noise", "1"], Int32(64), "--input-noise must be at least 0 and below 1, got 1.0"),
+            (["--input-noise-groups", "note,,tick"], 64, "--input-noise-groups must name one or more input groups"),
+            (["--layout", "original", "--input-noise-groups", "velocity"], 64,
+             "--input-noise-groups names \"velocity\", but --layout original has only note and tick inputs"),
+            (["--no-velocity", "--input-noise", "0.1", "--input-noise-groups", "note,velocity"], 1,
+             "--input-noise-groups names \"velocity\", which this model does not have (its inputs: note, tick, position)"),
+        ] {
+            let r = try train("nbad", extra, steps: 1)
+            XCTAssertEqual(r.status, status, "\(extra): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(extra): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("nbad/ckpt-1.h5").path))
+        }
+    }
+
     /// --position on a dataset without positions.npy names the missing file.
     func testPositionOnADatasetWithoutPositionsNamesTheFile() throws {
         try FileManager.default.removeItem(at: data.appendingPathComponent("positions.npy"))
