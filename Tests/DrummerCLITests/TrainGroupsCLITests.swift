@@ -183,12 +183,12 @@ final class TrainGroupsCLITests: XCTestCase {
         let flags = ["--lookback", "--batch-size", "2", "--optimizer", "rmsprop", "--input-noise", "0.3"]
         let a = try train("na", flags, steps: 6)
         XCTAssertEqual(a.status, 0, a.stderr)
-        XCTAssertTrue(a.stdout.contains("input noise: 0.3 on note, tick, velocity (training inputs only)"), a.stdout)
+        XCTAssertTrue(a.stdout.contains("input noise: 0.3 on note, velocity (training inputs only)"), a.stdout)
         let b = try train("nb", flags, steps: 3)
         XCTAssertEqual(b.status, 0, b.stderr)
         let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("nb/ckpt-3.h5").path, "--steps", "6"])
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertTrue(resumed.stdout.contains("input noise: 0.3 on note, tick, velocity"), resumed.stdout)
+        XCTAssertTrue(resumed.stdout.contains("input noise: 0.3 on note, velocity"), resumed.stdout)
         let clean = try train("nc", Array(flags.dropLast(2)), steps: 6)
         XCTAssertEqual(clean.status, 0, clean.stderr)
         _ = try exportedGroups(root.appendingPathComponent("na/ckpt-6.h5").path, to: "nma")
@@ -204,14 +204,14 @@ final class TrainGroupsCLITests: XCTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nma/model.json"))) as? [String: Any])
         let metadata = try XCTUnwrap(json["metadata"] as? [String: Any])
         XCTAssertEqual(metadata["input_noise"] as? String, "0.3")
-        XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,tick,velocity")
+        XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,velocity")
         let cleanJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nmc/model.json"))) as? [String: Any])
         XCTAssertNil((cleanJSON["metadata"] as? [String: Any])?["input_noise"])
         // Another group list on resume is taken (a training setting, like --lr).
         let regroup = try CLI.run(["train", "--resume", root.appendingPathComponent("nb/ckpt-6.h5").path, "--steps", "7",
-                                   "--input-noise-groups", "tick"])
+                                   "--input-noise-groups", "tick,note"])
         XCTAssertEqual(regroup.status, 0, regroup.stderr)
-        XCTAssertTrue(regroup.stdout.contains("input noise: 0.3 on tick (training inputs only)"), regroup.stdout)
+        XCTAssertTrue(regroup.stdout.contains("input noise: 0.3 on tick, note (training inputs only)"), regroup.stdout)
         // Bad values: out of range (usage), a group the model lacks (named, nothing written).
         for (extra, status, message) in [
             (["--input-noise", "1"], Int32(64), "--input-noise must be at least 0 and below 1, got 1.0"),

@@ -22,14 +22,14 @@ final class InputNoiseTests: XCTestCase {
         return try InputNoise(configuration: c, modelGroups: model, shape: model.shape(hidden: 3))
     }
 
-    func testDefaultGroupsAreTheFedBackOnesTheModelHas() throws {
+    func testDefaultGroupsAreNoteAndVelocityWhereTheModelHasThem() throws {
         let original = ModelGroups(vocabulary: vocabulary)
         let o = try XCTUnwrap(try noise(0.2, on: original))
-        XCTAssertEqual(o.groups, [0, 1])
-        XCTAssertEqual(o.sizes, [4, 5])
+        XCTAssertEqual(o.groups, [0])
+        XCTAssertEqual(o.sizes, [4])
         let v = try XCTUnwrap(try noise(0.2, on: try velocityGroups()))
-        XCTAssertEqual(v.groups, [0, 1, 2])
-        XCTAssertEqual(v.sizes, [4, 5, 3])
+        XCTAssertEqual(v.groups, [0, 2])
+        XCTAssertEqual(v.sizes, [4, 3])
         XCTAssertEqual(try XCTUnwrap(try noise(0.2, groups: ["velocity", "tick", "tick"], on: try velocityGroups())).groups, [2, 1])
         XCTAssertNil(try noise(0, on: original), "P = 0 is no noise")
     }
