@@ -51,7 +51,7 @@ public enum SettingRules {
     /// --input-noise-groups: one or more group names (which the model has is checked against it).
     public static func inputNoiseGroups(_ v: [String]) throws {
         guard !v.isEmpty, !v.contains(where: \.isEmpty) else {
-            throw SettingError(option: "--input-noise-groups", message: "must name one or more input groups, e.g. note,tick,velocity")
+            throw SettingError(option: "--input-noise-groups", message: "must name one or more input groups, e.g. note,velocity")
         }
     }
 
