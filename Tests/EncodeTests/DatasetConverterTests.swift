@@ -79,6 +79,24 @@ final class DatasetConverterTests: XCTestCase {
         }
     }
 
+    /// Every file convert-midi writes (--onehot and validation/ included) is one the dataset
+    /// directory kind owns: the two lists of names (the converter's outputs and
+    /// DirectoryKind.dataset's, which lets a second convert-midi replace the first) agree.
+    func testEverythingTheConverterWritesIsOwnedByTheDatasetDirectoryKind() throws {
+        let dir = try makeCorpus()
+        var settings = ConversionSettings()
+        settings.validationFraction = 0.5
+        settings.oneHot = true
+        let out = dir.path + "/o"
+        let m = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings).manifest
+        let written = try FileManager.default.subpathsOfDirectory(atPath: out).sorted()
+        XCTAssertTrue(written.contains("X.npy") && written.contains("validation/positions.npy"), "\(written)")
+        XCTAssertEqual(Set(m.outputs.keys), Set(written.filter { $0 != "validation" }))
+        XCTAssertEqual(DirectoryKind.dataset.foreignEntries(in: out), [])
+        // And a second conversion into it replaces it.
+        _ = try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)
+    }
+
     func testStrictFailsAndNoHitsIsAnError() throws {
         let dir = try makeCorpus()
         let out = dir.appendingPathComponent("out").path
