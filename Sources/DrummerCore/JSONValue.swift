@@ -32,27 +32,21 @@ public enum JSONValue: Codable, Equatable, Sendable {
 
     public func encode(to encoder: Encoder) throws {
         switch self {
-        case .null:
-            var c = encoder.singleValueContainer()
-            try c.encodeNil()
-        case .bool(let b):
-            var c = encoder.singleValueContainer()
-            try c.encode(b)
-        case .int(let i):
-            var c = encoder.singleValueContainer()
-            try c.encode(i)
-        case .double(let d):
-            var c = encoder.singleValueContainer()
-            try c.encode(d)
-        case .string(let s):
-            var c = encoder.singleValueContainer()
-            try c.encode(s)
         case .array(let a):
             var c = encoder.unkeyedContainer()
             for v in a { try c.encode(v) }
         case .object(let o):
             var c = encoder.container(keyedBy: Key.self)
             for (k, v) in o { try c.encode(v, forKey: Key(stringValue: k)) }
+        case .null, .bool, .int, .double, .string:
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .bool(let b): try c.encode(b)
+            case .int(let i): try c.encode(i)
+            case .double(let d): try c.encode(d)
+            case .string(let s): try c.encode(s)
+            default: try c.encodeNil()
+            }
         }
     }
 
