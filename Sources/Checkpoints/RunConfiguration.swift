@@ -99,6 +99,12 @@ public struct RunConfiguration: Sendable, Equatable {
         self.inputNoise = inputNoise; self.inputNoiseGroups = inputNoiseGroups
     }
 
+    /// The names of the input groups that get noise on a model with inputs `inputNames`: the
+    /// ones asked for, else the default groups the model has.
+    public func inputNoiseGroupNames(modelInputs inputNames: [String]) -> [String] {
+        inputNoiseGroups ?? RunConfiguration.defaultInputNoiseGroups.filter(inputNames.contains)
+    }
+
     /// The optimizer settings at learning rate `rate`.
     public func optimizerConfig(learningRate rate: Float) -> OptimizerConfig {
         OptimizerConfig(kind: optimizer, learningRate: rate, momentum: momentum, decay: decay,

@@ -53,8 +53,7 @@ public enum CheckpointReader {
         if let f = c.initFrom { m["init_from"] = f }
         if c.inputNoise > 0 {
             m["input_noise"] = String(c.inputNoise)
-            m["input_noise_groups"] = (c.inputNoiseGroups ?? RunConfiguration.defaultInputNoiseGroups.filter(ckpt.groups.inputNames.contains))
-                .joined(separator: ",")
+            m["input_noise_groups"] = c.inputNoiseGroupNames(modelInputs: ckpt.groups.inputNames).joined(separator: ",")
         }
         if c.schedule.isActive {
             // learning_rate is the base rate; with a schedule, also the schedule and the rate a

@@ -30,16 +30,12 @@ struct InputNoise: Sendable, Equatable {
     init?(configuration c: RunConfiguration, modelGroups: ModelGroups, shape: ModelShape) throws {
         let names = modelGroups.inputNames
         var indices: [Int] = []
-        if let asked = c.inputNoiseGroups {
-            for name in asked {
-                guard let i = names.firstIndex(of: name) else {
-                    throw SettingError(option: "--input-noise-groups", message:
-                        "names \"\(name)\", which this model does not have (its inputs: \(names.joined(separator: ", ")))")
-                }
-                if !indices.contains(i) { indices.append(i) }
+        for name in c.inputNoiseGroupNames(modelInputs: names) {
+            guard let i = names.firstIndex(of: name) else {
+                throw SettingError(option: "--input-noise-groups", message:
+                    "names \"\(name)\", which this model does not have (its inputs: \(names.joined(separator: ", ")))")
             }
-        } else {
-            indices = RunConfiguration.defaultInputNoiseGroups.compactMap { names.firstIndex(of: $0) }
+            if !indices.contains(i) { indices.append(i) }
         }
         guard c.inputNoise > 0, !indices.isEmpty else { return nil }
         probability = Double(c.inputNoise)
