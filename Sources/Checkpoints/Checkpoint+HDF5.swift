@@ -144,6 +144,7 @@ extension Checkpoint {
         try f.setAttribute(hp, "init_from", string: c.initFrom ?? "")
         try f.setAttribute(hp, "checkpoint_dir", string: c.checkpointDirectory)
         try f.setAttribute(hp, "input_noise_groups", string: c.inputNoiseGroups?.joined(separator: ",") ?? "")
+        try f.setAttribute(hp, "input_noise_draw", string: c.inputNoiseDraw.rawValue)
 
         try f.createGroup("/dataset")
         try f.setAttribute("/dataset", "path", string: datasetPath)
@@ -207,6 +208,10 @@ extension Checkpoint {
         let steps = try int(hp, "steps", min: -1)
         let initFrom = try f.stringAttribute(hp, "init_from")
         let noiseGroups = try f.hasAttribute(hp, "input_noise_groups") ? try f.stringAttribute(hp, "input_noise_groups") : ""
+        let drawName = try f.hasAttribute(hp, "input_noise_draw") ? try f.stringAttribute(hp, "input_noise_draw") : "uniform"
+        guard let draw = InputNoiseDraw(rawValue: drawName) else {
+            throw bad("\(hp) attribute input_noise_draw", "is \"\(drawName)\", not uniform or model")
+        }
         let config = RunConfiguration(
             hidden: try int(hp, "hidden", min: 1), unroll: try int(hp, "unroll", min: 1),
             batchSize: try int(hp, "batch_size", min: 1), optimizer: optimizer, initScheme: initScheme,
@@ -221,7 +226,8 @@ extension Checkpoint {
             // Checkpoints written before --input-noise existed have neither attribute: no noise.
             inputNoise: try f.hasAttribute(hp, "input_noise") ? try float("input_noise") : 0,
             inputNoiseGroups: noiseGroups.isEmpty
-                ? nil : noiseGroups.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+                ? nil : noiseGroups.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
+            inputNoiseDraw: draw)
         // The same ranges as the command line (SettingRules), before any array is sized from them.
         do { try config.validate() } catch let e as SettingError {
             throw bad(hp, "hold a setting out of range: \(e.description)")

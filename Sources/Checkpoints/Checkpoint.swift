@@ -31,8 +31,10 @@
 //                                 input_noise (float64 holding the float32 values exactly),
 //                                 optimizer, init, init_from, checkpoint_dir,
 //                                 input_noise_groups (string; comma-separated names, "" = the
-//                                 default groups); input_noise and input_noise_groups are
-//                                 absent from checkpoints written before them (read as 0, "")
+//                                 default groups), input_noise_draw (string: uniform or model);
+//                                 input_noise, input_noise_groups and input_noise_draw are
+//                                 absent from checkpoints written before them (read as 0, "",
+//                                 uniform)
 //   /dataset                attrs path, fingerprint (SHA-256 hex of vocabulary + events),
 //                                 events, validation_events (int64)
 //   /progress               attrs smoothed_loss, best_validation_loss (float64; inf = none),

@@ -48,6 +48,8 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `--input-noise-groups`: the input groups that get noise, by name; nil: the default
     /// groups the model has.
     public var inputNoiseGroups: [String]?
+    /// `--input-noise-draw`: where a replaced input class comes from.
+    public var inputNoiseDraw: InputNoiseDraw
 
     /// SGD learning rate used when none is given. Groove corpus (quantize 30, 327k training
     /// events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3 gave validation loss
@@ -88,7 +90,8 @@ public struct RunConfiguration: Sendable, Equatable {
         schedule: LearningRateSchedule = LearningRateSchedule(), steps: Int? = nil,
         checkpointEvery: Int = defaultCheckpointEvery, checkpointDirectory: String = defaultCheckpointDirectory,
         keep: Int = defaultKeep, logEvery: Int = defaultLogEvery, evalEvery: Int = defaultEvalEvery,
-        inputNoise: Float = defaultInputNoise, inputNoiseGroups: [String]? = nil
+        inputNoise: Float = defaultInputNoise, inputNoiseGroups: [String]? = nil,
+        inputNoiseDraw: InputNoiseDraw = .uniform
     ) {
         self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
         self.optimizer = optimizer; self.initScheme = initScheme; self.seed = seed; self.initFrom = initFrom
@@ -97,6 +100,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
         self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery
         self.inputNoise = inputNoise; self.inputNoiseGroups = inputNoiseGroups
+        self.inputNoiseDraw = inputNoiseDraw
     }
 
     /// The names of the input groups that get noise on a model with inputs `inputNames`: the
@@ -127,4 +131,14 @@ public struct RunConfiguration: Sendable, Equatable {
         if let g = inputNoiseGroups { try SettingRules.inputNoiseGroups(g) }
         try schedule.validate()
     }
+}
+
+/// Where `--input-noise` takes a replaced input class from.
+public enum InputNoiseDraw: String, Sendable, CaseIterable {
+    /// Uniformly from the group's classes.
+    case uniform
+    /// From the model's own prediction of that input (its softmax at temperature 1, given the
+    /// true events before it): the slips it makes when it samples. The group must also be an
+    /// output of the model (note, tick, velocity).
+    case model
 }

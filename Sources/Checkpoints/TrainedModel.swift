@@ -54,6 +54,7 @@ public enum CheckpointReader {
         if c.inputNoise > 0 {
             m["input_noise"] = String(c.inputNoise)
             m["input_noise_groups"] = c.inputNoiseGroupNames(modelInputs: ckpt.groups.inputNames).joined(separator: ",")
+            m["input_noise_draw"] = c.inputNoiseDraw.rawValue
         }
         if c.schedule.isActive {
             // learning_rate is the base rate; with a schedule, also the schedule and the rate a

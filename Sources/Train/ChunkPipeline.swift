@@ -97,6 +97,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// 0 and leaves it unchanged.
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         layer.gather(events: events, segment: segment, pointer: p, targetColumn: targetColumn)
+        layer.drawInputsFromModel(segment: segment, pointer: p)
         // Forward sweep: the recurrence here, each finished block's output layer on the helper.
         if layer.recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
         for k in 0..<blockCount {

@@ -3,6 +3,14 @@
 // Only the inputs change: the targets, the validation loss, `drummer eval` and the sampler
 // never see noise.
 //
+// `--input-noise-draw model` takes the replacement from the model instead: before each chunk's
+// forward and backward pass, a forward pass over the chunk's true inputs gives the model's
+// prediction of every input (its softmax at temperature 1 given the true events before it and
+// the carried state), and a replaced class is drawn from that prediction. That is the parallel
+// form of scheduled sampling (Bengio et al. 2015; Duckworth et al. 2019): the wrong inputs the
+// model is trained on are the slips it makes itself when it samples, not any class at all.
+// It costs one more forward sweep per chunk.
+//
 // Why: a model trained on true inputs only has never seen an input it got wrong, and when it
 // samples, its own slips are its next inputs. It learns to lean on the previous hit and, after
 // a slip, loses the groove. Trained on inputs that are sometimes wrong, it learns to lean on
@@ -15,6 +23,7 @@
 // batch draw the same values as one thread would.
 import Checkpoints
 import DrummerCore
+import Foundation
 
 struct InputNoise: Sendable, Equatable {
     /// P, in (0, 1).
@@ -23,6 +32,10 @@ struct InputNoise: Sendable, Equatable {
     let groups: [Int]
     let sizes: [Int]
     let seed: UInt64
+    let draw: InputNoiseDraw
+    /// With draw == .model: the output group (Wy column block) that predicts input group
+    /// `groups[j]`, for each j.
+    let outputGroups: [Int]
 
     /// The noise `configuration` asks for on a model of `modelGroups`, or nil when it asks
     /// for none. Throws when `--input-noise-groups` names a group the model does not have
@@ -37,11 +50,26 @@ struct InputNoise: Sendable, Equatable {
             }
             if !indices.contains(i) { indices.append(i) }
         }
+        // Output group g predicts the input group in column targetColumns[g] of the next event.
+        let predicting = targetColumns(of: shape)
+        var outputs: [Int] = []
+        if c.inputNoiseDraw == .model {
+            for i in indices {
+                guard let o = predicting.firstIndex(of: i), shape.outputGroups[o] == shape.inputGroups[i] else {
+                    let drawable = predicting.map { names[$0] }
+                    throw SettingError(option: "--input-noise-groups", message:
+                        "names \"\(names[i])\", which the model does not predict, so --input-noise-draw model cannot draw it (it predicts: \(drawable.joined(separator: ", ")))")
+                }
+                outputs.append(o)
+            }
+        }
         guard c.inputNoise > 0, !indices.isEmpty else { return nil }
         probability = Double(c.inputNoise)
         groups = indices
         sizes = indices.map { shape.inputGroups[$0] }
         seed = c.seed
+        draw = c.inputNoiseDraw
+        outputGroups = outputs
     }
 
     /// The class fed instead of the true one for group `groups[j]` of event `event` at step
@@ -49,13 +77,36 @@ struct InputNoise: Sendable, Equatable {
     /// group's `sizes[j]` classes (it can be the true class).
     @inline(__always)
     func replacement(step: Int, event: Int, slot j: Int) -> Int? {
+        guard let w = replacementWord(step: step, event: event, slot: j) else { return nil }
+        return Int(w.multipliedFullWidth(by: UInt64(sizes[j])).high)
+    }
+
+    /// Whether group `groups[j]` of event `event` at step `step` is replaced: nil when not, else
+    /// a random word that picks the replacement (`replacement`, or `draw(from:_:)`).
+    @inline(__always)
+    func replacementWord(step: Int, event: Int, slot j: Int) -> UInt64? {
         var z = InputNoise.mix(seed ^ 0x6E6F_6973_6520_696E)  // "noise in"
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: groups[j]))
         guard Double(z >> 11) * 0x1.0p-53 < probability else { return nil }
-        let w = InputNoise.mix(z ^ 0x9E37_79B9_7F4A_7C15)
-        return Int(w.multipliedFullWidth(by: UInt64(sizes[j])).high)
+        return InputNoise.mix(z ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// The class that random word `w` picks from softmax(`logits`): the first class whose
+    /// cumulative probability exceeds u = w's top 53 bits as a fraction of 1 (in float64).
+    static func draw(from logits: UnsafeBufferPointer<Float>, _ w: UInt64) -> Int {
+        var top = -Float.infinity
+        for v in logits where v > top { top = v }
+        var total = 0.0
+        for v in logits { total += Double(expf(v - top)) }
+        let target = Double(w >> 11) * 0x1.0p-53 * total
+        var sum = 0.0
+        for (c, v) in logits.enumerated() {
+            sum += Double(expf(v - top))
+            if target < sum { return c }
+        }
+        return logits.count - 1
     }
 
     /// SplitMix64's finaliser: a bijection of 64-bit words whose outputs pass as random.

@@ -144,7 +144,7 @@ final class LSTMLayer: @unchecked Sendable {
                 let r = t * B + b
                 let e = (firstStream + b) * segment + p + t
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
-                if let noise {
+                if let noise, noise.draw == .uniform {
                     for (j, g) in noise.groups.enumerated() {
                         if let c = noise.replacement(step: noiseStep, event: e, slot: j) {
                             inputRows[r * k + g] = Int32(inputOffsets[g] + c)
@@ -152,6 +152,35 @@ final class LSTMLayer: @unchecked Sendable {
                     }
                 }
                 for g in 0..<m { targets[r * m + g] = events[(e + 1) * k + targetColumn[g]] }
+            }
+        }
+    }
+
+    /// Model-drawn input noise (InputNoise.swift, draw == .model), after `gather`: a forward
+    /// sweep over the true inputs, then for each row r (step t, stream b) the model's prediction
+    /// of its input event, y = h_{t−1,b} · W_out + Wy[bias] (the carried h at t = 0), and, where
+    /// the noise replaces a group's class, a draw from that group's softmax. Uses acts, cs, hs,
+    /// tanhC and logits as scratch (the chunk's forward sweep rewrites them); block 0 is kept.
+    func drawInputsFromModel(segment: Int, pointer p: Int) {
+        guard let noise, noise.draw == .model else { return }
+        for t in 0..<(U - 1) { forwardStep(t) }
+        let wy = params.buffer(shape.wxCount, shape.wyCount)
+        let R = U * B
+        for r in 0..<R { _ = logits.mutable(r * O, O).update(fromContentsOf: wy[(H * O)...]) }
+        // y = h_{t−1} · W_out + bias for every row: the h blocks 0…U−1.
+        BLAS.sgemm(.none, .none, m: R, n: O, k: H, alpha: 1, a: hs.buffer(0, R * H), lda: H,
+                   b: UnsafeBufferPointer(rebasing: wy[0..<(H * O)]), ldb: O, beta: 1,
+                   c: logits.mutable(0, R * O), ldc: O)
+        for t in 0..<U {
+            for b in 0..<B {
+                let r = t * B + b
+                let e = (firstStream + b) * segment + p + t
+                for (j, g) in noise.groups.enumerated() {
+                    guard let w = noise.replacementWord(step: noiseStep, event: e, slot: j) else { continue }
+                    let o = noise.outputGroups[j]
+                    let c = InputNoise.draw(from: logits.buffer(r * O + outputOffsets[o], outputSizes[o]), w)
+                    inputRows[r * k + g] = Int32(inputOffsets[g] + c)
+                }
             }
         }
     }

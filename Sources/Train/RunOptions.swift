@@ -27,9 +27,10 @@ public struct RunOptions: Sendable {
     public var keep: Int?
     public var logEvery: Int?
     public var evalEvery: Int?
-    /// `--input-noise` and `--input-noise-groups` (comma-separated names).
+    /// `--input-noise`, `--input-noise-groups` (comma-separated names) and `--input-noise-draw`.
     public var inputNoise: Float?
     public var inputNoiseGroups: [String]?
+    public var inputNoiseDraw: InputNoiseDraw?
     public var resume: String?
     public var allowDataChange: Bool
     /// The groups of a new run (nil: what the dataset carries): the position-in-bar input
@@ -155,6 +156,7 @@ public struct RunOptions: Sendable {
         if let v = evalEvery { c.evalEvery = v }
         if let v = inputNoise { c.inputNoise = v }
         if let v = inputNoiseGroups { c.inputNoiseGroups = v }
+        if let v = inputNoiseDraw { c.inputNoiseDraw = v }
     }
 
     /// The configuration of a new run: defaults, then the options given.

@@ -161,7 +161,7 @@ public final class TrainingRun {
         if let n = trainer.inputNoise {
             let names = groups.inputNames
             reporter.line("input noise: \(configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
-                          + " (training inputs only)")
+                          + (n.draw == .model ? ", drawn from the model's predictions" : "") + " (training inputs only)")
         }
         self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.

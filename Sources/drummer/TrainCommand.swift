@@ -118,6 +118,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("input-noise-groups"), help: "Comma-separated input groups that get --input-noise (default \(RunConfiguration.defaultInputNoiseGroups.joined(separator: ",")), those the model has).")
     var inputNoiseGroups: String?
 
+    @Option(name: .customLong("input-noise-draw"), help: "Where a replaced input class comes from: uniform (any class of its group) or model (the model's own prediction of that input, as when it samples; needs groups that are also outputs) (default uniform).")
+    var inputNoiseDraw: InputNoiseDraw?
+
     @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
     var position: Bool?
 
@@ -168,6 +171,7 @@ struct TrainCommand: ParsableCommand {
         o.positionEncoding = positionEncoding
         o.velocityBins = velocityBins
         o.inputNoise = inputNoise
+        o.inputNoiseDraw = inputNoiseDraw
         o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         return o
     }
@@ -202,3 +206,4 @@ struct TrainCommand: ParsableCommand {
 extension OptimizerKind: ExpressibleByArgument {}
 extension InitScheme: ExpressibleByArgument {}
 extension PositionEncoding: ExpressibleByArgument {}
+extension InputNoiseDraw: ExpressibleByArgument {}

@@ -228,6 +228,55 @@ final class TrainGroupsCLITests: XCTestCase {
         }
     }
 
+    /// --input-noise-draw model: announced, recorded, resumed bit for bit, different from the
+    /// uniform draws at the same places, switchable on resume; a group the model cannot
+    /// predict and an unknown draw are refused.
+    func testModelDrawnInputNoiseEndToEnd() throws {
+        let flags = ["--lookback", "--batch-size", "2", "--optimizer", "rmsprop", "--input-noise", "0.3",
+                     "--input-noise-groups", "note,tick,velocity"]
+        let a = try train("ma", flags + ["--input-noise-draw", "model"], steps: 6)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("input noise: 0.3 on note, tick, velocity, drawn from the model's predictions (training inputs only)"), a.stdout)
+        let b = try train("mb", flags + ["--input-noise-draw", "model"], steps: 3)
+        XCTAssertEqual(b.status, 0, b.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("mb/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stdout.contains("drawn from the model's predictions"), "the draw is stored: \(resumed.stdout)")
+        let uniform = try train("mu", flags, steps: 6)
+        XCTAssertEqual(uniform.status, 0, uniform.stderr)
+        _ = try exportedGroups(root.appendingPathComponent("ma/ckpt-6.h5").path, to: "mma")
+        _ = try exportedGroups(root.appendingPathComponent("mb/ckpt-6.h5").path, to: "mmb")
+        _ = try exportedGroups(root.appendingPathComponent("mu/ckpt-6.h5").path, to: "mmu")
+        for f in ["Wx.bin", "Wy.bin"] {
+            let x = try Data(contentsOf: root.appendingPathComponent("mma/" + f))
+            XCTAssertTrue(x == (try Data(contentsOf: root.appendingPathComponent("mmb/" + f))),
+                          "\(f) of the resumed run differs from the straight run's")
+            XCTAssertFalse(x == (try Data(contentsOf: root.appendingPathComponent("mmu/" + f))),
+                           "\(f): model draws gave what uniform draws give")
+        }
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("mma/model.json"))) as? [String: Any])
+        let metadata = try XCTUnwrap(json["metadata"] as? [String: Any])
+        XCTAssertEqual(metadata["input_noise_draw"] as? String, "model")
+        XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,tick,velocity")
+        let uniformJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("mmu/model.json"))) as? [String: Any])
+        XCTAssertEqual((uniformJSON["metadata"] as? [String: Any])?["input_noise_draw"] as? String, "uniform")
+        // The draw may change on resume, like the rate.
+        let switched = try CLI.run(["train", "--resume", root.appendingPathComponent("mb/ckpt-6.h5").path, "--steps", "7",
+                                    "--input-noise-draw", "uniform"])
+        XCTAssertEqual(switched.status, 0, switched.stderr)
+        XCTAssertTrue(switched.stdout.contains("input noise: 0.3 on note, tick, velocity (training inputs only)"), switched.stdout)
+        for (extra, status, message) in [
+            (["--input-noise-draw", "teacher"], Int32(64), "The value 'teacher' is invalid for '--input-noise-draw <input-noise-draw>'"),
+            (["--input-noise", "0.1", "--input-noise-groups", "note,lookback_note", "--input-noise-draw", "model"], 1,
+             "--input-noise-groups names \"lookback_note\", which the model does not predict, so --input-noise-draw model cannot draw it (it predicts: note, tick, velocity)"),
+        ] {
+            let r = try train("mbad", ["--lookback"] + extra, steps: 1)
+            XCTAssertEqual(r.status, status, "\(extra): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(extra): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("mbad/ckpt-1.h5").path))
+        }
+    }
+
     /// --position on a dataset without positions.npy names the missing file.
     func testPositionOnADatasetWithoutPositionsNamesTheFile() throws {
         try FileManager.default.removeItem(at: data.appendingPathComponent("positions.npy"))

@@ -15,10 +15,12 @@ final class InputNoiseTests: XCTestCase {
         return ModelGroups(vocabulary: vocabulary, velocity: v)
     }
 
-    func noise(_ p: Float, groups: [String]? = nil, on model: ModelGroups, seed: UInt64 = 9) throws -> InputNoise? {
+    func noise(_ p: Float, groups: [String]? = nil, on model: ModelGroups, seed: UInt64 = 9,
+               draw: InputNoiseDraw = .uniform) throws -> InputNoise? {
         var c = RunConfiguration(seed: seed)
         c.inputNoise = p
         c.inputNoiseGroups = groups
+        c.inputNoiseDraw = draw
         return try InputNoise(configuration: c, modelGroups: model, shape: model.shape(hidden: 3))
     }
 
@@ -123,5 +125,117 @@ final class InputNoiseTests: XCTestCase {
                 XCTAssertEqual(Double(changed), 200 * rate, accuracy: 4 * (200 * rate * (1 - rate)).squareRoot(), "group \(g)")
             }
         }
+    }
+
+    // MARK: --input-noise-draw model
+
+    func testModelDrawNeedsGroupsTheModelPredicts() throws {
+        let positions = PositionGroup(encoding: .oneHot, slots: 4, ticksPerSlot: 1, ppq: 1, meter: .common)
+        let model = ModelGroups(vocabulary: vocabulary, position: positions)
+        XCTAssertThrowsError(try noise(0.1, groups: ["note", "position"], on: model, draw: .model)) { e in
+            XCTAssertEqual("\(e)", "--input-noise-groups names \"position\", which the model does not predict, so --input-noise-draw model cannot draw it (it predicts: note, tick)")
+        }
+        let n = try XCTUnwrap(try noise(0.1, groups: ["tick", "note"], on: model, draw: .model))
+        XCTAssertEqual(n.groups, [1, 0])
+        XCTAssertEqual(n.outputGroups, [1, 0])
+        let v = try XCTUnwrap(try noise(0.1, on: try velocityGroups(), draw: .model))
+        XCTAssertEqual(v.groups, [0, 2], "the default groups: note and velocity")
+        XCTAssertEqual(v.outputGroups, [0, 2])
+    }
+
+    /// `draw(from:_:)` picks class c with probability softmax(logits)[c].
+    func testDrawFollowsTheSoftmax() {
+        let logits: [Float] = [0, logf(2), logf(3), -200, logf(4)]
+        let expected = [1.0, 2, 3, 0, 4].map { $0 / 10 }
+        var counts = [Int](repeating: 0, count: logits.count)
+        let n = 50_000
+        logits.withUnsafeBufferPointer { l in
+            for i in 0..<n { counts[InputNoise.draw(from: l, InputNoise.mix(UInt64(i)))] += 1 }
+            XCTAssertEqual(InputNoise.draw(from: l, 0), 0)
+            XCTAssertEqual(InputNoise.draw(from: l, .max), 4, "u just below 1: the last class")
+        }
+        XCTAssertEqual(counts[3], 0, "a class of probability e^-200 is never drawn")
+        for (c, q) in expected.enumerated() where q > 0 {
+            XCTAssertEqual(Double(counts[c]), Double(n) * q, accuracy: 5 * (Double(n) * q * (1 - q)).squareRoot(), "class \(c)")
+        }
+    }
+
+    /// What the layer feeds with model draws: each replaced class is the one the random word
+    /// picks from the model's prediction of that input, computed here by the double-precision
+    /// reference from the carried state and the true events before it; all else is unchanged.
+    func testModelDrawsComeFromTheModelsPrediction() throws {
+        let model = try velocityGroups()
+        let shape = model.shape(hidden: 4)
+        let n = try XCTUnwrap(try noise(0.5, groups: ["note", "tick", "velocity"], on: model, draw: .model))
+        let U = 12, B = 3, k = shape.inputGroups.count, H = shape.hidden, O = shape.outputWidth
+        let segment = U + 1, p = 0
+        var rng = SeededRNG(seed: 21)
+        let events = Problem.events(count: B * segment, groups: shape.inputGroups, rng: &rng)
+        // Large weights, so that the predictions are far from uniform.
+        let params = Problem.uniform(shape.wxCount + shape.wyCount, 1.5, rng: &rng)
+        let h0 = Problem.uniform(B * H, 0.5, rng: &rng), c0 = Problem.uniform(B * H, 1, rng: &rng)
+        let layer = LSTMLayer(shape: shape, unroll: U, batch: B, params: FloatBuffer(params),
+                              grad: FloatBuffer(count: params.count))
+        layer.setState(h: h0[...], c: c0[...])
+        layer.noise = n
+        layer.noiseStep = 5
+        let columns = targetColumns(of: shape)
+        events.withUnsafeBufferPointer {
+            layer.gather(events: $0, segment: segment, pointer: p, targetColumn: columns)
+            layer.drawInputsFromModel(segment: segment, pointer: p)
+        }
+        XCTAssertEqual(Array(layer.hs.buffer(0, B * H)), h0, "the carried state is kept")
+        XCTAssertEqual(Array(layer.cs.buffer(0, B * H)), c0)
+        let reference = DoubleModel(inputs: shape.inputGroups, outputs: shape.outputGroups, targetColumns: columns,
+                                    hidden: H, params: params.map(Double.init))
+        var firstColumn = [Int](), sum = 0
+        for size in shape.outputGroups { firstColumn.append(sum); sum += size }
+        XCTAssertEqual(sum, O)
+        var replaced = 0, changed = 0, checked = 0
+        for b in 0..<B {
+            var h = (0..<H).map { Double(h0[b * H + $0]) }, c = (0..<H).map { Double(c0[b * H + $0]) }
+            for t in 0..<U {
+                let r = t * B + b, e = b * segment + p + t
+                let truth = (0..<k).map { Int(events[e * k + $0]) }
+                let y = reference.logits(h)
+                for g in 0..<k {
+                    let fed = Int(layer.inputRows[r * k + g]) - shape.inputOffset(g)
+                    guard let j = n.groups.firstIndex(of: g), let w = n.replacementWord(step: 5, event: e, slot: j) else {
+                        XCTAssertEqual(fed, truth[g], "row \(r) group \(g): not replaced")
+                        continue
+                    }
+                    replaced += 1
+                    if fed != truth[g] { changed += 1 }
+                    // The reference's cumulative softmax of output group o: the drawn class is
+                    // the first whose cumulative probability exceeds u.
+                    let o = n.outputGroups[j]
+                    let v = y[firstColumn[o]..<(firstColumn[o] + shape.outputGroups[o])].map { $0 }
+                    let top = v.max()!
+                    let probabilities = v.map { exp($0 - top) }
+                    let total = probabilities.reduce(0, +)
+                    var cumulative = [Double](), running = 0.0
+                    for q in probabilities { running += q / total; cumulative.append(running) }
+                    let u = Double(w >> 11) * 0x1.0p-53
+                    // Skip a u within float rounding of a boundary, where either class is right.
+                    if cumulative.contains(where: { abs($0 - u) < 1e-4 }) { continue }
+                    XCTAssertEqual(fed, cumulative.firstIndex { u < $0 } ?? v.count - 1, "row \(r) group \(g)")
+                    checked += 1
+                }
+                // The predictions follow the true events, not the drawn ones.
+                (h, c) = reference.cell(classes: truth, h: h, c: c)
+            }
+        }
+        XCTAssertGreaterThan(checked, 40, "most of the \(replaced) replacements are checked against the reference")
+        XCTAssertGreaterThan(changed, 10, "draws differ from the true class")
+        // Targets are never drawn.
+        var clean = [Int32](repeating: 0, count: U * B * shape.outputGroups.count)
+        for t in 0..<U {
+            for b in 0..<B {
+                for (g, col) in columns.enumerated() {
+                    clean[(t * B + b) * columns.count + g] = events[(b * segment + p + t + 1) * k + col]
+                }
+            }
+        }
+        XCTAssertEqual(Array(layer.targets.buffer(0, clean.count)), clean)
     }
 }
