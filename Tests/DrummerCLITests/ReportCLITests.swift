@@ -161,10 +161,13 @@ final class ReportCLITests: XCTestCase {
         XCTAssertEqual(String(decoding: wav.prefix(4), as: UTF8.self), "RIFF")
         XCTAssertEqual(wav[22], 1, "mono")
         XCTAssertEqual(Int(wav[24]) | Int(wav[25]) << 8, 22050)
-        // 2 bars at 120 BPM = 4 s, plus the 1.5 s tail: about 5.5 s of 16-bit samples.
+        // 2 bars at 120 BPM = 4 s, plus the 1.5 s tail: about 5.5 s of 16-bit samples, and
+        // FluidSynth renders on until the voices still sounding at the track's end have died
+        // away (a splash or ride struck late in bar 2 rings about 3 s more). The whole file,
+        // 300 hits, is 16 bars: 32 s.
         let seconds = Double(wav.count - 44) / 44100
         XCTAssertGreaterThan(seconds, 4)
-        XCTAssertLessThan(seconds, 8)
+        XCTAssertLessThan(seconds, 10)
     }
 
     // MARK: Bad input
