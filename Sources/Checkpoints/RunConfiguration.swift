@@ -76,7 +76,8 @@ public struct RunConfiguration: Sendable, Equatable {
     public static let defaultSeed: UInt64 = 1
     public static let defaultInputNoise: Float = 0
     /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
-    /// see models/groove/TRAINING.md), noise on the tick too put 103–117% of the corpus's share
+    /// uniform draws; see the previous models/groove/TRAINING.md, git show 1d8506d:…), noise on
+    /// the tick too put 103–117% of the corpus's share
     /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
     /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.
     public static let defaultInputNoiseGroups = ["note", "velocity"]

@@ -97,6 +97,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// 0 and leaves it unchanged.
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         layer.gather(events: events, segment: segment, pointer: p, targetColumn: targetColumn)
+        // With --input-noise-draw model: one more forward sweep, here, over the true inputs,
+        // whose predictions replace some of them (nothing runs on the helper meanwhile).
         layer.drawInputsFromModel(segment: segment, pointer: p)
         // Forward sweep: the recurrence here, each finished block's output layer on the helper.
         if layer.recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
