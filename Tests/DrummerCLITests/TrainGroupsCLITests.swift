@@ -277,6 +277,61 @@ final class TrainGroupsCLITests: XCTestCase {
         }
     }
 
+    /// choose-step: one line per checkpoint with the figures `drummer sample` + `drummer stats`
+    /// give for the same files, the rule's verdict, and clear errors.
+    func testChooseStepMeasuresEachCheckpointAsSampleAndStatsDo() throws {
+        let t = try CLI.run(["train", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "3",
+                             "--checkpoint-every", "1", "--keep", "10", "--checkpoint-dir", root.appendingPathComponent("cs").path])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let dir = root.appendingPathComponent("cs").path
+        let out = root.appendingPathComponent("chosen").path
+        let r = try CLI.run(["choose-step", dir, "--reference", data.path, "--from", "2", "--count", "3", "-n", "40",
+                             "--seed", "7", "--export", out])
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "choose-step: 2 checkpoints of \(dir), 3 files × 40 hits each (seeds 7…9), against \(data.path)")
+        XCTAssertEqual(lines.dropFirst(2).first, "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  rule")
+        let rows = lines.filter { $0.hasPrefix("   2 ") || $0.hasPrefix("   3 ") }
+        XCTAssertEqual(rows.count, 2, r.stdout)
+        // A model trained 3 steps plays nothing like the data: nothing qualifies, nothing is exported.
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("error: no checkpoint meets the rule; nothing chosen, nothing exported"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+
+        // Step 3's figures are those of the files `drummer sample` writes, measured by `drummer stats`.
+        let model = root.appendingPathComponent("m3").path
+        XCTAssertEqual(try CLI.run(["export", dir + "/ckpt-3.h5", "-o", model]).status, 0)
+        let sampled = root.appendingPathComponent("s3/g.mid").path
+        let s = try CLI.run(["sample", model, "-n", "40", "--count", "3", "--seed", "7", "-o", sampled])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let files = (1...3).map { root.appendingPathComponent("s3/g-\($0).mid").path }
+        let st = try CLI.run(["stats"] + files + ["--reference", data.path, "--expected-hits", "120", "--json"])
+        XCTAssertEqual(st.status, 0, st.stderr)
+        let j = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(st.stdout.utf8)) as? [String: Any])
+        func ratio(_ key: String) -> Double? { (j[key] as? [String: Any])?["ratio"] as? Double }
+        func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
+        func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
+        let accent = (j["accent_profile"] as? [String: Any])?["correlation"] as? Double
+        let expected = [percent(ratio("bar_periodicity")), bits(j["note_js_bits"] as? Double), bits(j["delta_js_bits"] as? Double),
+                        bits(j["velocity_js_bits"] as? Double), percent(ratio("grid16_share")),
+                        accent.map { String(format: "%.3f", $0) } ?? "n/a"]
+        let row = try XCTUnwrap(rows.last)
+        XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(6)), expected, row)
+
+        // Errors: not a directory (usage), no checkpoint in the range (named, with what there is).
+        let missing = try CLI.run(["choose-step", root.appendingPathComponent("nope").path, "--reference", data.path])
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertTrue(missing.stderr.contains("nope is not a directory"), missing.stderr)
+        let none = try CLI.run(["choose-step", dir, "--reference", data.path, "--from", "10"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("error: \(dir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: 1, 2, 3)"), none.stderr)
+        let backwards = try CLI.run(["choose-step", dir, "--reference", data.path, "--from", "3", "--to", "2"])
+        XCTAssertEqual(backwards.status, 64)
+        XCTAssertTrue(backwards.stderr.contains("--to (2) is before --from (3)"), backwards.stderr)
+        let noReference = try CLI.run(["choose-step", dir, "--reference", root.appendingPathComponent("absent").path])
+        XCTAssertEqual(noReference.status, 1)
+        XCTAssertTrue(noReference.stderr.contains("absent"), noReference.stderr)
+    }
+
     /// --position on a dataset without positions.npy names the missing file.
     func testPositionOnADatasetWithoutPositionsNamesTheFile() throws {
         try FileManager.default.removeItem(at: data.appendingPathComponent("positions.npy"))

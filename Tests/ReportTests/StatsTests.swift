@@ -447,3 +447,35 @@ final class DatasetReferenceTests: XCTestCase {
         XCTAssertTrue(b.remarks.contains { $0.contains("no manifest.json file offsets") }, "\(b.remarks)")
     }
 }
+
+/// The rule `drummer choose-step` applies (Report.StepRule).
+final class StepRuleTests: XCTestCase {
+    func figures(_ step: Int, periodicity: Double = 0.9, note: Double = 0.01, delta: Double = 0.01, velocity: Double = 0.01,
+                 grid: Double = 1.0, accent: Double = 0.9, met: Bool = true) -> StepFigures {
+        StepFigures(step: step, path: "ckpt-\(step).h5", periodicity: periodicity, noteJS: note, deltaJS: delta,
+                    velocityJS: velocity, grid: grid, accent: accent, targetsMet: met)
+    }
+
+    func testMarginsAreInclusiveAndEachIsEnforced() {
+        // At the margins (the grid's 10% just inside: 1.1 − 1 is not exactly 0.1 in binary).
+        XCTAssertTrue(StepRule.meets(figures(1, periodicity: 0.85, note: 0.025, delta: 0.025, velocity: 0.04, grid: 1.0999, accent: 0.85)))
+        XCTAssertTrue(StepRule.meets(figures(1, grid: 0.9001)))
+        for bad in [figures(1, periodicity: 0.849), figures(1, note: 0.0251), figures(1, delta: 0.0251),
+                    figures(1, velocity: 0.0401), figures(1, grid: 1.101), figures(1, grid: 0.899),
+                    figures(1, accent: 0.849), figures(1, met: false)] {
+            XCTAssertFalse(StepRule.meets(bad), "\(bad)")
+        }
+        var unmeasured = figures(1)
+        unmeasured.velocityJS = nil
+        XCTAssertFalse(StepRule.meets(unmeasured), "a figure that cannot be measured does not meet the rule")
+    }
+
+    func testChoosesTheHighestPeriodicityThenTheEarlierStep() {
+        let rows = [figures(4000, periodicity: 0.86), figures(4500, periodicity: 0.95, note: 0.03),
+                    figures(5000, periodicity: 0.88), figures(5500, periodicity: 0.88), figures(6000, periodicity: 0.70)]
+        XCTAssertEqual(StepRule.choose(rows), 2, "0.95 misses the note margin; 0.88 twice: the earlier step")
+        XCTAssertEqual(StepRule.choose([figures(6000, periodicity: 0.88), figures(5000, periodicity: 0.88)]), 1)
+        XCTAssertNil(StepRule.choose([figures(1, periodicity: 0.5), figures(2, met: false)]))
+        XCTAssertNil(StepRule.choose([]))
+    }
+}

@@ -1,0 +1,78 @@
+// Choosing which checkpoint to ship by what its samples play (`drummer choose-step`): each
+// candidate's sampled files measured against the reference (StatsRun), then one rule.
+//
+// Why not the validation loss alone: it scores one-step predictions on true inputs, while
+// issue 10's figures score what the model plays on its own, and the bar periodicity of a
+// sampled model swings from checkpoint to checkpoint of one run by more than any training
+// recipe moves it (57–98% over 40 checkpoints on Groove; models/groove/TRAINING.md).
+//
+// The rule: every issue-10 target met, each with a margin (so that a new sample of files
+// still meets it), and among those the highest bar periodicity (the earlier step on a tie).
+
+/// One candidate's figures.
+public struct StepFigures: Sendable, Equatable {
+    public var step: Int
+    public var path: String
+    /// Bar periodicity as a share of the reference's.
+    public var periodicity: Double?
+    public var noteJS: Double?
+    public var deltaJS: Double?
+    public var velocityJS: Double?
+    /// Share of onsets on the 16th grid as a share of the reference's.
+    public var grid: Double?
+    public var accent: Double?
+    /// Every target of `drummer stats` met (one that cannot be measured counts as not met).
+    public var targetsMet: Bool
+
+    public init(step: Int, path: String, periodicity: Double?, noteJS: Double?, deltaJS: Double?,
+                velocityJS: Double?, grid: Double?, accent: Double?, targetsMet: Bool) {
+        self.step = step
+        self.path = path
+        self.periodicity = periodicity
+        self.noteJS = noteJS
+        self.deltaJS = deltaJS
+        self.velocityJS = velocityJS
+        self.grid = grid
+        self.accent = accent
+        self.targetsMet = targetsMet
+    }
+
+    public init(step: Int, path: String, result r: StatsResult) {
+        self.init(step: step, path: path, periodicity: r.periodicity.ratio, noteJS: r.noteJS, deltaJS: r.deltaJS,
+                  velocityJS: r.velocityJS, grid: r.gridShare.ratio, accent: r.accent.correlation,
+                  targetsMet: !r.targets.isEmpty && r.targets.allSatisfy { $0.met == true })
+    }
+}
+
+public enum StepRule {
+    public static let minimumPeriodicity = 0.85
+    public static let maximumNoteJS = 0.025
+    public static let maximumDeltaJS = 0.025
+    public static let maximumVelocityJS = 0.04
+    public static let maximumGridDeviation = 0.10
+    public static let minimumAccent = 0.85
+
+    public static let description = "every issue-10 target met, with margins: bar periodicity >= 85% of the reference's, "
+        + "note and delta JS <= 0.025 bits, velocity JS <= 0.04 bits, grid share within 10% of the reference's, "
+        + "accent r >= 0.85; then the highest periodicity"
+
+    /// Whether `f` meets every target with the margins.
+    public static func meets(_ f: StepFigures) -> Bool {
+        guard f.targetsMet, let p = f.periodicity, let n = f.noteJS, let d = f.deltaJS, let v = f.velocityJS,
+              let g = f.grid, let a = f.accent else { return false }
+        return p >= minimumPeriodicity && n <= maximumNoteJS && d <= maximumDeltaJS && v <= maximumVelocityJS
+            && abs(g - 1) <= maximumGridDeviation && a >= minimumAccent
+    }
+
+    /// The index of the candidate to ship: of those that meet the rule, the highest periodicity,
+    /// the earliest step on a tie; nil when none does.
+    public static func choose(_ candidates: [StepFigures]) -> Int? {
+        var best: Int?
+        for (i, f) in candidates.enumerated() where meets(f) {
+            guard let b = best else { best = i; continue }
+            let (p, q) = (f.periodicity ?? 0, candidates[b].periodicity ?? 0)
+            if p > q || (p == q && f.step < candidates[b].step) { best = i }
+        }
+        return best
+    }
+}

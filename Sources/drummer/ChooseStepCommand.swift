@@ -1,0 +1,150 @@
+// `drummer choose-step CKPT_DIR --reference DATA`: which checkpoint to ship, by what its samples
+// play. Per checkpoint: the files `drummer sample CKPT-MODEL -n N --count C --seed S` would write
+// (sampled in memory), measured as `drummer stats … --expected-hits N·C` would (Report.StatsRun),
+// then Report.StepRule. models/groove/TRAINING.md, "Choosing the step", is this command's rule.
+import ArgumentParser
+import Checkpoints
+import DrummerCore
+import Export
+import Foundation
+import MIDIParse
+import Report
+import Sample
+
+struct ChooseStepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "choose-step",
+        abstract: "Choose the checkpoint to export by issue 10's figures on files sampled from each.",
+        discussion: """
+            For each checkpoint ckpt-STEP.h5 of the directory (from --from to --to), samples --count \
+            files of -n hits at temperature 1 without a primer, seeds --seed, --seed + 1, … (the \
+            files `drummer sample` writes with the same options), and measures them against \
+            --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
+            Prints one line per checkpoint and the choice; --export DIR exports the chosen \
+            checkpoint as `drummer export` does. Exits 1 when no checkpoint meets the rule (the \
+            figures are still printed, nothing is exported). Use seeds you will not judge the \
+            result on: the chosen checkpoint's figures on these files are its best case.
+            """)
+
+    @Argument(help: ArgumentHelp("Checkpoint directory of `drummer train` (its ckpt-STEP.h5 files).", valueName: "dir"))
+    var checkpointDir: String
+
+    @Option(help: ArgumentHelp("A convert-midi dataset, a folder of MIDI files or one MIDI file (as for stats).",
+                               valueName: "data-or-midi-dir"))
+    var reference: String
+
+    @Option(parsing: .unconditional, help: "Snap onsets to a grid of this many ticks on both sides, as stats --quantize (default: none; use the dataset's setting, e.g. 30).")
+    var quantize: Int?
+
+    @Option(name: .customLong("from"), parsing: .unconditional, help: "First step to consider (default: the first checkpoint).")
+    var fromStep: Int?
+
+    @Option(name: .customLong("to"), parsing: .unconditional, help: "Last step to consider (default: the last checkpoint).")
+    var toStep: Int?
+
+    @Option(parsing: .unconditional, help: "Files to sample from each checkpoint.")
+    var count = 100
+
+    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Hits per file.")
+    var notes = 1000
+
+    @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
+    var seed: UInt64 = 1001
+
+    @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
+    var export: String?
+
+    func validate() throws {
+        guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
+        if let q = quantize, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
+        guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
+        guard (1...1_000_000).contains(notes) else { throw ValidationError("-n must be between 1 and 1000000, got \(notes)") }
+        if let f = fromStep, f < 0 { throw ValidationError("--from must not be negative, got \(f)") }
+        if let f = fromStep, let t = toStep, t < f { throw ValidationError("--to (\(t)) is before --from (\(f))") }
+        if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(checkpointDir) is not a directory")
+        }
+    }
+
+    func run() throws {
+        InterruptCleanup.install()
+        let all = CheckpointDirectory(path: checkpointDir).list()
+        let chosenRange = all.filter { ($0.step >= (fromStep ?? 0)) && ($0.step <= (toStep ?? Int.max)) }
+        guard !chosenRange.isEmpty else {
+            let steps = all.isEmpty ? "none" : all.map { String($0.step) }.joined(separator: ", ")
+            throw ChooseStepError("\(checkpointDir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: \(steps))")
+        }
+        var request = StatsRequest(generated: [], reference: reference)
+        request.quantize = quantize
+        request.expectedHits = count * notes
+        var settings = HitExtractionSettings()
+        settings.quantize = quantize
+        let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
+        for w in referenceSet.problems.prefix(1) {
+            FileHandle.standardError.write(Data("warning: \(reference): \(referenceSet.problems.count) of its MIDI files could not be read and were left out (first: \(w))\n".utf8))
+        }
+
+        print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
+              + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
+              + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
+        print("rule: \(StepRule.description)")
+        print(Self.header)
+        var rows: [StepFigures] = []
+        for (step, path) in chosenRange {
+            let model = try CheckpointReader.loadModel(path: path)
+            let performances = try Self.sample(model, count: count, notes: notes, seed: seed)
+            let run = StatsRun.measure(performances, against: referenceSet, request: request)
+            let figures = StepFigures(step: step, path: path, result: run.result)
+            rows.append(figures)
+            print(Self.line(figures))
+        }
+        guard let best = StepRule.choose(rows) else {
+            throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
+        }
+        let qualified = rows.filter(StepRule.meets).count
+        print("chosen: step \(rows[best].step) (\(rows[best].path)): "
+              + (qualified == 1 ? "the only checkpoint that meets the rule"
+                                : "the highest periodicity of the \(qualified) checkpoints that meet the rule"))
+        if let export {
+            let s = try Exporter.export(checkpoint: rows[best].path, to: export)
+            print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)")
+        }
+    }
+
+    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  rule"
+
+    /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured).
+    static func line(_ f: StepFigures) -> String {
+        func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+        func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
+        func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
+        let rule = StepRule.meets(f) ? "✓" : f.targetsMet ? "targets met, margins not" : "✗"
+        return pad(String(f.step), 4) + "  " + pad(percent(f.periodicity), 15) + pad(bits(f.noteJS), 9)
+            + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
+            + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + "  " + rule
+    }
+
+    /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back
+    /// as `drummer stats` reads them.
+    static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64) throws -> [DrumPerformance] {
+        let sampler = try Sampler(weights: model.weights, groups: model.groups)
+        let meter = model.groups.position?.meter ?? .common
+        let ppq = model.groups.position?.ppq ?? 480
+        let options = SamplingOptions(temperature: 1, initScale: 0.1, meter: model.groups.position == nil ? nil : meter)
+        let midi = DrumMIDIOptions(bpm: 120, velocity: nil, ppq: ppq, maxDuration: max(1, ppq / 4), meter: meter, startTick: 0)
+        return try (0..<count).map { k in
+            var rng = SeededRNG(seed: seed &+ UInt64(k))
+            let hits = try sampler.generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
+            let name = "step-sample-\(k + 1).mid"
+            let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
+            return DrumPerformance(file: file, path: name, warnings: warnings)
+        }
+    }
+}
+
+struct ChooseStepError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
