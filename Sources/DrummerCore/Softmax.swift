@@ -57,4 +57,20 @@ public enum Softmax {
         }
         return last
     }
+
+    /// Draws an index from weights summing to anything positive (unnormalised, e.g. exp(y − max)),
+    /// with u in [0, 1): the first index whose running sum exceeds u · Σ weights. Falls back to
+    /// the last index with non-zero weight when rounding leaves u · Σ above the running sum.
+    public static func draw(_ weights: UnsafeBufferPointer<Double>, uniform u: Double) -> Int {
+        var total = 0.0
+        for x in weights { total += x }
+        let target = u * total
+        var acc = 0.0, last = 0
+        for j in 0..<weights.count {
+            if weights[j] > 0 { last = j }
+            acc += weights[j]
+            if target < acc { return j }
+        }
+        return last
+    }
 }

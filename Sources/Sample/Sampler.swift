@@ -337,7 +337,7 @@ public final class Sampler {
                 top = max(top, a)
             }
             for n in 0..<N { noteWeights[n] = exp(noteWeights[n] - top) }
-            note = Self.draw(UnsafeBufferPointer(noteWeights), uniform: rng.nextDouble())
+            note = Softmax.draw(UnsafeBufferPointer(noteWeights), uniform: rng.nextDouble())
         } else {
             Softmax.probabilities(noteLogits, temperature: temperature, into: noteProbs)
             note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
@@ -384,19 +384,6 @@ public final class Sampler {
         return best
     }
 
-    /// Draws an index from weights summing to anything positive, with u in [0, 1).
-    static func draw(_ w: UnsafeBufferPointer<Double>, uniform u: Double) -> Int {
-        var total = 0.0
-        for x in w { total += x }
-        let target = u * total
-        var acc = 0.0, last = 0
-        for j in 0..<w.count {
-            if w[j] > 0 { last = j }
-            acc += w[j]
-            if target < acc { return j }
-        }
-        return last
-    }
 
     /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
     /// the ones before it, under this sampler's own distributions at temperature 1 (its step,

@@ -94,19 +94,15 @@ struct InputNoise: Sendable, Equatable {
     }
 
     /// The class that random word `w` picks from softmax(`logits`): the first class whose
-    /// cumulative probability exceeds u = w's top 53 bits as a fraction of 1 (in float64).
+    /// cumulative probability exceeds u = w's top 53 bits as a fraction of 1 (weights
+    /// exp(y − max) in float64; Softmax.draw).
     static func draw(from logits: UnsafeBufferPointer<Float>, _ w: UInt64) -> Int {
         var top = -Float.infinity
         for v in logits where v > top { top = v }
-        var total = 0.0
-        for v in logits { total += Double(expf(v - top)) }
-        let target = Double(w >> 11) * 0x1.0p-53 * total
-        var sum = 0.0
-        for (c, v) in logits.enumerated() {
-            sum += Double(expf(v - top))
-            if target < sum { return c }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: logits.count) { weights in
+            for (c, v) in logits.enumerated() { weights[c] = Double(expf(v - top)) }
+            return Softmax.draw(UnsafeBufferPointer(weights), uniform: Double(w >> 11) * 0x1.0p-53)
         }
-        return logits.count - 1
     }
 
     /// SplitMix64's finaliser: a bijection of 64-bit words whose outputs pass as random.
