@@ -164,13 +164,8 @@ final class LSTMLayer: @unchecked Sendable {
     func drawInputsFromModel(segment: Int, pointer p: Int) {
         guard let noise, noise.draw == .model else { return }
         for t in 0..<(U - 1) { forwardStep(t) }
-        let wy = params.buffer(shape.wxCount, shape.wyCount)
-        let R = U * B
-        for r in 0..<R { _ = logits.mutable(r * O, O).update(fromContentsOf: wy[(H * O)...]) }
         // y = h_{t−1} · W_out + bias for every row: the h blocks 0…U−1.
-        BLAS.sgemm(.none, .none, m: R, n: O, k: H, alpha: 1, a: hs.buffer(0, R * H), lda: H,
-                   b: UnsafeBufferPointer(rebasing: wy[0..<(H * O)]), ldb: O, beta: 1,
-                   c: logits.mutable(0, R * O), ldc: O)
+        computeLogits(rows: 0..<(U * B), h: hs.buffer(0, U * B * H))
         for t in 0..<U {
             for b in 0..<B {
                 let r = t * B + b
@@ -213,14 +208,11 @@ final class LSTMLayer: @unchecked Sendable {
     /// accumulated). Reads h of these rows, writes only these rows (and dWy).
     func outputLayer(rows: Range<Int>, first: Bool) {
         let r0 = rows.lowerBound, nr = rows.count
-        let wy = params.buffer(shape.wxCount, shape.wyCount)
-        let wOut = UnsafeBufferPointer(rebasing: wy[0..<(H * O)])
+        let wOut = UnsafeBufferPointer(rebasing: params.buffer(shape.wxCount, shape.wyCount)[0..<(H * O)])
         let gwy = grad.mutable(shape.wxCount, shape.wyCount)
         let hRows = hs.buffer((r0 + B) * H, nr * H)
         // (5) y = h · W_out + bias
-        for r in rows { _ = logits.mutable(r * O, O).update(fromContentsOf: wy[(H * O)...]) }
-        BLAS.sgemm(.none, .none, m: nr, n: O, k: H, alpha: 1, a: hRows, lda: H, b: wOut, ldb: O, beta: 1,
-                   c: logits.mutable(r0 * O, nr * O), ldc: O)
+        computeLogits(rows: rows, h: hRows)
         // (6), (6'): loss per row, y ← dy
         let scale = 1 / Float(U * totalStreams)
         for r in rows {
@@ -240,6 +232,15 @@ final class LSTMLayer: @unchecked Sendable {
                    y: UnsafeMutableBufferPointer(rebasing: gwy[(H * O)...]))
         BLAS.sgemm(.none, .transposed, m: nr, n: H, k: O, alpha: 1, a: dy, lda: O, b: wOut, ldb: O, beta: 0,
                    c: dHout.mutable(r0 * H, nr * H), ldc: H)
+    }
+
+    /// (5) for `rows`: logits[r] = h[r − rows.lowerBound] · W_out + Wy[bias], from `h` (rows.count × H).
+    func computeLogits(rows: Range<Int>, h: UnsafeBufferPointer<Float>) {
+        let wy = params.buffer(shape.wxCount, shape.wyCount)
+        for r in rows { _ = logits.mutable(r * O, O).update(fromContentsOf: wy[(H * O)...]) }
+        BLAS.sgemm(.none, .none, m: rows.count, n: O, k: H, alpha: 1, a: h, lda: H,
+                   b: UnsafeBufferPointer(rebasing: wy[0..<(H * O)]), ldb: O, beta: 1,
+                   c: logits.mutable(rows.lowerBound * O, rows.count * O), ldc: O)
     }
 
     // MARK: backward
