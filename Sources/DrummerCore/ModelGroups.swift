@@ -207,6 +207,14 @@ public struct ModelGroups: Equatable, Sendable {
     /// The original 2017 layout: (note, tick) in and out.
     public var isOriginalLayout: Bool { position == nil && lookback == nil && velocity == nil }
 
+    /// Ticks per quarter note of the model's tick values: its dataset's PPQ, recorded with the
+    /// position group; a model without one is taken to be at 480 (convert-midi's default).
+    public var ticksPerQuarter: Int { position?.ppq ?? 480 }
+
+    /// The meter the sampler assumes unless told: the training data's most common one,
+    /// recorded with the position group; 4/4 without one.
+    public var defaultMeter: Meter { position?.meter ?? .common }
+
     /// The model's sizes at hidden size `hidden`.
     public func shape(hidden: Int) -> ModelShape {
         var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs

@@ -54,6 +54,11 @@ public struct ReferenceSet: Sendable {
     public static let maxFiles = 5000
 
     /// True when every track has velocities (and there is one).
+    /// The warning that some of the reference's MIDI files were left out, or nil when none was.
+    public var leftOutWarning: String? {
+        problems.first.map { "\(path): \(problems.count) of its MIDI files could not be read and were left out (first: \($0))" }
+    }
+
     public var hasVelocities: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.velocities != nil } }
     /// True when every track has bar positions (and there is one).
     public var hasBarPositions: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.bars != nil } }

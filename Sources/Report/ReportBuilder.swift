@@ -88,10 +88,7 @@ public enum ReportBuilder {
             progress?("reading the reference \(r)")
             do {
                 reference = try ReferenceSet.load(path: r)
-                if let ref = reference, !ref.problems.isEmpty {
-                    warnings.append("\(r): \(ref.problems.count) of its MIDI files could not be read and were left out "
-                                    + "(first: \(ref.problems[0]))")
-                }
+                if let w = reference?.leftOutWarning { warnings.append(w) }
             } catch {
                 referenceProblem = "\(error)"
                 warnings.append("\(error)")

@@ -82,10 +82,7 @@ public struct StatsRun: Sendable {
 
         progress?("reading the reference \(request.reference)")
         let reference = try ReferenceSet.load(path: request.reference, settings: settings, split: request.split)
-        if !reference.problems.isEmpty {
-            warnings.append("\(request.reference): \(reference.problems.count) of its MIDI files could not be read and were left out "
-                            + "(first: \(reference.problems[0]))")
-        }
+        if let w = reference.leftOutWarning { warnings.append(w) }
         var run = measure(performances, against: reference, request: request)
         // measure(_:against:request:) warns only about generated files it left out.
         let leftOut = problems + run.warnings

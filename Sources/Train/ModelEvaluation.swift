@@ -125,7 +125,7 @@ public enum ModelEvaluation {
     /// `quantize`, in the model's classes.
     public static func events(midiFile path: String, for model: EvaluatedModel, ppq: Int? = nil, quantize: Int? = nil) throws -> [Int32] {
         var settings = HitExtractionSettings()
-        settings.ppq = ppq ?? model.groups.position?.ppq ?? 480
+        settings.ppq = ppq ?? model.groups.ticksPerQuarter
         settings.quantize = quantize
         let hits = try FileHits.read(path: path, settings: settings)
         return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,

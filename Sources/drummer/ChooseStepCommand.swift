@@ -56,7 +56,7 @@ struct ChooseStepCommand: ParsableCommand {
 
     func validate() throws {
         guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
-        if let q = quantize, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
+        try StatsCommand.checkQuantize(quantize)
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
         guard (1...1_000_000).contains(notes) else { throw ValidationError("-n must be between 1 and 1000000, got \(notes)") }
         if let f = fromStep, f < 0 { throw ValidationError("--from must not be negative, got \(f)") }
@@ -82,9 +82,7 @@ struct ChooseStepCommand: ParsableCommand {
         var settings = HitExtractionSettings()
         settings.quantize = quantize
         let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
-        for w in referenceSet.problems.prefix(1) {
-            FileHandle.standardError.write(Data("warning: \(reference): \(referenceSet.problems.count) of its MIDI files could not be read and were left out (first: \(w))\n".utf8))
-        }
+        if let w = referenceSet.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
 
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
@@ -130,10 +128,9 @@ struct ChooseStepCommand: ParsableCommand {
     /// as `drummer stats` reads them.
     static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64) throws -> [DrumPerformance] {
         let sampler = try Sampler(weights: model.weights, groups: model.groups)
-        let meter = model.groups.position?.meter ?? .common
-        let ppq = model.groups.position?.ppq ?? 480
-        let options = SamplingOptions(temperature: 1, initScale: 0.1, meter: model.groups.position == nil ? nil : meter)
-        let midi = DrumMIDIOptions(bpm: 120, velocity: nil, ppq: ppq, maxDuration: max(1, ppq / 4), meter: meter, startTick: 0)
+        let meter = model.groups.defaultMeter
+        let options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
+        let midi = DrumMIDIOptions(model: model.groups, meter: meter)
         return try (0..<count).map { k in
             var rng = SeededRNG(seed: seed &+ UInt64(k))
             let hits = try sampler.generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)

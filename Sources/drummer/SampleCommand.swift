@@ -148,11 +148,9 @@ struct SampleCommand: ParsableCommand {
         if chosenMeter != nil, loaded.groups.position == nil {
             throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
         }
-        var barMeter = chosenMeter ?? loaded.groups.position?.meter ?? .common
-        // The model's tick values are in its dataset's PPQ: a model with the position group
-        // records it; the others are taken to be at 480 (convert-midi's default). Files are
-        // written, and primers read, at it.
-        let ppq = loaded.groups.position?.ppq ?? 480
+        var barMeter = chosenMeter ?? loaded.groups.defaultMeter
+        // Files are written, and primers read, at the model's PPQ.
+        let ppq = loaded.groups.ticksPerQuarter
         var primerEvents: [Sampler.PrimerEvent] = []
         var startTick = 0
         if let p = primer {
@@ -176,8 +174,8 @@ struct SampleCommand: ParsableCommand {
         let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
-        let midi = DrumMIDIOptions(bpm: bpm, velocity: velocity, ppq: ppq, maxDuration: max(1, ppq / 4),
-                                   meter: loaded.groups.position == nil ? .common : barMeter, startTick: random ? 0 : startTick)
+        let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm, velocity: velocity,
+                                   startTick: random ? 0 : startTick)
         var report: [SampleReport.File] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))

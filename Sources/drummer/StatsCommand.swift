@@ -80,8 +80,13 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "Print the figures as JSON (null for n/a, with the reasons in \"notes\").")
     var json = false
 
+    /// --quantize T for reading MIDI files (stats, choose-step): 1…2^20 ticks.
+    static func checkQuantize(_ q: Int?) throws {
+        if let q, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
+    }
+
     func validate() throws {
-        if let q = quantize, !(1...(1 << 20)).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576 ticks, got \(q)") }
+        try Self.checkQuantize(quantize)
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
         guard DatasetSplit(rawValue: split) != nil else {
             throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
