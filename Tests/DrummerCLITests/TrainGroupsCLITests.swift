@@ -64,6 +64,30 @@ final class TrainGroupsCLITests: XCTestCase {
         return try XCTUnwrap(json["groups"] as? [String: Any])
     }
 
+    /// Exports step 6 of runs `straight`, `resumed` and `other` (to m-RUN); checks that the
+    /// straight run and its resumed twin wrote byte-identical Wx.bin and Wy.bin and that
+    /// `other`'s differ (`differs`: the failure message when they do not); returns the
+    /// straight and the other model's model.json metadata.
+    func compareStep6(straight: String, resumed: String, other: String, differs: String) throws
+        -> (straight: [String: Any], other: [String: Any])
+    {
+        for run in [straight, resumed, other] {
+            _ = try exportedGroups(root.appendingPathComponent(run + "/ckpt-6.h5").path, to: "m-" + run)
+        }
+        for f in ["Wx.bin", "Wy.bin"] {
+            let x = try Data(contentsOf: root.appendingPathComponent("m-\(straight)/" + f))
+            XCTAssertTrue(x == (try Data(contentsOf: root.appendingPathComponent("m-\(resumed)/" + f))),
+                          "\(f) of the resumed run differs from the straight run's")
+            XCTAssertFalse(x == (try Data(contentsOf: root.appendingPathComponent("m-\(other)/" + f))), "\(f): \(differs)")
+        }
+        func metadata(_ run: String) throws -> [String: Any] {
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(
+                with: Data(contentsOf: root.appendingPathComponent("m-\(run)/model.json"))) as? [String: Any])
+            return try XCTUnwrap(json["metadata"] as? [String: Any])
+        }
+        return (try metadata(straight), try metadata(other))
+    }
+
     func names(_ groups: [String: Any], _ key: String) -> [String] {
         (groups[key] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
@@ -191,22 +215,10 @@ final class TrainGroupsCLITests: XCTestCase {
         XCTAssertTrue(resumed.stdout.contains("input noise: 0.3 on note, velocity"), resumed.stdout)
         let clean = try train("nc", Array(flags.dropLast(2)), steps: 6)
         XCTAssertEqual(clean.status, 0, clean.stderr)
-        _ = try exportedGroups(root.appendingPathComponent("na/ckpt-6.h5").path, to: "nma")
-        _ = try exportedGroups(root.appendingPathComponent("nb/ckpt-6.h5").path, to: "nmb")
-        _ = try exportedGroups(root.appendingPathComponent("nc/ckpt-6.h5").path, to: "nmc")
-        for f in ["Wx.bin", "Wy.bin"] {
-            let x = try Data(contentsOf: root.appendingPathComponent("nma/" + f))
-            XCTAssertTrue(x == (try Data(contentsOf: root.appendingPathComponent("nmb/" + f))),
-                          "\(f) of the resumed noisy run differs from the straight run's")
-            XCTAssertFalse(x == (try Data(contentsOf: root.appendingPathComponent("nmc/" + f))),
-                           "\(f): the noise changed nothing")
-        }
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nma/model.json"))) as? [String: Any])
-        let metadata = try XCTUnwrap(json["metadata"] as? [String: Any])
+        let (metadata, cleanMetadata) = try compareStep6(straight: "na", resumed: "nb", other: "nc", differs: "the noise changed nothing")
         XCTAssertEqual(metadata["input_noise"] as? String, "0.3")
         XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,velocity")
-        let cleanJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("nmc/model.json"))) as? [String: Any])
-        XCTAssertNil((cleanJSON["metadata"] as? [String: Any])?["input_noise"])
+        XCTAssertNil(cleanMetadata["input_noise"])
         // Another group list on resume is taken (a training setting, like --lr).
         let regroup = try CLI.run(["train", "--resume", root.appendingPathComponent("nb/ckpt-6.h5").path, "--steps", "7",
                                    "--input-noise-groups", "tick,note"])
@@ -244,22 +256,11 @@ final class TrainGroupsCLITests: XCTestCase {
         XCTAssertTrue(resumed.stdout.contains("drawn from the model's predictions"), "the draw is stored: \(resumed.stdout)")
         let uniform = try train("mu", flags, steps: 6)
         XCTAssertEqual(uniform.status, 0, uniform.stderr)
-        _ = try exportedGroups(root.appendingPathComponent("ma/ckpt-6.h5").path, to: "mma")
-        _ = try exportedGroups(root.appendingPathComponent("mb/ckpt-6.h5").path, to: "mmb")
-        _ = try exportedGroups(root.appendingPathComponent("mu/ckpt-6.h5").path, to: "mmu")
-        for f in ["Wx.bin", "Wy.bin"] {
-            let x = try Data(contentsOf: root.appendingPathComponent("mma/" + f))
-            XCTAssertTrue(x == (try Data(contentsOf: root.appendingPathComponent("mmb/" + f))),
-                          "\(f) of the resumed run differs from the straight run's")
-            XCTAssertFalse(x == (try Data(contentsOf: root.appendingPathComponent("mmu/" + f))),
-                           "\(f): model draws gave what uniform draws give")
-        }
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("mma/model.json"))) as? [String: Any])
-        let metadata = try XCTUnwrap(json["metadata"] as? [String: Any])
+        let (metadata, uniformMetadata) = try compareStep6(straight: "ma", resumed: "mb", other: "mu",
+                                                           differs: "model draws gave what uniform draws give")
         XCTAssertEqual(metadata["input_noise_draw"] as? String, "model")
         XCTAssertEqual(metadata["input_noise_groups"] as? String, "note,tick,velocity")
-        let uniformJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("mmu/model.json"))) as? [String: Any])
-        XCTAssertEqual((uniformJSON["metadata"] as? [String: Any])?["input_noise_draw"] as? String, "uniform")
+        XCTAssertEqual(uniformMetadata["input_noise_draw"] as? String, "uniform")
         // The draw may change on resume, like the rate.
         let switched = try CLI.run(["train", "--resume", root.appendingPathComponent("mb/ckpt-6.h5").path, "--steps", "7",
                                     "--input-noise-draw", "uniform"])
