@@ -209,19 +209,17 @@ public struct TrainingBenchmark {
         report("peak RSS: \(fixed(MachineInfo.peakRSSMiB, 1)) MiB")
     }
 
-    /// The class matrix of `features` (4 per event) for `groups`.
+    /// The class matrix of `features` (4 per event: note, tick, slot, velocity) for `groups`.
     func classes(_ features: [Int32], groups: ModelGroups) -> [Int32] {
-        let k = groups.shape(hidden: 1).inputGroups.count, n = features.count / 4
+        var encoder = HitEncoder(groups: groups)
+        let k = encoder.inputCount, n = features.count / 4
         var out = [Int32](repeating: 0, count: n * k)
-        var f = [Int32](repeating: 0, count: 4)
         out.withUnsafeMutableBufferPointer { o in
             for e in 0..<n {
-                f[0] = features[4 * e]
-                f[1] = features[4 * e + 1]
-                var c = 2
-                if groups.position != nil { f[c] = features[4 * e + 2]; c += 1 }
-                if let v = groups.velocity { f[c] = Int32(v.bin(of: Int(features[4 * e + 3])) ?? 0) }
-                f.withUnsafeBufferPointer { groups.inputClasses(features: $0, into: UnsafeMutableBufferPointer(rebasing: o[(e * k)..<(e * k + k)])) }
+                let slot = Int(features[4 * e + 2]), perSlot = groups.position?.ticksPerSlot ?? 1
+                let bin = Int32(groups.velocity?.bin(of: Int(features[4 * e + 3])) ?? 0)
+                _ = encoder.encode(note: features[4 * e], tick: features[4 * e + 1], onset: 0, tickInBar: slot * perSlot,
+                                   barTicks: 1, velocityBin: bin, into: UnsafeMutableBufferPointer(rebasing: o[(e * k)..<(e * k + k)]))
             }
         }
         return out

@@ -13,10 +13,10 @@ public struct TrainingState: Sendable, Equatable {
     public var unroll: Int
     /// B: streams trained together.
     public var batch: Int
-    /// Wx (shape.wxCount values) then Wy (shape.wyCount), one contiguous buffer.
+    /// Every layer's Wx, then Wy, one contiguous buffer (`shape.parameters` says where each lies).
     public var parameters: [Float]
     public var optimizer: OptimizerState
-    /// B×H each (stream-major), carried between chunks.
+    /// L×B×H each (layer-major, then stream), carried between chunks.
     public var h: [Float]
     public var c: [Float]
     /// Updates done.
@@ -44,26 +44,21 @@ public struct TrainingState: Sendable, Equatable {
 
     /// The state at step 0: these weights, fresh optimizer slots, zero (h, c), p = 0.
     public init(weights: LSTMWeights, unroll: Int, batch: Int, optimizer: OptimizerKind) {
-        let p = weights.wx + weights.wy
+        let p = weights.parameters
+        let state = weights.shape.layers * max(0, batch) * weights.shape.hidden
         self.init(
             shape: weights.shape, unroll: unroll, batch: batch, parameters: p,
             optimizer: OptimizerState(kind: optimizer, parameterCount: p.count),
-            h: [Float](repeating: 0, count: max(0, batch) * weights.shape.hidden),
-            c: [Float](repeating: 0, count: max(0, batch) * weights.shape.hidden),
+            h: [Float](repeating: 0, count: state),
+            c: [Float](repeating: 0, count: state),
             step: 0, epoch: 0, pointer: 0)
     }
 
-    /// P = Wx count + Wy count.
-    public var parameterCount: Int { shape.wxCount + shape.wyCount }
+    /// P: every layer's Wx count plus Wy's.
+    public var parameterCount: Int { shape.parameterCount }
 
-    /// The parameters as the two matrices.
+    /// The parameters as the model's matrices.
     public func weights() throws -> LSTMWeights {
-        guard parameters.count == parameterCount else {
-            throw WeightsError.wrongCount(matrix: "the parameter buffer (Wx then Wy)", expected: parameterCount,
-                                          found: parameters.count)
-        }
-        return try LSTMWeights(
-            shape: shape, wx: Array(parameters[0..<shape.wxCount]),
-            wy: Array(parameters[shape.wxCount...]))
+        try LSTMWeights(shape: shape, parameters: parameters)
     }
 }

@@ -85,3 +85,22 @@ package enum Kernels {
                             c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
 }
+
+/// The output layer's logits, the one place they are computed (the trainer's chunks, the
+/// evaluation's blocks and the runtime's single steps): y_r = h_r · W_out + bias for each of
+/// `rows` rows, from Wy = [W_out (H rows) | bias] ((H+1)×O, row-major).
+package enum OutputLayer {
+    @inline(__always)
+    package static func logits(rows: Int, h: UnsafeBufferPointer<Float>, wy: UnsafeBufferPointer<Float>, hidden H: Int,
+                               into y: UnsafeMutableBufferPointer<Float>) {
+        let O = wy.count / (H + 1)
+        precondition(wy.count == (H + 1) * O && h.count >= rows * H && y.count >= rows * O, "OutputLayer.logits: sizes")
+        let bias = UnsafeBufferPointer(rebasing: wy[(H * O)...]), wOut = UnsafeBufferPointer(rebasing: wy[0..<(H * O)])
+        for r in 0..<rows { _ = UnsafeMutableBufferPointer(rebasing: y[(r * O)..<(r * O + O)]).update(fromContentsOf: bias) }
+        if rows == 1 {
+            BLAS.sgemv(.transposed, rows: H, cols: O, alpha: 1, a: wOut, lda: O, x: h, beta: 1, y: y)
+        } else {
+            BLAS.sgemm(.none, .none, m: rows, n: O, k: H, alpha: 1, a: h, lda: H, b: wOut, ldb: O, beta: 1, c: y, ldc: O)
+        }
+    }
+}

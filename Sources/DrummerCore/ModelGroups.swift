@@ -78,6 +78,15 @@ public struct PositionGroup: Equatable, Sendable {
         encoding == .oneHot ? [slots] : [Int](repeating: 2, count: bits)
     }
 
+    /// The slot a hit `tickInBar` ticks after its bar line is read as: the last slot when the bar
+    /// is longer than the model knows (`clamped`), the first before the bar line.
+    @inline(__always)
+    public func inputSlot(tickInBar: Int) -> (slot: Int, clamped: Bool) {
+        guard tickInBar >= 0 else { return (0, false) }
+        let s = tickInBar / ticksPerSlot
+        return s < slots ? (s, false) : (slots - 1, true)
+    }
+
     /// The slot of a hit `tickInBar` ticks after its bar line; nil when the bar is longer than
     /// the model knows.
     public func slot(tickInBar: Int) -> Int? {
@@ -215,8 +224,8 @@ public struct ModelGroups: Equatable, Sendable {
     /// recorded with the position group; 4/4 without one.
     public var defaultMeter: Meter { position?.meter ?? .common }
 
-    /// The model's sizes at hidden size `hidden`.
-    public func shape(hidden: Int) -> ModelShape {
+    /// The model's sizes at hidden size `hidden` with `layers` stacked LSTM layers.
+    public func shape(hidden: Int, layers: Int = 1) -> ModelShape {
         var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs
         if let p = position { inputs += p.inputGroups }
         if lookback != nil { inputs += [vocabulary.notes + 1, vocabulary.ticks + 1] }
@@ -224,7 +233,7 @@ public struct ModelGroups: Equatable, Sendable {
             inputs.append(v.bins.count)
             outputs.append(v.bins.count)
         }
-        return ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: hidden)
+        return ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: hidden, layers: layers)
     }
 
     /// Names of the input groups in Wx row order ("note", "tick", "position" or
@@ -242,42 +251,12 @@ public struct ModelGroups: Equatable, Sendable {
     /// Names of the output groups in Wy column order ("note", "tick", "velocity").
     public var outputNames: [String] { velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"] }
 
-    /// Features of an event, the columns of a training sequence: note index, tick index, then
-    /// the position slot, the lookback note and tick classes and the velocity bin when the
-    /// model has them.
-    public var featureCount: Int { 2 + (position == nil ? 0 : 1) + (lookback == nil ? 0 : 2) + (velocity == nil ? 0 : 1) }
-
-    /// Writes the input classes of one event (one per input group, `shape.inputGroups.count`
-    /// of them) from its features (`featureCount` of them).
-    @inline(__always)
-    public func inputClasses(features: UnsafeBufferPointer<Int32>, into out: UnsafeMutableBufferPointer<Int32>) {
-        out[0] = features[0]
-        out[1] = features[1]
-        var o = 2, f = 2
-        if let p = position {
-            let slot = features[f]
-            f += 1
-            if p.encoding == .oneHot {
-                out[o] = slot
-                o += 1
-            } else {
-                for b in 0..<p.bits {
-                    out[o] = (slot >> Int32(b)) & 1
-                    o += 1
-                }
-            }
-        }
-        if lookback != nil {
-            out[o] = features[f]
-            out[o + 1] = features[f + 1]
-            o += 2
-            f += 2
-        }
-        if velocity != nil { out[o] = features[f] }
+    /// For each output group, the input group (column of the class matrix) holding its target:
+    /// note and tick are inputs 0 and 1; the velocity output is the last input.
+    public var targetInputs: [Int] {
+        let k = inputNames.count
+        return velocity == nil ? [0, 1] : [0, 1, k - 1]
     }
-
-    /// For each output group, the feature holding its target (note 0, tick 1, velocity the last).
-    public var targetFeatures: [Int] { velocity == nil ? [0, 1] : [0, 1, featureCount - 1] }
 
     public func validate() throws {
         try position?.validate()

@@ -7,6 +7,8 @@ public enum ModelLimits {
     /// Largest hidden size: Wx is (I+H+1)·4H floats, 268 MB at H = 4096 (the trainer keeps
     /// three such buffers: weights, gradient, optimizer slot).
     public static let maximumHidden = 4096
+    /// Most stacked LSTM layers a model may have.
+    public static let maximumLayers = 16
     /// Largest tick vocabulary (a model.json or dataset naming more is refused).
     public static let maximumTicks = 1 << 20
 

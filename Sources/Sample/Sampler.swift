@@ -1,7 +1,7 @@
 // The runtime sampler: the original 2017 algorithm, plus temperature, seed, primer, and
 // for a groove model the position in the bar and the velocity.
 //
-//   h, c  ← uniform in ±initScale (H each, drawn from the seeded generator: h then c)
+//   h, c  ← uniform in ±initScale (H each, drawn from the seeded generator: h then c, layer by layer)
 //   x     ← the start event: the primer's last event, or a random (note, tick[, velocity
 //           bin]) at the first beat of a bar
 //   repeat n times:
@@ -100,15 +100,16 @@ public final class Sampler {
     /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
     private let zeroTicks: [Int]
     private let isZeroTick: UnsafeMutableBufferPointer<Bool>
-    /// The lookback group's memory of the hits fed so far (its ring is allocated here, once).
-    private var lookback: LookbackTracker?
+    /// The input encoding of a hit (shared with training), with the lookback group's memory of
+    /// the hits fed so far (its ring is allocated here, once).
+    private var encoder: HitEncoder
     /// Tests: sees the input classes of every step (nil in use).
-    var inputObserver: ((UnsafeMutableBufferPointer<Int>) -> Void)?
+    var inputObserver: ((UnsafeMutableBufferPointer<Int32>) -> Void)?
     private let N: Int, K: Int, B: Int
 
     public init(weights: LSTMWeights, groups: ModelGroups) throws {
         let s = weights.shape
-        guard groups.shape(hidden: s.hidden) == s else {
+        guard groups.shape(hidden: s.hidden, layers: s.layers) == s else {
             throw SamplerError.vocabularyMismatch(
                 "weights have input groups \(s.inputGroups) and output groups \(s.outputGroups), the model's tables "
                     + "\(groups.shape(hidden: s.hidden).inputGroups) and \(groups.shape(hidden: s.hidden).outputGroups)")
@@ -129,7 +130,7 @@ public final class Sampler {
         isZeroTick = .allocate(capacity: K)
         isZeroTick.initialize(repeating: false)
         for t in zeroTicks { isZeroTick[t] = true }
-        lookback = groups.lookback.map { LookbackTracker(group: $0, notes: N, ticks: K) }
+        encoder = HitEncoder(groups: groups)
     }
 
     /// A sampler for the original layout: (note, tick) in and out.
@@ -214,13 +215,15 @@ public final class Sampler {
         }
         let scale = Double(options.initScale)
         let H = shape.hidden
-        lstm.setState(h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
-                      c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
+        for layer in 0..<shape.layers {
+            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
+                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
+        }
         var x: SampledEvent
         var position = 0
         // Onset of the event fed next, in ticks from the start (for the lookback group).
         var onset = 0
-        lookback?.reset()
+        encoder.reset()
         let ticks = groups.vocabulary.ixToTick, notes = groups.vocabulary.ixToNote
         if let last = primer.last {
             for p in primer.dropLast() {
@@ -259,28 +262,8 @@ public final class Sampler {
     /// One LSTM step on an event at `tickInBar` in its bar (a bar of `barTicks`, the event at
     /// `onset` ticks from the start), updating h and c.
     private func step(_ e: SampledEvent, tickInBar: Int, onset: Int, barTicks: Int) {
-        lstm.input[0] = e.note
-        lstm.input[1] = e.tick
-        var g = 2
-        if let p = groups.position {
-            let tick = tickInBar
-            let slot = min(p.slots - 1, max(0, tick / p.ticksPerSlot))
-            if p.encoding == .oneHot {
-                lstm.input[g] = slot
-                g += 1
-            } else {
-                for b in 0..<p.bits {
-                    lstm.input[g] = (slot >> b) & 1
-                    g += 1
-                }
-            }
-        }
-        if let back = lookback?.push(onset: onset, note: Int32(e.note), tick: Int32(e.tick), barTicks: barTicks) {
-            lstm.input[g] = Int(back.note)
-            lstm.input[g + 1] = Int(back.tick)
-            g += 2
-        }
-        if B > 0 { lstm.input[g] = e.velocity }
+        _ = encoder.encode(note: Int32(e.note), tick: Int32(e.tick), onset: onset, tickInBar: tickInBar,
+                           barTicks: barTicks, velocityBin: Int32(e.velocity), into: lstm.input)
         inputObserver?(lstm.input)
         lstm.step()
     }
@@ -395,7 +378,7 @@ public final class Sampler {
             throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
         }
         lstm.resetState()
-        lookback?.reset()
+        encoder.reset()
         var out: [(note: Double, tick: Double)] = []
         out.reserveCapacity(max(0, sequence.count - 1))
         var onset = 0

@@ -1,19 +1,26 @@
-// Where and in which order the phases of one chunk (LSTMLayer.swift) run, on two cores.
+// Where and in which order the phases of one chunk run, on two cores: the stack of LSTM
+// layers (LSTMLayer.swift) between the inputs (ChunkInputs.swift) and the output head
+// (OutputHead.swift).
 //
-// Only the recurrence is sequential: forwardStep(t) for t = 0…U−1, then backwardStep(t)
-// for t = U−1…0. The rest works on blocks of T steps and can run beside it: the output
-// layer of a block once its h rows exist (during the forward sweep), the input-weight
-// gradients of a block once its da rows exist (during the backward sweep). So the calling
-// thread runs the recurrence and a helper thread (OrderedJobs) runs the block work as soon
-// as each block is done, plus half of the optimizer update.
+// Only the recurrence is sequential: per layer, bottom up, forwardStep(t) for t = 0…U−1;
+// then per layer, top down, backwardStep(t) for t = U−1…0. The rest works on blocks of T
+// steps and can run beside it: during the forward sweep of a layer, the next layer's
+// input product of a block (or, on the top layer, the output layer of a block) once its h
+// rows exist; during the backward sweep, the layer's weight gradients of a block (and the
+// gradient reaching the layer below) once its da rows exist. So the calling thread runs the
+// recurrence and a helper thread (OrderedJobs) runs the block work as soon as each block is
+// done, plus half of the optimizer update. Between two layers the calling thread waits for
+// the helper (the next layer needs all of what the block work wrote).
 //
 // Jobs run one at a time in submission order, whichever thread runs them (the caller takes
 // over the jobs the helper has not started when it reaches the end of a sweep), so the
 // results do not depend on timing, and `pipelined = false` (everything inline) gives
 // identical bits. The two threads touch disjoint buffers: a block's output job reads its h
-// rows and writes its logits, rowLoss, dHout rows and dWy; the recurrence writes only the
-// current block's rows. A gradient job reads the block's h and da rows and writes dWx; the
-// recurrence writes da of earlier blocks and dhNext, dc.
+// rows and writes its logits, rowLoss, dHout rows and dWy; an input-product job reads the
+// block's h rows of the layer below and writes the block's acts rows of the layer above;
+// the recurrence writes only the current block's rows. A gradient job reads the block's h
+// and da rows and writes the layer's dWx (and the block's dHout rows of the layer below);
+// the recurrence writes da of earlier blocks and dhNext, dc.
 //
 // Stream groups (see Trainer): with two groups, each pipeline runs whole chunks with
 // `pipelined = false`, one on the calling thread and one, asynchronously, on group 1's
@@ -22,7 +29,13 @@ import Checkpoints
 import DrummerCore
 
 final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
-    let layer: LSTMLayer
+    /// The LSTM layers, bottom (reads the inputs) to top (read by the head).
+    let layers: [LSTMLayer]
+    let head: OutputHead
+    let inputs: ChunkInputs
+    /// The parameters and the gradient this group writes (every Wx, then Wy).
+    let params: FloatBuffer, grad: FloatBuffer
+    let U: Int, B: Int
     /// Steps per pipeline block: about 256 rows, at least 8 blocks per chunk when U allows
     /// (shorter blocks shorten the tails where one thread waits for the other; measured best
     /// at B = 1: 25 steps).
@@ -46,22 +59,50 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     private var chunkEvents = UnsafeBufferPointer<Int32>(start: nil, count: 0)
     private var chunkSegment = 0, chunkPointer = 0
     private var chunkLossSum = 0.0
-    /// Output group g's target is column targetColumn[g] of an event (see LSTMLayer.gather).
-    let targetColumn: [Int]
 
-    init(layer: LSTMLayer, targetColumn: [Int]) {
-        self.layer = layer
-        self.targetColumn = targetColumn
-        T = max(1, min(256 / layer.B, layer.U / 8))
+    /// The stack of `shape` for streams firstStream..<firstStream + batch of a batch of
+    /// `totalStreams`, on the shared `params`, writing `grad`.
+    init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int = 0, totalStreams: Int? = nil,
+         params: FloatBuffer, grad: FloatBuffer) {
+        let layout = shape.parameters
+        inputs = ChunkInputs(shape: shape, unroll: unroll, batch: batch, firstStream: firstStream)
+        var stack: [LSTMLayer] = []
+        for l in layout.layers {
+            let input: LSTMLayer.Input = l.oneHotInputs
+                ? .oneHot(rows: inputs.inputRows, groups: inputs.k) : .dense(below: stack[l.index - 1])
+            stack.append(LSTMLayer(layout: l, input: input, hidden: shape.hidden, unroll: unroll, batch: batch,
+                                   params: params, grad: grad))
+        }
+        layers = stack
+        head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
+                          totalStreams: totalStreams ?? batch)
+        self.params = params
+        self.grad = grad
+        U = unroll; B = batch
+        T = max(1, min(256 / batch, unroll / 8))
+    }
+
+    /// Bytes of the buffers a pipeline of these sizes allocates (every layer, the head and the
+    /// inputs); Int.max on overflow.
+    static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
+        guard let layer = LSTMLayer.workspaceBytes(hidden: shape.hidden, unroll: unroll, batch: batch),
+              let head = OutputHead.workspaceBytes(outputs: shape.outputWidth, unroll: unroll, batch: batch),
+              let inputs = ChunkInputs.workspaceBytes(shape: shape, unroll: unroll, batch: batch) else { return Int.max }
+        let (layers, o1) = layer.multipliedReportingOverflow(by: shape.layers)
+        let (a, o2) = layers.addingReportingOverflow(head)
+        let (b, o3) = a.addingReportingOverflow(inputs)
+        return o1 || o2 || o3 ? Int.max : b
     }
 
     deinit { jobQueue?.stop() }
 
-    private var blockCount: Int { (layer.U + T - 1) / T }
-    private func steps(ofBlock k: Int) -> Range<Int> { (k * T)..<min(layer.U, (k + 1) * T) }
+    var firstStream: Int { inputs.firstStream }
+
+    private var blockCount: Int { (U + T - 1) / T }
+    private func steps(ofBlock k: Int) -> Range<Int> { (k * T)..<min(U, (k + 1) * T) }
     private func rows(ofBlock k: Int) -> Range<Int> {
         let s = steps(ofBlock: k)
-        return (s.lowerBound * layer.B)..<(s.upperBound * layer.B)
+        return (s.lowerBound * B)..<(s.upperBound * B)
     }
 
     // MARK: jobs
@@ -76,13 +117,15 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
 
     func run(_ job: ChunkJob) {
         switch job {
-        case .output(let k): layer.outputLayer(rows: rows(ofBlock: k), first: k == 0)
-        case .gradient(let k): layer.inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1)
-        case .transposeRecurrent: layer.recurrent.refreshTranspose(of: layer.params, recurrentRow: layer.shape.recurrentRow)
+        case .output(let k): head.outputLayer(rows: rows(ofBlock: k), first: k == 0)
+        case .gradient(let l, let k): layers[l].inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1)
+        case .inputProduct(let l, let k): layers[l].inputProduct(rows: rows(ofBlock: k))
+        case .transposeRecurrent:
+            for layer in layers { layer.recurrent.refreshTranspose(of: params, at: layer.layout.recurrent) }
         case .chunk:
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update(let count):
-            Optimizer.update(updateConfig, params: layer.params.pointer, grad: UnsafePointer(layer.grad.pointer),
+            Optimizer.update(updateConfig, params: params.pointer, grad: UnsafePointer(grad.pointer),
                              slot: updateSlot?.pointer, count: count)
         }
     }
@@ -90,32 +133,55 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     // MARK: chunk
 
     /// Runs the chunk starting at data pointer `p` of every segment of length `segment`
-    /// (this layer's streams); writes the gradient of the chunk's loss into the layer's
-    /// `grad` and returns the sum over its U·B rows of the output groups' cross-entropies.
-    /// The loss whose gradient is written is the mean over U·totalStreams rows, so that the
-    /// stream groups' gradients add up to the whole batch's. Reads the carried state in block
-    /// 0 and leaves it unchanged.
+    /// (this group's streams); writes the gradient of the chunk's loss into `grad` and returns
+    /// the sum over its U·B rows of the output groups' cross-entropies. The loss whose gradient
+    /// is written is the mean over U·totalStreams rows, so that the stream groups' gradients add
+    /// up to the whole batch's. Reads the carried state in block 0 and leaves it unchanged.
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
-        layer.gather(events: events, segment: segment, pointer: p, targetColumn: targetColumn)
+        inputs.gather(events: events, segment: segment, pointer: p)
         // With --input-noise-draw model: one more forward sweep, here, over the true inputs,
         // whose predictions replace some of them (nothing runs on the helper meanwhile).
-        layer.drawInputsFromModel(segment: segment, pointer: p)
-        // Forward sweep: the recurrence here, each finished block's output layer on the helper.
-        if layer.recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
-        for k in 0..<blockCount {
-            for t in steps(ofBlock: k) { layer.forwardStep(t) }
-            helper(.output(block: k))
+        drawInputsFromModel(segment: segment, pointer: p)
+        // Forward sweep, bottom up: the recurrence here; each finished block's input product
+        // of the layer above, or on the top layer its output layer, on the helper.
+        if layers[0].recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
+        let top = layers.count - 1
+        for l in 0...top {
+            for k in 0..<blockCount {
+                for t in steps(ofBlock: k) { layers[l].forwardStep(t) }
+                helper(l == top ? .output(block: k) : .inputProduct(layer: l + 1, block: k))
+            }
+            waitForHelper()
         }
-        waitForHelper()
-        // Backward sweep, last block first: the recurrence here, each finished block's
-        // input-weight gradients on the helper.
-        layer.startBackward()
-        for k in stride(from: blockCount - 1, through: 0, by: -1) {
-            for t in steps(ofBlock: k).reversed() { layer.backwardStep(t) }
-            helper(.gradient(block: k))
+        // Backward sweep, top down, last block first: the recurrence here, each finished
+        // block's weight gradients (and the gradient reaching the layer below) on the helper.
+        for l in stride(from: top, through: 0, by: -1) {
+            layers[l].startBackward()
+            for k in stride(from: blockCount - 1, through: 0, by: -1) {
+                for t in steps(ofBlock: k).reversed() { layers[l].backwardStep(t) }
+                helper(.gradient(layer: l, block: k))
+            }
+            waitForHelper()
         }
-        waitForHelper()
-        return layer.lossSum
+        return head.lossSum
+    }
+
+    /// Model-drawn input noise (InputNoise.swift, draw == .model), after `gather`: a forward
+    /// sweep of every layer over the true inputs of steps 0…U−2, then for each row r (step t)
+    /// the model's prediction of its input event, y = h_{t−1} · W_out + Wy[bias] from the top
+    /// layer (the carried h at t = 0), and where the noise replaces a group's class a draw
+    /// from that group's softmax. Uses the chunk's activation buffers and logits as scratch
+    /// (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
+    func drawInputsFromModel(segment: Int, pointer p: Int) {
+        guard let noise = inputs.noise, noise.draw == .model else { return }
+        for layer in layers {
+            if U > 1 { layer.inputProduct(rows: 0..<((U - 1) * B)) }
+            for t in 0..<(U - 1) { layer.forwardStep(t) }
+        }
+        // y = h_{t−1} · W_out + bias for every row: the top layer's h blocks 0…U−1.
+        let topLayer = layers[layers.count - 1]
+        head.computeLogits(rows: 0..<(U * B), h: topLayer.hs.buffer(0, U * B * topLayer.H))
+        inputs.drawFromModel(segment: segment, pointer: p) { r, o in head.logits(row: r, group: o) }
     }
 
     /// Runs `forwardBackward` on the helper thread (`finishChunk` returns its result); the
@@ -136,15 +202,23 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         return chunkLossSum
     }
 
-    /// The optimizer update of every parameter from the layer's `grad`, split in two halves
-    /// between the helper and the calling thread.
+    /// The optimizer update of every parameter from `grad`, split in two halves between the
+    /// helper and the calling thread.
     func update(_ config: OptimizerConfig, slot: FloatBuffer?) {
-        let P = layer.params.count, half = P / 2
+        let P = params.count, half = P / 2
         updateConfig = config
         updateSlot = slot
         helper(.update(count: half))
-        Optimizer.update(config, params: layer.params.pointer + half, grad: UnsafePointer(layer.grad.pointer + half),
+        Optimizer.update(config, params: params.pointer + half, grad: UnsafePointer(grad.pointer + half),
                          slot: slot.map { $0.pointer + half }, count: P - half)
         waitForHelper()
     }
+
+    // MARK: carried state (every layer's, B·H each, layer-major)
+
+    /// Sets the carried (h, c) of layer l from `h[l]`, `c[l]` (B·H values each).
+    func setState(layer l: Int, h: ArraySlice<Float>, c: ArraySlice<Float>) { layers[l].setState(h: h, c: c) }
+
+    func carryState() { for layer in layers { layer.carryState() } }
+    func resetState() { for layer in layers { layer.resetState() } }
 }

@@ -62,7 +62,8 @@ public enum Evaluator {
         precondition((try? EventValidation.check(events, shape: shape)) != nil,
                      "Evaluator.evaluate: events outside the model's groups")
         let targets = targetColumns(of: shape)
-        let offsets = (0..<m).map(shape.outputOffset), sizes = shape.outputGroups
+        let head = shape.parameters.head
+        let columns = head.outputColumns
         let T = block
         let lstm = LSTMInference(weights: weights)
         let hBlock = FloatBuffer(count: T * H)  // h after each step of the block
@@ -74,22 +75,20 @@ public enum Evaluator {
                     let rows = min(T, n - 1 - start)
                     for s in 0..<rows {
                         let e = start + s
-                        for g in 0..<k { lstm.input[g] = Int(ev[e * k + g]) }
+                        for g in 0..<k { lstm.input[g] = ev[e * k + g] }
                         lstm.step()
                         _ = hBlock.mutable(s * H, H).update(fromContentsOf: lstm.h)
                     }
                     // logits = [h, 1] · Wy for the block's rows.
-                    for r in 0..<rows { _ = logits.mutable(r * O, O).update(fromContentsOf: wy[(H * O)...]) }
-                    BLAS.sgemm(.none, .none, m: rows, n: O, k: H, alpha: 1, a: hBlock.buffer(0, rows * H),
-                               lda: H, b: UnsafeBufferPointer(rebasing: wy[0..<(H * O)]), ldb: O, beta: 1,
-                               c: logits.mutable(0, rows * O), ldc: O)
+                    OutputLayer.logits(rows: rows, h: hBlock.buffer(0, rows * H), wy: wy, hidden: H,
+                                       into: logits.mutable(0, rows * O))
                     for r in 0..<rows {
                         let e = start + r + 1
                         var noteRight = false, tickRight = false
                         var noteTick = 0.0
                         for g in 0..<m {
                             let target = Int(ev[e * k + targets[g]])
-                            let y = logits.mutable(r * O + offsets[g], sizes[g])
+                            let y = logits.mutable(r * O + columns[g].lowerBound, columns[g].count)
                             let ok = Softmax.argmax(UnsafeBufferPointer(y)) == target
                             let nll = Double(Kernels.negativeLogLikelihood(y, target: target))
                             result.lossSums[g] += nll

@@ -15,11 +15,14 @@ protocol OrderedJobExecutor: AnyObject {
 enum ChunkJob: Sendable {
     /// Output layer and output-side gradients of a block.
     case output(block: Int)
-    /// Wx gradients of a block (the last block overwrites, the others accumulate).
-    case gradient(block: Int)
+    /// A layer's Wx gradients of a block (the last block overwrites, the others accumulate),
+    /// and for a layer above 0 the gradient reaching the layer below's h.
+    case gradient(layer: Int, block: Int)
+    /// The input product of a block of a layer above 0 (its x · W_in + bias).
+    case inputProduct(layer: Int, block: Int)
     /// A whole chunk of a stream group (forward, backward, block work inline).
     case chunk
-    /// W_recᵀ for the backward recurrent product.
+    /// W_recᵀ of every layer for the backward recurrent products.
     case transposeRecurrent
     /// The optimizer update of parameters [0, count).
     case update(count: Int)

@@ -46,20 +46,21 @@ struct RecurrentProduct {
     /// Whether `refreshTranspose` must run before each chunk's backward products.
     var needsTranspose: Bool { kernel == .avx512 }
 
-    /// Copies W_recᵀ (G×H) out of the parameters (Wx's rows recurrentRow..<recurrentRow+H).
-    func refreshTranspose(of params: FloatBuffer, recurrentRow: Int) {
+    /// Copies W_recᵀ (G×H) out of the parameters (the floats `recurrent` of a layer's Wx).
+    func refreshTranspose(of params: FloatBuffer, at recurrent: Range<Int>) {
         guard needsTranspose else { return }
-        let rec = params.buffer(recurrentRow * G, H * G), t = transposed.pointer
+        let rec = params.buffer(recurrent.lowerBound, H * G), t = transposed.pointer
         for k in 0..<H {
             for j in 0..<G { t[j * H + k] = rec[k * G + j] }
         }
     }
 
     /// out (+)= a · op: `a` is rows×H for `.weights` (out rows×G) and rows×G for
-    /// `.transposedWeights` (out rows×H); W_rec is read from `params` at `recurrentRow`.
+    /// `.transposedWeights` (out rows×H); W_rec is the floats `recurrent` of `params`.
     func multiply(rows: Int, _ a: UnsafeBufferPointer<Float>, by operand: Operand, of params: FloatBuffer,
-                  recurrentRow: Int, into out: UnsafeMutableBufferPointer<Float>, accumulate: Bool) {
-        let rec = params.buffer(recurrentRow * G, H * G)
+                  at recurrent: Range<Int>, into out: UnsafeMutableBufferPointer<Float>, accumulate: Bool) {
+        precondition(recurrent.count == H * G, "RecurrentProduct: W_rec is H×G")
+        let rec = params.buffer(recurrent.lowerBound, H * G)
         let (inner, width) = operand == .weights ? (H, G) : (G, H)
         precondition(a.count == rows * inner && out.count == rows * width, "RecurrentProduct: buffer sizes")
         let beta: Float = accumulate ? 1 : 0

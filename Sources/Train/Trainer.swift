@@ -9,9 +9,9 @@
 // the update takes the same chunks and leaves a state whose pointer is always
 // the next chunk's, which is what a checkpoint stores.
 //
-// Two cores. B < 16: one layer; its pipeline's helper thread runs the block GEMMs
-// beside the recurrence (see ChunkPipeline). B ≥ 16: two stream groups, streams
-// [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a layer running a whole chunk by itself,
+// Two cores. B < 16: one pipeline (the stack of layers for every stream); its helper
+// thread runs the block GEMMs beside the recurrence (see ChunkPipeline). B ≥ 16: two
+// stream groups, streams [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a pipeline running a whole chunk by itself,
 // one on the calling thread and one on the other group's helper thread; then
 // gradient = group 0's + group 1's and one update. No thread waits on the other
 // mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
@@ -48,7 +48,7 @@ public final class Trainer {
     var slot: FloatBuffer?
     /// Input noise for the training rows (nil: none); see InputNoise.swift.
     var inputNoise: InputNoise? {
-        didSet { for g in groups { g.layer.noise = inputNoise } }
+        didSet { for g in groups { g.inputs.noise = inputNoise } }
     }
 
     /// `events`: the class matrix (one row per event, one column per input group of the shape;
@@ -67,9 +67,9 @@ public final class Trainer {
         if let k = state.parameters.firstIndex(where: { !$0.isFinite }) {
             throw TrainError.stateMismatch("parameter \(k) is \(state.parameters[k])")
         }
-        let BH = state.batch * s.hidden
-        guard state.h.count == BH, state.c.count == BH else {
-            throw TrainError.stateMismatch("h and c hold \(state.h.count) and \(state.c.count) values, expected \(BH) (batch × hidden)")
+        let LBH = s.layers * state.batch * s.hidden
+        guard state.h.count == LBH, state.c.count == LBH else {
+            throw TrainError.stateMismatch("h and c hold \(state.h.count) and \(state.c.count) values, expected \(LBH) (layers × batch × hidden)")
         }
         guard state.step >= 0, state.epoch >= 0 else {
             throw TrainError.stateMismatch("negative step \(state.step) or epoch \(state.epoch)")
@@ -94,22 +94,18 @@ public final class Trainer {
         params = FloatBuffer(state.parameters)
         grad = FloatBuffer(count: P)
         let B = state.batch, U = state.unroll
-        // Output group g's target: the class in column targetColumn[g] of the next event.
-        let targetColumn = targetColumns(of: s)
         if B >= Trainer.streamGroupMinimumBatch {
             groupGrad = FloatBuffer(count: P)
             let half = B / 2
             groups = [
-                ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: half, firstStream: 0, totalStreams: B,
-                                               params: params, grad: grad), targetColumn: targetColumn),
-                ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: B - half, firstStream: half, totalStreams: B,
-                                               params: params, grad: groupGrad), targetColumn: targetColumn),
+                ChunkPipeline(shape: s, unroll: U, batch: half, firstStream: 0, totalStreams: B, params: params, grad: grad),
+                ChunkPipeline(shape: s, unroll: U, batch: B - half, firstStream: half, totalStreams: B, params: params,
+                              grad: groupGrad),
             ]
             for g in groups { g.pipelined = false }
         } else {
             groupGrad = FloatBuffer(count: 0)
-            groups = [ChunkPipeline(layer: LSTMLayer(shape: s, unroll: U, batch: B, params: params, grad: grad),
-                                    targetColumn: targetColumn)]
+            groups = [ChunkPipeline(shape: s, unroll: U, batch: B, params: params, grad: grad)]
         }
         setCarriedState(h: state.h, c: state.c)
         slot = nil
@@ -132,8 +128,8 @@ public final class Trainer {
     /// Bytes of the buffers a trainer allocates for these sizes (the layers' per-row
     /// activations and gradients for U·B rows, plus parameters, gradient and one optimizer slot).
     public static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
-        let layers = LSTMLayer.workspaceBytes(shape: shape, unroll: unroll, batch: batch)
-        let (params, o1) = (shape.wxCount + shape.wyCount).multipliedReportingOverflow(by: 3 * 4)
+        let layers = ChunkPipeline.workspaceBytes(shape: shape, unroll: unroll, batch: batch)
+        let (params, o1) = shape.parameterCount.multipliedReportingOverflow(by: 3 * 4)
         let (sum, o2) = layers.addingReportingOverflow(params)
         return o1 || o2 ? Int.max : sum
     }
@@ -160,11 +156,14 @@ public final class Trainer {
     /// side against 107k–119k for one B = 32 layer with its helper thread.
     public static let streamGroupMinimumBatch = 16
 
+    /// The carried state is layer-major: layer l's (h, c) of stream s at (l·B + s)·H.
     private func setCarriedState(h: [Float], c: [Float]) {
         let H = shape.hidden
-        for g in groups {
-            let r = (g.layer.firstStream * H)..<((g.layer.firstStream + g.layer.B) * H)
-            g.layer.setState(h: h[r], c: c[r])
+        for l in 0..<shape.layers {
+            for g in groups {
+                let r = ((l * batch + g.firstStream) * H)..<((l * batch + g.firstStream + g.B) * H)
+                g.setState(layer: l, h: h[r], c: c[r])
+            }
         }
     }
 
@@ -177,10 +176,12 @@ public final class Trainer {
             slots[name] = s.array
         }
         var h: [Float] = [], c: [Float] = []
-        for g in groups {
-            let (gh, gc) = g.layer.carriedState
-            h += gh
-            c += gc
+        for l in 0..<shape.layers {
+            for g in groups {
+                let (gh, gc) = g.layers[l].carriedState
+                h += gh
+                c += gc
+            }
         }
         return TrainingState(
             shape: shape, unroll: unroll, batch: batch, parameters: params.array,
@@ -190,8 +191,7 @@ public final class Trainer {
 
     /// The current weights, copied out.
     public func weights() throws -> LSTMWeights {
-        try LSTMWeights(shape: shape, wx: Array(params.buffer(0, shape.wxCount)),
-                        wy: Array(params.buffer(shape.wxCount, shape.wyCount)))
+        try LSTMWeights(shape: shape, parameters: params.array)
     }
 
     /// Runs the chunk at the current pointer over every stream group, leaves the batch's
@@ -230,15 +230,15 @@ public final class Trainer {
     @discardableResult
     public func step() -> Float {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
-        for g in groups { g.layer.noiseStep = progress.step }
+        for g in groups { g.inputs.noiseStep = progress.step }
         let loss = runChunk()
         main.update(optimizerSettings, slot: slot)
-        for g in groups { g.layer.carryState() }
+        for g in groups { g.carryState() }
         progress.step += 1
         progress.pointer += unroll
         if progress.pointer + unroll + 1 >= segment {
             progress.pointer = 0
-            for g in groups { g.layer.resetState() }
+            for g in groups { g.resetState() }
             progress.epoch += 1
         }
         return loss
@@ -262,10 +262,12 @@ public final class Trainer {
     /// or on OpenBLAS. Setting true on a CPU without AVX-512 is ignored. Either gives the same
     /// results up to float32 rounding; a run is bitwise reproducible with the same choice.
     public var usesOwnRecurrentKernel: Bool {
-        get { main.layer.recurrent.kernel == .avx512 }
+        get { main.layers[0].recurrent.kernel == .avx512 }
         set {
             for g in groups {
-                g.layer.recurrent = RecurrentProduct(kernel: newValue ? .avx512 : .openBLAS, hidden: shape.hidden)
+                for layer in g.layers {
+                    layer.recurrent = RecurrentProduct(kernel: newValue ? .avx512 : .openBLAS, hidden: shape.hidden)
+                }
             }
         }
     }

@@ -94,50 +94,37 @@ extension TrainingData {
         if groups.velocity != nil, split.velocities == nil {
             throw DatasetError.missingGroup(path: split.path, group: "velocity", file: "velocities.npy")
         }
-        let k = groups.shape(hidden: 1).inputGroups.count, F = groups.featureCount
+        var encoder = HitEncoder(groups: groups)
+        let k = encoder.inputCount
         var out = [Int32](repeating: 0, count: split.count * k)
-        var features = [Int32](repeating: 0, count: F)
         var clampedPositions = 0, clampedVelocities = 0
-        var tracker = groups.lookback.map { LookbackTracker(group: $0, notes: vocabulary.notes, ticks: vocabulary.ticks) }
         var onset = 0
         let tickValues = vocabulary.ixToTick
+        // Ticks at the position group's resolution.
+        let groupPPQ = groups.position?.ppq ?? ppq
+        func rescaled(_ ticks: Int) -> Int { ppq == groupPPQ ? ticks : ticks * groupPPQ / ppq }
         out.withUnsafeMutableBufferPointer { o in
-            features.withUnsafeMutableBufferPointer { f in
-                for e in 0..<split.count {
-                    f[0] = split.events[2 * e]
-                    f[1] = split.events[2 * e + 1]
-                    var c = 2
-                    if let p = groups.position, let positions = split.positions {
-                        // Ticks at the position group's resolution.
-                        func rescaled(_ ticks: Int) -> Int { ppq == p.ppq ? ticks : ticks * p.ppq / ppq }
-                        if let s = p.slot(tickInBar: rescaled(Int(positions[2 * e]))) {
-                            f[c] = Int32(s)
-                        } else {
-                            f[c] = Int32(p.slots - 1)
-                            clampedPositions += 1
-                        }
-                        c += 1
-                        // The lookback (it comes with the position group): onsets and bar lengths
-                        // rescaled like positions.
-                        onset += tickValues[Int(split.events[2 * e + 1])]
-                        if let back = tracker?.push(onset: rescaled(onset), note: split.events[2 * e], tick: split.events[2 * e + 1],
-                                                    barTicks: rescaled(Int(positions[2 * e + 1]))) {
-                            f[c] = back.note
-                            f[c + 1] = back.tick
-                            c += 2
-                        }
+            for e in 0..<split.count {
+                let note = split.events[2 * e], tick = split.events[2 * e + 1]
+                onset += tickValues[Int(tick)]
+                var tickInBar = 0, barTicks = 1, bin: Int32 = 0
+                if let positions = split.positions, groups.position != nil {
+                    tickInBar = rescaled(Int(positions[2 * e]))
+                    barTicks = rescaled(Int(positions[2 * e + 1]))
+                }
+                if let v = groups.velocity, let velocities = split.velocities {
+                    let value = Int(velocities[e])
+                    if let b = v.bin(of: value) {
+                        bin = Int32(b)
+                    } else {
+                        bin = value < v.range.lowerBound ? 0 : Int32(v.bins.count - 1)
+                        clampedVelocities += 1
                     }
-                    if let v = groups.velocity, let velocities = split.velocities {
-                        let value = Int(velocities[e])
-                        if let b = v.bin(of: value) {
-                            f[c] = Int32(b)
-                        } else {
-                            f[c] = value < v.range.lowerBound ? 0 : Int32(v.bins.count - 1)
-                            clampedVelocities += 1
-                        }
-                    }
-                    groups.inputClasses(features: UnsafeBufferPointer(f),
-                                        into: UnsafeMutableBufferPointer(rebasing: o[(e * k)..<(e * k + k)]))
+                }
+                // Onsets and bar lengths are rescaled like positions (the lookback compares them).
+                if encoder.encode(note: note, tick: tick, onset: rescaled(onset), tickInBar: tickInBar, barTicks: barTicks,
+                                  velocityBin: bin, into: UnsafeMutableBufferPointer(rebasing: o[(e * k)..<(e * k + k)])) {
+                    clampedPositions += 1
                 }
             }
         }

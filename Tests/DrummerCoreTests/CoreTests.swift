@@ -108,8 +108,8 @@ final class LSTMInferenceTests: XCTestCase {
         }
         let lstm = LSTMInference(weights: try LSTMWeights(shape: shape, wx: wx, wy: wy))
         lstm.setState(h: h, c: c)
-        lstm.input[0] = note
-        lstm.input[1] = tick
+        lstm.input[0] = Int32(note)
+        lstm.input[1] = Int32(tick)
         lstm.step()
         let hOut = Array(lstm.h), cOut = Array(lstm.c)
         assertClose(hOut, hRef, tol: 1e-5, "h")
@@ -143,9 +143,39 @@ final class LSTMInferenceTests: XCTestCase {
         let s = ModelShape(notes: 17, ticks: 209, hidden: 200)
         XCTAssertEqual(s.wxRows, 427); XCTAssertEqual(s.wxCols, 800)
         XCTAssertEqual(s.wyRows, 201); XCTAssertEqual(s.wyCols, 226)
-        XCTAssertEqual(s.inputOffset(1), 17); XCTAssertEqual(s.recurrentRow, 226); XCTAssertEqual(s.wxBiasRow, 426)
+        let layer = s.parameters.layers[0], head = s.parameters.head
+        XCTAssertEqual(s.parameters.layers.count, 1)
+        XCTAssertEqual(layer.inputGroupRows, [0..<17, 17..<226]); XCTAssertEqual(layer.recurrentRows, 226..<426)
+        XCTAssertEqual(layer.biasRow, 426); XCTAssertEqual(layer.wx.name, "Wx"); XCTAssertEqual(layer.wx.range, 0..<(427 * 800))
+        XCTAssertEqual(head.wy.name, "Wy"); XCTAssertEqual(head.wy.offset, 427 * 800)
+        XCTAssertEqual(head.outputColumns, [0..<17, 17..<226]); XCTAssertEqual(head.bias, (427 * 800 + 200 * 226)..<(427 * 800 + 201 * 226))
         XCTAssertEqual(s.inputGroups, [17, 209]); XCTAssertEqual(s.outputGroups, [17, 209])
-        XCTAssertEqual(s.outputOffset(1), 17); XCTAssertEqual(s.inputWidth, 226); XCTAssertEqual(s.outputWidth, 226)
+        XCTAssertEqual(s.inputWidth, 226); XCTAssertEqual(s.outputWidth, 226)
+        XCTAssertEqual(s.parameterCount, 427 * 800 + 201 * 226)
+        XCTAssertTrue(s.isOriginalLayout)
+    }
+
+    /// Two layers: Wx_0 (I+H+1)×4H, Wx_1 (2H+1)×4H, then Wy, back to back; each named view is
+    /// where the layout's own sums say.
+    func testLayoutOfStackedModel() {
+        let s = ModelShape(inputGroups: [3, 4, 5], outputGroups: [3, 4], hidden: 6, layers: 2)
+        let p = s.parameters
+        XCTAssertEqual(p.layers.map(\.wx.name), ["Wx", "Wx1"])
+        XCTAssertEqual(p.layers[0].wx.rows, 12 + 6 + 1); XCTAssertEqual(p.layers[0].wx.cols, 24)
+        XCTAssertEqual(p.layers[1].wx.offset, 19 * 24); XCTAssertEqual(p.layers[1].wx.rows, 13)
+        XCTAssertEqual(p.layers[1].inputGroupRows, [0..<6]); XCTAssertEqual(p.layers[1].recurrentRows, 6..<12)
+        XCTAssertEqual(p.layers[1].biasRow, 12); XCTAssertFalse(p.layers[1].oneHotInputs)
+        XCTAssertEqual(p.layers[1].bias, (19 * 24 + 12 * 24)..<(19 * 24 + 13 * 24))
+        XCTAssertEqual(p.head.wy.offset, 19 * 24 + 13 * 24); XCTAssertEqual(p.head.wy.rows, 7); XCTAssertEqual(p.head.wy.cols, 7)
+        XCTAssertEqual(p.count, 19 * 24 + 13 * 24 + 7 * 7); XCTAssertEqual(s.parameterCount, p.count)
+        XCTAssertEqual(ParameterLayout.columns(of: .o, hidden: 6), 12..<18)
+        XCTAssertFalse(s.isOriginalLayout)
+        // The flat buffer splits into the named matrices and back.
+        let flat = (0..<p.count).map(Float.init)
+        let w = try! LSTMWeights(shape: s, parameters: flat)
+        XCTAssertEqual(w.layerWx[1].first, Float(19 * 24)); XCTAssertEqual(w.wy.first, Float(p.head.wy.offset))
+        XCTAssertEqual(w.parameters, flat)
+        XCTAssertThrowsError(try LSTMWeights(shape: s, wx: w.wx, wy: w.wy), "a 2-layer shape needs both Wx")
     }
 
     func testWeightsValidation() throws {

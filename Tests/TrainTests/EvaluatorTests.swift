@@ -122,7 +122,7 @@ final class SamplerInputAgreementTests: XCTestCase {
                                         wy: Problem.uniform(shape.wyCount, 1.0, rng: &rng))
                 let sampler = try Sampler(weights: w, groups: groups)
                 var fed: [[Int]] = []
-                sampler.inputObserver = { fed.append(Array($0)) }
+                sampler.inputObserver = { fed.append($0.map { Int($0) }) }
                 var g = SeededRNG(seed: 3)
                 let hits = try sampler.generate(count: 400, options: SamplingOptions(meter: meter), rng: &g)
                 XCTAssertEqual(fed.count, 400)

@@ -96,20 +96,17 @@ final class InputNoiseTests: XCTestCase {
         var rng = SeededRNG(seed: 4)
         let events: [Int32] = (0..<(B * segment * k)).map { i in Int32(rng.index(below: shape.inputGroups[i % k])) }
         func gathered(_ noise: InputNoise?, step: Int) -> (rows: [Int32], targets: [Int32]) {
-            let params = FloatBuffer(count: shape.wxCount + shape.wyCount), grad = FloatBuffer(count: params.count)
-            let layer = LSTMLayer(shape: shape, unroll: U, batch: B, params: params, grad: grad)
-            layer.noise = noise
-            layer.noiseStep = step
-            events.withUnsafeBufferPointer {
-                layer.gather(events: $0, segment: segment, pointer: 0, targetColumn: targetColumns(of: shape))
-            }
-            return (Array(layer.inputRows.buffer(0, U * B * k)), Array(layer.targets.buffer(0, U * B * shape.outputGroups.count)))
+            let inputs = ChunkInputs(shape: shape, unroll: U, batch: B, firstStream: 0)
+            inputs.noise = noise
+            inputs.noiseStep = step
+            events.withUnsafeBufferPointer { inputs.gather(events: $0, segment: segment, pointer: 0) }
+            return (Array(inputs.inputRows.buffer(0, U * B * k)), Array(inputs.targets.buffer(0, U * B * shape.outputGroups.count)))
         }
         let clean = gathered(nil, step: 0), noisy = gathered(n, step: 0), later = gathered(n, step: 1)
         XCTAssertEqual(noisy.targets, clean.targets)
         XCTAssertNotEqual(noisy.rows, later.rows, "another step draws again")
         for g in 0..<k {
-            let lo = Int32(shape.inputOffset(g)), hi = lo + Int32(shape.inputGroups[g])
+            let lo = Int32(shape.parameters.layers[0].inputGroupRows[g].lowerBound), hi = lo + Int32(shape.inputGroups[g])
             var changed = 0
             for r in 0..<(U * B) {
                 let v = noisy.rows[r * k + g]
@@ -172,17 +169,18 @@ final class InputNoiseTests: XCTestCase {
         var rng = SeededRNG(seed: 21)
         let events = Problem.events(count: B * segment, groups: shape.inputGroups, rng: &rng)
         // Large weights, so that the predictions are far from uniform.
-        let params = Problem.uniform(shape.wxCount + shape.wyCount, 1.5, rng: &rng)
+        let params = Problem.uniform(shape.parameterCount, 1.5, rng: &rng)
         let h0 = Problem.uniform(B * H, 0.5, rng: &rng), c0 = Problem.uniform(B * H, 1, rng: &rng)
-        let layer = LSTMLayer(shape: shape, unroll: U, batch: B, params: FloatBuffer(params),
-                              grad: FloatBuffer(count: params.count))
-        layer.setState(h: h0[...], c: c0[...])
-        layer.noise = n
-        layer.noiseStep = 5
+        let pipeline = ChunkPipeline(shape: shape, unroll: U, batch: B, params: FloatBuffer(params),
+                                     grad: FloatBuffer(count: params.count))
+        let layer = pipeline.layers[0], inputs = pipeline.inputs
+        pipeline.setState(layer: 0, h: h0[...], c: c0[...])
+        inputs.noise = n
+        inputs.noiseStep = 5
         let columns = targetColumns(of: shape)
         events.withUnsafeBufferPointer {
-            layer.gather(events: $0, segment: segment, pointer: p, targetColumn: columns)
-            layer.drawInputsFromModel(segment: segment, pointer: p)
+            inputs.gather(events: $0, segment: segment, pointer: p)
+            pipeline.drawInputsFromModel(segment: segment, pointer: p)
         }
         XCTAssertEqual(Array(layer.hs.buffer(0, B * H)), h0, "the carried state is kept")
         XCTAssertEqual(Array(layer.cs.buffer(0, B * H)), c0)
@@ -199,7 +197,7 @@ final class InputNoiseTests: XCTestCase {
                 let truth = (0..<k).map { Int(events[e * k + $0]) }
                 let y = reference.logits(h)
                 for g in 0..<k {
-                    let fed = Int(layer.inputRows[r * k + g]) - shape.inputOffset(g)
+                    let fed = Int(inputs.inputRows[r * k + g]) - shape.parameters.layers[0].inputGroupRows[g].lowerBound
                     guard let j = n.groups.firstIndex(of: g), let w = n.replacementWord(step: 5, event: e, slot: j) else {
                         XCTAssertEqual(fed, truth[g], "row \(r) group \(g): not replaced")
                         continue
@@ -236,6 +234,6 @@ final class InputNoiseTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(Array(layer.targets.buffer(0, clean.count)), clean)
+        XCTAssertEqual(Array(inputs.targets.buffer(0, clean.count)), clean)
     }
 }

@@ -52,7 +52,7 @@ final class ReferenceFixtureTests: XCTestCase {
                         "groups_onehot_sgd_b2", "groups_binary_rmsprop_b1", "groups_binary_momentum_b2"]
 
     /// The fixture's groups as the production code models them (the tables beyond the sizes
-    /// do not matter to training), and its class matrix made by `ModelGroups.inputClasses`.
+    /// do not matter to training), and its class matrix made by `HitEncoder` (the production encoding).
     func groupsAndClasses(_ f: ReferenceFixture) throws -> (ModelGroups, [Int32]) {
         let vocabulary = try Vocabulary(ixToNote: Array(36..<(36 + f.notes)), ixToTick: Array(0..<f.ticks))
         var groups = ModelGroups(vocabulary: vocabulary)
@@ -64,15 +64,20 @@ final class ReferenceFixtureTests: XCTestCase {
             groups.velocity = try VelocityGroup(bins: (0..<q).map { (8 * $0 + 1)...(8 * $0 + 8) },
                                                 histogram: [Int](repeating: 1, count: 127))
         }
-        let F = groups.featureCount, k = groups.shape(hidden: f.hidden).inputGroups.count
+        // Features per event: note, tick, then the slot and the velocity bin when the groups have them.
+        let F = 2 + (groups.position == nil ? 0 : 1) + (groups.velocity == nil ? 0 : 1)
+        var encoder = HitEncoder(groups: groups)
+        let k = encoder.inputCount
+        XCTAssertEqual(k, groups.shape(hidden: f.hidden).inputGroups.count)
         XCTAssertEqual(f.events.count % F, 0, "\(f.name): events hold \(F) features each")
         var classes = [Int32](repeating: -1, count: f.events.count / F * k)
-        f.events.withUnsafeBufferPointer { e in
-            classes.withUnsafeMutableBufferPointer { c in
-                for r in 0..<(f.events.count / F) {
-                    groups.inputClasses(features: UnsafeBufferPointer(rebasing: e[(r * F)..<(r * F + F)]),
-                                        into: UnsafeMutableBufferPointer(rebasing: c[(r * k)..<(r * k + k)]))
-                }
+        classes.withUnsafeMutableBufferPointer { c in
+            for r in 0..<(f.events.count / F) {
+                let e = f.events[(r * F)..<(r * F + F)].map { $0 }
+                let slot = groups.position == nil ? 0 : Int(e[2])
+                _ = encoder.encode(note: e[0], tick: e[1], onset: 0, tickInBar: slot, barTicks: 1,
+                                   velocityBin: groups.velocity == nil ? 0 : e[F - 1],
+                                   into: UnsafeMutableBufferPointer(rebasing: c[(r * k)..<(r * k + k)]))
             }
         }
         return (groups, classes)
