@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "drummer", targets: ["drummer"]),
         .library(name: "DrummerCore", targets: ["DrummerCore"]),
+        .library(name: "ModelFiles", targets: ["ModelFiles"]),
         .library(name: "MIDIParse", targets: ["MIDIParse"]),
         .library(name: "Sample", targets: ["Sample"]),
     ],
@@ -34,55 +35,74 @@ let package = Package(
         // The trainer's hot loops in C: elementwise cell/softmax kernels compiled per
         // instruction set (target_clones) and an AVX-512 recurrent product.
         .target(name: "CKernels"),
-        // Shared core: BLAS and CKernels wrappers, weight layout, the inference forward step
-        // (eval and sample), softmax, seeded RNG, model directories.
+        // The model's math and layout: sizes and named parameter views (ModelLayout), groups and
+        // the input encoding of a hit (ModelGroups, HitEncoder, Lookback), the inference forward
+        // (eval and sample), the output logits, BLAS and CKernels wrappers, softmax, seeded RNG,
+        // SHA-256, version.
         .target(name: "DrummerCore", dependencies: ["CBLAS", "CLAPACKE", "CKernels"]),
+        // Writing files safely: atomic files and directories (temporary + rename, never replacing
+        // what the tool does not own), temporary-file sweeping, clean-up on interrupt, error text.
+        .target(name: "FileOutput"),
+        // The deployable model directory: Wx.bin (one per layer) / Wy.bin / model.json, its
+        // manifest, checksums and validation; read by sample, eval and train --init-from.
+        .target(name: "ModelFiles", dependencies: ["DrummerCore", "FileOutput"]),
         // Owning Swift wrappers over the HDF5 C API.
-        .target(name: "HDF5Kit", dependencies: ["CHDF5"]),
+        .target(name: "HDF5Kit", dependencies: ["CHDF5", "FileOutput"]),
         // Standard MIDI File reader and writer (no dependencies).
         .target(name: "MIDIParse"),
         // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
-        .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore"]),
-        // Training checkpoints: what a run stores (state, hyperparameters and their ranges,
-        // vocabulary, dataset identity), its HDF5 layout, versions and validation.
-        .target(name: "Checkpoints", dependencies: ["DrummerCore", "HDF5Kit"]),
-        // The LSTM layer's forward and backward, its scheduling on two cores, loss,
-        // optimizers, the TBPTT loop, evaluation.
-        .target(name: "Train", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "MIDIParse"]),
+        .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore", "FileOutput"]),
+        // The training math and its data: the LSTM layer stack's forward and backward, its
+        // scheduling on two cores, loss, optimizers, the TBPTT step, evaluation, input noise,
+        // the training settings (one declaration each) and the training state. No HDF5.
+        .target(name: "Train", dependencies: ["CKernels", "DrummerCore", "Encode", "MIDIParse"]),
+        // Training checkpoints: the HDF5 layout of a run's state and settings, versions,
+        // validation, the checkpoint directory and its lock.
+        .target(name: "Checkpoints", dependencies: ["DrummerCore", "FileOutput", "HDF5Kit", "Train"]),
+        // A training run: options and resume rules, the loop (log, evaluate, checkpoint, stop
+        // on signals), train_log.csv, and loading a model or checkpoint for eval.
+        .target(name: "TrainRun", dependencies: ["Checkpoints", "DrummerCore", "Encode", "FileOutput", "MIDIParse",
+                                                 "ModelFiles", "Train"]),
         // `drummer bench`: one timing harness, the machine's FMA peak, the BLAS, training and
         // sampling benchmarks (figures, not tests).
-        .target(name: "Benchmarks", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "Sample", "Train"]),
+        .target(name: "Benchmarks", dependencies: ["CKernels", "Checkpoints", "DrummerCore", "Encode", "FileOutput",
+                                                   "ModelFiles", "Sample", "Train", "TrainRun"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
-        .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore"]),
-        // The deployment runtime: the core (BLAS) and the MIDI reader/writer (whose hit
-        // extraction reads primers as convert-midi reads files). No Encode, HDF5 or Train.
-        .target(name: "Sample", dependencies: ["DrummerCore", "MIDIParse"]),
+        .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore", "FileOutput", "ModelFiles"]),
+        // The deployment runtime: the core (BLAS), the model directory reader and the MIDI
+        // reader/writer (whose hit extraction reads primers as convert-midi reads files).
+        // No Encode, HDF5 or Train.
+        .target(name: "Sample", dependencies: ["DrummerCore", "FileOutput", "MIDIParse", "ModelFiles"]),
         // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
         // model card, audio), `drummer tab` (drum tablature) and `drummer stats` (generated
         // files against a reference). Reads train_log.csv and
         // model.json as plain files: no Train, no HDF5.
         .target(name: "Report", dependencies: [
-            "MIDIParse", "DrummerCore", "Encode",
+            "MIDIParse", "DrummerCore", "Encode", "FileOutput", "ModelFiles",
             .product(name: "Plot", package: "Plot"),
         ]),
 
         .executableTarget(
             name: "drummer",
             dependencies: [
-                "Benchmarks", "Checkpoints", "DrummerCore", "MIDIParse", "Encode", "Train", "Export", "Sample", "Report",
+                "Benchmarks", "Checkpoints", "DrummerCore", "FileOutput", "MIDIParse", "ModelFiles", "Encode", "Train",
+                "TrainRun", "Export", "Sample", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
-        .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore"]),
-        .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit"]),
+        .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore", "FileOutput"]),
+        .testTarget(name: "FileOutputTests", dependencies: ["FileOutput"]),
+        .testTarget(name: "ModelFilesTests", dependencies: ["ModelFiles", "DrummerCore", "FileOutput"]),
+        .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit", "FileOutput"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
-        .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore"]),
-        .testTarget(name: "TrainTests", dependencies: ["Train", "Checkpoints", "DrummerCore", "Encode", "HDF5Kit", "Sample"],
+        .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore", "FileOutput"]),
+        .testTarget(name: "TrainTests", dependencies: ["Train", "TrainRun", "Checkpoints", "DrummerCore", "Encode", "FileOutput",
+                                                   "HDF5Kit", "ModelFiles", "Sample"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore"]),
-        .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse"]),
-        .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore", "ModelFiles", "Train"]),
+        .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
+        .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),
     ]
 )

@@ -20,6 +20,8 @@ import DrummerCore
 import Encode
 import Foundation
 import Train
+import FileOutput
+import TrainRun
 
 public struct TrainingBenchmark {
     public enum Mode: String, CaseIterable, Sendable {

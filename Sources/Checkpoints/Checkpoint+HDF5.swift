@@ -4,6 +4,8 @@
 import DrummerCore
 import Foundation
 import HDF5Kit
+import FileOutput
+import Train
 
 /// What the checkpoint writer needs from an HDF5 file open for writing.
 protocol HDF5Writing {

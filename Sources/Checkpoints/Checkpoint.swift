@@ -41,6 +41,7 @@
 //                                 best_step (int64; -1 = none), plateau_decays,
 //                                 plateau_bad_evaluations (int64), plateau_best (float64)
 import DrummerCore
+import Train
 
 public struct Checkpoint: Sendable {
     public static let formatName = "drummer-checkpoint"

@@ -5,6 +5,7 @@
 // only ever sees the run's own files, and the log holds one run's rows.
 import DrummerCore
 import Foundation
+import FileOutput
 #if canImport(Glibc)
 import Glibc
 #endif

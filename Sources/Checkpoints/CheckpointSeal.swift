@@ -14,6 +14,7 @@
 // (format_version 1) have no seal: they start with the HDF5 signature and are read as before.
 import DrummerCore
 import Foundation
+import FileOutput
 
 enum CheckpointSeal {
     static let size = 512

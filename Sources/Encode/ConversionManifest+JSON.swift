@@ -6,6 +6,7 @@
 import Dispatch
 import DrummerCore
 import Foundation
+import FileOutput
 
 extension ConversionManifest {
     /// The manifest as `JSONOutput.encode(self)` writes it, byte for byte.

@@ -10,6 +10,7 @@
 import DrummerCore
 import Foundation
 import MIDIParse
+import FileOutput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -7,6 +7,7 @@
 // spaces and a final "\n" so the data starts at a multiple of 64 bytes.
 import DrummerCore
 import Foundation
+import FileOutput
 
 /// The element types this package reads (all of them) and writes (float32, int32).
 public enum NPYDType: Sendable, Equatable, CaseIterable {

@@ -4,6 +4,8 @@
 
 import DrummerCore
 import Foundation
+import FileOutput
+import ModelFiles
 
 /// What an export wrote.
 public struct ExportSummary: Equatable, Sendable {

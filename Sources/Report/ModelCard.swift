@@ -6,6 +6,7 @@
 import DrummerCore
 import Foundation
 import MIDIParse
+import ModelFiles
 
 public struct ModelCard: Sendable {
     public var path: String

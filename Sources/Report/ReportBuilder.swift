@@ -5,6 +5,7 @@ import DrummerCore
 import Foundation
 import MIDIParse
 import Plot
+import ModelFiles
 
 public struct ReportOptions: Sendable {
     /// A checkpoint directory holding train_log.csv.

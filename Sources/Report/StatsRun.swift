@@ -4,6 +4,8 @@
 import DrummerCore
 import Foundation
 import MIDIParse
+import ModelFiles
+import FileOutput
 
 public struct StatsRequest: Sendable {
     /// Generated (or any) drum MIDI files.

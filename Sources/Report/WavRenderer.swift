@@ -4,6 +4,7 @@
 // Used by `sample --wav` and by the report's audio section.
 import DrummerCore
 import Foundation
+import FileOutput
 
 public enum WavRenderer {
     /// Where Debian's packages put a General MIDI soundfont.

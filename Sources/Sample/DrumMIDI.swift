@@ -13,6 +13,7 @@
 import DrummerCore
 import Foundation
 import MIDIParse
+import FileOutput
 
 public struct DrumMIDIOptions: Equatable, Sendable {
     /// Tempo in quarter notes per minute.

@@ -25,6 +25,7 @@
 // allocates nothing.
 
 import DrummerCore
+import ModelFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

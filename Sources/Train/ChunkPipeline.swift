@@ -25,7 +25,7 @@
 // Stream groups (see Trainer): with two groups, each pipeline runs whole chunks with
 // `pipelined = false`, one on the calling thread and one, asynchronously, on group 1's
 // helper thread (`startChunk` / `finishChunk`).
-import Checkpoints
+
 import DrummerCore
 
 final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {

@@ -2,7 +2,7 @@
 // Draw order (part of the seed contract): each layer's Wx row-major (layer 0 first),
 // then Wy row-major; for keras, per layer, the input block, then the recurrent block (one
 // H×4H orthogonal matrix); then Wy.
-import Checkpoints
+
 import DrummerCore
 
 public enum Initializer {

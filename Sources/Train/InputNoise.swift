@@ -21,18 +21,18 @@
 // The draws are a pure function of (run seed, step, event index, group): no generator state,
 // so a resumed run replays them bit for bit, and the stream groups and threads that split a
 // batch draw the same values as one thread would.
-import Checkpoints
+
 import DrummerCore
 import Foundation
 
-struct InputNoise: Sendable, Equatable {
+package struct InputNoise: Sendable, Equatable {
     /// P, in (0, 1).
     let probability: Double
     /// Input group indices (columns of the class matrix) that get noise, and their sizes.
-    let groups: [Int]
+    package let groups: [Int]
     let sizes: [Int]
     let seed: UInt64
-    let draw: InputNoiseDraw
+    package let draw: InputNoiseDraw
     /// With draw == .model: the output group (Wy column block) that predicts input group
     /// `groups[j]`, for each j.
     let outputGroups: [Int]
@@ -40,7 +40,7 @@ struct InputNoise: Sendable, Equatable {
     /// The noise `configuration` asks for on a model of `modelGroups`, or nil when it asks
     /// for none. Throws when `--input-noise-groups` names a group the model does not have
     /// (with or without --input-noise).
-    init?(configuration c: RunConfiguration, modelGroups: ModelGroups, shape: ModelShape) throws {
+    package init?(configuration c: RunConfiguration, modelGroups: ModelGroups, shape: ModelShape) throws {
         let names = modelGroups.inputNames
         var indices: [Int] = []
         for name in c.inputNoiseGroupNames(modelInputs: names) {

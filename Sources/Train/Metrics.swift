@@ -1,6 +1,6 @@
 // Loss and accuracies of a model over a sequence, as printed by `drummer eval`
 // and logged during training.
-import Checkpoints
+
 import DrummerCore
 
 /// Loss and accuracies of a model over one sequence (from zero state). `loss` and

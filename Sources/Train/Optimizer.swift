@@ -1,7 +1,7 @@
 // The parameter update: elementwise clipping of the gradient to ±clip, then SGD,
 // momentum (TF1 MomentumOptimizer) or RMSProp (TF1, no momentum).
 #if canImport(Glibc)
-import Checkpoints
+
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -4,7 +4,7 @@
 // taken the next job yet (a busy machine). Results do not depend on who runs what.
 // Jobs are small values (no closures), so submitting allocates nothing once the
 // queue has grown to a chunk's worth.
-import Checkpoints
+
 import Foundation
 
 /// What a job runs on: the chunk pipeline.

@@ -16,7 +16,7 @@
 // gradient = group 0's + group 1's and one update. No thread waits on the other
 // mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
 // only, so results are the same with or without the helper thread.
-import Checkpoints
+
 import DrummerCore
 
 /// Where a run is: updates done, epochs completed and the data pointer of the next chunk.
@@ -47,7 +47,7 @@ public final class Trainer {
     let groupGrad: FloatBuffer
     var slot: FloatBuffer?
     /// Input noise for the training rows (nil: none); see InputNoise.swift.
-    var inputNoise: InputNoise? {
+    package var inputNoise: InputNoise? {
         didSet { for g in groups { g.inputs.noise = inputNoise } }
     }
 

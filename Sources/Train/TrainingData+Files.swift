@@ -2,10 +2,11 @@
 // one-hot X.npy ([E, V]); velocities.npy (int32 [E]) and positions.npy (int32 [E, 2])
 // when present; the vocabulary from vocab.json or the original's pickled lists
 // ix_to_note.p / ix_to_tick.p; and a few settings from manifest.json.
-import Checkpoints
+
 import DrummerCore
 import Encode
 import Foundation
+import FileOutput
 
 extension TrainingData {
     /// The vocabulary and the flat (note, tick) index pairs of one directory.

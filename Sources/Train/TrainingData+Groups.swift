@@ -1,7 +1,7 @@
 // The groups a run trains (ModelGroups) and the class matrix it reads: one column per
 // input group, one row per hit (note index, tick index, then the position group's
 // classes and the velocity bin when the model has them).
-import Checkpoints
+
 import DrummerCore
 import Foundation
 

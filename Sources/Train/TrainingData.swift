@@ -9,7 +9,7 @@
 // dataset's arrays into the class matrix the trainer reads (one column per input group).
 //
 // Letters: E = events in the sequence, N = notes, K = tick values.
-import Checkpoints
+
 import DrummerCore
 import Encode
 import Foundation

@@ -10,6 +10,7 @@ import Foundation
 import MIDIParse
 import Report
 import Sample
+import FileOutput
 
 struct ChooseStepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

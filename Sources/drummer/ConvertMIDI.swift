@@ -5,6 +5,7 @@ import Encode
 import Foundation
 import MIDIParse
 import Synchronization
+import FileOutput
 
 struct ConvertMIDI: ParsableCommand {
     static let configuration = CommandConfiguration(

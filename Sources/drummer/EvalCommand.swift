@@ -4,6 +4,8 @@ import Checkpoints
 import DrummerCore
 import Foundation
 import Train
+import FileOutput
+import TrainRun
 
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import ArgumentParser
 import DrummerCore
 import Export
 import Foundation
+import FileOutput
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import ArgumentParser
 import DrummerCore
 import Foundation
 import Report
+import FileOutput
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,8 @@ import Foundation
 import MIDIParse
 import Report
 import Sample
+import FileOutput
+import ModelFiles
 
 struct SampleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

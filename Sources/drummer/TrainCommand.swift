@@ -4,6 +4,8 @@ import Checkpoints
 import DrummerCore
 import Foundation
 import Train
+import FileOutput
+import TrainRun
 
 struct TrainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

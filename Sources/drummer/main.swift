@@ -3,6 +3,7 @@
 import ArgumentParser
 import DrummerCore
 import Foundation
+import FileOutput
 
 BLASRuntime.ensureFastKernels()
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import DrummerCore
+import FileOutput
 
 final class RNGTests: XCTestCase {
     func testSameSeedSameStreamAndStateRoundTrip() {

@@ -2,6 +2,7 @@ import XCTest
 @testable import Encode
 import DrummerCore
 import MIDIParse
+import FileOutput
 
 final class DatasetConverterTests: XCTestCase {
     /// A folder with two drum files (channel 9), one nested, one bad file and one non-MIDI file.

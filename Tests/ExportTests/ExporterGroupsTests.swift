@@ -7,6 +7,8 @@ import Foundation
 import DrummerCore
 @testable import Export
 import Checkpoints
+import ModelFiles
+import Train
 
 final class ExporterGroupsTests: XCTestCase {
     private var tmp: URL!

@@ -3,6 +3,8 @@ import Foundation
 import DrummerCore
 @testable import Export
 import Checkpoints
+import ModelFiles
+import Train
 
 final class ExporterTests: XCTestCase {
     private var tmp: URL!

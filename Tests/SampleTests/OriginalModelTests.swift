@@ -7,6 +7,7 @@ import Foundation
 import DrummerCore
 import MIDIParse
 @testable import Sample
+import ModelFiles
 
 enum SharedFixtures {
     static var rnnDrummer: URL {

@@ -3,6 +3,7 @@ import Foundation
 import DrummerCore
 import MIDIParse
 @testable import Sample
+import ModelFiles
 
 final class PrimerTests: XCTestCase {
     private var tmp: URL!

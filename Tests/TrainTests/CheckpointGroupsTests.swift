@@ -8,6 +8,7 @@ import HDF5Kit
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class CheckpointGroupsTests: XCTestCase {
     var root: URL!

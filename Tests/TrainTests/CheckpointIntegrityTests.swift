@@ -11,6 +11,7 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class CheckpointIntegrityTests: XCTestCase {
     var root: URL!

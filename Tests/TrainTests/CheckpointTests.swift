@@ -5,6 +5,7 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class CheckpointTests: XCTestCase {
     var root: URL!

@@ -7,6 +7,9 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
+import FileOutput
+import ModelFiles
 
 final class EvaluationGroupsTests: XCTestCase {
     var root: URL!

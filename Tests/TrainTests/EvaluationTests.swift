@@ -4,6 +4,8 @@ import DrummerCore
 import XCTest
 @testable import Checkpoints
 @testable import Train
+import ModelFiles
+@testable import TrainRun
 
 final class EvaluationTests: XCTestCase {
     func testMetricsMatchTheDoubleForwardAndRemappingKeepsThem() throws {

@@ -5,6 +5,7 @@ import DrummerCore
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class EvaluatorTests: XCTestCase {
     func testMatchesDoubleForward() throws {

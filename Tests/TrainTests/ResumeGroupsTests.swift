@@ -9,6 +9,8 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+import ModelFiles
+@testable import TrainRun
 
 final class ResumeGroupsTests: XCTestCase {
     var root: URL!

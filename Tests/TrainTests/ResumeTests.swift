@@ -4,6 +4,8 @@ import DrummerCore
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
+import ModelFiles
 
 final class ResumeTests: XCTestCase {
     func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil)) throws

@@ -5,6 +5,8 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
+import FileOutput
 
 enum RunFixture {
     static let vocabulary = (try? Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 96]))!

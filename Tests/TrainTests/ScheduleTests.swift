@@ -2,6 +2,7 @@
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class ScheduleTests: XCTestCase {
     func testStepDecay() {

@@ -8,6 +8,7 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+@testable import TrainRun
 
 final class TrainingDataGroupsTests: XCTestCase {
     var root: URL!

@@ -6,6 +6,8 @@ import Foundation
 import XCTest
 @testable import Checkpoints
 @testable import Train
+import FileOutput
+@testable import TrainRun
 
 final class TrainingDataTests: XCTestCase {
     var root: URL!

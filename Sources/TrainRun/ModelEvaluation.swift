@@ -9,6 +9,8 @@ import DrummerCore
 import Encode
 import Foundation
 import MIDIParse
+import ModelFiles
+import Train
 
 /// A model to evaluate, from either kind of file.
 public struct EvaluatedModel: Sendable {

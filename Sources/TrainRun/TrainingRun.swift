@@ -6,6 +6,8 @@
 import Checkpoints
 import DrummerCore
 import Foundation
+import Train
+import ModelFiles
 
 /// Where a run's messages go: permanent lines (stdout) and, on a terminal, a
 /// progress bar redrawn in place (stderr).

@@ -1,7 +1,7 @@
 // The stale-temporary sweeper: what it removes, restores and leaves alone.
 import XCTest
 import Foundation
-@testable import DrummerCore
+@testable import FileOutput
 
 final class TemporaryFilesTests: XCTestCase {
     private var dir: URL!

@@ -14,6 +14,7 @@
 // and are checked against it. A manifest without "groups" (version 1, the original's
 // vocab.json) is the original layout: (note, tick) in and out.
 import Foundation
+import DrummerCore
 
 /// The "groups" object of model.json.
 public struct GroupsManifest: Codable, Equatable, Sendable {

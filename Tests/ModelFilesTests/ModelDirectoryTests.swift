@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
-@testable import DrummerCore
+import DrummerCore
+@testable import ModelFiles
 
 final class ModelDirectoryTests: XCTestCase {
     private var tmp: URL!

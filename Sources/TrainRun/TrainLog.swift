@@ -3,6 +3,8 @@
 import Checkpoints
 import DrummerCore
 import Foundation
+import Train
+import FileOutput
 
 /// One evaluation of the model during training.
 public struct EvaluationRecord: Sendable, Equatable {

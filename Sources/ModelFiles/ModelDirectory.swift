@@ -6,6 +6,8 @@
 // The original 2017 project's `vocab.json` (no format, no checksums) is accepted
 // as a model.json. Written by export, read by sample, `train --init-from` and eval.
 import Foundation
+import DrummerCore
+import FileOutput
 
 /// A model read from a model directory.
 public struct LoadedModel: Sendable, Equatable {

@@ -1,6 +1,7 @@
 // model.json: its Codable form, decoding with one-line errors, and validation
 // against the vocabulary and the hidden size.
 import Foundation
+import DrummerCore
 
 /// The manifest of a model directory. Keys match the original project's vocab.json
 /// (`ix_to_note`, `ix_to_tick`, `hidden_size`, `Wx_shape`, `Wy_shape`, `gate_order`,

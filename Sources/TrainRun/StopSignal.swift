@@ -8,8 +8,8 @@
 //   3rd signal: exits at once with status 128 + signal (130 for Ctrl-C) without
 //               saving; a checkpoint being written stays a temporary file, which
 //               the next run in that directory removes.
-#if canImport(Glibc)
 import Checkpoints
+#if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,5 +1,6 @@
 // One JSON value type for the project: model.json is read through it, stats --json written.
 import Foundation
+import FileOutput
 
 /// Any JSON value. Decoded, it lets errors show what was found (model.json); encoded, it
 /// writes explicit nulls, which JSONEncoder leaves out for nil optionals (stats --json).

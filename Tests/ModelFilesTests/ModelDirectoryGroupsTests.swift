@@ -4,7 +4,8 @@
 // load as the original layout.
 import XCTest
 import Foundation
-@testable import DrummerCore
+import DrummerCore
+@testable import ModelFiles
 
 final class ModelDirectoryGroupsTests: XCTestCase {
     private var tmp: URL!

@@ -3,6 +3,7 @@
 import Checkpoints
 import DrummerCore
 import Foundation
+import Train
 
 public struct RunOptions: Sendable {
     public var data: String?

@@ -3,7 +3,7 @@
 // may replace; the registry of temporaries in flight.
 import XCTest
 import Foundation
-@testable import DrummerCore
+@testable import FileOutput
 
 final class AtomicOutputTests: XCTestCase {
     private var base: URL!

@@ -2,6 +2,7 @@
 import Checkpoints
 import DrummerCore
 import Foundation
+import Train
 
 extension TrainingRun {
     /// Trains until `--steps` or until `shouldStop()` (checked after each step).

@@ -576,7 +576,7 @@ public enum AtomicOutput {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
     }
 
-    static func fileTypeName(_ mode: mode_t) -> String {
+    package static func fileTypeName(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFREG: return "a regular file"
         case S_IFDIR: return "a directory"
@@ -589,7 +589,7 @@ public enum AtomicOutput {
         }
     }
 
-    static func readLink(_ path: String) -> String? {
+    package static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink(path, &buffer, buffer.count - 1)
         guard n >= 0 else { return nil }
@@ -779,8 +779,4 @@ public enum JSONOutput {
         d.append(0x0A)
         return d
     }
-}
-
-public enum DrummerVersion {
-    public static let string = "0.1.0"
 }
