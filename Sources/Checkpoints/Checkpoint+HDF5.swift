@@ -78,20 +78,23 @@ extension Checkpoint {
     func encode(into f: HDF5Writing) throws {
         let s = state.shape, c = configuration
         try f.setAttribute("/", "format", string: Checkpoint.formatName)
-        try f.setAttribute("/", "format_version", int64: Int64(Checkpoint.formatVersion))
+        try f.setAttribute("/", "format_version", int64: Int64(Checkpoint.version(for: s)))
         try f.setAttribute("/", "created_by", string: createdBy)
         try f.setAttribute("/", "run_id", string: runID)
 
         try f.createGroup("/model")
-        try f.write("/model/Wx", float32: Array(state.parameters[0..<s.wxCount]), shape: [s.wxRows, s.wxCols])
-        try f.write("/model/Wy", float32: Array(state.parameters[s.wxCount...]), shape: [s.wyRows, s.wyCols])
+        for m in s.parameters.matrices {
+            try f.write("/model/\(m.name)", float32: Array(state.parameters[m.range]), shape: [m.rows, m.cols])
+        }
 
         try f.createGroup("/state")
         try f.setAttribute("/state", "step", int64: Int64(state.step))
         try f.setAttribute("/state", "epoch", int64: Int64(state.epoch))
         try f.setAttribute("/state", "pointer", int64: Int64(state.pointer))
-        try f.write("/state/h", float32: state.h, shape: [state.batch, s.hidden])
-        try f.write("/state/c", float32: state.c, shape: [state.batch, s.hidden])
+        // One layer: [B, H] (as before layers existed); more: [L, B, H].
+        let stateShape = s.layers == 1 ? [state.batch, s.hidden] : [s.layers, state.batch, s.hidden]
+        try f.write("/state/h", float32: state.h, shape: stateShape)
+        try f.write("/state/c", float32: state.c, shape: stateShape)
 
         try f.createGroup("/optimizer")
         try f.setAttribute("/optimizer", "kind", string: c.optimizer.rawValue)
@@ -128,25 +131,16 @@ extension Checkpoint {
             try f.write("/groups/velocity/histogram", int64: v.histogram.map(Int64.init), shape: [127])
         }
 
+        // Every training setting, as the settings table stores it.
         let hp = "/hyperparameters"
         try f.createGroup(hp)
-        for (name, v) in [("hidden", c.hidden), ("unroll", c.unroll), ("batch_size", c.batchSize),
-                          ("checkpoint_every", c.checkpointEvery), ("keep", c.keep), ("log_every", c.logEvery),
-                          ("eval_every", c.evalEvery), ("lr_decay_every", c.schedule.every ?? 0),
-                          ("lr_plateau_patience", c.schedule.plateauPatience ?? 0), ("steps", c.steps ?? -1)] {
-            try f.setAttribute(hp, name, int64: Int64(v))
+        for setting in Settings.all {
+            switch setting.stored(in: c) {
+            case .int(let v): try f.setAttribute(hp, setting.name, int64: v)
+            case .double(let v): try f.setAttribute(hp, setting.name, double: v)
+            case .string(let v): try f.setAttribute(hp, setting.name, string: v)
+            }
         }
-        for (name, v) in [("learning_rate", c.learningRate), ("momentum", c.momentum), ("decay", c.decay),
-                          ("epsilon", c.epsilon), ("clip", c.clip), ("lr_decay", c.schedule.factor),
-                          ("input_noise", c.inputNoise)] {
-            try f.setAttribute(hp, name, double: Double(v))
-        }
-        try f.setAttribute(hp, "optimizer", string: c.optimizer.rawValue)
-        try f.setAttribute(hp, "init", string: c.initScheme.rawValue)
-        try f.setAttribute(hp, "init_from", string: c.initFrom ?? "")
-        try f.setAttribute(hp, "checkpoint_dir", string: c.checkpointDirectory)
-        try f.setAttribute(hp, "input_noise_groups", string: c.inputNoiseGroups?.joined(separator: ",") ?? "")
-        try f.setAttribute(hp, "input_noise_draw", string: c.inputNoiseDraw.rawValue)
 
         try f.createGroup("/dataset")
         try f.setAttribute("/dataset", "path", string: datasetPath)
@@ -183,57 +177,40 @@ extension Checkpoint {
             guard v >= min, let i = Int(exactly: v) else { throw bad("\(object) attribute \(name)", "is \(v), out of range") }
             return i
         }
-        func float(_ name: String) throws -> Float {
-            let v = try f.doubleAttribute(hp, name)
-            guard v.isFinite, abs(v) <= Double(Float.greatestFiniteMagnitude) else {
-                throw bad("\(hp) attribute \(name)", "is \(v), not a finite float32")
-            }
-            return Float(v)
-        }
         func finite(_ values: [Float], _ field: String, columns: Int) throws {
             if let i = values.firstIndex(where: { !$0.isFinite }) {
                 let at = columns > 1 ? "[\(i / columns), \(i % columns)]" : "[\(i)]"
                 throw bad(field + at, "is \(values[i]); a checkpoint holds finite values only")
             }
         }
-        let optimizerName = try f.stringAttribute(hp, "optimizer")
-        guard let optimizer = OptimizerKind(rawValue: optimizerName) else {
-            throw bad("\(hp) attribute optimizer", "is \"\(optimizerName)\", not sgd, momentum or rmsprop")
+        // Every training setting from its attribute (the settings table says its type and the value
+        // of a checkpoint written before it existed). The seed was only in /rng/seed before version 3.
+        var config = RunConfiguration()
+        for setting in Settings.all {
+            var stored: SettingValue?
+            if try f.hasAttribute(hp, setting.name) {
+                switch setting.storage {
+                case .int: stored = .int(try f.int64Attribute(hp, setting.name))
+                case .double: stored = .double(try f.doubleAttribute(hp, setting.name))
+                case .string: stored = .string(try f.stringAttribute(hp, setting.name))
+                }
+            } else if setting.name == Settings.seed.name {
+                let seed = try f.readUInt64("/rng/seed")
+                guard seed.values.count == 1 else { throw bad("/rng/seed", "holds \(seed.values.count) values, expected 1") }
+                stored = .int(Int64(bitPattern: seed.values[0]))
+            }
+            do { try setting.restore(stored, into: &config) } catch let e as SettingDecodingError {
+                throw bad("\(hp) attribute \(setting.name)", e.description)
+            }
         }
-        let initName = try f.stringAttribute(hp, "init")
-        guard let initScheme = InitScheme(rawValue: initName) else {
-            throw bad("\(hp) attribute init", "is \"\(initName)\", not original or keras")
-        }
-        let seed = try f.readUInt64("/rng/seed")
-        guard seed.values.count == 1 else { throw bad("/rng/seed", "holds \(seed.values.count) values, expected 1") }
-        let every = try int(hp, "lr_decay_every"), patience = try int(hp, "lr_plateau_patience")
-        let steps = try int(hp, "steps", min: -1)
-        let initFrom = try f.stringAttribute(hp, "init_from")
-        let noiseGroups = try f.hasAttribute(hp, "input_noise_groups") ? try f.stringAttribute(hp, "input_noise_groups") : ""
-        let drawName = try f.hasAttribute(hp, "input_noise_draw") ? try f.stringAttribute(hp, "input_noise_draw") : "uniform"
-        guard let draw = InputNoiseDraw(rawValue: drawName) else {
-            throw bad("\(hp) attribute input_noise_draw", "is \"\(drawName)\", not uniform or model")
-        }
-        let config = RunConfiguration(
-            hidden: try int(hp, "hidden", min: 1), unroll: try int(hp, "unroll", min: 1),
-            batchSize: try int(hp, "batch_size", min: 1), optimizer: optimizer, initScheme: initScheme,
-            seed: seed.values[0], initFrom: initFrom.isEmpty ? nil : initFrom,
-            learningRate: try float("learning_rate"), momentum: try float("momentum"), decay: try float("decay"),
-            epsilon: try float("epsilon"), clip: try float("clip"),
-            schedule: LearningRateSchedule(factor: try float("lr_decay"), every: every == 0 ? nil : every,
-                                           plateauPatience: patience == 0 ? nil : patience),
-            steps: steps < 0 ? nil : steps, checkpointEvery: try int(hp, "checkpoint_every", min: 1),
-            checkpointDirectory: try f.stringAttribute(hp, "checkpoint_dir"), keep: try int(hp, "keep", min: 1),
-            logEvery: try int(hp, "log_every", min: 1), evalEvery: try int(hp, "eval_every", min: 1),
-            // Checkpoints written before --input-noise existed have neither attribute: no noise.
-            inputNoise: try f.hasAttribute(hp, "input_noise") ? try float("input_noise") : 0,
-            inputNoiseGroups: noiseGroups.isEmpty
-                ? nil : noiseGroups.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
-            inputNoiseDraw: draw)
-        // The same ranges as the command line (SettingRules), before any array is sized from them.
+        // The same ranges as the command line (the settings table), before any array is sized from them.
         do { try config.validate() } catch let e as SettingError {
             throw bad(hp, "hold a setting out of range: \(e.description)")
         }
+        guard version >= 3 || config.layers == 1 else {
+            throw bad("\(hp) attribute layers", "is \(config.layers) in a version \(version) checkpoint (one layer only)")
+        }
+        let optimizer = config.optimizer
 
         let notes = try f.readInt64("/vocabulary/ix_to_note").values
         let ticks = try f.readInt64("/vocabulary/ix_to_tick").values
@@ -287,23 +264,29 @@ extension Checkpoint {
                 } catch { throw bad("/groups/velocity", "\(error)") }
             }
         }
-        let shape = groups.shape(hidden: config.hidden)
-        let wx = try f.readFloat32("/model/Wx"), wy = try f.readFloat32("/model/Wy")
-        guard wx.shape == [shape.wxRows, shape.wxCols], wx.values.count == shape.wxCount else {
-            let sizes = groups.isOriginalLayout ? "\(shape.notes) notes, \(shape.ticks) ticks"
-                : "input groups " + zip(groups.inputNames, shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
-            throw bad("/model/Wx", "has shape \(wx.shape), expected [\(shape.wxRows), \(shape.wxCols)] for \(sizes), hidden size \(shape.hidden)")
+        let shape = groups.shape(hidden: config.hidden, layers: config.layers)
+        var parameters: [Float] = []
+        parameters.reserveCapacity(shape.parameterCount)
+        for m in shape.parameters.matrices {
+            let name = "/model/\(m.name)"
+            let a = try f.readFloat32(name)
+            guard a.shape == [m.rows, m.cols], a.values.count == m.count else {
+                var sizes = ""
+                if m.name == "Wx" {
+                    sizes = " for " + (groups.isOriginalLayout ? "\(shape.notes) notes, \(shape.ticks) ticks"
+                        : "input groups " + zip(groups.inputNames, shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", "))
+                        + ", hidden size \(shape.hidden)"
+                }
+                throw bad(name, "has shape \(a.shape), expected [\(m.rows), \(m.cols)]\(sizes)")
+            }
+            try finite(a.values, name, columns: m.cols)
+            parameters += a.values
         }
-        guard wy.shape == [shape.wyRows, shape.wyCols], wy.values.count == shape.wyCount else {
-            throw bad("/model/Wy", "has shape \(wy.shape), expected [\(shape.wyRows), \(shape.wyCols)]")
-        }
-        try finite(wx.values, "/model/Wx", columns: shape.wxCols)
-        try finite(wy.values, "/model/Wy", columns: shape.wyCols)
-        let parameters = wx.values + wy.values
         let h = try f.readFloat32("/state/h"), c = try f.readFloat32("/state/c")
+        let stateShape = shape.layers == 1 ? [config.batchSize, config.hidden] : [shape.layers, config.batchSize, config.hidden]
         for (name, a) in [("/state/h", h), ("/state/c", c)] {
-            guard a.shape == [config.batchSize, config.hidden], a.values.count == config.batchSize * config.hidden else {
-                throw bad(name, "has shape \(a.shape), expected [\(config.batchSize), \(config.hidden)]")
+            guard a.shape == stateShape, a.values.count == stateShape.reduce(1, *) else {
+                throw bad(name, "has shape \(a.shape), expected \(stateShape)")
             }
             try finite(a.values, name, columns: config.hidden)
         }

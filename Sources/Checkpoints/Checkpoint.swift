@@ -1,20 +1,24 @@
 // A training checkpoint: everything needed to continue a run exactly, and to
 // describe it without any other file. Stored as HDF5 (see Checkpoint+HDF5.swift),
-// readable by h5py and h5dump (HDF5 ≥ 1.10). Layout, format "drummer-checkpoint" version 2
-// (P = parameter count = (V+H+1)·4H + (H+1)·V, B = streams, H = hidden size):
+// readable by h5py and h5dump (HDF5 ≥ 1.10). Layout, format "drummer-checkpoint" version 2, or
+// 3 for a model of more than one layer (P = parameter count, the floats of every matrix below;
+// B = streams, H = hidden size, L = layers):
 //
 //   (bytes 0..<512)         the seal: SHA-256 of the rest of the file (CheckpointSeal.swift),
 //                           an HDF5 user block; the HDF5 file starts at byte 512. Every
 //                           object header is checksummed and every dataset has a Fletcher-32.
 //   /                       attrs format = "drummer-checkpoint", format_version = 2,
 //                                 created_by = "drummer <version>", run_id (32 hex digits)
-//   /model/Wx               float32 [V+H+1, 4H]  gate blocks f, i, o, g; bias last row
-//   /model/Wy               float32 [H+1, V]     note logits then tick logits; bias last row
+//   /model/Wx               float32 [I+H+1, 4H]  layer 0: gate blocks f, i, o, g; bias last row
+//   /model/Wx1, Wx2, …      float32 [2H+1, 4H]   layers 1…L−1 (version 3): input rows (the h of the
+//                                                layer below), W_rec, bias
+//   /model/Wy               float32 [H+1, O]     output groups' logits (note, tick, …); bias last row
 //   /state                  attrs step, epoch, pointer (int64): updates done, epochs
 //                                 completed, data pointer of the next chunk
 //   /state/h, /state/c      float32 [B, H]        LSTM state carried into the next chunk
+//                                                ([L, B, H] with more than one layer)
 //   /optimizer              attrs kind ("sgd" | "momentum" | "rmsprop")
-//   /optimizer/<slot>       float32 [P]           one per optimizer slot, flat, Wx then Wy
+//   /optimizer/<slot>       float32 [P]           one per optimizer slot, flat, every Wx then Wy
 //   /rng/state              uint64 [4]            xoshiro256** state words after initialisation
 //   /rng/seed               uint64 [1]            --seed
 //   /vocabulary/ix_to_note  int64 [N]             class index -> MIDI note number
@@ -24,17 +28,13 @@
 //                                 meter ("4/4"): the position-in-bar input group
 //   /groups/velocity/bins   int64 [B, 2]          velocity bins [low, high], ascending
 //   /groups/velocity/histogram int64 [127]        training hits per velocity 1...127
-//   /hyperparameters        attrs hidden, unroll, batch_size, checkpoint_every, keep,
-//                                 log_every, eval_every, lr_decay_every, lr_plateau_patience
-//                                 (int64; 0 = off), steps (int64; -1 = until interrupted),
-//                                 learning_rate, momentum, decay, epsilon, clip, lr_decay,
-//                                 input_noise (float64 holding the float32 values exactly),
-//                                 optimizer, init, init_from, checkpoint_dir,
-//                                 input_noise_groups (string; comma-separated names, "" = the
-//                                 default groups), input_noise_draw (string: uniform or model);
-//                                 input_noise, input_noise_groups and input_noise_draw are
-//                                 absent from checkpoints written before them (read as 0, "",
-//                                 uniform)
+//   /hyperparameters        one attribute per training setting, named and typed as the
+//                                 settings table (Train/Settings.swift) says: int64 (0 = off,
+//                                 steps -1 = until interrupted), float64 holding the float32
+//                                 value exactly, or string ("" = none); a setting added after a
+//                                 checkpoint was written reads as its `absent` value (input_noise
+//                                 0, input_noise_groups "", input_noise_draw uniform, layers 1;
+//                                 seed from /rng/seed)
 //   /dataset                attrs path, fingerprint (SHA-256 hex of vocabulary + events),
 //                                 events, validation_events (int64)
 //   /progress               attrs smoothed_loss, best_validation_loss (float64; inf = none),
@@ -45,8 +45,15 @@ import Train
 
 public struct Checkpoint: Sendable {
     public static let formatName = "drummer-checkpoint"
-    /// 2: sealed (SHA-256 header), checksummed HDF5, a run id. Version 1 files still load.
-    public static let formatVersion = 2
+    /// The newest version this code reads. 2: sealed (SHA-256 header), checksummed HDF5, a run
+    /// id; 3: stacked layers (/model/Wx1…, /state/h and c of shape [L, B, H]). Version 1 files
+    /// still load.
+    public static let formatVersion = 3
+
+    /// The version written for a model of `shape`: the oldest that holds it (a one-layer model
+    /// stays version 2, so that earlier releases still read it; a stacked one is version 3,
+    /// which they refuse instead of reading only its first layer).
+    public static func version(for shape: ModelShape) -> Int { shape.layers > 1 ? 3 : 2 }
 
     public var configuration: RunConfiguration
     public var state: TrainingState

@@ -1,5 +1,6 @@
 // The model part of a checkpoint, for `drummer export` and `drummer eval`.
 import DrummerCore
+import Train
 
 /// Weights, vocabulary and a description of the run that produced them.
 public struct TrainedModel: Sendable {
@@ -36,32 +37,23 @@ public enum CheckpointReader {
             "checkpoint": path,
             "step": String(ckpt.state.step),
             "epoch": String(ckpt.state.epoch),
-            "hidden": String(c.hidden),
-            "unroll": String(c.unroll),
-            "batch_size": String(c.batchSize),
-            "optimizer": c.optimizer.rawValue,
-            "learning_rate": String(c.learningRate),
-            "clip": String(c.clip),
-            "init": c.initScheme.rawValue,
-            "seed": String(c.seed),
             "dataset": ckpt.datasetPath,
             "dataset_fingerprint": ckpt.datasetFingerprint,
             "smoothed_loss": String(ckpt.smoothedLoss),
         ]
+        // The training settings model.json lists (the settings table says which).
+        for setting in Settings.all {
+            if let v = setting.metadata(of: c) { m[setting.name] = v }
+        }
         if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
-        if let f = c.initFrom { m["init_from"] = f }
         if c.inputNoise > 0 {
-            m["input_noise"] = String(c.inputNoise)
-            m["input_noise_groups"] = c.inputNoiseGroupNames(modelInputs: ckpt.groups.inputNames).joined(separator: ",")
-            m["input_noise_draw"] = c.inputNoiseDraw.rawValue
+            // The groups that got noise, resolved against the model's inputs.
+            m[Settings.inputNoiseGroups.name] = c.inputNoiseGroupNames(modelInputs: ckpt.groups.inputNames).joined(separator: ",")
         }
         if c.schedule.isActive {
-            // learning_rate is the base rate; with a schedule, also the schedule and the rate a
-            // resumed run would go on with (learning_rate_current).
-            m["lr_decay"] = String(c.schedule.factor)
-            if let e = c.schedule.every { m["lr_decay_every"] = String(e) }
-            if let p = c.schedule.plateauPatience { m["lr_plateau_patience"] = String(p) }
+            // learning_rate is the base rate; with a schedule, also the rate a resumed run would go
+            // on with (learning_rate_current).
             m["learning_rate_current"] = String(c.schedule.rate(base: c.learningRate, step: ckpt.state.step,
                                                                 progress: ckpt.schedule))
         }

@@ -100,8 +100,11 @@ public enum SwiftConstants {
                 public static let outputGroupSizes: [Int] = \(shape.outputGroups)
                 /// Rows of the input block (the sum of inputGroupSizes; N + K for the original layout).
                 public static let vocabularySize = \(shape.inputWidth)
-                /// Hidden size (H).
+                /// Hidden size (H) of every layer.
                 public static let hiddenSize = \(shape.hidden)
+                /// Stacked LSTM layers (L): Wx.bin, then Wx1.bin … for layers 1…L−1, each
+                /// (2H + 1) × 4H (input rows: the h of the layer below; then W_rec; then the bias).
+                public static let layerCount = \(shape.layers)
                 /// Wx: (inputWidth + H + 1) × 4H.
                 public static let wxRows = \(shape.wxRows)
                 public static let wxCols = \(shape.wxCols)

@@ -20,11 +20,15 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var metadata: [String: String]?
     /// The input and output groups (format version 2; absent: the original layout).
     public var groups: GroupsManifest?
+    /// The LSTM layers, one entry each (format version 3; absent: one layer, Wx.bin).
+    public var layers: [LayerManifest]?
 
     public init(format: String?, formatVersion: Int?, ixToNote: [Int], ixToTick: [Int], hiddenSize: Int,
                 wxShape: [Int]?, wyShape: [Int]?, gateOrder: [String]?, dtype: String?,
-                sha256: [String: String]?, metadata: [String: String]?, groups: GroupsManifest? = nil) {
+                sha256: [String: String]?, metadata: [String: String]?, groups: GroupsManifest? = nil,
+                layers: [LayerManifest]? = nil) {
         self.groups = groups
+        self.layers = layers
         self.format = format
         self.formatVersion = formatVersion
         self.ixToNote = ixToNote
@@ -47,7 +51,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         case wxShape = "Wx_shape"
         case wyShape = "Wy_shape"
         case gateOrder = "gate_order"
-        case dtype, sha256, metadata, groups
+        case dtype, sha256, metadata, groups, layers
     }
 
     /// Decodes model.json. Errors name the key, the expected type and the value found
@@ -75,7 +79,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
             dtype: try r.string(CodingKeys.dtype.rawValue),
             sha256: try r.stringMap(CodingKeys.sha256.rawValue),
             metadata: try r.stringMap(CodingKeys.metadata.rawValue),
-            groups: try object[CodingKeys.groups.rawValue].flatMap { $0 == .null ? nil : try GroupsManifest.read($0, file: file) })
+            groups: try object[CodingKeys.groups.rawValue].flatMap { $0 == .null ? nil : try GroupsManifest.read($0, file: file) },
+            layers: try LayerManifest.read(object[CodingKeys.layers.rawValue], file: file))
     }
 
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
@@ -100,7 +105,23 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         guard vocabulary.ticks <= ModelLimits.maximumTicks else { throw bad("ix_to_tick has \(vocabulary.ticks) entries") }
         if let v = formatVersion, v >= 2, groups == nil { throw bad("missing key groups (format version \(v) lists them)") }
         let modelGroups = try groups?.groups(vocabulary: vocabulary, file: file) ?? ModelGroups(vocabulary: vocabulary)
-        let shape = modelGroups.shape(hidden: hiddenSize)
+        if let v = formatVersion, v >= 3, layers == nil { throw bad("missing key layers (format version \(v) lists them)") }
+        let layerCount = layers?.count ?? 1
+        guard (1...ModelLimits.maximumLayers).contains(layerCount) else {
+            throw bad("layers lists \(layerCount) layers, expected 1...\(ModelLimits.maximumLayers)")
+        }
+        if layerCount > 1, let v = formatVersion, v < 3 {
+            throw bad("layers lists \(layerCount) layers in a format version \(v) manifest (one layer only)")
+        }
+        let shape = modelGroups.shape(hidden: hiddenSize, layers: layerCount)
+        for (k, (layer, entry)) in zip(shape.parameters.layers, layers ?? []).enumerated() {
+            let name = ModelDirectory.wxFile(layer: k)
+            guard entry.file == name else { throw bad("layers[\(k)].file is \"\(entry.file)\", expected \"\(name)\"") }
+            if entry.shape != [layer.wx.rows, layer.wx.cols] {
+                throw ModelDirectoryError.shapeMismatch(file: file, key: "layers[\(k)].shape",
+                                                        expected: [layer.wx.rows, layer.wx.cols], found: entry.shape)
+            }
+        }
         if let s = wxShape, s != [shape.wxRows, shape.wxCols] {
             throw ModelDirectoryError.shapeMismatch(
                 file: file, key: "Wx_shape", expected: [shape.wxRows, shape.wxCols], found: s)
@@ -119,6 +140,36 @@ public struct ModelManifest: Codable, Equatable, Sendable {
             }
         }
         return (modelGroups, shape)
+    }
+}
+
+/// One LSTM layer of a model directory: its fused matrix's file and shape ([rows, 4H], rows =
+/// inputs + H + 1; layer 0's inputs are the one-hot groups, layer k's the h of layer k − 1).
+public struct LayerManifest: Codable, Equatable, Sendable {
+    public var file: String
+    public var shape: [Int]
+    /// What the layer's input rows multiply, for readers ("note, tick, …" or "h of layer 0").
+    public var input: String
+
+    public init(file: String, shape: [Int], input: String) {
+        self.file = file
+        self.shape = shape
+        self.input = input
+    }
+
+    static func read(_ value: JSONValue?, file: String) throws -> [LayerManifest]? {
+        guard let value, value != .null else { return nil }
+        guard case .array(let items) = value else {
+            throw ModelDirectoryError.badManifest(file: file, message: "layers is \(value.described), expected an array of objects")
+        }
+        return try items.enumerated().map { k, item in
+            guard case .object(let o) = item else {
+                throw ModelDirectoryError.badManifest(file: file, message: "layers[\(k)] is \(item.described), expected an object")
+            }
+            let r = ManifestReader(object: o, file: file, keyPath: "layers[\(k)].")
+            return LayerManifest(file: try r.required(r.string("file"), "file"), shape: try r.required(r.ints("shape"), "shape"),
+                                 input: try r.string("input") ?? "")
+        }
     }
 }
 

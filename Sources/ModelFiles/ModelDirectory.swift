@@ -1,8 +1,11 @@
 // The deployable model: a directory holding
-//   Wx.bin      (V+H+1) × 4H float32, little-endian, row-major, no header
-//   Wy.bin      (H+1) × V    float32, little-endian, row-major, no header
-//   model.json  the manifest: lookup tables, hidden size, shapes, gate order,
-//               dtype, SHA-256 of each .bin, format name/version, metadata.
+//   Wx.bin      (I+H+1) × 4H float32, little-endian, row-major, no header: layer 0
+//   Wx1.bin …   (2H+1) × 4H  the same for layers 1…L−1 of a stacked model (its input rows
+//               multiply the h of the layer below)
+//   Wy.bin      (H+1) × O    float32, little-endian, row-major, no header
+//   model.json  the manifest: lookup tables, hidden size, shapes, gate order, groups, the
+//               layers (when more than one), dtype, SHA-256 of each .bin, format name/version,
+//               metadata.
 // The original 2017 project's `vocab.json` (no format, no checksums) is accepted
 // as a model.json. Written by export, read by sample, `train --init-from` and eval.
 import Foundation
@@ -27,8 +30,15 @@ public struct LoadedModel: Sendable, Equatable {
 
 public enum ModelDirectory {
     public static let formatName = "drummer-model"
-    /// 2: model.json lists the groups ("groups"). Version 1 files and the original's vocab.json still load.
-    public static let formatVersion = 2
+    /// The newest version this code reads. 2: model.json lists the groups ("groups"); 3: it lists
+    /// the layers ("layers", with Wx1.bin… for layers above the first). Version 1 files and the
+    /// original's vocab.json still load.
+    public static let formatVersion = 3
+    /// The version written for a model of `shape`: 2 for one layer (earlier releases read it,
+    /// and a one-layer model's files are what they always were), 3 for a stacked one.
+    public static func version(for shape: ModelShape) -> Int { shape.layers > 1 ? 3 : 2 }
+    /// The file of layer k's fused matrix: Wx.bin, Wx1.bin, Wx2.bin, …
+    public static func wxFile(layer k: Int) -> String { ParameterLayout.wxName(layer: k) + ".bin" }
     public static let manifestFile = "model.json"
     public static let wxFile = "Wx.bin"
     public static let wyFile = "Wy.bin"
@@ -63,24 +73,32 @@ public enum ModelDirectory {
                 message: "weights have \(shape.notes) notes and \(shape.ticks) ticks, "
                     + "the vocabulary \(vocabulary.notes) notes and \(vocabulary.ticks) ticks")
         }
-        guard groups.shape(hidden: shape.hidden) == shape else {
+        let expected = groups.shape(hidden: shape.hidden, layers: shape.layers)
+        guard expected == shape else {
             throw ModelDirectoryError.badManifest(file: manifestFile, message:
-                "the groups give input groups \(groups.shape(hidden: shape.hidden).inputGroups) and output groups \(groups.shape(hidden: shape.hidden).outputGroups), the weights \(shape.inputGroups) and \(shape.outputGroups)")
+                "the groups give input groups \(expected.inputGroups) and output groups \(expected.outputGroups), the weights \(shape.inputGroups) and \(shape.outputGroups)")
         }
         do { try weights.checkFinite() } catch let e as WeightsError {
             throw ModelDirectoryError.weights(file: path, message: e.description)
         }
-        let wx = littleEndianBytes(weights.wx)
+        let layout = shape.parameters
+        let wx = weights.layerWx.map(littleEndianBytes)
         let wy = littleEndianBytes(weights.wy)
+        var sums = [wyFile: SHA256.hex(wy)]
+        for (k, data) in wx.enumerated() { sums[wxFile(layer: k)] = SHA256.hex(data) }
+        let layers = shape.layers == 1 ? nil : layout.layers.map { l in
+            LayerManifest(file: wxFile(layer: l.index), shape: [l.wx.rows, l.wx.cols],
+                          input: l.oneHotInputs ? groups.inputNames.joined(separator: ", ") : "h of layer \(l.index - 1)")
+        }
         let manifest = ModelManifest(
-            format: formatName, formatVersion: formatVersion,
+            format: formatName, formatVersion: version(for: shape),
             ixToNote: vocabulary.ixToNote, ixToTick: vocabulary.ixToTick,
             hiddenSize: shape.hidden,
             wxShape: [shape.wxRows, shape.wxCols], wyShape: [shape.wyRows, shape.wyCols],
             gateOrder: ModelShape.gateOrder, dtype: dtype,
-            sha256: [wxFile: SHA256.hex(wx), wyFile: SHA256.hex(wy)],
-            metadata: metadata, groups: GroupsManifest(groups))
-        return [(wxFile, wx), (wyFile, wy), (manifestFile, try JSONOutput.encode(manifest))]
+            sha256: sums, metadata: metadata, groups: GroupsManifest(groups), layers: layers)
+        return wx.enumerated().map { (wxFile(layer: $0.offset), $0.element) } + [(wyFile, wy),
+                (manifestFile, try JSONOutput.encode(manifest))]
     }
 
     /// Writes encoded files into the (temporary) directory `dir`.
@@ -120,17 +138,21 @@ public enum ModelDirectory {
         func sizes(_ names: [String], _ sizes: [Int]) -> String {
             zip(names, sizes).map { "\($0) \($1)" }.joined(separator: ", ")
         }
-        let wxData = try weightFile(wxFile, rows: shape.wxRows, cols: shape.wxCols,
-                                    "inputs " + sizes(groups.inputNames, shape.inputGroups))
-        let wyData = try weightFile(wyFile, rows: shape.wyRows, cols: shape.wyCols,
-                                    "outputs " + sizes(groups.outputNames, shape.outputGroups))
+        let layout = shape.parameters
+        var files: [(name: String, data: Data)] = []
+        for l in layout.layers {
+            let what = l.oneHotInputs ? "inputs " + sizes(groups.inputNames, shape.inputGroups) : "h of layer \(l.index - 1)"
+            files.append((wxFile(layer: l.index), try weightFile(wxFile(layer: l.index), rows: l.wx.rows, cols: l.wx.cols, what)))
+        }
+        files.append((wyFile, try weightFile(wyFile, rows: shape.wyRows, cols: shape.wyCols,
+                                             "outputs " + sizes(groups.outputNames, shape.outputGroups))))
         var verified = false
         if let sums = manifest.sha256 {
-            for name in [wxFile, wyFile] where sums[name] == nil {
+            for (name, _) in files where sums[name] == nil {
                 throw ModelDirectoryError.badManifest(
                     file: manifestPath, message: "sha256 has no entry for \(name)")
             }
-            for (name, data) in [(wxFile, wxData), (wyFile, wyData)] {
+            for (name, data) in files {
                 let expected = sums[name] ?? ""
                 let found = SHA256.hex(data)
                 guard found == expected.lowercased() else {
@@ -140,14 +162,15 @@ public enum ModelDirectory {
             }
             verified = true
         }
-        let wx = floats(wxData), wy = floats(wyData)
         let weights: LSTMWeights
-        do { weights = try LSTMWeights(shape: shape, wx: wx, wy: wy) } catch {
+        do {
+            weights = try LSTMWeights(shape: shape, layerWx: files.dropLast().map { floats($0.data) },
+                                      wy: floats(files[files.count - 1].data))
+        } catch {
             throw ModelDirectoryError.weights(file: path, message: "\(error)")
         }
         do { try weights.checkFinite() } catch let WeightsError.notFinite(m, r, c, v) {
-            throw ModelDirectoryError.notFinite(
-                file: file(m == "Wx" ? wxFile : wyFile), row: r, col: c, value: v)
+            throw ModelDirectoryError.notFinite(file: file(m + ".bin"), row: r, col: c, value: v)
         }
         return LoadedModel(weights: weights, groups: groups,
                            metadata: manifest.metadata ?? [:],

@@ -31,7 +31,7 @@ public struct LearningRateSchedule: Sendable, Equatable {
     public var isActive: Bool { factor != 1 && (every != nil || plateauPatience != nil) }
 
     public func validate() throws {
-        try SettingRules.lrDecay(factor)
+        try Settings.lrDecay.validate(factor)
         // nil is off (0 on the command line); a stored count must be a real one.
         if let e = every { try SettingRules.atLeast(1, e, "--lr-decay-every") }
         if let p = plateauPatience { try SettingRules.atLeast(1, p, "--lr-plateau-patience") }

@@ -18,8 +18,9 @@ public struct OptimizerConfig: Sendable, Equatable {
     public var clip: Float
 
     public init(
-        kind: OptimizerKind = .sgd, learningRate: Float = RunConfiguration.defaultLearningRate,
-        momentum: Float = 0.9, decay: Float = 0.9, epsilon: Float = 1e-10, clip: Float = 5
+        kind: OptimizerKind = Settings.optimizer.defaultValue, learningRate: Float = Settings.learningRate.defaultValue,
+        momentum: Float = Settings.momentum.defaultValue, decay: Float = Settings.decay.defaultValue,
+        epsilon: Float = Settings.epsilon.defaultValue, clip: Float = Settings.clip.defaultValue
     ) {
         self.kind = kind
         self.learningRate = learningRate
@@ -31,11 +32,11 @@ public struct OptimizerConfig: Sendable, Equatable {
 
     /// Throws `SettingError` when a setting is out of its range (see `SettingRules`).
     public func validate() throws {
-        try SettingRules.learningRate(learningRate)
-        try SettingRules.clip(clip)
-        try SettingRules.momentum(momentum)
-        try SettingRules.decay(decay)
-        try SettingRules.epsilon(epsilon)
+        try Settings.learningRate.validate(learningRate)
+        try Settings.clip.validate(clip)
+        try Settings.momentum.validate(momentum)
+        try Settings.decay.validate(decay)
+        try Settings.epsilon.validate(epsilon)
     }
 }
 

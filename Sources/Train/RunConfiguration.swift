@@ -13,86 +13,39 @@ public enum InitScheme: String, CaseIterable, Sendable {
     case keras
 }
 
-/// The hyperparameters and settings of one training run.
-public struct RunConfiguration: Sendable, Equatable {
-    // Fixed for the life of a run (refused as overrides on resume).
-    /// H, the hidden size.
-    public var hidden: Int
-    /// U, the truncated-BPTT chunk length.
-    public var unroll: Int
-    /// B, the number of contiguous streams trained together.
-    public var batchSize: Int
-    public var optimizer: OptimizerKind
-    public var initScheme: InitScheme
-    public var seed: UInt64
-    /// The model directory the weights started from (`--init-from`), if any.
-    public var initFrom: String?
+/// The hyperparameters and settings of one training run: a value for every setting of
+/// `Settings.all` (its default unless set). Read and write one with `config[Settings.x]`;
+/// the settings the training code uses most have a named property too.
+public struct RunConfiguration: @unchecked Sendable, Equatable {
+    // @unchecked: the values are the settings' own types, all Sendable value types.
+    private var values: [String: AnyHashable] = [:]
 
-    // May change when a run is resumed.
-    public var learningRate: Float
-    public var momentum: Float
-    public var decay: Float
-    public var epsilon: Float
-    public var clip: Float
-    public var schedule: LearningRateSchedule
-    /// The global step to train until; nil trains until interrupted.
-    public var steps: Int?
-    public var checkpointEvery: Int
-    public var checkpointDirectory: String
-    public var keep: Int
-    public var logEvery: Int
-    public var evalEvery: Int
-    /// `--input-noise`: the probability that a training input class is replaced by a random
-    /// class of its group (0: off; see Train/InputNoise.swift).
-    public var inputNoise: Float
-    /// `--input-noise-groups`: the input groups that get noise, by name; nil: the default
-    /// groups the model has.
-    public var inputNoiseGroups: [String]?
-    /// `--input-noise-draw`: where a replaced input class comes from.
-    public var inputNoiseDraw: InputNoiseDraw
+    /// Every setting at its default.
+    public init() {}
 
-    /// SGD learning rate used when none is given. Groove corpus (quantize 30, 327k training
-    /// events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3 gave validation loss
-    /// 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras init); lr 2 with
-    /// keras init diverged near step 5,000; 15,000 steps with keras init: lr 1 reached
-    /// loss 3.015 over the whole training set and 3.235 on validation, lr 0.5 3.068 and 3.268.
-    public static let defaultLearningRate: Float = 1
-    /// Initialisation used when none is given: keras reached a lower or equal validation loss
-    /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
-    /// loss over the whole training set 3.015 against 3.113).
-    public static let defaultInit: InitScheme = .keras
-    public static let defaultHidden = 200
-    public static let defaultUnroll = 200
-    public static let defaultBatchSize = 1
-    public static let defaultMomentum: Float = 0.9
-    public static let defaultDecay: Float = 0.9
-    public static let defaultEpsilon: Float = 1e-10
-    public static let defaultClip: Float = 5
-    public static let defaultCheckpointEvery = 500
-    public static let defaultCheckpointDirectory = "checkpoints"
-    public static let defaultKeep = 5
-    public static let defaultLogEvery = 100
-    public static let defaultEvalEvery = 1000
-    public static let defaultSeed: UInt64 = 1
-    public static let defaultInputNoise: Float = 0
-    /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
-    /// uniform draws; see the previous models/groove/TRAINING.md, git show 1d8506d:…), noise on
-    /// the tick too put 103–117% of the corpus's share
-    /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
-    /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.
-    public static let defaultInputNoiseGroups = ["note", "velocity"]
+    public subscript<V>(setting: Setting<V>) -> V {
+        get { values[setting.name].flatMap { $0.base as? V } ?? setting.defaultValue }
+        set { values[setting.name] = AnyHashable(newValue) }
+    }
 
+    public static func == (a: RunConfiguration, b: RunConfiguration) -> Bool {
+        Settings.all.allSatisfy { $0.stored(in: a) == $0.stored(in: b) }
+    }
+
+    /// A configuration with these settings, the others at their defaults.
     public init(
-        hidden: Int = defaultHidden, unroll: Int = defaultUnroll, batchSize: Int = defaultBatchSize,
-        optimizer: OptimizerKind = .sgd, initScheme: InitScheme = defaultInit,
-        seed: UInt64 = defaultSeed, initFrom: String? = nil,
-        learningRate: Float = defaultLearningRate, momentum: Float = defaultMomentum,
-        decay: Float = defaultDecay, epsilon: Float = defaultEpsilon, clip: Float = defaultClip,
+        hidden: Int = Settings.hidden.defaultValue, unroll: Int = Settings.unroll.defaultValue,
+        batchSize: Int = Settings.batchSize.defaultValue, optimizer: OptimizerKind = Settings.optimizer.defaultValue,
+        initScheme: InitScheme = Settings.initScheme.defaultValue, seed: UInt64 = Settings.seed.defaultValue,
+        initFrom: String? = nil, learningRate: Float = Settings.learningRate.defaultValue,
+        momentum: Float = Settings.momentum.defaultValue, decay: Float = Settings.decay.defaultValue,
+        epsilon: Float = Settings.epsilon.defaultValue, clip: Float = Settings.clip.defaultValue,
         schedule: LearningRateSchedule = LearningRateSchedule(), steps: Int? = nil,
-        checkpointEvery: Int = defaultCheckpointEvery, checkpointDirectory: String = defaultCheckpointDirectory,
-        keep: Int = defaultKeep, logEvery: Int = defaultLogEvery, evalEvery: Int = defaultEvalEvery,
-        inputNoise: Float = defaultInputNoise, inputNoiseGroups: [String]? = nil,
-        inputNoiseDraw: InputNoiseDraw = .uniform
+        checkpointEvery: Int = Settings.checkpointEvery.defaultValue,
+        checkpointDirectory: String = Settings.checkpointDirectory.defaultValue,
+        keep: Int = Settings.keep.defaultValue, logEvery: Int = Settings.logEvery.defaultValue,
+        evalEvery: Int = Settings.evalEvery.defaultValue, inputNoise: Float = Settings.inputNoise.defaultValue,
+        inputNoiseGroups: [String]? = nil, inputNoiseDraw: InputNoiseDraw = Settings.inputNoiseDraw.defaultValue
     ) {
         self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
         self.optimizer = optimizer; self.initScheme = initScheme; self.seed = seed; self.initFrom = initFrom
@@ -103,6 +56,77 @@ public struct RunConfiguration: Sendable, Equatable {
         self.inputNoise = inputNoise; self.inputNoiseGroups = inputNoiseGroups
         self.inputNoiseDraw = inputNoiseDraw
     }
+
+    // Named views of the settings the code reads most (each is `self[Settings.x]`).
+    /// H, the hidden size.
+    public var hidden: Int { get { self[Settings.hidden] } set { self[Settings.hidden] = newValue } }
+    /// L, stacked LSTM layers.
+    public var layers: Int { get { self[Settings.layers] } set { self[Settings.layers] = newValue } }
+    /// U, the truncated-BPTT chunk length.
+    public var unroll: Int { get { self[Settings.unroll] } set { self[Settings.unroll] = newValue } }
+    /// B, the number of contiguous streams trained together.
+    public var batchSize: Int { get { self[Settings.batchSize] } set { self[Settings.batchSize] = newValue } }
+    public var optimizer: OptimizerKind { get { self[Settings.optimizer] } set { self[Settings.optimizer] = newValue } }
+    public var initScheme: InitScheme { get { self[Settings.initScheme] } set { self[Settings.initScheme] = newValue } }
+    public var seed: UInt64 { get { self[Settings.seed] } set { self[Settings.seed] = newValue } }
+    /// The model directory the weights started from (`--init-from`), if any.
+    public var initFrom: String? { get { self[Settings.initFrom] } set { self[Settings.initFrom] = newValue } }
+    public var learningRate: Float { get { self[Settings.learningRate] } set { self[Settings.learningRate] = newValue } }
+    public var momentum: Float { get { self[Settings.momentum] } set { self[Settings.momentum] = newValue } }
+    public var decay: Float { get { self[Settings.decay] } set { self[Settings.decay] = newValue } }
+    public var epsilon: Float { get { self[Settings.epsilon] } set { self[Settings.epsilon] = newValue } }
+    public var clip: Float { get { self[Settings.clip] } set { self[Settings.clip] = newValue } }
+    /// The learning-rate schedule of --lr-decay, --lr-decay-every and --lr-plateau-patience (0 = off).
+    public var schedule: LearningRateSchedule {
+        get {
+            let every = self[Settings.lrDecayEvery], patience = self[Settings.lrPlateauPatience]
+            return LearningRateSchedule(factor: self[Settings.lrDecay], every: every == 0 ? nil : every,
+                                        plateauPatience: patience == 0 ? nil : patience)
+        }
+        set {
+            self[Settings.lrDecay] = newValue.factor
+            self[Settings.lrDecayEvery] = newValue.every ?? 0
+            self[Settings.lrPlateauPatience] = newValue.plateauPatience ?? 0
+        }
+    }
+    /// The global step to train until; nil trains until interrupted.
+    public var steps: Int? { get { self[Settings.steps] } set { self[Settings.steps] = newValue } }
+    public var checkpointEvery: Int { get { self[Settings.checkpointEvery] } set { self[Settings.checkpointEvery] = newValue } }
+    public var checkpointDirectory: String {
+        get { self[Settings.checkpointDirectory] } set { self[Settings.checkpointDirectory] = newValue }
+    }
+    public var keep: Int { get { self[Settings.keep] } set { self[Settings.keep] = newValue } }
+    public var logEvery: Int { get { self[Settings.logEvery] } set { self[Settings.logEvery] = newValue } }
+    public var evalEvery: Int { get { self[Settings.evalEvery] } set { self[Settings.evalEvery] = newValue } }
+    /// `--input-noise`: the probability that a training input class is replaced by a random
+    /// class of its group (0: off; see Train/InputNoise.swift).
+    public var inputNoise: Float { get { self[Settings.inputNoise] } set { self[Settings.inputNoise] = newValue } }
+    /// `--input-noise-groups`: the input groups that get noise, by name; nil: the default
+    /// groups the model has.
+    public var inputNoiseGroups: [String]? {
+        get { self[Settings.inputNoiseGroups] } set { self[Settings.inputNoiseGroups] = newValue }
+    }
+    /// `--input-noise-draw`: where a replaced input class comes from.
+    public var inputNoiseDraw: InputNoiseDraw {
+        get { self[Settings.inputNoiseDraw] } set { self[Settings.inputNoiseDraw] = newValue }
+    }
+
+    /// SGD learning rate used when none is given (Settings.learningRate's default). Groove corpus
+    /// (quantize 30, 327k training events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3
+    /// gave validation loss 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras
+    /// init); lr 2 with keras init diverged near step 5,000; 15,000 steps with keras init: lr 1
+    /// reached loss 3.015 over the whole training set and 3.235 on validation, lr 0.5 3.068 and 3.268.
+    public static var defaultLearningRate: Float { Settings.learningRate.defaultValue }
+    /// Initialisation used when none is given: keras reached a lower or equal validation loss
+    /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
+    /// loss over the whole training set 3.015 against 3.113).
+    public static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
+    /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
+    /// uniform draws; see the previous models/groove/TRAINING.md, git show 1d8506d:…), noise on
+    /// the tick too put 103–117% of the corpus's share
+    /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
+    /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.
+    public static let defaultInputNoiseGroups = ["note", "velocity"]
 
     /// The names of the input groups that get noise on a model with inputs `inputNames`: the
     /// ones asked for, else the default groups the model has.
@@ -116,20 +140,9 @@ public struct RunConfiguration: Sendable, Equatable {
                         epsilon: epsilon, clip: clip)
     }
 
-    /// Checks every setting with `SettingRules`; throws `SettingError` naming the option.
+    /// Checks every setting against its range (`Settings.all`); throws `SettingError` naming the flag.
     public func validate() throws {
-        try SettingRules.hidden(hidden)
-        try SettingRules.unroll(unroll)
-        try SettingRules.batchSize(batchSize)
-        try optimizerConfig(learningRate: learningRate).validate()
-        if let steps { try SettingRules.steps(steps) }
-        try SettingRules.checkpointEvery(checkpointEvery)
-        try SettingRules.checkpointDirectory(checkpointDirectory)
-        try SettingRules.keep(keep)
-        try SettingRules.logEvery(logEvery)
-        try SettingRules.evalEvery(evalEvery)
-        try SettingRules.inputNoise(inputNoise)
-        if let g = inputNoiseGroups { try SettingRules.inputNoiseGroups(g) }
+        for s in Settings.all { try s.validate(in: self) }
         try schedule.validate()
     }
 }

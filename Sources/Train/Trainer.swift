@@ -56,8 +56,8 @@ public final class Trainer {
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {
         let s = state.shape
         guard s.isValid else { throw TrainError.stateMismatch("invalid model shape \(s)") }
-        try SettingRules.unroll(state.unroll)
-        try SettingRules.batchSize(state.batch)
+        try Settings.unroll.validate(state.unroll)
+        try Settings.batchSize.validate(state.batch)
         try optimizer.validate()
         try Trainer.checkWorkspace(shape: s, unroll: state.unroll, batch: state.batch)
         let P = state.parameterCount

@@ -7,33 +7,67 @@ import Train
 
 public struct RunOptions: Sendable {
     public var data: String?
-    public var hidden: Int?
-    public var unroll: Int?
-    public var batchSize: Int?
-    public var optimizer: OptimizerKind?
-    public var momentum: Float?
-    public var decay: Float?
-    public var epsilon: Float?
-    public var clip: Float?
-    public var learningRate: Float?
-    public var lrDecay: Float?
-    public var lrDecayEvery: Int?
-    public var lrPlateauPatience: Int?
-    public var initScheme: InitScheme?
-    public var initFrom: String?
-    public var seed: UInt64?
-    public var steps: Int?
-    public var checkpointEvery: Int?
-    public var checkpointDirectory: String?
-    public var keep: Int?
-    public var logEvery: Int?
-    public var evalEvery: Int?
-    /// `--input-noise`, `--input-noise-groups` (comma-separated names) and `--input-noise-draw`.
-    public var inputNoise: Float?
-    public var inputNoiseGroups: [String]?
-    public var inputNoiseDraw: InputNoiseDraw?
     public var resume: String?
     public var allowDataChange: Bool
+    /// The training settings given (a value for each; `given` names them).
+    private var values = RunConfiguration()
+    private var given: Set<String> = []
+
+    /// The value given for `setting`, nil when not given.
+    public subscript<V>(setting: Setting<V>) -> V? {
+        get { given.contains(setting.name) ? values[setting] : nil }
+        set {
+            if let newValue {
+                values[setting] = newValue
+                given.insert(setting.name)
+            } else {
+                given.remove(setting.name)
+            }
+        }
+    }
+
+    /// The settings given, in table order.
+    var givenSettings: [any TrainingSetting] { Settings.all.filter { given.contains($0.name) } }
+
+    // Named views (each is `self[Settings.x]`).
+    public var hidden: Int? { get { self[Settings.hidden] } set { self[Settings.hidden] = newValue } }
+    public var layers: Int? { get { self[Settings.layers] } set { self[Settings.layers] = newValue } }
+    public var unroll: Int? { get { self[Settings.unroll] } set { self[Settings.unroll] = newValue } }
+    public var batchSize: Int? { get { self[Settings.batchSize] } set { self[Settings.batchSize] = newValue } }
+    public var optimizer: OptimizerKind? { get { self[Settings.optimizer] } set { self[Settings.optimizer] = newValue } }
+    public var momentum: Float? { get { self[Settings.momentum] } set { self[Settings.momentum] = newValue } }
+    public var decay: Float? { get { self[Settings.decay] } set { self[Settings.decay] = newValue } }
+    public var epsilon: Float? { get { self[Settings.epsilon] } set { self[Settings.epsilon] = newValue } }
+    public var clip: Float? { get { self[Settings.clip] } set { self[Settings.clip] = newValue } }
+    public var learningRate: Float? { get { self[Settings.learningRate] } set { self[Settings.learningRate] = newValue } }
+    public var lrDecay: Float? { get { self[Settings.lrDecay] } set { self[Settings.lrDecay] = newValue } }
+    public var lrDecayEvery: Int? { get { self[Settings.lrDecayEvery] } set { self[Settings.lrDecayEvery] = newValue } }
+    public var lrPlateauPatience: Int? { get { self[Settings.lrPlateauPatience] } set { self[Settings.lrPlateauPatience] = newValue } }
+    public var initScheme: InitScheme? { get { self[Settings.initScheme] } set { self[Settings.initScheme] = newValue } }
+    public var seed: UInt64? { get { self[Settings.seed] } set { self[Settings.seed] = newValue } }
+    public var checkpointEvery: Int? { get { self[Settings.checkpointEvery] } set { self[Settings.checkpointEvery] = newValue } }
+    public var checkpointDirectory: String? { get { self[Settings.checkpointDirectory] } set { self[Settings.checkpointDirectory] = newValue } }
+    public var keep: Int? { get { self[Settings.keep] } set { self[Settings.keep] = newValue } }
+    public var logEvery: Int? { get { self[Settings.logEvery] } set { self[Settings.logEvery] = newValue } }
+    public var evalEvery: Int? { get { self[Settings.evalEvery] } set { self[Settings.evalEvery] = newValue } }
+    public var inputNoise: Float? { get { self[Settings.inputNoise] } set { self[Settings.inputNoise] = newValue } }
+    public var inputNoiseDraw: InputNoiseDraw? { get { self[Settings.inputNoiseDraw] } set { self[Settings.inputNoiseDraw] = newValue } }
+    /// `--steps` (nil: not given).
+    public var steps: Int? {
+        get { given.contains(Settings.steps.name) ? values[Settings.steps] : nil }
+        set { self[Settings.steps] = newValue.map { Optional($0) } }
+    }
+    /// `--init-from` (nil: not given).
+    public var initFrom: String? {
+        get { given.contains(Settings.initFrom.name) ? values[Settings.initFrom] : nil }
+        set { self[Settings.initFrom] = newValue.map { Optional($0) } }
+    }
+    /// `--input-noise-groups` (comma-separated names; nil: not given).
+    public var inputNoiseGroups: [String]? {
+        get { given.contains(Settings.inputNoiseGroups.name) ? values[Settings.inputNoiseGroups] : nil }
+        set { self[Settings.inputNoiseGroups] = newValue.map { Optional($0) } }
+    }
+
     /// The groups of a new run (nil: what the dataset carries): the position-in-bar input
     /// (`--position` / `--no-position`), the velocity input and output (`--velocity` /
     /// `--no-velocity`), `--layout original` (neither), the position encoding and the number
@@ -55,38 +89,21 @@ public struct RunOptions: Sendable {
                 initFrom: String? = nil, seed: UInt64? = nil, steps: Int? = nil, checkpointEvery: Int? = nil,
                 checkpointDirectory: String? = nil, keep: Int? = nil, logEvery: Int? = nil,
                 evalEvery: Int? = nil, resume: String? = nil, allowDataChange: Bool = false) {
-        self.data = data; self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
+        self.data = data; self.resume = resume; self.allowDataChange = allowDataChange
+        self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
         self.optimizer = optimizer; self.momentum = momentum; self.decay = decay; self.epsilon = epsilon
         self.clip = clip; self.learningRate = learningRate; self.lrDecay = lrDecay
         self.lrDecayEvery = lrDecayEvery; self.lrPlateauPatience = lrPlateauPatience
         self.initScheme = initScheme; self.initFrom = initFrom; self.seed = seed; self.steps = steps
         self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
-        self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery; self.resume = resume
-        self.allowDataChange = allowDataChange
+        self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery
     }
 
-    /// Checks every option given against `SettingRules` (the ranges `RunConfiguration.validate`
-    /// applies to a whole configuration); throws `SettingError` naming the first bad option.
+    /// Checks every setting given against its range (the table's rules, which
+    /// `RunConfiguration.validate` applies to a whole configuration); throws `SettingError`
+    /// naming the first bad option.
     public func validate() throws {
-        if let v = hidden { try SettingRules.hidden(v) }
-        if let v = unroll { try SettingRules.unroll(v) }
-        if let v = batchSize { try SettingRules.batchSize(v) }
-        if let v = learningRate { try SettingRules.learningRate(v) }
-        if let v = momentum { try SettingRules.momentum(v) }
-        if let v = decay { try SettingRules.decay(v) }
-        if let v = epsilon { try SettingRules.epsilon(v) }
-        if let v = clip { try SettingRules.clip(v) }
-        if let v = lrDecay { try SettingRules.lrDecay(v) }
-        if let v = lrDecayEvery { try SettingRules.lrDecayEvery(v) }
-        if let v = lrPlateauPatience { try SettingRules.lrPlateauPatience(v) }
-        if let v = steps { try SettingRules.steps(v) }
-        if let v = checkpointEvery { try SettingRules.checkpointEvery(v) }
-        if let v = checkpointDirectory { try SettingRules.checkpointDirectory(v) }
-        if let v = keep { try SettingRules.keep(v) }
-        if let v = logEvery { try SettingRules.logEvery(v) }
-        if let v = evalEvery { try SettingRules.evalEvery(v) }
-        if let v = inputNoise { try SettingRules.inputNoise(v) }
-        if let v = inputNoiseGroups { try SettingRules.inputNoiseGroups(v) }
+        for s in givenSettings { try s.validate(in: values) }
         if layoutOriginal, let g = inputNoiseGroups, let other = g.first(where: { !["note", "tick"].contains($0) }) {
             throw SettingError(option: "--input-noise-groups", message: "names \"\(other)\", but --layout original has only note and tick inputs")
         }
@@ -139,65 +156,31 @@ public struct RunOptions: Sendable {
         }
     }
 
-    /// Applies the options that may change at any time (new or resumed run).
-    func applyMutable(to c: inout RunConfiguration) {
-        if let v = learningRate { c.learningRate = v }
-        if let v = momentum { c.momentum = v }
-        if let v = decay { c.decay = v }
-        if let v = epsilon { c.epsilon = v }
-        if let v = clip { c.clip = v }
-        if let v = lrDecay { c.schedule.factor = v }
-        if let v = lrDecayEvery { c.schedule.every = v == 0 ? nil : v }
-        if let v = lrPlateauPatience { c.schedule.plateauPatience = v == 0 ? nil : v }
-        if let v = steps { c.steps = v }
-        if let v = checkpointEvery { c.checkpointEvery = v }
-        if let v = checkpointDirectory { c.checkpointDirectory = v }
-        if let v = keep { c.keep = v }
-        if let v = logEvery { c.logEvery = v }
-        if let v = evalEvery { c.evalEvery = v }
-        if let v = inputNoise { c.inputNoise = v }
-        if let v = inputNoiseGroups { c.inputNoiseGroups = v }
-        if let v = inputNoiseDraw { c.inputNoiseDraw = v }
-    }
-
     /// The configuration of a new run: defaults, then the options given.
     func newConfiguration() -> RunConfiguration {
         var c = RunConfiguration()
-        if let v = hidden { c.hidden = v }
-        if let v = unroll { c.unroll = v }
-        if let v = batchSize { c.batchSize = v }
-        if let v = optimizer { c.optimizer = v }
-        if let v = initScheme { c.initScheme = v }
-        if let v = seed { c.seed = v }
-        c.initFrom = initFrom.map(absolutePath)
-        applyMutable(to: &c)
+        for s in givenSettings { try? s.restore(s.stored(in: values), into: &c) }
+        c.initFrom = c.initFrom.map(absolutePath)
         return c
     }
 
-    /// The configuration of a resumed run: the checkpoint's, with the options
-    /// that may change applied; an option that may not change and differs from
-    /// the checkpoint is refused (giving the same value is accepted).
+    /// The configuration of a resumed run: the checkpoint's, with the options that may change
+    /// applied; an option that may not change and differs from the checkpoint is refused
+    /// (giving the same value is accepted).
     func resumedConfiguration(from ckpt: Checkpoint, path: String) throws -> RunConfiguration {
         var c = ckpt.configuration
-        func refuse<T: Equatable>(_ option: String, _ given: T?, _ stored: T, _ what: String) throws {
-            if let given, given != stored {
-                throw RunError.refusedOverride(option: option, requested: "\(given)", checkpoint: "\(what) \(stored)", path: path)
-            }
-        }
-        try refuse("--hidden", hidden, c.hidden, "hidden size")
-        try refuse("--unroll", unroll, c.unroll, "unroll")
-        try refuse("--batch-size", batchSize, c.batchSize, "batch size")
-        try refuse("--optimizer", optimizer?.rawValue, c.optimizer.rawValue, "optimizer")
-        try refuse("--init", initScheme?.rawValue, c.initScheme.rawValue, "init")
-        try refuse("--seed", seed, c.seed, "seed")
         if let f = initFrom {
             throw RunError.refusedOverride(option: "--init-from", requested: f,
                                            checkpoint: "weights at step \(ckpt.state.step)", path: path)
         }
+        for s in givenSettings where s.onResume == .fixed && s.stored(in: values) != s.stored(in: c) {
+            throw RunError.refusedOverride(option: s.flag, requested: s.text(in: values),
+                                           checkpoint: "\(s.noun) \(s.text(in: c))", path: path)
+        }
         // Checkpoints of a resumed run go beside the one it resumed from unless told otherwise.
         c.checkpointDirectory = (path as NSString).deletingLastPathComponent
         if c.checkpointDirectory.isEmpty { c.checkpointDirectory = "." }
-        applyMutable(to: &c)
+        for s in givenSettings where s.onResume == .mayChange { try? s.restore(s.stored(in: values), into: &c) }
         return c
     }
 }

@@ -62,122 +62,159 @@ public final class TrainingRun {
     /// Stream groups the batch is trained as (see `Trainer.streamGroupCount`).
     public var streamGroupCount: Int { trainer.streamGroupCount }
 
-    /// Loads the data, and the checkpoint or initial weights, as `options` say.
+    /// Where a run starts: everything `init` sets up before claiming the checkpoint directory.
+    private struct Start {
+        var configuration: RunConfiguration
+        var data: TrainingData
+        var groups: ModelGroups
+        var classes: (training: [Int32], validation: [Int32]?)
+        var rngState: [UInt64]
+        var smoothedLoss: Double
+        var schedule = ScheduleProgress()
+        var bestValidationLoss = Double.infinity
+        var bestStep = -1
+        var trainer: Trainer
+        var lastCheckpoint: String?
+        var runID: String
+    }
+
+    /// Loads the data, and the checkpoint or initial weights, as `options` say; then claims the
+    /// checkpoint directory.
     public init(options: RunOptions, reporter: RunReporter) throws {
         self.reporter = reporter
-        if let resume = options.resume {
-            let ckpt = try Checkpoint.read(path: resume)
-            let config = try options.resumedConfiguration(from: ckpt, path: resume)
-            try config.validate()
-            try options.checkGroupsUnchanged(ckpt.groups, path: resume)
-            let dataPath = options.data ?? ckpt.datasetPath
-            let data = try TrainingData.load(path: dataPath)
-            try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize)
-            if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
-                throw RunError.vocabularyMismatch(source: resume, difference: diff)
+        let start = try options.resume.map { try Self.resumed(from: $0, options: options, reporter: reporter) }
+            ?? Self.fresh(options: options, reporter: reporter)
+        configuration = start.configuration
+        data = start.data
+        groups = start.groups
+        (trainingClasses, validationClasses) = start.classes
+        rngState = start.rngState
+        smoothedLoss = start.smoothedLoss
+        schedule = start.schedule
+        bestValidationLoss = start.bestValidationLoss
+        bestStep = start.bestStep
+        trainer = start.trainer
+        lastCheckpoint = start.lastCheckpoint
+        savedStep = options.resume == nil ? nil : trainer.progress.step
+        runID = start.runID
+        Self.announceInputNoise(start, reporter: reporter)
+        checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
+        // Before any training: the directory exists, is writable, is locked, and is this run's.
+        lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
+        if options.resume != nil { try noteLaterCheckpoints() }
+    }
+
+    /// A run continued from the checkpoint at `path`: its settings with the options that may
+    /// change, its data (or --data's, checked against it), its state.
+    private static func resumed(from path: String, options: RunOptions, reporter: RunReporter) throws -> Start {
+        let ckpt = try Checkpoint.read(path: path)
+        let config = try options.resumedConfiguration(from: ckpt, path: path)
+        try config.validate()
+        try options.checkGroupsUnchanged(ckpt.groups, path: path)
+        let dataPath = options.data ?? ckpt.datasetPath
+        let data = try TrainingData.load(path: dataPath)
+        try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize)
+        if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
+            throw RunError.vocabularyMismatch(source: path, difference: diff)
+        }
+        let fingerprint = data.fingerprint(for: ckpt.groups)
+        var state = ckpt.state
+        if fingerprint != ckpt.datasetFingerprint {
+            guard options.allowDataChange else {
+                throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
+                                              found: fingerprint, checkpoint: path)
             }
-            let fingerprint = data.fingerprint(for: ckpt.groups)
-            if fingerprint != ckpt.datasetFingerprint {
-                guard options.allowDataChange else {
-                    throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
-                                                  found: fingerprint, checkpoint: resume)
-                }
-                reporter.line("warning: \(dataPath) differs from the data \(resume) was trained on; continuing (--allow-data-change)")
-            }
-            self.configuration = config
-            self.data = data
-            self.groups = ckpt.groups
-            (self.trainingClasses, self.validationClasses) = try Self.classes(of: data, for: ckpt.groups, reporter: reporter)
-            self.rngState = ckpt.rngState
-            self.smoothedLoss = ckpt.smoothedLoss
-            self.schedule = ckpt.schedule
-            self.bestValidationLoss = ckpt.bestValidationLoss
-            self.bestStep = ckpt.bestStep
-            var state = ckpt.state
-            if fingerprint != ckpt.datasetFingerprint, state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
+            reporter.line("warning: \(dataPath) differs from the data \(path) was trained on; continuing (--allow-data-change)")
+            if state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
                 // The new data is shorter than where the old run was: start its next epoch.
                 state.pointer = 0
                 for i in state.h.indices { state.h[i] = 0 }
                 for i in state.c.indices { state.c[i] = 0 }
             }
-            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: config, groups: ckpt.groups)
-            self.lastCheckpoint = resume
-            self.savedStep = ckpt.state.step
-            // A version 1 checkpoint had no run id: the run that continues it gets one.
-            self.runID = ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID
-            reporter.line("resumed \(resume) at step \(state.step), epoch \(state.epoch)")
-        } else {
-            let config = options.newConfiguration()
-            try config.validate()
-            let dataPath = options.data ?? RunOptions.defaultData
-            let data = try TrainingData.load(path: dataPath)
-            var rng = SeededRNG(seed: config.seed)
-            let weights: LSTMWeights
-            let groups: ModelGroups
-            if let from = config.initFrom {
-                let model = try ModelDirectory.load(path: from)
-                if let diff = vocabularyDifference(model.vocabulary, data.vocabulary, aName: "the model", bName: "the dataset") {
-                    throw RunError.vocabularyMismatch(source: from, difference: diff)
-                }
-                if let h = options.hidden, h != model.shape.hidden {
-                    throw SettingError(option: "--hidden", message:
-                        "\(h) differs from the hidden size \(model.shape.hidden) of --init-from \(from)")
-                }
-                // The model's groups, whatever the dataset carries (the original 2017 model:
-                // the original layout, with no extra flag); flags asking for others are refused.
-                try options.checkGroupsUnchanged(model.groups, path: from, what: "--init-from model")
-                groups = model.groups
-                weights = model.weights
-            } else {
-                groups = try options.layoutOriginal
-                    ? ModelGroups(vocabulary: data.vocabulary)
-                    : data.groups(position: options.position, velocity: options.velocity, lookback: options.lookback,
-                                  encoding: options.positionEncoding ?? .oneHot,
-                                  velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
-                try Trainer.checkWorkspace(shape: groups.shape(hidden: config.hidden), unroll: config.unroll,
-                                           batch: config.batchSize)
-                weights = try Initializer.weights(shape: groups.shape(hidden: config.hidden),
-                                                  scheme: config.initScheme, rng: &rng)
-            }
-            var c = config
-            c.hidden = weights.shape.hidden
-            try Trainer.checkWorkspace(shape: weights.shape, unroll: c.unroll, batch: c.batchSize)
-            let state = TrainingState(weights: weights, unroll: c.unroll, batch: c.batchSize, optimizer: c.optimizer)
-            self.configuration = c
-            self.data = data
-            self.groups = groups
-            (self.trainingClasses, self.validationClasses) = try Self.classes(of: data, for: groups, reporter: reporter)
-            self.rngState = rng.stateWords
-            // The original's starting value: the loss of a uniform guess over every output group.
-            self.smoothedLoss = weights.shape.outputGroups.reduce(0) { $0 + log(Double($1)) }
-            self.schedule = ScheduleProgress()
-            self.bestValidationLoss = .infinity
-            self.bestStep = -1
-            self.trainer = try Self.makeTrainer(state: state, classes: trainingClasses, data: data, config: c, groups: groups)
-            self.lastCheckpoint = nil
-            self.savedStep = nil
-            self.runID = Checkpoint.newRunID()
-            reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
-                          + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", "))
         }
-        if let n = trainer.inputNoise {
-            let names = groups.inputNames
-            reporter.line("input noise: \(configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
-                          + (n.draw == .model ? ", drawn from the model's predictions" : "") + " (training inputs only)")
+        let classes = try Self.classes(of: data, for: ckpt.groups, reporter: reporter)
+        let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config,
+                                           groups: ckpt.groups)
+        reporter.line("resumed \(path) at step \(state.step), epoch \(state.epoch)")
+        return Start(configuration: config, data: data, groups: ckpt.groups, classes: classes, rngState: ckpt.rngState,
+                     smoothedLoss: ckpt.smoothedLoss, schedule: ckpt.schedule,
+                     bestValidationLoss: ckpt.bestValidationLoss, bestStep: ckpt.bestStep, trainer: trainer,
+                     lastCheckpoint: path,
+                     // A version 1 checkpoint had no run id: the run that continues it gets one.
+                     runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID)
+    }
+
+    /// A new run: the defaults with the options given, the dataset's groups (or --init-from's)
+    /// and initial weights.
+    private static func fresh(options: RunOptions, reporter: RunReporter) throws -> Start {
+        var config = options.newConfiguration()
+        try config.validate()
+        let data = try TrainingData.load(path: options.data ?? RunOptions.defaultData)
+        var rng = SeededRNG(seed: config.seed)
+        let (groups, weights) = try initialModel(config: config, options: options, data: data, rng: &rng)
+        config.hidden = weights.shape.hidden
+        config.layers = weights.shape.layers
+        try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize)
+        let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
+        let classes = try Self.classes(of: data, for: groups, reporter: reporter)
+        let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config, groups: groups)
+        reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
+                      + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
+                      + (weights.shape.layers > 1 ? "; \(weights.shape.layers) layers of \(weights.shape.hidden)" : ""))
+        // The original's starting value: the loss of a uniform guess over every output group.
+        return Start(configuration: config, data: data, groups: groups, classes: classes, rngState: rng.stateWords,
+                     smoothedLoss: weights.shape.outputGroups.reduce(0) { $0 + log(Double($1)) }, trainer: trainer,
+                     lastCheckpoint: nil, runID: Checkpoint.newRunID())
+    }
+
+    /// The groups and starting weights of a new run: --init-from's model (its groups, whatever
+    /// the dataset carries; flags asking for others are refused), or the dataset's groups as the
+    /// options choose them, initialised with `config.initScheme`.
+    private static func initialModel(config: RunConfiguration, options: RunOptions, data: TrainingData,
+                                     rng: inout SeededRNG) throws -> (ModelGroups, LSTMWeights) {
+        if let from = config.initFrom {
+            let model = try ModelDirectory.load(path: from)
+            if let diff = vocabularyDifference(model.vocabulary, data.vocabulary, aName: "the model", bName: "the dataset") {
+                throw RunError.vocabularyMismatch(source: from, difference: diff)
+            }
+            for (setting, value) in [(Settings.hidden, model.shape.hidden), (Settings.layers, model.shape.layers)] {
+                if let given = options[setting], given != value {
+                    throw SettingError(option: setting.flag, message:
+                        "\(given) differs from the \(setting.noun) \(value) of --init-from \(from)")
+                }
+            }
+            try options.checkGroupsUnchanged(model.groups, path: from, what: "--init-from model")
+            return (model.groups, model.weights)
         }
-        self.checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
-        // Before any training: the directory exists, is writable, is locked, and is this run's.
-        self.lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
-        if options.resume != nil {
-            let step = trainer.progress.step
-            let later = checkpoints.list().filter { $0.step > step }.map(\.step)
-            if !later.isEmpty {
-                reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
-            }
-            let dropped = try TrainLog.truncate(after: step, directory: configuration.checkpointDirectory)
-            if dropped > 0 {
-                reporter.line("note: dropped \(dropped) row(s) after step \(step) from \(TrainLog.fileName)")
-            }
+        let groups = try options.layoutOriginal
+            ? ModelGroups(vocabulary: data.vocabulary)
+            : data.groups(position: options.position, velocity: options.velocity, lookback: options.lookback,
+                          encoding: options.positionEncoding ?? .oneHot,
+                          velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
+        let shape = groups.shape(hidden: config.hidden, layers: config.layers)
+        try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize)
+        return (groups, try Initializer.weights(shape: shape, scheme: config.initScheme, rng: &rng))
+    }
+
+    /// Says which inputs get training noise, if any.
+    private static func announceInputNoise(_ start: Start, reporter: RunReporter) {
+        guard let n = start.trainer.inputNoise else { return }
+        let names = start.groups.inputNames
+        reporter.line("input noise: \(start.configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
+                      + (n.draw == .model ? ", drawn from the model's predictions" : "") + " (training inputs only)")
+    }
+
+    /// A resumed run: notes on checkpoints past its step (it replaces them as it gets there) and
+    /// drops train_log.csv's rows after it.
+    private func noteLaterCheckpoints() throws {
+        let step = trainer.progress.step
+        let later = checkpoints.list().filter { $0.step > step }.map(\.step)
+        if !later.isEmpty {
+            reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
+        }
+        let dropped = try TrainLog.truncate(after: step, directory: configuration.checkpointDirectory)
+        if dropped > 0 {
+            reporter.line("note: dropped \(dropped) row(s) after step \(step) from \(TrainLog.fileName)")
         }
     }
 

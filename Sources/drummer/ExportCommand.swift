@@ -47,9 +47,10 @@ struct ExportCommand: ParsableCommand {
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
-        print("exported \(checkpoint) (step \(s.step)) to \(s.directory): Wx.bin \(s.shape.wxRows)×\(s.shape.wxCols), "
-              + "Wy.bin \(s.shape.wyRows)×\(s.shape.wyCols), model.json "
-              + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden))")
+        let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
+        print("exported \(checkpoint) (step \(s.step)) to \(s.directory): \(matrices), model.json "
+              + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)"
+              + (s.shape.layers > 1 ? ", \(s.shape.layers) layers)" : ")"))
         if let f = s.swiftFile { print("wrote \(f)") }
     }
 }

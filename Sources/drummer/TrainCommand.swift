@@ -21,9 +21,8 @@ struct TrainCommand: ParsableCommand {
             at the start, with a line saying so.
 
             --resume CKPT continues a run: the data path and every hyperparameter come from the \
-            checkpoint. --lr, --momentum, --decay, --epsilon, --clip, the --lr-decay options, --steps, \
-            the --input-noise options, the checkpoint and logging options and --data may be given to change them; --hidden, \
-            --unroll, --batch-size, --optimizer, --init, --init-from and --seed may not. A dataset whose \
+            checkpoint. \(Settings.resumable.joined(separator: ", ")) and --data may be given to change \
+            them; \(Settings.fixedOnResume.joined(separator: ", ")) may not. A dataset whose \
             contents differ from the checkpoint's is refused unless --allow-data-change. The model's \
             groups are the checkpoint's too: --position, --lookback, --velocity, --layout and their \
             options may not change.
@@ -39,7 +38,7 @@ struct TrainCommand: ParsableCommand {
             note and velocity, those the model has) is replaced, with probability P, \
             by a class drawn uniformly from its group; the targets, the validation loss, eval and \
             sample never see noise. The model learns not to lose the groove after one of its own \
-            slips (models/groove is trained with --input-noise 0.15). The draws depend only on the \
+            slips (models/groove is trained with input noise). The draws depend only on the \
             seed, the step and the hit, so a resumed run repeats them exactly.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
@@ -51,76 +50,81 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Dataset directory: convert-midi output (events.npy, vocab.json, validation/) or the original's X.npy with ix_to_note.p/ix_to_tick.p. Default: data, or the checkpoint's with --resume.")
     var data: String?
 
-    @Option(parsing: .unconditional, help: "Hidden size H (default \(RunConfiguration.defaultHidden)).")
+    // The training settings: flag, help and default from the settings table (Train/Settings.swift).
+    @Option(name: Settings.hidden.argumentName, parsing: .unconditional, help: Settings.hidden.argumentHelp)
     var hidden: Int?
 
-    @Option(parsing: .unconditional, help: "Truncated-BPTT chunk length U (default \(RunConfiguration.defaultUnroll)).")
+    @Option(name: Settings.layers.argumentName, parsing: .unconditional, help: Settings.layers.argumentHelp)
+    var layers: Int?
+
+    @Option(name: Settings.unroll.argumentName, parsing: .unconditional, help: Settings.unroll.argumentHelp)
     var unroll: Int?
 
-    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Contiguous streams B trained together (default \(RunConfiguration.defaultBatchSize)).")
+    @Option(name: Settings.batchSize.argumentName, parsing: .unconditional, help: Settings.batchSize.argumentHelp)
     var batchSize: Int?
 
-    @Option(help: "Optimizer: sgd, momentum or rmsprop (default sgd).")
+    @Option(name: Settings.optimizer.argumentName, help: Settings.optimizer.argumentHelp)
     var optimizer: OptimizerKind?
 
-    @Option(parsing: .unconditional, help: "Momentum coefficient for --optimizer momentum (default \(RunConfiguration.defaultMomentum)).")
+    @Option(name: Settings.momentum.argumentName, parsing: .unconditional, help: Settings.momentum.argumentHelp)
     var momentum: Float?
 
-    @Option(parsing: .unconditional, help: "RMSProp decay of the squared-gradient average (default \(RunConfiguration.defaultDecay)).")
+    @Option(name: Settings.decay.argumentName, parsing: .unconditional, help: Settings.decay.argumentHelp)
     var decay: Float?
 
-    @Option(parsing: .unconditional, help: "RMSProp epsilon, inside the square root (default \(RunConfiguration.defaultEpsilon)).")
+    @Option(name: Settings.epsilon.argumentName, parsing: .unconditional, help: Settings.epsilon.argumentHelp)
     var epsilon: Float?
 
-    @Option(parsing: .unconditional, help: "Clip each gradient entry to ±this before the update (default \(RunConfiguration.defaultClip)).")
+    @Option(name: Settings.clip.argumentName, parsing: .unconditional, help: Settings.clip.argumentHelp)
     var clip: Float?
 
-    @Option(parsing: .unconditional, help: "Learning rate (default \(RunConfiguration.defaultLearningRate)).")
+    @Option(name: Settings.learningRate.argumentName, parsing: .unconditional, help: Settings.learningRate.argumentHelp)
     var lr: Float?
 
-    @Option(name: .customLong("lr-decay"), parsing: .unconditional, help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience.")
+    @Option(name: Settings.lrDecay.argumentName, parsing: .unconditional, help: Settings.lrDecay.argumentHelp)
     var lrDecay: Float?
 
-    @Option(name: .customLong("lr-decay-every"), parsing: .unconditional, help: "Multiply the learning rate by F every N steps (0 = off).")
+    @Option(name: Settings.lrDecayEvery.argumentName, parsing: .unconditional, help: Settings.lrDecayEvery.argumentHelp)
     var lrDecayEvery: Int?
 
-    @Option(name: .customLong("lr-plateau-patience"), parsing: .unconditional, help: "Multiply the learning rate by F after P evaluations without improvement (0 = off).")
+    @Option(name: Settings.lrPlateauPatience.argumentName, parsing: .unconditional,
+            help: Settings.lrPlateauPatience.argumentHelp)
     var lrPlateauPatience: Int?
 
-    @Option(name: .customLong("init"), help: "Initialisation: original or keras (default \(RunConfiguration.defaultInit.rawValue)).")
+    @Option(name: Settings.initScheme.argumentName, help: Settings.initScheme.argumentHelp)
     var initScheme: InitScheme?
 
-    @Option(name: .customLong("init-from"), help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary.")
+    @Option(name: Settings.initFrom.argumentName, help: Settings.initFrom.argumentHelp)
     var initFrom: String?
 
-    @Option(parsing: .unconditional, help: "Random seed: the same seed, data and flags give bitwise-identical weights (default \(RunConfiguration.defaultSeed)).")
+    @Option(name: Settings.seed.argumentName, parsing: .unconditional, help: Settings.seed.argumentHelp)
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Global step to train until (default: until interrupted).")
+    @Option(name: Settings.steps.argumentName, parsing: .unconditional, help: Settings.steps.argumentHelp)
     var steps: Int?
 
-    @Option(name: .customLong("checkpoint-every"), parsing: .unconditional, help: "Write a checkpoint every N steps (default \(RunConfiguration.defaultCheckpointEvery)).")
+    @Option(name: Settings.checkpointEvery.argumentName, parsing: .unconditional, help: Settings.checkpointEvery.argumentHelp)
     var checkpointEvery: Int?
 
-    @Option(name: .customLong("checkpoint-dir"), help: "Directory of the checkpoints and train_log.csv (default \(RunConfiguration.defaultCheckpointDirectory); with --resume, the checkpoint's directory).")
+    @Option(name: Settings.checkpointDirectory.argumentName, help: Settings.checkpointDirectory.argumentHelp)
     var checkpointDir: String?
 
-    @Option(parsing: .unconditional, help: "Keep the last K checkpoints, plus the best by validation loss (default \(RunConfiguration.defaultKeep)).")
+    @Option(name: Settings.keep.argumentName, parsing: .unconditional, help: Settings.keep.argumentHelp)
     var keep: Int?
 
-    @Option(name: .customLong("log-every"), parsing: .unconditional, help: "Print a progress line every N steps (default \(RunConfiguration.defaultLogEvery)).")
+    @Option(name: Settings.logEvery.argumentName, parsing: .unconditional, help: Settings.logEvery.argumentHelp)
     var logEvery: Int?
 
-    @Option(name: .customLong("eval-every"), parsing: .unconditional, help: "Evaluate on the training sequence and the validation set every N steps (default \(RunConfiguration.defaultEvalEvery)).")
+    @Option(name: Settings.evalEvery.argumentName, parsing: .unconditional, help: Settings.evalEvery.argumentHelp)
     var evalEvery: Int?
 
-    @Option(name: .customLong("input-noise"), parsing: .unconditional, help: "Probability P in [0, 1) that a training input class of the noise groups is replaced by a random one (default \(RunConfiguration.defaultInputNoise): off).")
+    @Option(name: Settings.inputNoise.argumentName, parsing: .unconditional, help: Settings.inputNoise.argumentHelp)
     var inputNoise: Float?
 
-    @Option(name: .customLong("input-noise-groups"), help: "Comma-separated input groups that get --input-noise (default \(RunConfiguration.defaultInputNoiseGroups.joined(separator: ",")), those the model has).")
+    @Option(name: Settings.inputNoiseGroups.argumentName, help: Settings.inputNoiseGroups.argumentHelp)
     var inputNoiseGroups: String?
 
-    @Option(name: .customLong("input-noise-draw"), help: "Where a replaced input class comes from: uniform (any class of its group) or model (the model's own prediction of that input, as when it samples; needs groups that are also outputs) (default uniform).")
+    @Option(name: Settings.inputNoiseDraw.argumentName, help: Settings.inputNoiseDraw.argumentHelp)
     var inputNoiseDraw: InputNoiseDraw?
 
     @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
@@ -158,23 +162,38 @@ struct TrainCommand: ParsableCommand {
     }
 
     var options: RunOptions {
-        var o = RunOptions(
-            data: data, hidden: hidden, unroll: unroll, batchSize: batchSize,
-            optimizer: optimizer, momentum: momentum, decay: decay,
-            epsilon: epsilon, clip: clip, learningRate: lr, lrDecay: lrDecay, lrDecayEvery: lrDecayEvery,
-            lrPlateauPatience: lrPlateauPatience, initScheme: initScheme,
-            initFrom: initFrom, seed: seed, steps: steps, checkpointEvery: checkpointEvery,
-            checkpointDirectory: checkpointDir, keep: keep, logEvery: logEvery, evalEvery: evalEvery,
-            resume: resume, allowDataChange: allowDataChange)
+        var o = RunOptions(data: data, resume: resume, allowDataChange: allowDataChange)
+        o[Settings.hidden] = hidden
+        o[Settings.layers] = layers
+        o[Settings.unroll] = unroll
+        o[Settings.batchSize] = batchSize
+        o[Settings.optimizer] = optimizer
+        o[Settings.momentum] = momentum
+        o[Settings.decay] = decay
+        o[Settings.epsilon] = epsilon
+        o[Settings.clip] = clip
+        o[Settings.learningRate] = lr
+        o[Settings.lrDecay] = lrDecay
+        o[Settings.lrDecayEvery] = lrDecayEvery
+        o[Settings.lrPlateauPatience] = lrPlateauPatience
+        o[Settings.initScheme] = initScheme
+        o.initFrom = initFrom
+        o[Settings.seed] = seed
+        o.steps = steps
+        o[Settings.checkpointEvery] = checkpointEvery
+        o[Settings.checkpointDirectory] = checkpointDir
+        o[Settings.keep] = keep
+        o[Settings.logEvery] = logEvery
+        o[Settings.evalEvery] = evalEvery
+        o[Settings.inputNoise] = inputNoise
+        o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        o[Settings.inputNoiseDraw] = inputNoiseDraw
         o.position = position
         o.velocity = velocity
         o.lookback = lookback
         o.layoutOriginal = layout == .original
         o.positionEncoding = positionEncoding
         o.velocityBins = velocityBins
-        o.inputNoise = inputNoise
-        o.inputNoiseDraw = inputNoiseDraw
-        o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         return o
     }
 
@@ -206,6 +225,13 @@ struct TrainCommand: ParsableCommand {
 }
 
 extension OptimizerKind: ExpressibleByArgument {}
+
+extension Setting {
+    /// The setting's long flag, as argument-parser names it.
+    var argumentName: NameSpecification { .customLong(flagName) }
+    /// The setting's help: what it does and its default, from the table.
+    var argumentHelp: ArgumentHelp { ArgumentHelp(helpText) }
+}
 extension InitScheme: ExpressibleByArgument {}
 extension PositionEncoding: ExpressibleByArgument {}
 extension InputNoiseDraw: ExpressibleByArgument {}

@@ -116,7 +116,7 @@ final class CheckpointIntegrityTests: XCTestCase {
         XCTAssertTrue(Checkpoint.isValidRunID(run.runID))
         XCTAssertEqual(try run.run(shouldStop: { false }).step, 6)
         let next = try Checkpoint.read(path: dir.appendingPathComponent("ckpt-6.h5").path)
-        XCTAssertEqual(next.formatVersion, Checkpoint.formatVersion)
+        XCTAssertEqual(next.formatVersion, 2, "a one-layer run is written as version 2")
         XCTAssertEqual(next.groups, ModelGroups(vocabulary: c.vocabulary), "the continued run keeps the original layout")
         XCTAssertEqual(next.runID, run.runID)
         XCTAssertEqual(try CheckpointDirectory(path: dir.path).owner()?.runID, run.runID)

@@ -18,14 +18,17 @@ struct DoubleModel {
     let outputs: [Int]
     let targetColumns: [Int]
     let H: Int
-    /// Wx then Wy, as the trainer's parameter buffer.
+    /// Stacked layers: layer 0 reads the one-hot inputs, layer k the h of layer k − 1.
+    let layers: Int
+    /// Every layer's Wx, then Wy, as the trainer's parameter buffer.
     var params: [Double]
 
-    init(inputs: [Int], outputs: [Int], targetColumns: [Int], hidden: Int, params: [Double]) {
+    init(inputs: [Int], outputs: [Int], targetColumns: [Int], hidden: Int, layers: Int = 1, params: [Double]) {
         self.inputs = inputs
         self.outputs = outputs
         self.targetColumns = targetColumns
         H = hidden
+        self.layers = layers
         self.params = params
     }
 
@@ -41,12 +44,45 @@ struct DoubleModel {
     var V: Int { inputs.reduce(0, +) }
     /// The columns of Wy.
     var Y: Int { outputs.reduce(0, +) }
-    /// Floats in Wx: (V + H + 1) rows of G.
+    /// Floats in layer 0's Wx: (V + H + 1) rows of G.
     var wxCount: Int { (V + H + 1) * G }
     var columns: Int { inputs.count }
+    /// First float of layer k's Wx: layer 0's, then (2H + 1) rows of G per layer above.
+    func wxOffset(layer k: Int) -> Int { k == 0 ? 0 : wxCount + (k - 1) * (2 * H + 1) * G }
+    /// First float of Wy, after every layer's Wx.
+    var wyOffset: Int { wxOffset(layer: layers) }
+    /// All parameters.
+    var count: Int { wyOffset + (H + 1) * Y }
 
     func wx(_ row: Int, _ col: Int) -> Double { params[row * G + col] }
-    func wy(_ row: Int, _ col: Int) -> Double { params[wxCount + row * Y + col] }
+    /// Layer k's Wx (k ≥ 1): rows [input (the h below) H | W_rec H | bias].
+    func wx(layer k: Int, _ row: Int, _ col: Int) -> Double { params[wxOffset(layer: k) + row * G + col] }
+    func wy(_ row: Int, _ col: Int) -> Double { params[wyOffset + row * Y + col] }
+
+    /// One step of layer k ≥ 1 from (h, c) with input x (the h of layer k − 1 at this step).
+    func cell(layer k: Int, x: [Double], h: [Double], c: [Double]) -> ([Double], [Double]) {
+        var a = [Double](repeating: 0, count: G)
+        for j in 0..<G {
+            var s = wx(layer: k, 2 * H, j)
+            for i in 0..<H { s += x[i] * wx(layer: k, i, j) + h[i] * wx(layer: k, H + i, j) }
+            a[j] = s
+        }
+        func sig(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
+        var h2 = [Double](repeating: 0, count: H), c2 = h2
+        for j in 0..<H {
+            let f = sig(a[j]), i = sig(a[H + j]), o = sig(a[2 * H + j]), g = tanh(a[3 * H + j])
+            c2[j] = f * c[j] + i * g
+            h2[j] = o * tanh(c2[j])
+        }
+        return (h2, c2)
+    }
+
+    /// One step of the whole stack: (h, c) of every layer, updated; returns the top layer's h.
+    func step(classes x: [Int], state: inout [(h: [Double], c: [Double])]) -> [Double] {
+        state[0] = cell(classes: x, h: state[0].h, c: state[0].c)
+        for k in 1..<max(1, layers) { state[k] = cell(layer: k, x: state[k - 1].h, h: state[k].h, c: state[k].c) }
+        return state[layers - 1].h
+    }
 
     /// One LSTM step from (h, c) with input classes `x` (one per input group); returns the new (h, c).
     func cell(classes x: [Int], h: [Double], c: [Double]) -> ([Double], [Double]) {
@@ -103,17 +139,19 @@ struct DoubleModel {
     }
 
     /// Loss of one chunk: mean over U steps and B streams of the sum of the output groups' CE.
-    /// `events`: the class matrix, `columns` per event.
+    /// `events`: the class matrix, `columns` per event; h0, c0: every layer's carried state,
+    /// layer-major (layer l's stream b at (l·B + b)·H).
     func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float]) -> Double {
         let k = columns
         let L = events.count / k / B
         var total = 0.0
         for b in 0..<B {
-            var h = (0..<H).map { Double(h0[b * H + $0]) }
-            var c = (0..<H).map { Double(c0[b * H + $0]) }
+            var state = (0..<layers).map { l in
+                (h: (0..<H).map { Double(h0[(l * B + b) * H + $0]) }, c: (0..<H).map { Double(c0[(l * B + b) * H + $0]) })
+            }
             for t in 0..<U {
                 let e = b * L + p + t
-                (h, c) = cell(classes: (0..<k).map { Int(events[e * k + $0]) }, h: h, c: c)
+                let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state)
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
                 total += groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
             }
@@ -144,11 +182,10 @@ enum Problem {
     /// A training state with weights of scale `scale` and a non-zero carried state.
     static func state(shape: ModelShape, unroll: Int, batch: Int, kind: OptimizerKind = .sgd,
                       scale: Double = 0.5, rng: inout SeededRNG) throws -> TrainingState {
-        let w = try LSTMWeights(shape: shape, wx: uniform(shape.wxCount, scale, rng: &rng),
-                                wy: uniform(shape.wyCount, scale, rng: &rng))
+        let w = try LSTMWeights(shape: shape, parameters: uniform(shape.parameterCount, scale, rng: &rng))
         var s = TrainingState(weights: w, unroll: unroll, batch: batch, optimizer: kind)
-        s.h = uniform(batch * shape.hidden, 0.5, rng: &rng)
-        s.c = uniform(batch * shape.hidden, 1.0, rng: &rng)
+        s.h = uniform(shape.layers * batch * shape.hidden, 0.5, rng: &rng)
+        s.c = uniform(shape.layers * batch * shape.hidden, 1.0, rng: &rng)
         return s
     }
 }

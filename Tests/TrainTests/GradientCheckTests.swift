@@ -14,9 +14,9 @@ final class GradientCheckTests: XCTestCase {
     /// `inputs`/`outputs`/`targets`: the groups (sizes in Wx row and Wy column order, and each
     /// output group's target column), written out by hand so that the layout code is not its
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
-    func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil,
+    func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
                inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1]) throws -> (rel: Double, abs: Double) {
-        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5)
+        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers)
         let U = 6
         var rng = SeededRNG(seed: seed)
         var state = try Problem.state(shape: shape, unroll: U, batch: batch, rng: &rng)
@@ -28,9 +28,9 @@ final class GradientCheckTests: XCTestCase {
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
         }
         let (loss, analytic) = trainer.chunkGradient()
-        var model = DoubleModel(inputs: inputs, outputs: outputs, targetColumns: targets, hidden: 5,
+        var model = DoubleModel(inputs: inputs, outputs: outputs, targetColumns: targets, hidden: 5, layers: layers,
                                 params: state.parameters.map(Double.init))
-        XCTAssertEqual(model.wxCount + (5 + 1) * outputs.reduce(0, +), state.parameters.count, "parameter count")
+        XCTAssertEqual(model.count, state.parameters.count, "parameter count")
         let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
         XCTAssertEqual(Double(loss), l0, accuracy: 1e-5 * l0, "chunk loss")
         let eps = 1e-5
@@ -57,6 +57,29 @@ final class GradientCheckTests: XCTestCase {
     func testGradientBatch1() throws {
         let (rel, absErr) = try check(batch: 1, pointer: 3, seed: 11)
         print("gradient check B=1: worst relative error \(rel), worst absolute error \(absErr)")
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// Two stacked layers (the second reads the first's h): every entry of Wx, Wx1 and Wy, on
+    /// one stream group with the helper thread's pipeline (B = 1), on two stream groups
+    /// (B = 17), with groups and the recurrent kernel this CPU picks at 9 rows; and three layers.
+    func testGradientTwoLayers() throws {
+        for (batch, seed) in [(1, 31), (17, 33)] {
+            let (rel, absErr) = try check(batch: batch, pointer: 2, seed: UInt64(seed), layers: 2)
+            print("gradient check 2 layers, B=\(batch): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3, "B = \(batch)")
+            XCTAssertLessThan(absErr, 1e-6, "B = \(batch)")
+        }
+        for own in [Kernels.haveAVX512] {
+            let (rel, absErr) = try check(batch: 9, pointer: 1, seed: 34, ownKernel: own, layers: 2,
+                                          inputs: [3, 4, 2, 2, 5], outputs: [3, 4, 5], targets: [0, 1, 4])
+            print("gradient check 2 layers, groups, B=9 (recurrent \(own ? "avx512" : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3)
+            XCTAssertLessThan(absErr, 1e-6)
+        }
+        let (rel, absErr) = try check(batch: 1, pointer: 0, seed: 35, layers: 3)
+        print("gradient check 3 layers, B=1: worst relative error \(rel), worst absolute error \(absErr)")
         XCTAssertLessThan(rel, 1e-3)
         XCTAssertLessThan(absErr, 1e-6)
     }

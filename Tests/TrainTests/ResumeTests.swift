@@ -8,7 +8,7 @@ import XCTest
 import ModelFiles
 
 final class ResumeTests: XCTestCase {
-    func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil)) throws
+    func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1) throws
         -> (straight: Checkpoint, resumed: Checkpoint)
     {
         let root = try RunFixture.temporaryDirectory("resume")
@@ -21,6 +21,7 @@ final class ResumeTests: XCTestCase {
                                    batch: batch, optimizer: optimizer)
         a.lrDecay = schedule.0
         a.lrDecayEvery = schedule.1
+        if layers > 1 { a[Settings.layers] = layers }
         let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
         XCTAssertEqual(try straight.run(shouldStop: { false }).step, 20)
 
@@ -44,6 +45,18 @@ final class ResumeTests: XCTestCase {
         let r = try Checkpoint.read(path: root.appendingPathComponent("b/ckpt-20.h5").path)
         XCTAssertGreaterThan(s.state.epoch, 0, "the run should wrap at least one epoch")
         return (s, r)
+    }
+
+    /// Two stacked layers resume to the bit like one (B = 2: one stream group; B = 17: two).
+    func testResumeIsBitwiseExactTwoLayers() throws {
+        for batch in [2, 17] {
+            let (s, r) = try straightAndResumed(batch: batch, optimizer: .rmsprop, layers: 2)
+            XCTAssertEqual(s.state.shape.layers, 2)
+            XCTAssertEqual(s.configuration.layers, 2)
+            XCTAssertEqual(s.formatVersion, 3, "a stacked model's checkpoint is version 3")
+            XCTAssertEqual(s.state.h.count, 2 * batch * s.state.shape.hidden)
+            assertBitwiseEqual(s, r)
+        }
     }
 
     func testResumeIsBitwiseExactBatch1() throws {

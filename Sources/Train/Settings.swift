@@ -1,0 +1,340 @@
+// Every training setting, declared once: its command-line flag, default, valid range,
+// whether a resumed run may change it, its attribute in a checkpoint's /hyperparameters
+// and its key in model.json's metadata. The CLI (`drummer train`'s options and help), the
+// validation (`RunOptions.validate`, `RunConfiguration.validate`), the resume rules, the
+// checkpoint writer and reader and the exporter's metadata all read `Settings.all`; adding a
+// setting is one declaration here plus the code that uses its value.
+import DrummerCore
+
+/// How a resumed run (`--resume`) treats a setting given on its command line.
+public enum ResumePolicy: Sendable, Equatable {
+    /// Fixed for the life of a run: a different value is refused (the same value is accepted).
+    case fixed
+    /// May change when the run is resumed (e.g. the learning rate).
+    case mayChange
+}
+
+/// A setting's value as a checkpoint attribute stores it.
+public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
+    case int(Int64)
+    case double(Double)
+    case string(String)
+
+    public var description: String {
+        switch self {
+        case .int(let v): return String(v)
+        case .double(let v): return String(v)
+        case .string(let v): return "\"\(v)\""
+        }
+    }
+}
+
+/// The attribute type a setting is stored as.
+public enum SettingStorage: Sendable, Equatable { case int, double, string }
+
+/// A stored value that does not decode (an unknown name, a number out of range).
+public struct SettingDecodingError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// How a setting's value is written and read back as an attribute, and shown as text.
+public struct SettingCodec<Value: Hashable & Sendable>: Sendable {
+    public let storage: SettingStorage
+    let encode: @Sendable (Value) -> SettingValue
+    let decode: @Sendable (SettingValue) throws -> Value
+    /// The value as text: --help's default, model.json's metadata, error messages.
+    let text: @Sendable (Value) -> String
+}
+
+extension SettingCodec where Value == Int {
+    public static var int: SettingCodec {
+        SettingCodec(storage: .int, encode: { .int(Int64($0)) }, decode: { v in
+            guard case .int(let i) = v, let n = Int(exactly: i) else { throw SettingDecodingError("is \(v), not an integer") }
+            return n
+        }, text: { String($0) })
+    }
+}
+
+extension SettingCodec where Value == Int? {
+    /// An integer that may be off, stored as `none` when off.
+    public static func optionalInt(none: Int64) -> SettingCodec {
+        SettingCodec(storage: .int, encode: { .int($0.map(Int64.init) ?? none) }, decode: { v in
+            guard case .int(let i) = v, let n = Int(exactly: i) else { throw SettingDecodingError("is \(v), not an integer") }
+            return i == none ? nil : n
+        }, text: { $0.map(String.init) ?? "off" })
+    }
+}
+
+extension SettingCodec where Value == UInt64 {
+    /// Stored as the int64 with the same bits.
+    public static var uint64: SettingCodec {
+        SettingCodec(storage: .int, encode: { .int(Int64(bitPattern: $0)) }, decode: { v in
+            guard case .int(let i) = v else { throw SettingDecodingError("is \(v), not an integer") }
+            return UInt64(bitPattern: i)
+        }, text: { String($0) })
+    }
+}
+
+extension SettingCodec where Value == Float {
+    /// A float64 attribute holding the float32 exactly.
+    public static var float: SettingCodec {
+        SettingCodec(storage: .double, encode: { .double(Double($0)) }, decode: { v in
+            guard case .double(let d) = v, d.isFinite, abs(d) <= Double(Float.greatestFiniteMagnitude) else {
+                throw SettingDecodingError("is \(v), not a finite float32")
+            }
+            return Float(d)
+        }, text: { String($0) })
+    }
+}
+
+extension SettingCodec where Value == String {
+    public static var string: SettingCodec {
+        SettingCodec(storage: .string, encode: { .string($0) }, decode: { v in
+            guard case .string(let s) = v else { throw SettingDecodingError("is \(v), not a string") }
+            return s
+        }, text: { $0 })
+    }
+}
+
+extension SettingCodec where Value == String? {
+    /// A string that may be absent, stored as "" when absent.
+    public static var optionalString: SettingCodec {
+        SettingCodec(storage: .string, encode: { .string($0 ?? "") }, decode: { v in
+            guard case .string(let s) = v else { throw SettingDecodingError("is \(v), not a string") }
+            return s.isEmpty ? nil : s
+        }, text: { $0 ?? "" })
+    }
+}
+
+extension SettingCodec where Value == [String]? {
+    /// A comma-separated list, stored as "" when absent (the default).
+    public static var optionalList: SettingCodec {
+        SettingCodec(storage: .string, encode: { .string($0?.joined(separator: ",") ?? "") }, decode: { v in
+            guard case .string(let s) = v else { throw SettingDecodingError("is \(v), not a string") }
+            return s.isEmpty ? nil : s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }, text: { $0?.joined(separator: ",") ?? "" })
+    }
+}
+
+extension SettingCodec where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// One of the type's names.
+    public static var name: SettingCodec {
+        SettingCodec(storage: .string, encode: { .string($0.rawValue) }, decode: { v in
+            guard case .string(let s) = v, let value = Value(rawValue: s) else {
+                let names = Value.allCases.map(\.rawValue)
+                throw SettingDecodingError("is \(v), not " + names.dropLast().joined(separator: ", ")
+                                           + (names.count > 1 ? " or " : "") + (names.last ?? ""))
+            }
+            return value
+        }, text: { $0.rawValue })
+    }
+}
+
+/// One training setting.
+public struct Setting<Value: Hashable & Sendable>: Sendable {
+    /// Its attribute in a checkpoint's /hyperparameters and its key in model.json's metadata.
+    public let name: String
+    /// Its long flag without the dashes ("hidden" for --hidden).
+    public let flagName: String
+    public let defaultValue: Value
+    /// What it does, for --help (the default is added from `defaultValue`).
+    public let help: String
+    public let onResume: ResumePolicy
+    /// What the setting is called in a refusal ("hidden size" in "the checkpoint has hidden size 200").
+    public let noun: String
+    public let codec: SettingCodec<Value>
+    /// Its valid range: throws `SettingError` naming the flag.
+    let check: @Sendable (Value, String) throws -> Void
+    /// The value a checkpoint written before the setting existed holds; nil: the attribute is required.
+    public let absentValue: Value?
+    /// Whether model.json's metadata lists it (given the run's settings).
+    let inMetadata: @Sendable (RunConfiguration) -> Bool
+
+    public init(_ name: String, flag: String, default value: Value, help: String, onResume: ResumePolicy,
+                noun: String? = nil, codec: SettingCodec<Value>, absent: Value? = nil,
+                check: @escaping @Sendable (Value, String) throws -> Void = { _, _ in },
+                inMetadata: @escaping @Sendable (RunConfiguration) -> Bool = { _ in false }) {
+        self.name = name
+        flagName = flag
+        defaultValue = value
+        self.help = help
+        self.onResume = onResume
+        self.noun = noun ?? name.replacingOccurrences(of: "_", with: " ")
+        self.codec = codec
+        absentValue = absent
+        self.check = check
+        self.inMetadata = inMetadata
+    }
+
+    /// "--hidden".
+    public var flag: String { "--" + flagName }
+    /// The --help text: what it does and its default.
+    public var helpText: String { "\(help) (default \(codec.text(defaultValue)))" }
+
+    /// Throws `SettingError` when `value` is outside the setting's range.
+    public func validate(_ value: Value) throws { try check(value, flag) }
+}
+
+/// What every setting offers, whatever its type (the table's rows).
+public protocol TrainingSetting: Sendable {
+    var name: String { get }
+    var flag: String { get }
+    var onResume: ResumePolicy { get }
+    var storage: SettingStorage { get }
+    /// Checks the configuration's value of this setting.
+    func validate(in c: RunConfiguration) throws
+    /// The configuration's value, as stored.
+    func stored(in c: RunConfiguration) -> SettingValue
+    /// Sets the configuration's value from a stored one (nil: the attribute is absent, which
+    /// gives `absentValue` or throws when the setting is required).
+    func restore(_ v: SettingValue?, into c: inout RunConfiguration) throws
+    /// The configuration's value as model.json's metadata shows it, nil when not listed.
+    func metadata(of c: RunConfiguration) -> String?
+    /// The configuration's value as text.
+    func text(in c: RunConfiguration) -> String
+    var noun: String { get }
+}
+
+extension Setting: TrainingSetting {
+    public var storage: SettingStorage { codec.storage }
+    public func validate(in c: RunConfiguration) throws { try validate(c[self]) }
+    public func stored(in c: RunConfiguration) -> SettingValue { codec.encode(c[self]) }
+    public func restore(_ v: SettingValue?, into c: inout RunConfiguration) throws {
+        guard let v else {
+            guard let a = absentValue else { throw SettingDecodingError("is missing") }
+            c[self] = a
+            return
+        }
+        c[self] = try codec.decode(v)
+    }
+    public func metadata(of c: RunConfiguration) -> String? { inMetadata(c) ? codec.text(c[self]) : nil }
+    public func text(in c: RunConfiguration) -> String { codec.text(c[self]) }
+}
+
+// MARK: - The table
+
+/// The training settings of `drummer train`, in the order --help and checkpoints list them.
+public enum Settings {
+    static let always: @Sendable (RunConfiguration) -> Bool = { _ in true }
+    static let withNoise: @Sendable (RunConfiguration) -> Bool = { $0.inputNoise > 0 }
+    static let withSchedule: @Sendable (RunConfiguration) -> Bool = { $0.schedule.isActive }
+
+    // Fixed for the life of a run.
+    public static let hidden = Setting<Int>(
+        "hidden", flag: "hidden", default: 200, help: "Hidden size H of every LSTM layer", onResume: .fixed,
+        noun: "hidden size", codec: .int, check: { try SettingRules.within(1, ModelLimits.maximumHidden, $0, $1) },
+        inMetadata: always)
+    public static let layers = Setting<Int>(
+        "layers", flag: "layers", default: 1, help: "Stacked LSTM layers L (each of hidden size H)", onResume: .fixed,
+        noun: "layers", codec: .int, absent: 1, check: { try SettingRules.within(1, ModelLimits.maximumLayers, $0, $1) },
+        inMetadata: always)
+    public static let unroll = Setting<Int>(
+        "unroll", flag: "unroll", default: 200, help: "Truncated-BPTT chunk length U", onResume: .fixed,
+        codec: .int, check: { try SettingRules.within(1, SettingRules.maximumUnroll, $0, $1) }, inMetadata: always)
+    public static let batchSize = Setting<Int>(
+        "batch_size", flag: "batch-size", default: 1, help: "Contiguous streams B trained together", onResume: .fixed,
+        codec: .int, check: { try SettingRules.within(1, SettingRules.maximumBatchSize, $0, $1) }, inMetadata: always)
+    public static let optimizer = Setting<OptimizerKind>(
+        "optimizer", flag: "optimizer", default: .sgd, help: "Optimizer: sgd, momentum or rmsprop", onResume: .fixed,
+        codec: .name, inMetadata: always)
+    public static let initScheme = Setting<InitScheme>(
+        "init", flag: "init", default: .keras, help: "Initialisation: original or keras", onResume: .fixed,
+        codec: .name, inMetadata: always)
+    public static let seed = Setting<UInt64>(
+        "seed", flag: "seed", default: 1,
+        help: "Random seed: the same seed, data and flags give bitwise-identical weights", onResume: .fixed,
+        codec: .uint64, inMetadata: always)
+    public static let initFrom = Setting<String?>(
+        "init_from", flag: "init-from", default: nil,
+        help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary",
+        onResume: .fixed, noun: "weights from", codec: .optionalString, inMetadata: { $0.initFrom != nil })
+
+    // May change when a run is resumed.
+    public static let learningRate = Setting<Float>(
+        "learning_rate", flag: "lr", default: 1, help: "Learning rate", onResume: .mayChange, codec: .float,
+        check: { try SettingRules.positive($0, $1) }, inMetadata: always)
+    public static let momentum = Setting<Float>(
+        "momentum", flag: "momentum", default: 0.9, help: "Momentum coefficient for --optimizer momentum",
+        onResume: .mayChange, codec: .float, check: { try SettingRules.unitInterval($0, $1) })
+    public static let decay = Setting<Float>(
+        "decay", flag: "decay", default: 0.9, help: "RMSProp decay of the squared-gradient average",
+        onResume: .mayChange, codec: .float, check: { try SettingRules.unitInterval($0, $1) })
+    /// RMSProp's epsilon sits under the square root beside ms, which can reach 0: it must be > 0.
+    public static let epsilon = Setting<Float>(
+        "epsilon", flag: "epsilon", default: 1e-10, help: "RMSProp epsilon, inside the square root",
+        onResume: .mayChange, codec: .float, check: { try SettingRules.positive($0, $1) })
+    public static let clip = Setting<Float>(
+        "clip", flag: "clip", default: 5, help: "Clip each gradient entry to ±this before the update",
+        onResume: .mayChange, codec: .float, check: { try SettingRules.positive($0, $1) }, inMetadata: always)
+    public static let lrDecay = Setting<Float>(
+        "lr_decay", flag: "lr-decay", default: 1,
+        help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience",
+        onResume: .mayChange, codec: .float, check: { try SettingRules.lrDecay($0, $1) }, inMetadata: withSchedule)
+    public static let lrDecayEvery = Setting<Int>(
+        "lr_decay_every", flag: "lr-decay-every", default: 0, help: "Multiply the learning rate by F every N steps (0 = off)",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.notNegative($0, $1) },
+        inMetadata: { $0.schedule.every != nil })
+    public static let lrPlateauPatience = Setting<Int>(
+        "lr_plateau_patience", flag: "lr-plateau-patience", default: 0,
+        help: "Multiply the learning rate by F after P evaluations without improvement (0 = off)",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.notNegative($0, $1) },
+        inMetadata: { $0.schedule.plateauPatience != nil })
+    public static let steps = Setting<Int?>(
+        "steps", flag: "steps", default: nil, help: "Global step to train until (off: until interrupted)",
+        onResume: .mayChange, codec: .optionalInt(none: -1), check: { v, flag in
+            if let v, v < 0 { throw SettingError(option: flag, message: "must not be negative, got \(v)") }
+        })
+    public static let checkpointEvery = Setting<Int>(
+        "checkpoint_every", flag: "checkpoint-every", default: 500, help: "Write a checkpoint every N steps",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
+    public static let checkpointDirectory = Setting<String>(
+        "checkpoint_dir", flag: "checkpoint-dir", default: "checkpoints",
+        help: "Directory of the checkpoints and train_log.csv (with --resume: the checkpoint's directory)",
+        onResume: .mayChange, codec: .string, check: { v, flag in
+            if v.isEmpty { throw SettingError(option: flag, message: "must not be empty") }
+        })
+    public static let keep = Setting<Int>(
+        "keep", flag: "keep", default: 5, help: "Keep the last K checkpoints, plus the best by validation loss",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
+    public static let logEvery = Setting<Int>(
+        "log_every", flag: "log-every", default: 100, help: "Print a progress line every N steps",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
+    public static let evalEvery = Setting<Int>(
+        "eval_every", flag: "eval-every", default: 1000,
+        help: "Evaluate on the training sequence and the validation set every N steps",
+        onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
+    public static let inputNoise = Setting<Float>(
+        "input_noise", flag: "input-noise", default: 0,
+        help: "Probability P in [0, 1) that a training input class of the noise groups is replaced (0: off)",
+        onResume: .mayChange, codec: .float, absent: 0, check: { v, flag in
+            guard v.isFinite, v >= 0, v < 1 else {
+                throw SettingError(option: flag, message: "must be at least 0 and below 1, got \(v)")
+            }
+        }, inMetadata: withNoise)
+    public static let inputNoiseGroups = Setting<[String]?>(
+        "input_noise_groups", flag: "input-noise-groups", default: nil,
+        help: "Comma-separated input groups that get --input-noise (off: note,velocity, those the model has)",
+        onResume: .mayChange, codec: .optionalList, absent: .some(nil), check: { v, flag in
+            if let v, v.isEmpty || v.contains(where: \.isEmpty) {
+                throw SettingError(option: flag, message: "must name one or more input groups, e.g. note,velocity")
+            }
+        })
+    public static let inputNoiseDraw = Setting<InputNoiseDraw>(
+        "input_noise_draw", flag: "input-noise-draw", default: .uniform,
+        help: "Where a replaced input class comes from: uniform (any class of its group) or model (the model's own "
+            + "prediction of that input, as when it samples; needs groups that are also outputs)",
+        onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
+
+    /// Every setting, in order.
+    public static let all: [any TrainingSetting] = [
+        hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
+        learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
+        checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
+    ]
+
+    /// The flags a resumed run may change, for --help.
+    public static var resumable: [String] { all.filter { $0.onResume == .mayChange }.map(\.flag) }
+    /// The flags a resumed run may not change.
+    public static var fixedOnResume: [String] { all.filter { $0.onResume == .fixed }.map(\.flag) }
+}
