@@ -9,7 +9,7 @@ public enum FMAPeak {
     /// three H×4H products (recurrent forward, recurrent backward, dW_rec) and three H×O ones
     /// (output, dWy, dh from the output), 2 FLOPs per multiply-add. The input block (one-hot)
     /// needs no product.
-    public static func flopsPerTimestep(hidden H: Int, outputs O: Int) -> Double {
+    static func flopsPerTimestep(hidden H: Int, outputs O: Int) -> Double {
         6 * Double(H) * Double(4 * H + O)
     }
 
@@ -28,7 +28,7 @@ public enum FMAPeak {
         }
     }
 
-    public static var probe: Probe {
+    package static var probe: Probe {
         #if arch(x86_64)
         if drummer_kernels_have_avx512() != 0 { return .avx512 }
         if drummer_kernels_have_avx2_fma() != 0 { return .avx2 }

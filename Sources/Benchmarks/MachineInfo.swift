@@ -5,7 +5,7 @@ import DrummerCore
 import Foundation
 
 public enum MachineInfo {
-    public static var cpuModel: String {
+    static var cpuModel: String {
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown CPU" }
         for line in text.split(separator: "\n") where line.hasPrefix("model name") {
             if let v = line.split(separator: ":", maxSplits: 1).last {
@@ -15,10 +15,10 @@ public enum MachineInfo {
         return "unknown CPU"
     }
 
-    public static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
+    package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// The widest float32 FMA this CPU runs: "AVX-512", "AVX2+FMA" or "no AVX2/FMA".
-    public static var vectorISA: String {
+    static var vectorISA: String {
         if drummer_kernels_have_avx512() != 0 { return "AVX-512" }
         if drummer_kernels_have_avx2_fma() != 0 { return "AVX2+FMA" }
         return "no AVX2/FMA"
@@ -32,7 +32,7 @@ public enum MachineInfo {
     }
 
     /// Peak resident set size of this process so far, MiB.
-    public static var peakRSSMiB: Double {
+    static var peakRSSMiB: Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_maxrss) / 1024

@@ -19,7 +19,7 @@ public struct SamplingBenchmark {
     public init() {}
 
     /// Most notes per run (the output array is reserved up front).
-    public static let maximumNotes = 10_000_000
+    static let maximumNotes = 10_000_000
 
     public func validate() throws {
         try timing.validate()

@@ -49,7 +49,7 @@ public enum Timing {
     /// Calls `body` `warmup` times, then times `settings.runs` runs; each run calls `body` in
     /// groups of `group` until `settings.minimumSeconds` have passed. One call of `body` does
     /// `work` units (FLOPs, timesteps, notes, …); returns units per second of each run.
-    public static func rates(_ settings: TimingSettings, work: Double, warmup: Int = 1, group: Int = 1,
+    package static func rates(_ settings: TimingSettings, work: Double, warmup: Int = 1, group: Int = 1,
                              _ body: () throws -> Void) rethrows -> Rates {
         for _ in 0..<warmup { try body() }
         var rates: [Double] = []
@@ -69,7 +69,7 @@ public enum Timing {
 
     /// Times `settings.runs` single calls of `body` (for work that is long by itself);
     /// returns `work` per second of each call.
-    public static func singleCalls(_ settings: TimingSettings, work: Double, _ body: () throws -> Void) rethrows -> Rates {
+    static func singleCalls(_ settings: TimingSettings, work: Double, _ body: () throws -> Void) rethrows -> Rates {
         var rates: [Double] = []
         for _ in 0..<settings.runs {
             let start = now

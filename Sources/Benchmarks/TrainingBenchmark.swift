@@ -65,7 +65,7 @@ public struct TrainingBenchmark {
     }
 
     /// Largest synthetic sequence (two Int32 per event: 80 MB).
-    public static let maximumEvents = 10_000_000
+    static let maximumEvents = 10_000_000
 
     /// Checks every setting before anything is allocated.
     public func validate() throws {

@@ -44,7 +44,7 @@ import DrummerCore
 import Train
 
 public struct Checkpoint: Sendable {
-    public static let formatName = "drummer-checkpoint"
+    package static let formatName = "drummer-checkpoint"
     /// The newest version this code reads. 2: sealed (SHA-256 header), checksummed HDF5, a run
     /// id; 3: stacked layers (/model/Wx1…, /state/h and c of shape [L, B, H]). Version 1 files
     /// still load.

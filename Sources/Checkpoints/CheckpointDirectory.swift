@@ -13,10 +13,10 @@ import Glibc
 public struct CheckpointDirectory: Sendable {
     public let path: String
 
-    public static let runFileName = "run.json"
-    public static let lockFileName = ".drummer-train.lock"
+    static let runFileName = "run.json"
+    static let lockFileName = ".drummer-train.lock"
     /// The log of evaluations beside the checkpoints (written by Train's TrainLog).
-    public static let logFileName = "train_log.csv"
+    static let logFileName = "train_log.csv"
 
     public init(path: String) { self.path = path }
 
@@ -62,7 +62,7 @@ public struct CheckpointDirectory: Sendable {
             case createdBy = "created_by"
         }
 
-        public static let formatName = "drummer-run"
+        package static let formatName = "drummer-run"
     }
 
     /// The run that owns the directory, from run.json (nil when there is none).
@@ -87,7 +87,7 @@ public struct CheckpointDirectory: Sendable {
     /// ends) and records the run in run.json. `resumingFrom`, a checkpoint path, lets a
     /// directory holding version 1 checkpoints (which have no run id) be adopted by the run
     /// that continues one of them.
-    public func claim(runID: String, resumingFrom: String? = nil) throws -> RunLock {
+    package func claim(runID: String, resumingFrom: String? = nil) throws -> RunLock {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -152,7 +152,7 @@ public final class RunLock: @unchecked Sendable {
 
     /// Takes the lock again after `release` (no-op while held). The lock file stays in the
     /// directory after release: removing it could let two runs lock two different files.
-    public func acquire() throws {
+    package func acquire() throws {
         guard fd < 0 else { return }
         let dir = (path as NSString).deletingLastPathComponent
         let f = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

@@ -16,10 +16,10 @@ import Glibc
 public enum BLASRuntime {
     /// Environment variable the re-executed process finds, naming the core
     /// OpenBLAS detected on its own before `drummer` chose another.
-    public static let reexecMarker = "DRUMMER_OPENBLAS_DETECTED"
+    static let reexecMarker = "DRUMMER_OPENBLAS_DETECTED"
     /// Test hook: pretend OpenBLAS detected this core (exercises the re-exec path
     /// on machines where detection already works).
-    public static let assumeCoreVariable = "DRUMMER_ASSUME_OPENBLAS_CORE"
+    static let assumeCoreVariable = "DRUMMER_ASSUME_OPENBLAS_CORE"
 
     /// The core OpenBLAS is running (`openblas_get_corename()`).
     public static var coreName: String {

@@ -93,7 +93,7 @@ public final class LSTMInference {
     }
 
     /// h = c = 0 in every layer.
-    public func resetState() {
+    package func resetState() {
         hs.update(repeating: 0)
         cs.update(repeating: 0)
     }

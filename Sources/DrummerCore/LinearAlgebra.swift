@@ -129,7 +129,7 @@ public enum BLAS {
     /// Row-major sgemm on raw buffers: C[m×n] = alpha·op(A)·op(B) + beta·C.
     /// `lda`, `ldb`, `ldc` are the row strides of the stored matrices.
     @inline(__always)
-    public static func sgemm(
+    package static func sgemm(
         _ transA: Transpose, _ transB: Transpose, m: Int, n: Int, k: Int, alpha: Float,
         a: UnsafeBufferPointer<Float>, lda: Int, b: UnsafeBufferPointer<Float>, ldb: Int,
         beta: Float, c: UnsafeMutableBufferPointer<Float>, ldc: Int
@@ -151,7 +151,7 @@ public enum BLAS {
 
     /// Row-major sgemv on raw buffers: y = alpha·op(A)·x + beta·y, A stored rows×cols.
     @inline(__always)
-    public static func sgemv(
+    package static func sgemv(
         _ trans: Transpose, rows: Int, cols: Int, alpha: Float,
         a: UnsafeBufferPointer<Float>, lda: Int, x: UnsafeBufferPointer<Float>,
         beta: Float, y: UnsafeMutableBufferPointer<Float>

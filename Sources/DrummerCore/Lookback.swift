@@ -34,7 +34,7 @@ public struct LookbackGroup: Equatable, Sendable {
 
     /// The default tolerance at `ppq`: a 32nd note (60 ticks at 480 PPQ), half a sixteenth, so
     /// that a hit played a little early or late one bar ago still matches.
-    public static func defaultTolerance(ppq: Int) -> Int { max(0, ppq / 8) }
+    package static func defaultTolerance(ppq: Int) -> Int { max(0, ppq / 8) }
 
     public func validate() throws {
         guard (0...1_048_576).contains(toleranceTicks) else {
@@ -49,7 +49,7 @@ public struct LookbackGroup: Equatable, Sendable {
 public struct LookbackTracker {
     public let group: LookbackGroup
     /// "None" classes: the vocabulary's note and tick counts.
-    public let noneNote: Int32, noneTick: Int32
+    let noneNote: Int32, noneTick: Int32
     private var onsets: [Int], notes: [Int32], ticks: [Int32]
     /// Hits pushed so far (the ring holds the last `window`).
     private var count = 0

@@ -81,7 +81,7 @@ public struct PositionGroup: Equatable, Sendable {
     /// The slot a hit `tickInBar` ticks after its bar line is read as: the last slot when the bar
     /// is longer than the model knows (`clamped`), the first before the bar line.
     @inline(__always)
-    public func inputSlot(tickInBar: Int) -> (slot: Int, clamped: Bool) {
+    func inputSlot(tickInBar: Int) -> (slot: Int, clamped: Bool) {
         guard tickInBar >= 0 else { return (0, false) }
         let s = tickInBar / ticksPerSlot
         return s < slots ? (s, false) : (slots - 1, true)
@@ -253,7 +253,7 @@ public struct ModelGroups: Equatable, Sendable {
 
     /// For each output group, the input group (column of the class matrix) holding its target:
     /// note and tick are inputs 0 and 1; the velocity output is the last input.
-    public var targetInputs: [Int] {
+    var targetInputs: [Int] {
         let k = inputNames.count
         return velocity == nil ? [0, 1] : [0, 1, k - 1]
     }

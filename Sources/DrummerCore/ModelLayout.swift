@@ -104,7 +104,7 @@ public struct ModelShape: Equatable, Hashable, Sendable {
     /// Gate order of Wx's column blocks.
     public static let gateOrder = ["f", "i", "o", "g"]
 
-    public var isValid: Bool {
+    package var isValid: Bool {
         hidden > 0 && layers >= 1 && layers <= ModelLimits.maximumLayers && inputGroups.allSatisfy { $0 > 0 }
             && outputGroups.allSatisfy { $0 > 0 }
     }
@@ -149,7 +149,7 @@ public struct ParameterLayout: Equatable, Sendable {
         /// True when the input rows are one-hot groups (layer 0), false for a dense h input.
         public var oneHotInputs: Bool { index == 0 }
         /// Floats of the input block, W_rec and the bias row in the flat buffer.
-        public var inputBlock: Range<Int> { wx.rows(inputRows) }
+        package var inputBlock: Range<Int> { wx.rows(inputRows) }
         public var recurrent: Range<Int> { wx.rows(recurrentRows) }
         public var bias: Range<Int> { wx.row(biasRow) }
     }
@@ -179,8 +179,8 @@ public struct ParameterLayout: Equatable, Sendable {
     }
 
     /// The name of layer k's Wx: "Wx" for layer 0 (the original's), "Wx1", "Wx2", … above it.
-    public static func wxName(layer k: Int) -> String { k == 0 ? "Wx" : "Wx\(k)" }
-    public static let wyName = "Wy"
+    package static func wxName(layer k: Int) -> String { k == 0 ? "Wx" : "Wx\(k)" }
+    static let wyName = "Wy"
 
     public init(_ shape: ModelShape) {
         let H = shape.hidden, G = shape.wxCols
@@ -316,7 +316,7 @@ public struct LSTMWeights: Equatable, Sendable {
     }
 
     /// Each matrix with its name and values, in buffer order (Wx, Wx1, …, Wy).
-    public var namedMatrices: [(matrix: ParameterLayout.Matrix, values: [Float])] {
+    var namedMatrices: [(matrix: ParameterLayout.Matrix, values: [Float])] {
         let layout = shape.parameters
         return zip(layout.layers, layerWx).map { ($0.wx, $1) } + [(layout.head.wy, wy)]
     }

@@ -6,14 +6,14 @@ import Foundation
 public enum ModelLimits {
     /// Largest hidden size: Wx is (I+H+1)·4H floats, 268 MB at H = 4096 (the trainer keeps
     /// three such buffers: weights, gradient, optimizer slot).
-    public static let maximumHidden = 4096
+    package static let maximumHidden = 4096
     /// Most stacked LSTM layers a model may have.
-    public static let maximumLayers = 16
+    package static let maximumLayers = 16
     /// Largest tick vocabulary (a model.json or dataset naming more is refused).
     public static let maximumTicks = 1 << 20
 
     /// Physical memory of this machine in bytes (nil when unknown).
-    public static var physicalMemory: Int? {
+    package static var physicalMemory: Int? {
         let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
         guard pages > 0, size > 0 else { return nil }
         let (bytes, overflow) = pages.multipliedReportingOverflow(by: size)
@@ -21,7 +21,7 @@ public enum ModelLimits {
     }
 
     /// "1.5 GiB", "300 MiB".
-    public static func describe(bytes: Int) -> String {
+    package static func describe(bytes: Int) -> String {
         let g = Double(bytes) / Double(1 << 30)
         if g >= 1 { return g >= 100 ? "\(Int(g.rounded())) GiB" : String(format: "%.1f GiB", g) }
         return "\(max(1, bytes >> 20)) MiB"

@@ -41,7 +41,7 @@ public enum SHA256 {
     /// The digest as 64 lowercase hex digits.
     public static func hex(_ data: Data) -> String { hexString(hash(data)) }
 
-    public static func hexString(_ digest: [UInt8]) -> String {
+    package static func hexString(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(digest.count * 2)

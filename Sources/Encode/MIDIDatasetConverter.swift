@@ -69,7 +69,7 @@ public struct ConversionCounts: Equatable, Sendable {
 
 public enum MIDIDatasetConverter {
     /// File name extensions read (case-insensitive).
-    public static let extensions: Set<String> = ["mid", "midi", "rmi"]
+    static let extensions: Set<String> = ["mid", "midi", "rmi"]
 
     /// True when `relativePath` belongs to the validation split for `fraction`.
     public static func isValidation(_ relativePath: String, fraction: Double) -> Bool {
@@ -77,7 +77,7 @@ public enum MIDIDatasetConverter {
     }
 
     /// Threads used when none are asked for: every core.
-    public static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+    package static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
     /// (through a temporary directory renamed into place).

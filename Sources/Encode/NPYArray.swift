@@ -26,7 +26,7 @@ public struct NPYArray: Sendable {
     public var count: Int { shape.reduce(1, *) }
 
     /// Calls `body` with the raw little-endian data bytes.
-    public func withUnsafeDataBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeDataBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage.withUnsafeBytes { all in
             let start = all.baseAddress.map { $0 + dataOffset }
             return try body(UnsafeRawBufferPointer(start: start, count: count * dtype.itemSize))

@@ -132,7 +132,7 @@ public final class PendingFile {
     }
 
     /// Puts the temporary file, filled by someone else (say a child process), in place.
-    public func commitTemporaryFile() throws {
+    func commitTemporaryFile() throws {
         guard let tmp = temporaryPath else { preconditionFailure("prepare(..., temporaryFile: true) gives a temporary file") }
         switch destination {
         case .file(let target, let mode):
@@ -264,11 +264,11 @@ public final class PendingDirectory {
 public struct DirectoryKind: Sendable {
     /// "a drummer model directory", for the refusal message.
     public let name: String
-    public let recognizes: @Sendable (String) -> Bool
+    let recognizes: @Sendable (String) -> Bool
     /// The entries the tool writes in such a directory (file or directory names);
     /// `nestedOwned` lists, per owned subdirectory, the entries it may hold.
-    public let owned: Set<String>
-    public let nestedOwned: [String: Set<String>]
+    package let owned: Set<String>
+    let nestedOwned: [String: Set<String>]
 
     public init(name: String, owned: Set<String>, nestedOwned: [String: Set<String>] = [:],
                 recognizes: @escaping @Sendable (String) -> Bool) {
@@ -497,7 +497,7 @@ public enum AtomicOutput {
 
     /// The directory `path` leads to (symbolic links followed) and the permission
     /// bits of the directory there, if any; refuses what may not be replaced.
-    public static func resolveDirectory(_ path: String, kind: DirectoryKind = .drummerOutput) throws -> (path: String, mode: mode_t?) {
+    package static func resolveDirectory(_ path: String, kind: DirectoryKind = .drummerOutput) throws -> (path: String, mode: mode_t?) {
         guard !path.isEmpty else { throw OutputError(path: "\"\"", message: "an output directory must not be empty") }
         guard path != "-" else { throw OutputError(path: "-", message: "a directory cannot be written to standard output") }
         var current = path

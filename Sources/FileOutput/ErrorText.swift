@@ -43,7 +43,7 @@ public enum ErrorText {
     /// The cause of `error` as a phrase: the errno behind a Foundation error where
     /// there is one, a phrase for the common Cocoa file errors, the description of
     /// this project's own errors.
-    public static func describe(_ error: Error) -> String {
+    package static func describe(_ error: Error) -> String {
         if let e = error as? POSIXError { return errno(e.code.rawValue) }
         if type(of: error) is NSError.Type || error is CocoaError {
             let ns = error as NSError
@@ -78,7 +78,7 @@ public enum ErrorText {
     }
 
     /// The phrase for the current `errno`.
-    public static var lastErrno: String {
+    package static var lastErrno: String {
         #if canImport(Glibc)
         errno(Glibc.errno)
         #else

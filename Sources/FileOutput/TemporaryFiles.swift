@@ -73,12 +73,12 @@ public enum TemporaryFiles {
 
     /// Records `path` (a temporary of this process, destined for `destination`) so that
     /// an interrupt removes it (see `InterruptCleanup`).
-    public static func register(_ path: String, destination: String) -> Registration {
+    package static func register(_ path: String, destination: String) -> Registration {
         registry.withLock { $0.add(path, destination: destination) }
     }
 
     /// Forgets a temporary that was renamed into place or removed.
-    public static func unregister(_ registration: Registration) {
+    static func unregister(_ registration: Registration) {
         registry.withLock { $0.remove(registration) }
     }
 

@@ -31,7 +31,7 @@ public struct GeneralMIDIDrum: Equatable, Hashable, Sendable {
         case cymbal, hiHat, tom, snare, kick, percussion, other
 
         /// Metal: written with x-shaped glyphs in drum tabs and notation.
-        public var isMetal: Bool { self == .cymbal || self == .hiHat }
+        package var isMetal: Bool { self == .cymbal || self == .hiHat }
     }
 
     public init(note: Int, name: String, shortName: String, displayOrder: Int, family: Family) {

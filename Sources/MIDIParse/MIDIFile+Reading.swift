@@ -10,7 +10,7 @@ private let posixRead = Darwin.read
 
 extension MIDIFile {
     /// Largest file `read(path:mode:)` accepts (MIDI files are kilobytes; this bounds memory).
-    public static let maximumFileSize = 256 << 20
+    static let maximumFileSize = 256 << 20
 
     /// Parses a Standard MIDI File (or a RIFF RMID file wrapping one).
     ///

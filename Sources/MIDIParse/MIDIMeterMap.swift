@@ -44,7 +44,7 @@ public struct MIDIMeterMap: Sendable {
     /// startTick + barTicks, ... until the next segment.
     public struct Segment: Equatable, Sendable {
         public var startTick: Int
-        public var startBar: Int
+        var startBar: Int
         public var barTicks: Int
         public var numerator: Int
         public var denominator: Int
@@ -172,7 +172,7 @@ extension MIDIFile {
     /// The time signatures of all tracks on the merged time line, in (tick, track, order in
     /// track) order: (tick, numerator, denominator = 2^power). Signatures with a power above 7
     /// are left out.
-    public var timeSignatureChanges: [(tick: Int, numerator: Int, denominator: Int)] {
+    var timeSignatureChanges: [(tick: Int, numerator: Int, denominator: Int)] {
         let starts = trackStartTicks
         var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
         for (t, track) in tracks.enumerated() {

@@ -17,7 +17,7 @@ public struct MIDITempoChange: Equatable, Hashable, Sendable {
 }
 
 public struct MIDITempoMap: Sendable {
-    public static let defaultMicrosecondsPerQuarter = 500_000
+    package static let defaultMicrosecondsPerQuarter = 500_000
 
     public let division: MIDIDivision
     /// Tempo changes in merge order; at equal ticks the last one wins.

@@ -12,8 +12,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var ixToNote: [Int]
     public var ixToTick: [Int]
     public var hiddenSize: Int
-    public var wxShape: [Int]?
-    public var wyShape: [Int]?
+    package var wxShape: [Int]?
+    package var wyShape: [Int]?
     public var gateOrder: [String]?
     public var dtype: String?
     public var sha256: [String: String]?

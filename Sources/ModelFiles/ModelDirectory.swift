@@ -29,7 +29,7 @@ public struct LoadedModel: Sendable, Equatable {
 }
 
 public enum ModelDirectory {
-    public static let formatName = "drummer-model"
+    package static let formatName = "drummer-model"
     /// The newest version this code reads. 2: model.json lists the groups ("groups"); 3: it lists
     /// the layers ("layers", with Wx1.bin… for layers above the first). Version 1 files and the
     /// original's vocab.json still load.
@@ -38,10 +38,10 @@ public enum ModelDirectory {
     /// and a one-layer model's files are what they always were), 3 for a stacked one.
     public static func version(for shape: ModelShape) -> Int { shape.layers > 1 ? 3 : 2 }
     /// The file of layer k's fused matrix: Wx.bin, Wx1.bin, Wx2.bin, …
-    public static func wxFile(layer k: Int) -> String { ParameterLayout.wxName(layer: k) + ".bin" }
-    public static let manifestFile = "model.json"
-    public static let wxFile = "Wx.bin"
-    public static let wyFile = "Wy.bin"
+    package static func wxFile(layer k: Int) -> String { ParameterLayout.wxName(layer: k) + ".bin" }
+    package static let manifestFile = "model.json"
+    package static let wxFile = "Wx.bin"
+    package static let wyFile = "Wy.bin"
     public static let dtype = "float32 little-endian, row-major"
 
     /// Writes `weights` and `vocabulary` as a model directory at `path`, through a

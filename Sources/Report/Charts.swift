@@ -4,9 +4,9 @@ import Foundation
 
 /// Colours of series and groups, in order (colour-blind-safe Tableau 10).
 public enum Palette {
-    public static let colors = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
+    static let colors = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
                                 "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"]
-    public static func color(_ i: Int) -> String { colors[((i % colors.count) + colors.count) % colors.count] }
+    static func color(_ i: Int) -> String { colors[((i % colors.count) + colors.count) % colors.count] }
 }
 
 /// Plot-area geometry shared by the charts.
@@ -21,7 +21,7 @@ public struct LineChart: Sendable {
     public struct Series: Sendable {
         public var name: String
         public var points: [(x: Double, y: Double)]
-        public var dashed: Bool
+        var dashed: Bool
         public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false) {
             self.name = name
             self.points = points

@@ -44,7 +44,7 @@ public struct DrumGrid: Codable, Equatable, Sendable {
         /// Hits of this drum in the cell.
         public var hits: Int
         /// True when a hit in the cell lies more than the tolerance from the cell's time.
-        public var offGrid: Bool
+        var offGrid: Bool
         /// Distance of the loudest hit from the cell's time, in cells (negative: early).
         public var offset: Double
     }
@@ -70,16 +70,16 @@ public struct DrumGrid: Codable, Equatable, Sendable {
     public var grid: Int
     public var tolerance: Double
     /// Bars in the file, up to its last hit.
-    public var totalBars: Int
-    public var totalHits: Int
+    var totalBars: Int
+    var totalHits: Int
     public var bars: [Bar]
     /// Drums in display order (cymbals, hi-hat, toms, snare, kick, other percussion, non-GM notes).
     public var rows: [Row]
     /// Hits drawn in the bars shown.
-    public var hitsShown: Int
-    public var offGridHits: Int
+    var hitsShown: Int
+    var offGridHits: Int
     /// Hits sharing a cell with another hit of the same drum (drawn once).
-    public var mergedHits: Int
+    package var mergedHits: Int
 }
 
 extension DrumGrid {

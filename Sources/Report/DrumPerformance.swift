@@ -45,16 +45,16 @@ public struct DrumPerformance: Sendable {
     }
 
     /// "channel 10" or "all channels" (1-based, as musicians count channels).
-    public var channelDescription: String { channel.map { "channel \($0 + 1)" } ?? "all channels" }
+    var channelDescription: String { channel.map { "channel \($0 + 1)" } ?? "all channels" }
 
     /// Number of bars up to and including the last hit's bar (0 without hits).
-    public var barCount: Int {
+    var barCount: Int {
         guard let last = hits.map(\.tick).max() else { return 0 }
         return meter.position(atTick: last).bar + 1
     }
 
     /// The file's first tempo in beats per minute (120 without a tempo event).
-    public var initialBPM: Double {
+    var initialBPM: Double {
         let us = tempo.changes.first(where: { $0.tick <= 0 && $0.microsecondsPerQuarter > 0 })?.microsecondsPerQuarter
             ?? MIDITempoMap.defaultMicrosecondsPerQuarter
         return 60_000_000 / Double(us)

@@ -61,7 +61,7 @@ public enum DrumTab {
     }
 
     /// A name for a grid: "sixteenth notes", "eighth-note triplets", or "20 per whole note".
-    public static func gridName(_ grid: Int) -> String {
+    static func gridName(_ grid: Int) -> String {
         switch grid {
         case 1: return "whole notes"
         case 2: return "half notes"

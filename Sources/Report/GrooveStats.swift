@@ -76,7 +76,7 @@ public struct GrooveTally: Equatable, Sendable {
     public init(ticksPerQuarter: Int) { self.ticksPerQuarter = ticksPerQuarter }
 
     /// Deltas of a whole 4/4 bar or more share one bin.
-    public var deltaCap: Int { 4 * ticksPerQuarter }
+    var deltaCap: Int { 4 * ticksPerQuarter }
 
     /// Adds one file (at this tally's resolution) with the grid tolerance in sixteenths.
     public mutating func add(_ t: HitTrack, tolerance: Double) {
@@ -116,7 +116,7 @@ public struct GrooveTally: Equatable, Sendable {
         }
     }
 
-    public var hitsPerBar: Double? { bars.flatMap { $0 > 0 ? Double(hits) / Double($0) : nil } }
+    var hitsPerBar: Double? { bars.flatMap { $0 > 0 ? Double(hits) / Double($0) : nil } }
     public var gridShare: Double? { grid?.share }
     public var duplicateRate: Double? { hits > 0 ? Double(duplicates) / Double(hits) : nil }
 }
@@ -186,7 +186,7 @@ public struct AccentSums: Equatable, Sendable {
 
     public var hits: Int { counts.reduce(0, +) }
     /// Mean velocity per position (nil where no hit).
-    public var means: [Double?] { zip(sums, counts).map { $1 > 0 ? Double($0) / Double($1) : nil } }
+    package var means: [Double?] { zip(sums, counts).map { $1 > 0 ? Double($0) / Double($1) : nil } }
 }
 
 // MARK: The figures

@@ -20,7 +20,7 @@ public struct PianoRoll: Sendable {
     public var endTick: Int { performance.meter.startTick(ofBar: bars) }
 
     /// Hits inside the bars drawn, in time order.
-    public var hitsShown: [MIDIHit] {
+    var hitsShown: [MIDIHit] {
         let end = endTick
         return performance.hits.filter { $0.tick < end }
     }

@@ -44,14 +44,14 @@ public struct ReferenceSet: Sendable {
     /// The dataset rows read (nil for MIDI files).
     public var split: DatasetSplit?
     /// A held-out file drawn beside the generated piano rolls, when one can be found.
-    public var heldOut: DrumPerformance?
+    var heldOut: DrumPerformance?
     /// Remarks shown on the page (what the reference lacks, what was left out).
     public var remarks: [String]
     /// One line per file that could not be read.
     public var problems: [String]
 
     /// Most MIDI files read from a folder (in sorted path order).
-    public static let maxFiles = 5000
+    static let maxFiles = 5000
 
     /// True when every track has velocities (and there is one).
     /// The warning that some of the reference's MIDI files were left out, or nil when none was.

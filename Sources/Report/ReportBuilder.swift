@@ -24,9 +24,9 @@ public struct ReportOptions: Sendable {
     public var audio = true
     public var soundfont: String?
     /// Longest audio clip.
-    public var audioSeconds = 30.0
+    var audioSeconds = 30.0
     /// Most generated files given an audio clip (each adds about 44 kB per second).
-    public var maxAudioFiles = 8
+    var maxAudioFiles = 8
     public var title = "drummer report"
 
     public init() {}

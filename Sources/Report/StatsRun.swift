@@ -47,9 +47,9 @@ public enum StatsError: Error, Equatable, CustomStringConvertible {
 public struct StatsRun: Sendable {
     public var request: StatsRequest
     public var result: StatsResult
-    public var referenceKind: String
+    var referenceKind: String
     /// The dataset split read (nil for MIDI references).
-    public var referenceSplit: DatasetSplit?
+    var referenceSplit: DatasetSplit?
     /// Generated files measured.
     public var measured: [String]
     /// One line per input left out (a generated file, a reference file), naming it.
@@ -135,7 +135,7 @@ public struct StatsRun: Sendable {
     // MARK: Output
 
     /// The settings line: "480 PPQ, --quantize 30, channel auto; on the grid: within 1/8 of a sixteenth (15 ticks)".
-    public var settingsLine: String {
+    var settingsLine: String {
         let r = result
         let ticks = r.tolerance * Double(r.ticksPerQuarter) / 4
         return "\(r.ticksPerQuarter) PPQ, " + (r.quantize.map { "--quantize \($0)" } ?? "not quantized")

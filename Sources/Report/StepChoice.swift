@@ -45,12 +45,12 @@ public struct StepFigures: Sendable, Equatable {
 }
 
 public enum StepRule {
-    public static let minimumPeriodicity = 0.85
-    public static let maximumNoteJS = 0.025
-    public static let maximumDeltaJS = 0.025
-    public static let maximumVelocityJS = 0.04
-    public static let maximumGridDeviation = 0.10
-    public static let minimumAccent = 0.85
+    static let minimumPeriodicity = 0.85
+    static let maximumNoteJS = 0.025
+    static let maximumDeltaJS = 0.025
+    static let maximumVelocityJS = 0.04
+    static let maximumGridDeviation = 0.10
+    static let minimumAccent = 0.85
 
     public static let description = "every issue-10 target met, with margins: bar periodicity >= 85% of the reference's, "
         + "note and delta JS <= 0.025 bits, velocity JS <= 0.04 bits, grid share within 10% of the reference's, "

@@ -5,7 +5,7 @@ import Foundation
 
 /// One checkpoint directory's evaluation log.
 public struct TrainingLog: Sendable {
-    public static let fileName = "train_log.csv"
+    package static let fileName = "train_log.csv"
 
     public let path: String
     /// Column names in header order.

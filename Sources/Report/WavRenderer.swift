@@ -8,7 +8,7 @@ import FileOutput
 
 public enum WavRenderer {
     /// Where Debian's packages put a General MIDI soundfont.
-    public static let soundfontCandidates = [
+    static let soundfontCandidates = [
         "/usr/share/sounds/sf2/FluidR3_GM.sf2",
         "/usr/share/sounds/sf2/default-GM.sf2",
         "/usr/share/sounds/sf3/default-GM.sf3",
@@ -24,10 +24,10 @@ public enum WavRenderer {
     }
 
     /// What to install when FluidSynth or the soundfont is missing.
-    public static let installHint = "apt-get install fluidsynth fluid-soundfont-gm"
+    static let installHint = "apt-get install fluidsynth fluid-soundfont-gm"
 
     /// The first executable called `name` on PATH.
-    public static func executable(named name: String) -> String? {
+    static func executable(named name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") {
             let candidate = "\(dir)/\(name)"

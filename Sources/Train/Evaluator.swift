@@ -8,8 +8,8 @@ public struct EvaluationResult: Sendable, Equatable {
     public var predictions: Int
     /// Per output group (note, tick, then velocity when the model has it): Σ over predictions
     /// of the group's NLL (nats), and how often its most likely class was right.
-    public var lossSums: [Double]
-    public var correct: [Int]
+    var lossSums: [Double]
+    var correct: [Int]
     /// Note and tick both right (the original's accuracy).
     public var correctBoth: Int
     /// NLL(note) + NLL(tick) of each prediction, when asked for (`recordSteps`).

@@ -28,7 +28,7 @@ public struct LearningRateSchedule: Sendable, Equatable {
         self.plateauPatience = plateauPatience
     }
 
-    public var isActive: Bool { factor != 1 && (every != nil || plateauPatience != nil) }
+    package var isActive: Bool { factor != 1 && (every != nil || plateauPatience != nil) }
 
     public func validate() throws {
         try Settings.lrDecay.validate(factor)

@@ -57,7 +57,7 @@ public struct OptimizerState: Sendable, Equatable {
     }
 
     public static let velocity = "velocity"
-    public static let meanSquare = "ms"
+    static let meanSquare = "ms"
 
     /// The slots `kind` uses.
     public static func slotNames(_ kind: OptimizerKind) -> [String] {
@@ -69,5 +69,5 @@ public struct OptimizerState: Sendable, Equatable {
     }
 
     /// A fresh slot's value: 1 for RMSProp's accumulator (TF1), 0 otherwise.
-    public static func initialValue(_ slot: String) -> Float { slot == meanSquare ? 1 : 0 }
+    static func initialValue(_ slot: String) -> Float { slot == meanSquare ? 1 : 0 }
 }

@@ -116,21 +116,21 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     /// gave validation loss 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras
     /// init); lr 2 with keras init diverged near step 5,000; 15,000 steps with keras init: lr 1
     /// reached loss 3.015 over the whole training set and 3.235 on validation, lr 0.5 3.068 and 3.268.
-    public static var defaultLearningRate: Float { Settings.learningRate.defaultValue }
+    static var defaultLearningRate: Float { Settings.learningRate.defaultValue }
     /// Initialisation used when none is given: keras reached a lower or equal validation loss
     /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
     /// loss over the whole training set 3.015 against 3.113).
-    public static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
+    static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
     /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
     /// uniform draws; see the previous models/groove/TRAINING.md, git show 1d8506d:…), noise on
     /// the tick too put 103–117% of the corpus's share
     /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
     /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.
-    public static let defaultInputNoiseGroups = ["note", "velocity"]
+    static let defaultInputNoiseGroups = ["note", "velocity"]
 
     /// The names of the input groups that get noise on a model with inputs `inputNames`: the
     /// ones asked for, else the default groups the model has.
-    public func inputNoiseGroupNames(modelInputs inputNames: [String]) -> [String] {
+    package func inputNoiseGroupNames(modelInputs inputNames: [String]) -> [String] {
         inputNoiseGroups ?? RunConfiguration.defaultInputNoiseGroups.filter(inputNames.contains)
     }
 

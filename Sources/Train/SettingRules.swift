@@ -16,8 +16,8 @@ public struct SettingError: Error, CustomStringConvertible, Equatable, Sendable 
 public enum SettingRules {
     /// Longest chunk and most streams accepted (the memory they need is checked separately,
     /// against the machine: `Trainer.checkWorkspace`).
-    public static let maximumUnroll = 100_000
-    public static let maximumBatchSize = 65_536
+    static let maximumUnroll = 100_000
+    static let maximumBatchSize = 65_536
 
     // MARK: shapes of rules (the settings table's `check`s; `option` is the flag)
 
@@ -26,10 +26,10 @@ public enum SettingRules {
             throw SettingError(option: option, message: "must be between \(low) and \(high), got \(v)")
         }
     }
-    public static func atLeast(_ low: Int, _ v: Int, _ option: String) throws {
+    static func atLeast(_ low: Int, _ v: Int, _ option: String) throws {
         guard v >= low else { throw SettingError(option: option, message: "must be at least \(low), got \(v)") }
     }
-    public static func notNegative(_ v: Int, _ option: String) throws {
+    static func notNegative(_ v: Int, _ option: String) throws {
         guard v >= 0 else { throw SettingError(option: option, message: "must not be negative (0 = off), got \(v)") }
     }
     public static func positive(_ v: Float, _ option: String) throws {

@@ -58,7 +58,7 @@ extension SettingCodec where Value == Int {
 
 extension SettingCodec where Value == Int? {
     /// An integer that may be off, stored as `none` when off.
-    public static func optionalInt(none: Int64) -> SettingCodec {
+    static func optionalInt(none: Int64) -> SettingCodec {
         SettingCodec(storage: .int, encode: { .int($0.map(Int64.init) ?? none) }, decode: { v in
             guard case .int(let i) = v, let n = Int(exactly: i) else { throw SettingDecodingError("is \(v), not an integer") }
             return i == none ? nil : n
@@ -99,7 +99,7 @@ extension SettingCodec where Value == String {
 
 extension SettingCodec where Value == String? {
     /// A string that may be absent, stored as "" when absent.
-    public static var optionalString: SettingCodec {
+    static var optionalString: SettingCodec {
         SettingCodec(storage: .string, encode: { .string($0 ?? "") }, decode: { v in
             guard case .string(let s) = v else { throw SettingDecodingError("is \(v), not a string") }
             return s.isEmpty ? nil : s
@@ -109,7 +109,7 @@ extension SettingCodec where Value == String? {
 
 extension SettingCodec where Value == [String]? {
     /// A comma-separated list, stored as "" when absent (the default).
-    public static var optionalList: SettingCodec {
+    static var optionalList: SettingCodec {
         SettingCodec(storage: .string, encode: { .string($0?.joined(separator: ",") ?? "") }, decode: { v in
             guard case .string(let s) = v else { throw SettingDecodingError("is \(v), not a string") }
             return s.isEmpty ? nil : s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -143,11 +143,11 @@ public struct Setting<Value: Hashable & Sendable>: Sendable {
     public let onResume: ResumePolicy
     /// What the setting is called in a refusal ("hidden size" in "the checkpoint has hidden size 200").
     public let noun: String
-    public let codec: SettingCodec<Value>
+    let codec: SettingCodec<Value>
     /// Its valid range: throws `SettingError` naming the flag.
     let check: @Sendable (Value, String) throws -> Void
     /// The value a checkpoint written before the setting existed holds; nil: the attribute is required.
-    public let absentValue: Value?
+    let absentValue: Value?
     /// Whether model.json's metadata lists it (given the run's settings).
     let inMetadata: @Sendable (RunConfiguration) -> Bool
 

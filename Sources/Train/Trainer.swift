@@ -127,7 +127,7 @@ public final class Trainer {
 
     /// Bytes of the buffers a trainer allocates for these sizes (the layers' per-row
     /// activations and gradients for U·B rows, plus parameters, gradient and one optimizer slot).
-    public static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
+    static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
         let layers = ChunkPipeline.workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let (params, o1) = shape.parameterCount.multipliedReportingOverflow(by: 3 * 4)
         let (sum, o2) = layers.addingReportingOverflow(params)
@@ -135,13 +135,13 @@ public final class Trainer {
     }
 
     /// The most `workspaceBytes` a trainer accepts: 8 GiB, and at most 3/4 of this machine's memory.
-    public static var workspaceLimit: Int {
+    static var workspaceLimit: Int {
         min(8 << 30, (ModelLimits.physicalMemory ?? Int.max / 4) / 4 * 3)
     }
 
     /// Throws `SettingError` (naming the sizes, what they need and the limit) when a trainer of
     /// these sizes would need more than `workspaceLimit`; call it before allocating anything.
-    public static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int) throws {
+    package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int) throws {
         let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let limit = workspaceLimit
         guard bytes > limit else { return }
@@ -154,7 +154,7 @@ public final class Trainer {
     /// From this many streams on, the batch is trained as two stream groups, one per core.
     /// At B = 32 on a 2-core Zen 4: 131k timesteps/s for two independent B = 16 runs side by
     /// side against 107k–119k for one B = 32 layer with its helper thread.
-    public static let streamGroupMinimumBatch = 16
+    static let streamGroupMinimumBatch = 16
 
     /// The carried state is layer-major: layer l's (h, c) of stream s at (l·B + s)·H.
     private func setCarriedState(h: [Float], c: [Float]) {

@@ -68,7 +68,7 @@ public struct TrainingData: Sendable {
     /// The --quantize grid the dataset was made with (nil: none).
     public let quantize: Int?
     /// Training hits per meter ("4/4": 12345), from manifest.json's files (empty when unknown).
-    public let meterHits: [String: Int]
+    package let meterHits: [String: Int]
     /// Which files the events were read from (for messages).
     public let source: String
 
@@ -77,7 +77,7 @@ public struct TrainingData: Sendable {
     /// Validation events, flat pairs.
     public var validation: [Int32]? { validationSplit?.events }
     public var eventCount: Int { training.count }
-    public var validationCount: Int { validationSplit?.count ?? 0 }
+    package var validationCount: Int { validationSplit?.count ?? 0 }
     /// Whether every split has positions / velocities.
     public var hasPositions: Bool { training.positions != nil && (validationSplit.map { $0.positions != nil } ?? true) }
     public var hasVelocities: Bool { training.velocities != nil && (validationSplit.map { $0.velocities != nil } ?? true) }

@@ -2,7 +2,7 @@
 import DrummerCore
 
 /// Describes how two vocabularies differ, for error messages; nil when equal.
-public func vocabularyDifference(_ a: Vocabulary, _ b: Vocabulary, aName: String, bName: String) -> String? {
+package func vocabularyDifference(_ a: Vocabulary, _ b: Vocabulary, aName: String, bName: String) -> String? {
     var parts: [String] = []
     func compare(_ x: [Int], _ y: [Int], _ table: String) {
         guard x != y else { return }

@@ -80,7 +80,7 @@ public struct RunOptions: Sendable {
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?
 
-    public static let defaultData = "data"
+    static let defaultData = "data"
 
     public init(data: String? = nil, hidden: Int? = nil, unroll: Int? = nil, batchSize: Int? = nil,
                 optimizer: OptimizerKind? = nil, momentum: Float? = nil, decay: Float? = nil,

@@ -46,7 +46,7 @@ public enum StopSignal {
     public static var requested: Bool { stopFlag.load(ordering: .relaxed) != 0 }
 
     /// The signal received (0 when none).
-    public static var signalNumber: Int32 { Int32(truncatingIfNeeded: stopFlag.load(ordering: .relaxed)) }
+    static var signalNumber: Int32 { Int32(truncatingIfNeeded: stopFlag.load(ordering: .relaxed)) }
 
     /// Sets the flag as a signal would (tests, programmatic stops).
     public static func request(_ sig: Int32 = SIGINT) { stopFlag.store(Int(sig), ordering: .relaxed) }
@@ -57,7 +57,7 @@ public enum StopSignal {
     }
 
     /// Signals received since `install` (or `reset`).
-    public static var signalsReceived: Int { signalCount.load(ordering: .relaxed) }
+    static var signalsReceived: Int { signalCount.load(ordering: .relaxed) }
 }
 
 private func say(_ message: StaticString) {

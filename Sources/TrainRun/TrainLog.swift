@@ -17,7 +17,7 @@ public struct EvaluationRecord: Sendable, Equatable {
 }
 
 public enum TrainLog {
-    public static let fileName = "train_log.csv"
+    package static let fileName = "train_log.csv"
     /// `*_loss` and `*_accuracy` are the note and tick terms for every layout (comparable across
     /// models); the velocity group's figures (empty for a model without it) and `*_loss_all`
     /// (every output group: what training minimises) follow.

@@ -94,7 +94,7 @@ extension TrainingRun {
     /// One step of the loop: the scheduled learning rate, one update, the smoothed loss.
     /// Returns the chunk's loss and the rate it was trained with; a NaN/Inf loss stops the
     /// run (`RunError.nonFinite`). Reads the run's progress without copying any state.
-    public func advance() throws -> (loss: Float, learningRate: Float) {
+    package func advance() throws -> (loss: Float, learningRate: Float) {
         let lr = currentLearningRate
         trainer.optimizerConfig = configuration.optimizerConfig(learningRate: lr)
         let loss = trainer.step()
