@@ -56,6 +56,16 @@ extension SettingCodec where Value == Int {
     }
 }
 
+extension SettingCodec where Value == Bool {
+    /// Stored as int64 0 or 1.
+    public static var bool: SettingCodec {
+        SettingCodec(storage: .int, encode: { .int($0 ? 1 : 0) }, decode: { v in
+            guard case .int(let i) = v, i == 0 || i == 1 else { throw SettingDecodingError("is \(v), not 0 or 1") }
+            return i == 1
+        }, text: { $0 ? "on" : "off" })
+    }
+}
+
 extension SettingCodec where Value == Int? {
     /// An integer that may be off, stored as `none` when off.
     static func optionalInt(none: Int64) -> SettingCodec {
@@ -326,15 +336,79 @@ public enum Settings {
             + "prediction of that input, as when it samples; needs groups that are also outputs)",
         onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
 
+    public static let earlyStop = Setting<Bool>(
+        "early_stop", flag: "early-stop", default: false,
+        help: "Stop when the validation loss has not improved for --early-stop-patience evaluations in a row",
+        onResume: .mayChange, codec: .bool, absent: false, inMetadata: { $0.earlyStop })
+    public static let earlyStopPatience = Setting<Int>(
+        "early_stop_patience", flag: "early-stop-patience", default: 3,
+        help: "Evaluations without a better validation loss before --early-stop stops the run",
+        onResume: .mayChange, codec: .int, absent: 3, check: { try SettingRules.atLeast(1, $0, $1) })
+
     /// Every setting, in order.
     public static let all: [any TrainingSetting] = [
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
+        earlyStop, earlyStopPatience,
     ]
 
     /// The flags a resumed run may change, for --help.
     public static var resumable: [String] { all.filter { $0.onResume == .mayChange }.map(\.flag) }
     /// The flags a resumed run may not change.
     public static var fixedOnResume: [String] { all.filter { $0.onResume == .fixed }.map(\.flag) }
+}
+
+// MARK: - Recipes
+
+/// A named set of setting values a new run starts from (`drummer train --recipe`); the
+/// options given on the command line override it. `groove` is the recipe models/groove was
+/// trained with, and the default; `original` is the 2017 project's plain SGD (every setting at
+/// its table default: no step budget, no schedule, no noise, no early stop).
+public enum Recipe: String, CaseIterable, Sendable {
+    case groove, original
+
+    /// The input groups the groove recipe puts noise on (those the model has).
+    public static let grooveNoiseGroups = ["note", "tick", "velocity"]
+
+    /// The recipe's values, in table order (settings not listed keep their table default).
+    public var values: [(setting: any TrainingSetting, value: SettingValue)] {
+        switch self {
+        case .original: return []
+        case .groove:
+            func v<V>(_ s: Setting<V>, _ x: V) -> (any TrainingSetting, SettingValue) { (s, s.codec.encode(x)) }
+            return [
+                v(Settings.unroll, 100), v(Settings.batchSize, 16), v(Settings.optimizer, .rmsprop),
+                v(Settings.learningRate, 0.002), v(Settings.lrDecay, 0.5), v(Settings.lrPlateauPatience, 1),
+                v(Settings.steps, 6000), v(Settings.checkpointEvery, 500), v(Settings.keep, 20), v(Settings.logEvery, 500),
+                v(Settings.evalEvery, 500), v(Settings.inputNoise, 0.2), v(Settings.inputNoiseGroups, Recipe.grooveNoiseGroups),
+                v(Settings.inputNoiseDraw, .model), v(Settings.earlyStop, true),
+            ]
+        }
+    }
+
+    /// Whether a new run adds the lookback group (when its dataset has positions).
+    public var lookback: Bool { self == .groove }
+
+    /// `c` with the recipe's values.
+    public func apply(to c: inout RunConfiguration) {
+        for (setting, value) in values { try? setting.restore(value, into: &c) }
+    }
+
+    /// The recipe's value of `setting` as text, nil when it keeps the table default.
+    public func text(of setting: any TrainingSetting) -> String? {
+        guard let (_, value) = values.first(where: { $0.setting.name == setting.name }) else { return nil }
+        var c = RunConfiguration()
+        try? setting.restore(value, into: &c)
+        return setting.text(in: c)
+    }
+}
+
+extension Setting {
+    /// The --help text for a command whose default recipe is `recipe`: what the setting does,
+    /// its default under that recipe, and the table default when the recipe changes it.
+    public func helpText(recipe: Recipe) -> String {
+        guard let r = recipe.text(of: self) else { return helpText }
+        return "\(help) (default \(r); --recipe original: \(codec.text(defaultValue)))"
+    }
 }

@@ -9,6 +9,9 @@ public struct RunOptions: Sendable {
     public var data: String?
     public var resume: String?
     public var allowDataChange: Bool
+    /// The values a new run starts from before the options given: `drummer train --recipe`, whose
+    /// default is groove; options built in code start from the table's defaults (original).
+    public var recipe: Recipe = .original
     /// The training settings given (a value for each; `given` names them).
     private var values = RunConfiguration()
     private var given: Set<String> = []
@@ -156,9 +159,10 @@ public struct RunOptions: Sendable {
         }
     }
 
-    /// The configuration of a new run: defaults, then the options given.
+    /// The configuration of a new run: defaults, the recipe, then the options given.
     func newConfiguration() -> RunConfiguration {
         var c = RunConfiguration()
+        recipe.apply(to: &c)
         for s in givenSettings { try? s.restore(s.stored(in: values), into: &c) }
         c.initFrom = c.initFrom.map(absolutePath)
         return c

@@ -20,6 +20,7 @@ extension TrainingRun {
             return RunSummary(ending: .nothingToDo, step: trainer.progress.step, lastCheckpoint: lastCheckpoint)
         }
         let startStep = trainer.progress.step
+        warnAboutValidationSplit()
         let clock = RunClock()
         // Timesteps/s counts time inside steps only (evaluations and checkpoints
         // are excluded); the ETA uses wall-clock time, which includes them.
@@ -63,6 +64,13 @@ extension TrainingRun {
                 if c.schedule.factor != 1, c.schedule.observe(loss: monitored, progress: &schedule) {
                     reporter.line("learning rate decayed to \(currentLearningRate) (no improvement in \(c.schedule.plateauPatience ?? 0) evaluations)")
                 }
+                watchValidation(record.validation?.loss)
+                if shouldStopEarly(at: now) {
+                    if savedStep != now { try save() }
+                    clearBar()
+                    reporter.line("early stop at step \(now): the validation loss has not improved for \(c.earlyStopPatience) evaluations; the best, \(String(format: "%.4f", bestValidationLoss)), is step \(bestStep)'s checkpoint (\(checkpoints.file(step: bestStep))); --no-early-stop trains on")
+                    return RunSummary(ending: .earlyStopped, step: now, lastCheckpoint: lastCheckpoint)
+                }
             }
             let interrupted = shouldStop()
             if saveNow || interrupted { try save() }
@@ -90,6 +98,49 @@ extension TrainingRun {
         if savedStep != end { try save() }
         return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
     }
+
+    /// Whether --early-stop ends the run after the evaluation at `step`: the best validation loss
+    /// is `earlyStopPatience` evaluations old (a pure function of the checkpointed best step, so
+    /// a resumed run stops where the straight one does).
+    func shouldStopEarly(at step: Int) -> Bool {
+        let c = configuration
+        guard c.earlyStop, validationClasses != nil, bestStep >= 0 else { return false }
+        return step - bestStep >= c.earlyStopPatience * c.evalEvery
+    }
+
+    /// Warns, once per run, when the validation loss has risen at two evaluations in a row above
+    /// its best (the model is learning the training data by heart).
+    func watchValidation(_ loss: Double?) {
+        guard let loss else { return }
+        defer { previousValidationLoss = loss }
+        guard let previous = previousValidationLoss, loss > previous, loss > bestValidationLoss else {
+            risingEvaluations = 0
+            return
+        }
+        risingEvaluations += 1
+        if risingEvaluations == 2, !warnedRising {
+            warnedRising = true
+            clearBar()
+            reporter.line(String(format: "warning: the validation loss has risen at 2 evaluations in a row (%.4f, best %.4f at step %d): the model may be over-fitting; step %d's checkpoint is kept as the best", loss, bestValidationLoss, bestStep, bestStep))
+        }
+    }
+
+    /// Warns, once, when the validation split is too small for its loss to mean much (or absent).
+    func warnAboutValidationSplit() {
+        guard !warnedSplit else { return }
+        warnedSplit = true
+        let n = (validationClasses?.count ?? 0) / max(1, groups.inputNames.count)
+        if validationClasses == nil {
+            if configuration.earlyStop {
+                reporter.line("note: the dataset has no validation split: --early-stop has nothing to watch (convert-midi --validation-fraction makes one)")
+            }
+        } else if n < Self.smallValidationSplit {
+            reporter.line("warning: the validation split holds only \(n) hits: its loss (and --early-stop, the best checkpoint) means little; convert-midi with a larger --validation-fraction or more files")
+        }
+    }
+
+    /// Validation splits of fewer hits than this get a warning.
+    static let smallValidationSplit = 2000
 
     /// One step of the loop: the scheduled learning rate, one update, the smoothed loss.
     /// Returns the chunk's loss and the rate it was trained with; a NaN/Inf loss stops the

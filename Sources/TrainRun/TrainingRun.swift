@@ -23,7 +23,7 @@ public struct RunReporter {
 
 /// How a run ended.
 public struct RunSummary: Sendable, Equatable {
-    public enum Ending: Sendable, Equatable { case reachedSteps, interrupted, nothingToDo }
+    public enum Ending: Sendable, Equatable { case reachedSteps, interrupted, nothingToDo, earlyStopped }
     public var ending: Ending
     public var step: Int
     public var lastCheckpoint: String?
@@ -46,6 +46,10 @@ public final class TrainingRun {
     var lastCheckpoint: String?
     var savedStep: Int?
     var evaluatedStep: Int?
+    /// The warnings said once per run, and what they watch.
+    var warnedSplit = false, warnedRising = false
+    var previousValidationLoss: Double?
+    var risingEvaluations = 0
     let reporter: RunReporter
     let checkpoints: CheckpointDirectory
     /// This run's id (the same across resumes; see CheckpointDirectory).
@@ -152,6 +156,11 @@ public final class TrainingRun {
         let data = try TrainingData.load(path: options.data ?? RunOptions.defaultData)
         var rng = SeededRNG(seed: config.seed)
         let (groups, weights) = try initialModel(config: config, options: options, data: data, rng: &rng)
+        if options.inputNoiseGroups == nil, let recipeGroups = config.inputNoiseGroups {
+            // The recipe's noise groups are those of its list the model has.
+            let kept = recipeGroups.filter(groups.inputNames.contains)
+            config.inputNoiseGroups = kept.isEmpty ? nil : kept
+        }
         config.hidden = weights.shape.hidden
         config.layers = weights.shape.layers
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize)
@@ -186,9 +195,12 @@ public final class TrainingRun {
             try options.checkGroupsUnchanged(model.groups, path: from, what: "--init-from model")
             return (model.groups, model.weights)
         }
+        // The recipe adds the lookback where it can (a dataset with positions, not turned off).
+        let lookback = options.lookback
+            ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
         let groups = try options.layoutOriginal
             ? ModelGroups(vocabulary: data.vocabulary)
-            : data.groups(position: options.position, velocity: options.velocity, lookback: options.lookback,
+            : data.groups(position: options.position, velocity: options.velocity, lookback: lookback,
                           encoding: options.positionEncoding ?? .oneHot,
                           velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)

@@ -127,6 +127,16 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.inputNoiseDraw.argumentName, help: Settings.inputNoiseDraw.argumentHelp)
     var inputNoiseDraw: InputNoiseDraw?
 
+    @Flag(name: Settings.earlyStop.argumentName, inversion: .prefixedNo, help: Settings.earlyStop.argumentHelp)
+    var earlyStop: Bool?
+
+    @Option(name: Settings.earlyStopPatience.argumentName, parsing: .unconditional,
+            help: Settings.earlyStopPatience.argumentHelp)
+    var earlyStopPatience: Int?
+
+    @Option(help: ArgumentHelp("Settings a new run starts from: groove (the shipped model's recipe: 6000 steps, RMSProp, batch 16, input noise, lookback, early stop) or original (the 2017 project's SGD, batch 1, until interrupted); flags given override it (default groove)"))
+    var recipe: Recipe?
+
     @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
     var position: Bool?
 
@@ -159,6 +169,9 @@ struct TrainCommand: ParsableCommand {
         do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
         if allowDataChange && resume == nil { throw ValidationError("--allow-data-change only applies with --resume") }
         if resume != nil && initFrom != nil { throw ValidationError("--init-from cannot be combined with --resume") }
+        if resume != nil, let r = recipe {
+            throw ValidationError("--recipe \(r.rawValue) cannot be combined with --resume: a resumed run takes its settings from the checkpoint")
+        }
     }
 
     var options: RunOptions {
@@ -188,6 +201,9 @@ struct TrainCommand: ParsableCommand {
         o[Settings.inputNoise] = inputNoise
         o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         o[Settings.inputNoiseDraw] = inputNoiseDraw
+        o[Settings.earlyStop] = earlyStop
+        o[Settings.earlyStopPatience] = earlyStopPatience
+        o.recipe = recipe ?? .groove
         o.position = position
         o.velocity = velocity
         o.lookback = lookback
@@ -229,9 +245,10 @@ extension OptimizerKind: ExpressibleByArgument {}
 extension Setting {
     /// The setting's long flag, as argument-parser names it.
     var argumentName: NameSpecification { .customLong(flagName) }
-    /// The setting's help: what it does and its default, from the table.
-    var argumentHelp: ArgumentHelp { ArgumentHelp(helpText) }
+    /// The setting's help: what it does and its default (under the default recipe), from the table.
+    var argumentHelp: ArgumentHelp { ArgumentHelp(helpText(recipe: .groove)) }
 }
 extension InitScheme: ExpressibleByArgument {}
 extension PositionEncoding: ExpressibleByArgument {}
 extension InputNoiseDraw: ExpressibleByArgument {}
+extension Recipe: ExpressibleByArgument {}

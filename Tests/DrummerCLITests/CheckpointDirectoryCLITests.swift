@@ -20,7 +20,7 @@ final class CheckpointDirectoryCLITests: XCTestCase {
         let ck = root.appendingPathComponent("c")
         let first = Process()
         first.executableURL = CLI.binary
-        first.arguments = ["train", "--data", root.appendingPathComponent("data").path, "--hidden", "6", "--unroll", "8",
+        first.arguments = ["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "6", "--unroll", "8",
                            "--checkpoint-dir", ck.path, "--checkpoint-every", "50", "--log-every", "100000",
                            "--eval-every", "100000"]
         let outURL = root.appendingPathComponent("out.txt")
@@ -37,7 +37,7 @@ final class CheckpointDirectoryCLITests: XCTestCase {
               !((try? String(contentsOf: outURL, encoding: .utf8)) ?? "").contains("checkpoint ") {
             usleep(10_000)
         }
-        let second = try CLI.run(["train", "--data", root.appendingPathComponent("data").path, "--hidden", "6",
+        let second = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "6",
                                   "--unroll", "8", "--checkpoint-dir", ck.path, "--steps", "5"])
         XCTAssertEqual(second.status, 1, second.stderr)
         XCTAssertTrue(second.stderr.contains("--checkpoint-dir \(ck.path) is in use by another training run (pid \(first.processIdentifier), run "),
@@ -48,7 +48,7 @@ final class CheckpointDirectoryCLITests: XCTestCase {
         try out.close()
         XCTAssertEqual(first.terminationStatus, 0)
         // After it ended, a new run into its directory is refused as another run's.
-        let third = try CLI.run(["train", "--data", root.appendingPathComponent("data").path, "--hidden", "6",
+        let third = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "6",
                                  "--unroll", "8", "--checkpoint-dir", ck.path, "--steps", "5"])
         XCTAssertEqual(third.status, 1, third.stderr)
         XCTAssertTrue(third.stderr.contains("holds another run's checkpoints"), third.stderr)
@@ -77,7 +77,7 @@ final class CheckpointDirectoryCLITests: XCTestCase {
         }
         let ck = mnt.appendingPathComponent("ck")
         // H = 24: each checkpoint is about 60 KB, so the 200 KiB fill up after a few.
-        let r = try CLI.run(["train", "--data", root.appendingPathComponent("data").path, "--hidden", "24", "--unroll", "8",
+        let r = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "24", "--unroll", "8",
                              "--checkpoint-dir", ck.path, "--checkpoint-every", "1", "--keep", "1000", "--steps", "40",
                              "--log-every", "1000", "--eval-every", "1000"])
         XCTAssertEqual(r.status, 1, "exit \(r.status): \(r.stderr)")

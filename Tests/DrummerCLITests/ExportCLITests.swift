@@ -36,7 +36,7 @@ final class ExportCLITests: XCTestCase {
         let vocab = String(decoding: try JSONSerialization.data(withJSONObject: ["ix_to_note": notes, "ix_to_tick": ticks]), as: UTF8.self)
         let data = try dataset(events: 64, vocab: vocab)
         let ck = tmp.appendingPathComponent("ck").path
-        let t = try CLI.run(["train", "--data", data.path, "--init-from", original.path, "--steps", "0",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--init-from", original.path, "--steps", "0",
                              "--unroll", "8", "--checkpoint-dir", ck])
         XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
         let model = tmp.appendingPathComponent("exported").path
@@ -54,7 +54,7 @@ final class ExportCLITests: XCTestCase {
     func testTrainExportSample() throws {
         let data = try dataset(events: 400)
         let ck = tmp.appendingPathComponent("ck").path
-        let t = try CLI.run(["train", "--data", data.path, "--hidden", "8", "--steps", "2", "--batch-size", "1",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--steps", "2", "--batch-size", "1",
                              "--unroll", "8", "--checkpoint-dir", ck])
         XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
         let ckpt = ck + "/ckpt-2.h5"

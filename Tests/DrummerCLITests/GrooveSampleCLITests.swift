@@ -343,7 +343,7 @@ final class GrooveSampleCLITests: XCTestCase {
             let model = tmp.appendingPathComponent("model\(ppq)")
             let c = try CLI.run(["convert-midi", corpus.path, "-o", data.path, "--ppq", String(ppq)])
             XCTAssertEqual(c.status, 0, c.stderr)
-            let t = try CLI.run(["train", "--data", data.path, "--checkpoint-dir", ck.path, "--hidden", "8", "--unroll", "8",
+            let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--checkpoint-dir", ck.path, "--hidden", "8", "--unroll", "8",
                                  "--steps", "20", "--log-every", "10"])
             XCTAssertEqual(t.status, 0, t.stderr)
             let e = try CLI.run(["export", ck.appendingPathComponent("ckpt-20.h5").path, "-o", model.path])

@@ -23,7 +23,7 @@ final class LayersCLITests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
 
     func train(_ dir: String, _ extra: [String]) throws -> CLIResult {
-        try CLI.run(["train", "--data", data.path, "--hidden", "8", "--unroll", "8", "--layers", "2",
+        try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--layers", "2",
                      "--checkpoint-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
     }
 

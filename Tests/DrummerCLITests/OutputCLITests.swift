@@ -229,7 +229,7 @@ final class OutputCLITests: XCTestCase {
         let groove: [(Int32, Int32)] = [(0, 2), (2, 1), (1, 1), (2, 1)]
         try TestDataset.write(data, pairs: (0..<200).map { groove[$0 % 4] },
                               vocabJSON: #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#)
-        let t = try CLI.run(["train", "--data", data.path, "--hidden", "4", "--unroll", "8", "--steps", "1",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "4", "--unroll", "8", "--steps", "1",
                              "--checkpoint-dir", path("ck")])
         XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
         return path("ck/ckpt-1.h5")

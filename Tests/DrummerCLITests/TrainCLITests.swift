@@ -20,8 +20,9 @@ final class TrainCLITests: XCTestCase {
                               vocabJSON: "{\"ix_to_note\": [36, 38, 42, 46], \"ix_to_tick\": [0, 12, 24, 48, 96]}")
     }
 
+    /// A tiny run with the 2017 settings (the default recipe needs more data than this).
     var small: [String] {
-        ["--data", root.appendingPathComponent("data").path, "--hidden", "6", "--unroll", "8",
+        ["--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "6", "--unroll", "8",
          "--checkpoint-dir", root.appendingPathComponent("c").path]
     }
 
@@ -104,7 +105,7 @@ final class TrainCLITests: XCTestCase {
         try Self.writeDataset(data, count: 4000)
         let p = Process()
         p.executableURL = CLI.binary
-        p.arguments = ["train", "--data", data.path, "--hidden", "400", "--unroll", "400",
+        p.arguments = ["train", "--recipe", "original", "--data", data.path, "--hidden", "400", "--unroll", "400",
                        "--checkpoint-dir", root.appendingPathComponent("c").path,
                        "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
         let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")

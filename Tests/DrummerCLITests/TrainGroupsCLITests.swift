@@ -50,7 +50,7 @@ final class TrainGroupsCLITests: XCTestCase {
     }
 
     func train(_ dir: String, _ extra: [String], steps: Int = 2) throws -> CLIResult {
-        try CLI.run(["train", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "\(steps)",
+        try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "\(steps)",
                      "--checkpoint-every", "\(steps)", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
     }
 
@@ -281,7 +281,7 @@ final class TrainGroupsCLITests: XCTestCase {
     /// choose-step: one line per checkpoint with the figures `drummer sample` + `drummer stats`
     /// give for the same files, the rule's verdict, and clear errors.
     func testChooseStepMeasuresEachCheckpointAsSampleAndStatsDo() throws {
-        let t = try CLI.run(["train", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "3",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "3",
                              "--checkpoint-every", "1", "--keep", "10", "--checkpoint-dir", root.appendingPathComponent("cs").path])
         XCTAssertEqual(t.status, 0, t.stderr)
         let dir = root.appendingPathComponent("cs").path
@@ -413,13 +413,13 @@ final class TrainGroupsCLITests: XCTestCase {
         try TestDataset.writeInt32((0..<count).flatMap { [Int32(($0 % 8) * 240), 1920] }, shape: [count, 2],
                                    to: groove.appendingPathComponent("positions.npy"))
         // The same dataset without --init-from would train position and velocity groups.
-        let plain = try CLI.run(["train", "--data", groove.path, "--hidden", "4", "--unroll", "8", "--steps", "0",
+        let plain = try CLI.run(["train", "--recipe", "original", "--data", groove.path, "--hidden", "4", "--unroll", "8", "--steps", "0",
                                  "--checkpoint-dir", root.appendingPathComponent("plain").path])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         XCTAssertTrue(plain.stdout.contains("groups: inputs note 17, tick 209, position 64, velocity"), plain.stdout)
 
         let ck = root.appendingPathComponent("ck").path
-        let t = try CLI.run(["train", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
                              "--checkpoint-dir", ck])
         XCTAssertEqual(t.status, 0, t.stderr)
         XCTAssertTrue(t.stdout.contains("groups: inputs note 17, tick 209; outputs note 17, tick 209\n"), t.stdout)
@@ -430,7 +430,7 @@ final class TrainGroupsCLITests: XCTestCase {
             XCTAssertTrue(exported == (try Data(contentsOf: fixtures.appendingPathComponent(f))), "\(f) differs from the original")
         }
         // Asking the original model for a group it lacks is refused naming the model.
-        let r = try CLI.run(["train", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
+        let r = try CLI.run(["train", "--recipe", "original", "--data", groove.path, "--init-from", original.path, "--steps", "0", "--unroll", "8",
                              "--checkpoint-dir", root.appendingPathComponent("ck2").path, "--velocity"])
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("--velocity differs from the --init-from model \(original.path), which has no velocity group"), r.stderr)
@@ -448,7 +448,7 @@ final class TrainGroupsCLITests: XCTestCase {
         try TinySMF.drums(song.map { ($0.tick, $0.1, $0.2) }, meter: (4, 2)).write(to: file)
         let quantized = root.appendingPathComponent("q").path
         XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", quantized, "--quantize", "60"]).status, 0)
-        let t = try CLI.run(["train", "--data", quantized, "--hidden", "8", "--unroll", "8", "--steps", "2",
+        let t = try CLI.run(["train", "--recipe", "original", "--data", quantized, "--hidden", "8", "--unroll", "8", "--steps", "2",
                              "--checkpoint-every", "2", "--checkpoint-dir", root.appendingPathComponent("qc").path])
         XCTAssertEqual(t.status, 0, t.stderr)
         let ckpt = root.appendingPathComponent("qc/ckpt-2.h5").path
