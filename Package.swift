@@ -103,6 +103,6 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore", "ModelFiles", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
-        .testTarget(name: "DrummerCLITests", dependencies: ["drummer"]),
+        .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse"]),
     ]
 )

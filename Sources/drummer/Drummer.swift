@@ -14,6 +14,6 @@ struct Drummer: ParsableCommand {
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
             subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self,
-                          SampleCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ChooseStepCommand.self, Bench.self])
+                          SampleCommand.self, HumanizeCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ChooseStepCommand.self, Bench.self])
     }
 }

@@ -1,0 +1,90 @@
+// `drummer humanize STIFF.mid -o OUT.mid`: keeps every hit's drum and place of a quantized
+// beat; the model draws each hit's velocity and micro-timing (Sample/Humanizer.swift).
+import ArgumentParser
+import DrummerCore
+import FileOutput
+import Foundation
+import MIDIParse
+import ModelFiles
+import Sample
+
+struct HumanizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "humanize",
+        abstract: "Give a stiff (quantized) drum beat a drummer's velocity and micro-timing, drawn by a model.",
+        discussion: """
+            Every hit keeps its drum (note) and its place in the bar, in order; the model (one with \
+            position and velocity groups, such as models/groove) reads the beat hit by hit and draws \
+            each hit's velocity and how far it sits before or after its place (at most --window \
+            ticks). The output keeps the input's tempo (unless --bpm), meter and PPQ of the model. \
+            The same --seed gives the same file.
+            """)
+
+    @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there).")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The MIDI file to write (- for standard output).")
+    var output: String
+
+    @Option(help: "Model directory (default models/groove).")
+    var model: String = "models/groove"
+
+    @Option(parsing: .unconditional, help: "How far a hit may move from its place, in ticks at the model's PPQ (default: a 32nd note).")
+    var window: Int?
+
+    @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default 1).")
+    var temperature: Float = 1
+
+    @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
+    var seed: UInt64?
+
+    @Option(parsing: .unconditional, help: "Tempo of the output in BPM (default: the input's first tempo, else 120).")
+    var bpm: Double?
+
+    @Option(parsing: .unconditional, help: "Snap the input's onsets to a grid of this many ticks (at the model's PPQ; 120 = 16ths at 480) before humanizing (default: as written).")
+    var quantize: Int?
+
+    func validate() throws {
+        if let w = window, w < 0 { throw ValidationError("--window must not be negative, got \(w)") }
+        if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
+        guard temperature.isFinite, temperature > 0 else { throw ValidationError("--temperature must be a positive number, got \(temperature)") }
+        if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
+    }
+
+    func run() throws {
+        InterruptCleanup.install()
+        BLASRuntime.setThreads(1)
+        let destination = try AtomicOutput.resolve(output, options: .userFile)
+        let status: (String) -> Void = destination.isStandardOutput
+            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
+        let loaded = try ModelDirectory.load(path: model)
+        let ppq = loaded.groups.ticksPerQuarter
+        var settings = HitExtractionSettings()
+        settings.ppq = ppq
+        settings.quantize = quantize
+        let hits = try FileHits.read(path: input, settings: settings)
+        guard hits.count > 0 else { throw ValidationError("\(input): no hits (NOTE ON with velocity > 0 not found)") }
+        let tempo = bpm ?? (try? MIDIFile.read(path: input)).flatMap { f in
+            f.file.tempoMap.changes.first.map { 60_000_000 / Double($0.microsecondsPerQuarter) }
+        } ?? 120
+        let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
+            BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
+                    tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0])
+        })
+        if dropped > 0 { status("note: \(dropped) repeated hit(s) of one drum at one onset merged") }
+        let s = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        var rng = SeededRNG(seed: s)
+        let humanizer = try Humanizer(weights: loaded.weights, groups: loaded.groups)
+        let out = try humanizer.humanize(beat, options: HumanizeOptions(window: window ?? max(1, ppq / 8),
+                                                                        temperature: temperature), rng: &rng)
+        var previous = 0
+        let drumHits = out.map { h -> DrumHit in
+            defer { previous = h.onset }
+            return DrumHit(note: h.note, delta: h.onset - previous, velocity: h.velocity)
+        }
+        let meter = Meter(hits.meter) ?? .common
+        try DrumMIDI.write(drumHits, to: output, options: DrumMIDIOptions(model: loaded.groups, meter: meter, bpm: tempo))
+        let moved = zip(beat, out).filter { $0.onset != $1.onset }.count
+        status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s), to \(output)")
+    }
+}

@@ -1,0 +1,108 @@
+// `drummer humanize`: corpus performances snapped to 16ths and humanized by the shipped model
+// come closer to the original performances' velocity and timing than the stiff beat does;
+// every hit keeps its drum and stays near its place; bad input is refused.
+import Foundation
+import MIDIParse
+import XCTest
+
+final class HumanizeCLITests: XCTestCase {
+    var root: URL!
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("humanize-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    static func hits(_ path: String, quantize: Int? = nil) throws -> FileHits {
+        var s = HitExtractionSettings()
+        s.ppq = 480
+        s.quantize = quantize
+        return try FileHits.read(path: path, settings: s)
+    }
+
+    /// Jensen–Shannon divergence (bits) of two histograms.
+    static func js(_ a: [Int], _ b: [Int]) -> Double {
+        let sa = Double(a.reduce(0, +)), sb = Double(b.reduce(0, +))
+        var d = 0.0
+        for (x, y) in zip(a, b) {
+            let p = Double(x) / sa, q = Double(y) / sb, m = (p + q) / 2
+            if p > 0 { d += 0.5 * p * log2(p / m) }
+            if q > 0 { d += 0.5 * q * log2(q / m) }
+        }
+        return d
+    }
+
+    static func velocityHistogram(_ v: [Int]) -> [Int] {
+        var h = [Int](repeating: 0, count: 16)
+        for x in v { h[min(15, (x - 1) / 8)] += 1 }
+        return h
+    }
+
+    /// Onsets' distance from the nearest 16th (120 ticks at 480 PPQ), to the nearest 64th note
+    /// (30 ticks, the shipped model's tick resolution): −60, −30, 0, +30, +60.
+    static func offsetHistogram(_ ticks: [Int]) -> [Int] {
+        var h = [Int](repeating: 0, count: 5)
+        for t in ticks {
+            let off = t - Int((Double(t) / 120).rounded()) * 120
+            h[min(4, max(0, Int((Double(off) / 30).rounded()) + 2))] += 1
+        }
+        return h
+    }
+
+    func testHumanizedBeatsComeCloserToThePerformances() throws {
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let dir = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix("4-4.mid") }.sorted().prefix(8)
+        XCTAssertEqual(files.count, 8)
+        var original = (v: [Int](), t: [Int]()), human = original, stiff = original
+        for (i, f) in files.enumerated() {
+            let src = dir.appendingPathComponent(f).path, out = root.appendingPathComponent("h\(i).mid").path
+            let r = try CLI.run(["humanize", src, "--quantize", "120", "--model", model, "--seed", "\(i + 1)", "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let o = try Self.hits(src), q = try Self.hits(src, quantize: 120), h = try Self.hits(out)
+            // The stiff beat: the performance snapped to 16ths, one drum once per onset.
+            var seen = Set<[Int]>(), s = (notes: [Int](), ticks: [Int]())
+            for (n, t) in zip(q.notes, q.ticks) where seen.insert([n, t]).inserted { s.notes.append(n); s.ticks.append(t) }
+            XCTAssertEqual(h.notes.sorted(), s.notes.sorted(), "\(f): every hit keeps its drum")
+            // Each drum's hits stay in order, each within a 32nd note (the default window) of its 16th.
+            for note in Set(s.notes) {
+                let a = zip(h.notes, h.ticks).filter { $0.0 == note }.map(\.1)
+                let b = zip(s.notes, s.ticks).filter { $0.0 == note }.map(\.1)
+                XCTAssertEqual(a.count, b.count)
+                for (x, y) in zip(a, b) { XCTAssertLessThanOrEqual(abs(x - y), 60, "\(f), note \(note)") }
+            }
+            original.v += o.velocities; original.t += o.ticks
+            human.v += h.velocities; human.t += h.ticks
+            stiff.v += [Int](repeating: 100, count: s.ticks.count); stiff.t += s.ticks
+        }
+        let jsVelocity = (human: Self.js(Self.velocityHistogram(human.v), Self.velocityHistogram(original.v)),
+                          stiff: Self.js(Self.velocityHistogram(stiff.v), Self.velocityHistogram(original.v)))
+        let jsOffset = (human: Self.js(Self.offsetHistogram(human.t), Self.offsetHistogram(original.t)),
+                        stiff: Self.js(Self.offsetHistogram(stiff.t), Self.offsetHistogram(original.t)))
+        print(String(format: "humanize, 8 corpus files snapped to 16ths: velocity JS %.3f bits (stiff %.3f), timing-offset JS %.3f bits (stiff %.3f)",
+                     jsVelocity.human, jsVelocity.stiff, jsOffset.human, jsOffset.stiff))
+        XCTAssertLessThan(jsVelocity.human, jsVelocity.stiff / 4, "velocities come close to the performances'")
+        XCTAssertLessThan(jsOffset.human, jsOffset.stiff / 2, "timing comes close to the performances'")
+    }
+
+    func testSameSeedSameFileAndBadInput() throws {
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session").path
+        let f = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: src).filter { $0.hasSuffix(".mid") }.sorted().first)
+        let a = root.appendingPathComponent("a.mid").path, b = root.appendingPathComponent("b.mid").path
+        for out in [a, b] {
+            let r = try CLI.run(["humanize", src + "/" + f, "--model", model, "--seed", "5", "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: a)), try Data(contentsOf: URL(fileURLWithPath: b)))
+        let missing = try CLI.run(["humanize", root.appendingPathComponent("nope.mid").path, "--model", model, "-o", a])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("nope.mid"), missing.stderr)
+        let garbage = root.appendingPathComponent("garbage.mid")
+        try Data("not midi".utf8).write(to: garbage)
+        let bad = try CLI.run(["humanize", garbage.path, "--model", model, "-o", root.appendingPathComponent("c.mid").path])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("garbage.mid"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("c.mid").path), "nothing written")
+        let window = try CLI.run(["humanize", src + "/" + f, "--window", "-1", "-o", a])
+        XCTAssertEqual(window.status, 64)
+    }
+}
