@@ -15,9 +15,9 @@ final class ConvertMIDITests: XCTestCase {
 
     /// Copies the original project's two training patterns into a folder.
     private func patterns() throws -> URL {
-        let src = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
         guard FileManager.default.fileExists(atPath: src.path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer is absent; this test needs the original project's patterns")
+            throw VendoredFixtureMissing()
         }
         let dir = tmp.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -19,9 +19,9 @@ final class ExportCLITests: XCTestCase {
     /// `train --init-from` the original 2017 model for zero steps, then `export`: the
     /// exported Wx.bin and Wy.bin are byte-identical to the original files.
     func testInitFromOriginalTrainedZeroStepsExportsIdenticalFiles() throws {
-        let fixtures = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        let fixtures = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer is not present")
+            throw VendoredFixtureMissing()
         }
         let original = tmp.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: original, withIntermediateDirectories: true)

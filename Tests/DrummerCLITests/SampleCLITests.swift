@@ -268,9 +268,9 @@ final class SampleCLITests: XCTestCase {
 
     /// The original project's pretrained weights play through the CLI.
     func testOriginalPretrainedModel() throws {
-        let src = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
         guard FileManager.default.fileExists(atPath: src.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared not present")
+            throw VendoredFixtureMissing()
         }
         let dir = tmp.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -223,9 +223,9 @@ final class TrainCLITests: XCTestCase {
     /// file read directly and the same file through convert-midi give the same
     /// numbers; random.mid's unknown tick values are named.
     func testEvalOfAMIDIFileMatchesItsConvertedDataset() throws {
-        let original = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        let original = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
         guard FileManager.default.fileExists(atPath: original.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer is not available")
+            throw VendoredFixtureMissing()
         }
         let model = root.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)

@@ -395,9 +395,9 @@ final class TrainGroupsCLITests: XCTestCase {
     /// vocabulary as vocab.json): the original layout with no extra flag; Wx.bin and Wy.bin of a
     /// zero-step run export byte-identical to the original's.
     func testInitFromTheOriginalModelTrainsTheOriginalLayout() throws {
-        let fixtures = CLI.shared.appendingPathComponent("fixtures/rnn-drummer")
+        let fixtures = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer is not present")
+            throw VendoredFixtureMissing()
         }
         let original = root.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: original, withIntermediateDirectories: true)

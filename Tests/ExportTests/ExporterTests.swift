@@ -58,9 +58,9 @@ final class ExporterTests: XCTestCase {
     func testOriginalWeightsExportIdenticalFiles() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+            .appendingPathComponent("Tests/Fixtures/rnn-drummer").standardizedFileURL
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+            throw VendoredFixtureMissing()
         }
         let src = tmp.appendingPathComponent("src")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
@@ -115,9 +115,9 @@ final class ExporterTests: XCTestCase {
     func testStepZeroCheckpointOfOriginalWeightsExportsIdenticalFiles() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+            .appendingPathComponent("Tests/Fixtures/rnn-drummer").standardizedFileURL
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+            throw VendoredFixtureMissing()
         }
         let src = tmp.appendingPathComponent("src")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import MIDIParse
 
-/// Every file of ../shared/midi-edge and every ../shared/fixtures/rnn-drummer/*.mid has one
+/// Every file of ../shared/midi-edge and every Tests/Fixtures/rnn-drummer/*.mid has one
 /// expectation here, justified by the Standard MIDI File 1.0 specification (SMF 1.0, MMA RP-001)
 /// or the MIDI 1.0 specification. A file without an expectation fails the test.
 ///
@@ -284,7 +284,6 @@ final class EdgeFileTests: XCTestCase {
     func testEveryFileHasAnExpectation() throws {
         let shared = SharedData.root
         _ = try SharedData.require("midi-edge")
-        _ = try SharedData.require("fixtures/rnn-drummer")
         var found: [String] = []
         let fm = FileManager.default
         if let walker = fm.enumerator(atPath: shared.appendingPathComponent("midi-edge").path) {
@@ -295,7 +294,7 @@ final class EdgeFileTests: XCTestCase {
                 }
             }
         }
-        for name in try fm.contentsOfDirectory(atPath: shared.appendingPathComponent("fixtures/rnn-drummer").path)
+        for name in try fm.contentsOfDirectory(atPath: SharedData.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer").path)
         where name.hasSuffix(".mid") {
             found.append("fixtures/rnn-drummer/\(name)")
         }
@@ -305,7 +304,7 @@ final class EdgeFileTests: XCTestCase {
             XCTFail("\(f) has no expectation in EdgeFileTests.table")
         }
         for f in listed.sorted() where !found.contains(f) {
-            XCTFail("\(f) is listed but absent from ../shared")
+            XCTFail("\(f) is listed but absent from ../shared (or Tests/Fixtures for fixtures/rnn-drummer)")
         }
         for e in Self.table { XCTAssertFalse(e.why.isEmpty, "\(e.path) has no justification") }
     }
@@ -313,7 +312,8 @@ final class EdgeFileTests: XCTestCase {
     func testEveryFileBehavesAsExpected() throws {
         let shared = try SharedData.require("midi-edge").deletingLastPathComponent()
         for e in Self.table {
-            let path = shared.appendingPathComponent(e.path).path
+            _ = shared
+            let path = SharedData.url(of: e.path).path
             let bytes = try MIDIFile.readBytes(path: path)
             let context = "\(e.path) (\(e.why))"
             switch e.expect {

@@ -11,6 +11,16 @@ enum SharedData {
 
     static var root: URL { repoRoot.deletingLastPathComponent().appendingPathComponent("shared") }
 
+    /// Where a table path lives: "fixtures/rnn-drummer/…" in the repository's vendored copy
+    /// (Tests/Fixtures/rnn-drummer), anything else in ../shared.
+    static func url(of path: String) -> URL {
+        let vendored = "fixtures/rnn-drummer/"
+        if path.hasPrefix(vendored) {
+            return repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer").appendingPathComponent(String(path.dropFirst(vendored.count)))
+        }
+        return root.appendingPathComponent(path)
+    }
+
     /// The shared directory `relative`, or an XCTSkip when it is absent.
     static func require(_ relative: String) throws -> URL {
         let url = root.appendingPathComponent(relative)

@@ -212,9 +212,9 @@ final class ModelDirectoryTests: XCTestCase {
     func testOriginalPretrainedModelLoads() throws {
         let fixtures = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+            .appendingPathComponent("Tests/Fixtures/rnn-drummer").standardizedFileURL
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+            throw VendoredFixtureMissing()
         }
         let dir = tmp.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

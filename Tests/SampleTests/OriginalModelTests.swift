@@ -1,4 +1,4 @@
-// The original 2017 project's pretrained model (../shared/fixtures/rnn-drummer):
+// The original 2017 project's pretrained model (vendored in Tests/Fixtures/rnn-drummer):
 // Wx.bin, Wy.bin and vocab.json (as model.json) load as a model directory and
 // sample drums whose note histogram is close to demo.mid's, which that model
 // generated, and much closer than the uniform random baseline's.
@@ -12,7 +12,7 @@ import ModelFiles
 enum SharedFixtures {
     static var rnnDrummer: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("../shared/fixtures/rnn-drummer")
+            .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/rnn-drummer")
             .standardizedFileURL
     }
 
@@ -20,7 +20,7 @@ enum SharedFixtures {
     static func originalModelDirectory() throws -> URL {
         let src = rnnDrummer
         guard FileManager.default.fileExists(atPath: src.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+            throw VendoredFixtureMissing()
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("original-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

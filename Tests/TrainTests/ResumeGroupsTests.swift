@@ -151,9 +151,9 @@ final class ResumeGroupsTests: XCTestCase {
     /// The original 2017 model (../shared), copied as a model directory.
     func originalModel() throws -> (URL, LoadedModel) {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("../shared/fixtures/rnn-drummer").standardizedFileURL
+            .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/rnn-drummer").standardizedFileURL
         guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw XCTSkip("../shared/fixtures/rnn-drummer not present")
+            throw VendoredFixtureMissing()
         }
         let dir = root.appendingPathComponent("original")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
