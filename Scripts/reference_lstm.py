@@ -233,8 +233,8 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "Tests", "TrainTests", "Fixtures")
     os.makedirs(out, exist_ok=True)
 
-    def opt(kind, lr, clip=5.0):
-        return {"kind": kind, "learningRate": lr, "momentum": 0.9, "decay": 0.9, "epsilon": 1e-10, "clip": clip}
+    def opt(kind, lr, clip=5.0, momentum=0.9, decay=0.9, epsilon=1e-10):
+        return {"kind": kind, "learningRate": lr, "momentum": momentum, "decay": decay, "epsilon": epsilon, "clip": clip}
 
     # N=3 notes, K=4 ticks, H=5, U=6. B=1: 20 events, chunks at p = 0, 6, 12, then the
     # wrap (18+7 >= 20). B=2: 31 events, L = 15 (event 30 unused), chunks at 0, 6, wrap.
@@ -252,6 +252,12 @@ def main():
                   0.5, position={"encoding": "binary", "slots": 5}, velocity_bins=4),
         make_case("groups_binary_momentum_b2", 8, 3, 4, 5, 6, 2, 31, 5, opt("momentum", 0.2, clip=0.03),
                   0.5, position={"encoding": "binary", "slots": 5}),
+        # Every optimizer setting where it matters: RMSProp with a large epsilon (0.3, beside
+        # mean squares that start at 1 and decay towards the gradients' squares) and a decay of
+        # 0.6; momentum 0.5; both with clipping that clips some entries but not all.
+        make_case("rmsprop_eps_decay_b2", 9, 3, 4, 5, 6, 2, 31, 5,
+                  opt("rmsprop", 0.05, clip=0.05, decay=0.6, epsilon=0.3), 0.5),
+        make_case("momentum_m05_b1", 10, 3, 4, 5, 6, 1, 20, 7, opt("momentum", 0.3, clip=0.08, momentum=0.5), 0.5),
     ]
     for case in cases:
         path = os.path.join(out, case["name"] + ".json")

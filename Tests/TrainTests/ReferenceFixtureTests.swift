@@ -49,7 +49,8 @@ struct ReferenceFixture: Decodable {
 
 final class ReferenceFixtureTests: XCTestCase {
     static let cases = ["sgd_b1", "rmsprop_b1", "sgd_b2_clipped", "rmsprop_b2", "momentum_b2_clipped",
-                        "groups_onehot_sgd_b2", "groups_binary_rmsprop_b1", "groups_binary_momentum_b2"]
+                        "groups_onehot_sgd_b2", "groups_binary_rmsprop_b1", "groups_binary_momentum_b2",
+                        "rmsprop_eps_decay_b2", "momentum_m05_b1"]
 
     /// The fixture's groups as the production code models them (the tables beyond the sizes
     /// do not matter to training), and its class matrix made by `HitEncoder` (the production encoding).
@@ -128,4 +129,10 @@ final class ReferenceFixtureTests: XCTestCase {
     func testGroupsOneHotPositionVelocitySGD() throws { try run("groups_onehot_sgd_b2") }
     func testGroupsBinaryPositionVelocityRMSProp() throws { try run("groups_binary_rmsprop_b1") }
     func testGroupsBinaryPositionMomentumClipped() throws { try run("groups_binary_momentum_b2") }
+    /// RMSProp with epsilon 0.3 and decay 0.6, clipping some entries: how epsilon and the decay
+    /// enter the update matters here (with epsilon 1e-10 and decay 0.9 a misplaced epsilon or a
+    /// swapped decay survived every other test).
+    func testRMSPropLargeEpsilonAndDecayClipped() throws { try run("rmsprop_eps_decay_b2") }
+    /// Momentum 0.5 (not the default 0.9), clipping some entries.
+    func testMomentumHalfClipped() throws { try run("momentum_m05_b1") }
 }
