@@ -1,5 +1,6 @@
 // `drummer export`: checkpoint → deployable model directory.
 import ArgumentParser
+import Checkpoints
 import DrummerCore
 import Export
 import Foundation
@@ -20,8 +21,11 @@ struct ExportCommand: ParsableCommand {
             error). Ctrl-C removes the temporary output and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`.", valueName: "ckpt"))
+    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step).", valueName: "ckpt"))
     var checkpoint: String
+
+    @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
+    var step: CheckpointChoice?
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced).")
     var output: String = "model"
@@ -43,12 +47,20 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         InterruptCleanup.install()
         let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
-        let s = try Exporter.export(checkpoint: checkpoint, to: output, swiftFile: swift)
+        var source = checkpoint, why = ""
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir), isDir.boolValue {
+            (source, why) = try CheckpointDirectory(path: checkpoint).checkpoint(step ?? .best)
+            why = ", " + why
+        } else if let step {
+            throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a file")
+        }
+        let s = try Exporter.export(checkpoint: source, to: output, swiftFile: swift)
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
         let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
-        print("exported \(checkpoint) (step \(s.step)) to \(s.directory): \(matrices), model.json "
+        print("exported \(source) (step \(s.step)\(why)) to \(s.directory): \(matrices), model.json "
               + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)"
               + (s.shape.layers > 1 ? ", \(s.shape.layers) layers)" : ")"))
         if let f = s.swiftFile { print("wrote \(f)") }

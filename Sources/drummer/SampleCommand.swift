@@ -1,5 +1,6 @@
 // `drummer sample`: generate drum MIDI files from an exported model.
 import ArgumentParser
+import Checkpoints
 import DrummerCore
 import Foundation
 import MIDIParse
@@ -11,7 +12,7 @@ import ModelFiles
 struct SampleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample",
-        abstract: "Generate drum MIDI files from an exported model directory.",
+        abstract: "Generate drum MIDI files from a model (an exported model directory or a training checkpoint).",
         discussion: """
             Each file: format 0, 480 PPQ (a model with the position group: the PPQ of its dataset, \
             which its tick values are in; a primer is read at it too), a tempo event, a time \
@@ -34,9 +35,12 @@ struct SampleCommand: ParsableCommand {
             removes the file being written and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json), as written by `drummer export`.",
-                                 valueName: "model-dir"))
+    @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json) as `drummer export` writes it, a training checkpoint (.h5), or a checkpoint directory (see --step).",
+                                 valueName: "model"))
     var model: String
+
+    @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
+    var step: CheckpointChoice?
 
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file.")
     var notes: Int = 1000
@@ -83,7 +87,7 @@ struct SampleCommand: ParsableCommand {
     static let maxNotes = 10_000_000
 
     func validate() throws {
-        guard !model.isEmpty else { throw ValidationError("MODEL_DIR must not be empty") }
+        guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
         guard (1...Self.maxNotes).contains(notes) else {
             throw ValidationError("-n must be between 1 and \(Self.maxNotes), got \(notes)")
         }
@@ -144,7 +148,8 @@ struct SampleCommand: ParsableCommand {
         let status: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { print($0) }
-        let loaded = try ModelDirectory.load(path: model)
+        let loaded = try ModelSource.load(model, step: step)
+        if loaded.origin != model, !json { status("model: \(loaded.origin)") }
         let vocabulary = loaded.vocabulary
         let chosenMeter = meter.flatMap(Meter.init)
         if chosenMeter != nil, loaded.groups.position == nil {
@@ -172,7 +177,7 @@ struct SampleCommand: ParsableCommand {
             if !json { status(line) }
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
-        let sampler = try Sampler(model: loaded)
+        let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
         let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         // The file's bars are the generator's: its meter, and the start event's place in its bar.

@@ -1,0 +1,49 @@
+// A model where the commands expect one: a model directory (`drummer export`'s), a training
+// checkpoint file, or a checkpoint directory with `--step best|latest|N` (default best).
+import ArgumentParser
+import Checkpoints
+import DrummerCore
+import Foundation
+import ModelFiles
+
+struct ModelSource {
+    let weights: LSTMWeights
+    let groups: ModelGroups
+    /// Which file the model came from, for status lines ("checkpoints/ckpt-4000.h5, the best …").
+    let origin: String
+
+    var vocabulary: Vocabulary { groups.vocabulary }
+
+    static func load(_ path: String, step: CheckpointChoice?) throws -> ModelSource {
+        var isDir: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+        if exists, isDir.boolValue {
+            let manifest = (path as NSString).appendingPathComponent(ModelDirectory.manifestFile)
+            let checkpoints = CheckpointDirectory(path: path)
+            if !FileManager.default.fileExists(atPath: manifest), !checkpoints.list().isEmpty {
+                let (file, why) = try checkpoints.checkpoint(step ?? .best)
+                let m = try CheckpointReader.loadModel(path: file)
+                return ModelSource(weights: m.weights, groups: m.groups, origin: "\(file) (\(why))")
+            }
+            if let step {
+                throw CheckpointChoiceError(description: "--step \(step) applies to a checkpoint directory; \(path) is a model directory")
+            }
+            let m = try ModelDirectory.load(path: path)
+            return ModelSource(weights: m.weights, groups: m.groups, origin: path)
+        }
+        if exists {
+            if let step {
+                throw CheckpointChoiceError(description: "--step \(step) applies to a checkpoint directory; \(path) is a checkpoint file")
+            }
+            let m = try CheckpointReader.loadModel(path: path)
+            return ModelSource(weights: m.weights, groups: m.groups, origin: path)
+        }
+        // Absent: the model directory's own error names it.
+        let m = try ModelDirectory.load(path: path)
+        return ModelSource(weights: m.weights, groups: m.groups, origin: path)
+    }
+}
+
+extension CheckpointChoice: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
