@@ -1,0 +1,108 @@
+// The README: at most 200 lines; its Architecture section lists exactly the modules of
+// Package.swift (as `swift package dump-package` gives them); its relative links resolve; and
+// every `drummer` command of its tour runs, in order, on a small copy of the shipped corpus
+// (with a small model and step budget substituted, the one change a test needs).
+import Foundation
+import XCTest
+
+final class ReadmeTests: XCTestCase {
+    var readme: String { (try? String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? "" }
+
+    /// The lines of the section headed `title` (up to the next "## ").
+    func section(_ title: String) -> [Substring] {
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0 == "## " + title }) else { return [] }
+        let rest = lines[(start + 1)...]
+        return Array(rest.prefix { !$0.hasPrefix("## ") })
+    }
+
+    func testAtMost200Lines() {
+        let count = readme.split(separator: "\n", omittingEmptySubsequences: false).count
+        XCTAssertGreaterThan(count, 20)
+        XCTAssertLessThanOrEqual(count, 200 + 1, "README.md has \(count) lines")
+    }
+
+    func testArchitectureListsThePackagesModules() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // Its own scratch path: the one of the running tests is locked by `swift test`.
+        let scratch = try CLI.temporaryDirectory("dump-package")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        p.arguments = ["swift", "package", "--scratch-path", scratch.path, "dump-package"]
+        p.currentDirectoryURL = CLI.repoRoot
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let targets = try XCTUnwrap(json["targets"] as? [[String: Any]])
+        let modules = Set(targets.filter { ($0["type"] as? String) != "test" }.compactMap { $0["name"] as? String })
+        let listed = section("Architecture").compactMap { line -> String? in
+            guard line.hasPrefix("- `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+        }
+        XCTAssertEqual(listed.count, Set(listed).count, "a module listed twice: \(listed)")
+        XCTAssertEqual(Set(listed), modules, "README's Architecture section against dump-package")
+    }
+
+    func testRelativeLinksResolve() throws {
+        let regex = try NSRegularExpression(pattern: #"\]\(([^)#:]+)(#[^)]*)?\)"#)
+        let text = readme
+        let links = regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        }
+        XCTAssertGreaterThan(links.count, 5)
+        for link in links {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: CLI.repoRoot.appendingPathComponent(link).path), "README links to \(link), which does not exist")
+        }
+    }
+
+    /// Runs the tour's commands (lines starting with `drummer ` in the first code block of "A short
+    /// tour") with bash, in order, in a directory holding `corpus/groove` (16 of the corpus's
+    /// files), `models/groove` (the shipped model) and `my-beat.mid`; substitutions keep it quick.
+    func testTourCommandsRun() throws {
+        let tour = section("A short tour")
+        guard let open = tour.firstIndex(where: { $0.hasPrefix("```") }) else { return XCTFail("no code block in the tour") }
+        let block = tour[(open + 1)...].prefix { !$0.hasPrefix("```") }
+        let commands = block.map { String($0) }.filter { $0.hasPrefix("drummer ") }
+        XCTAssertGreaterThanOrEqual(commands.count, 6, "\(commands)")
+        let root = try CLI.temporaryDirectory("readme-tour")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fm = FileManager.default
+        let corpus = root.appendingPathComponent("corpus/groove")
+        try fm.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
+        let files = try fm.contentsOfDirectory(atPath: src.path).filter { $0.hasSuffix(".mid") }.sorted()
+        for f in files.prefix(16) { try fm.copyItem(at: src.appendingPathComponent(f), to: corpus.appendingPathComponent(f)) }
+        try fm.createDirectory(at: root.appendingPathComponent("models"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(at: root.appendingPathComponent("models/groove"),
+                                  withDestinationURL: CLI.repoRoot.appendingPathComponent("models/groove"))
+        try fm.copyItem(at: src.appendingPathComponent(files[0]), to: root.appendingPathComponent("my-beat.mid"))
+        let substitutions: [(String, String)] = [
+            ("drummer train --data data", "drummer train --data data --hidden 16 --steps 4 --eval-every 2 --checkpoint-every 2"),
+            ("-n 1000 --count 20", "-n 60 --count 2"),
+        ]
+        let bin = CLI.binary.deletingLastPathComponent().path
+        for command in commands {
+            var line = command
+            for (a, b) in substitutions { line = line.replacingOccurrences(of: a, with: b) }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/bash")
+            p.arguments = ["-c", line]
+            p.currentDirectoryURL = root
+            var env = ProcessInfo.processInfo.environment
+            env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+            p.environment = env
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            try p.run()
+            let errText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, "README command failed: \(line)\n\(errText)")
+        }
+    }
+}
