@@ -107,6 +107,8 @@ public final class Sampler {
     /// Tests: sees the input classes of every step (nil in use).
     var inputObserver: ((UnsafeMutableBufferPointer<Int32>) -> Void)?
     private let N: Int, K: Int, B: Int
+    /// Each output group's logits in y (the layout's head columns; velocity empty without it).
+    private let noteColumns: Range<Int>, tickColumns: Range<Int>, velocityColumns: Range<Int>
 
     public init(weights: LSTMWeights, groups: ModelGroups) throws {
         let s = weights.shape
@@ -123,6 +125,10 @@ public final class Sampler {
         N = s.notes
         K = s.ticks
         B = groups.velocity?.bins.count ?? 0
+        let columns = s.parameters.head.outputColumns
+        noteColumns = columns[0]
+        tickColumns = columns[1]
+        velocityColumns = columns.count > 2 ? columns[2] : columns[1].upperBound..<columns[1].upperBound
         noteWeights = .allocate(capacity: N)
         noteWeights.initialize(repeating: 0)
         tickScratch = .allocate(capacity: K)
@@ -284,11 +290,11 @@ public final class Sampler {
     /// without tick value 0, a struck note's weight is p(note)·Z_later/Z_t; the tick of a struck
     /// note is drawn from the softmax of the later ticks only.
     private func draw(_ logits: UnsafeBufferPointer<Float>, temperature: Float, rng: inout SeededRNG) -> SampledEvent {
-        let noteLogits = UnsafeBufferPointer(rebasing: logits[0..<N])
-        let tickLogits = UnsafeBufferPointer(rebasing: logits[N..<(N + K)])
+        let noteLogits = UnsafeBufferPointer(rebasing: logits[noteColumns])
+        let tickLogits = UnsafeBufferPointer(rebasing: logits[tickColumns])
         if temperature == 0 { return argmaxPair(noteLogits, tickLogits) }
-        let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
-        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])
+        let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[noteColumns])
+        let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[tickColumns])
         // log(Z_later / Z_t), or nil when no tick has value 0 or none is later.
         var logLater: Double?
         if !zeroTicks.isEmpty, zeroTicks.count < K {
@@ -354,10 +360,9 @@ public final class Sampler {
 
     /// The velocity bin from its softmax.
     private func drawVelocityBin(_ logits: UnsafeBufferPointer<Float>, temperature: Float, rng: inout SeededRNG) -> Int {
-        let start = N + K
-        let y = UnsafeBufferPointer(rebasing: logits[start..<(start + B)])
+        let y = UnsafeBufferPointer(rebasing: logits[velocityColumns])
         if temperature == 0 { return Softmax.argmax(y) }
-        let r = UnsafeMutableBufferPointer(rebasing: probs[start..<(start + B)])
+        let r = UnsafeMutableBufferPointer(rebasing: probs[velocityColumns])
         Softmax.probabilities(y, temperature: temperature, into: r)
         return Softmax.draw(UnsafeBufferPointer(r), uniform: rng.nextDouble())
     }
@@ -389,10 +394,10 @@ public final class Sampler {
             onset += groups.vocabulary.ixToTick[e.tick]
             step(e, tickInBar: 0, onset: onset, barTicks: barTicks)
             let logits = lstm.logits()
-            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[0..<N])
-            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[N..<(N + K)])
-            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[0..<N]), into: noteProbs)
-            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[N..<(N + K)]), into: tickProbs)
+            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[noteColumns])
+            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[tickColumns])
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[noteColumns]), into: noteProbs)
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[tickColumns]), into: tickProbs)
             out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
         }
         return out

@@ -76,11 +76,6 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     public var decay: Float { get { self[Settings.decay] } set { self[Settings.decay] = newValue } }
     public var epsilon: Float { get { self[Settings.epsilon] } set { self[Settings.epsilon] = newValue } }
     public var clip: Float { get { self[Settings.clip] } set { self[Settings.clip] = newValue } }
-    /// `--early-stop` and its patience (evaluations without a better validation loss).
-    public var earlyStop: Bool { get { self[Settings.earlyStop] } set { self[Settings.earlyStop] = newValue } }
-    public var earlyStopPatience: Int {
-        get { self[Settings.earlyStopPatience] } set { self[Settings.earlyStopPatience] = newValue }
-    }
     /// The learning-rate schedule of --lr-decay, --lr-decay-every and --lr-plateau-patience (0 = off).
     public var schedule: LearningRateSchedule {
         get {

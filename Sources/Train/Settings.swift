@@ -158,13 +158,15 @@ public struct Setting<Value: Hashable & Sendable>: Sendable {
     let check: @Sendable (Value, String) throws -> Void
     /// The value a checkpoint written before the setting existed holds; nil: the attribute is required.
     let absentValue: Value?
-    /// Whether model.json's metadata lists it (given the run's settings).
+    /// Whether model.json's metadata lists it (given the run's settings, or its own value).
     let inMetadata: @Sendable (RunConfiguration) -> Bool
+    let listedWhen: (@Sendable (Value) -> Bool)?
 
     public init(_ name: String, flag: String, default value: Value, help: String, onResume: ResumePolicy,
                 noun: String? = nil, codec: SettingCodec<Value>, absent: Value? = nil,
                 check: @escaping @Sendable (Value, String) throws -> Void = { _, _ in },
-                inMetadata: @escaping @Sendable (RunConfiguration) -> Bool = { _ in false }) {
+                inMetadata: @escaping @Sendable (RunConfiguration) -> Bool = { _ in false },
+                listedWhen: (@Sendable (Value) -> Bool)? = nil) {
         self.name = name
         flagName = flag
         defaultValue = value
@@ -175,6 +177,7 @@ public struct Setting<Value: Hashable & Sendable>: Sendable {
         absentValue = absent
         self.check = check
         self.inMetadata = inMetadata
+        self.listedWhen = listedWhen
     }
 
     /// "--hidden".
@@ -218,7 +221,9 @@ extension Setting: TrainingSetting {
         }
         c[self] = try codec.decode(v)
     }
-    public func metadata(of c: RunConfiguration) -> String? { inMetadata(c) ? codec.text(c[self]) : nil }
+    public func metadata(of c: RunConfiguration) -> String? {
+        inMetadata(c) || listedWhen?(c[self]) == true ? codec.text(c[self]) : nil
+    }
     public func text(in c: RunConfiguration) -> String { codec.text(c[self]) }
 }
 
@@ -339,7 +344,7 @@ public enum Settings {
     public static let earlyStop = Setting<Bool>(
         "early_stop", flag: "early-stop", default: false,
         help: "Stop when the validation loss has not improved for --early-stop-patience evaluations in a row",
-        onResume: .mayChange, codec: .bool, absent: false, inMetadata: { $0.earlyStop })
+        onResume: .mayChange, codec: .bool, absent: false, listedWhen: { $0 })
     public static let earlyStopPatience = Setting<Int>(
         "early_stop_patience", flag: "early-stop-patience", default: 3,
         help: "Evaluations without a better validation loss before --early-stop stops the run",

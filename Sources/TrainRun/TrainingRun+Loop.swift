@@ -68,7 +68,7 @@ extension TrainingRun {
                 if shouldStopEarly(at: now) {
                     if savedStep != now { try save() }
                     clearBar()
-                    reporter.line("early stop at step \(now): the validation loss has not improved for \(c.earlyStopPatience) evaluations; the best, \(String(format: "%.4f", bestValidationLoss)), is step \(bestStep)'s checkpoint (\(checkpoints.file(step: bestStep))); --no-early-stop trains on")
+                    reporter.line("early stop at step \(now): the validation loss has not improved for \(c[Settings.earlyStopPatience]) evaluations; the best, \(String(format: "%.4f", bestValidationLoss)), is step \(bestStep)'s checkpoint (\(checkpoints.file(step: bestStep))); --no-early-stop trains on")
                     return RunSummary(ending: .earlyStopped, step: now, lastCheckpoint: lastCheckpoint)
                 }
             }
@@ -104,8 +104,8 @@ extension TrainingRun {
     /// a resumed run stops where the straight one does).
     func shouldStopEarly(at step: Int) -> Bool {
         let c = configuration
-        guard c.earlyStop, validationClasses != nil, bestStep >= 0 else { return false }
-        return step - bestStep >= c.earlyStopPatience * c.evalEvery
+        guard c[Settings.earlyStop], validationClasses != nil, bestStep >= 0 else { return false }
+        return step - bestStep >= c[Settings.earlyStopPatience] * c.evalEvery
     }
 
     /// Warns, once per run, when the validation loss has risen at two evaluations in a row above
@@ -131,7 +131,7 @@ extension TrainingRun {
         warnedSplit = true
         let n = (validationClasses?.count ?? 0) / max(1, groups.inputNames.count)
         if validationClasses == nil {
-            if configuration.earlyStop {
+            if configuration[Settings.earlyStop] {
                 reporter.line("note: the dataset has no validation split: --early-stop has nothing to watch (convert-midi --validation-fraction makes one)")
             }
         } else if n < Self.smallValidationSplit {

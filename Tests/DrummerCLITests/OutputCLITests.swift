@@ -39,6 +39,9 @@ final class BackgroundRun {
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
+    /// What the program has written to standard error so far.
+    var stderrText: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
     /// Waits for the exit; (status, stdout, stderr). The output files are removed.
     func finish() throws -> (Int32, String, String) {
         process.waitUntilExit()
@@ -171,13 +174,19 @@ final class OutputCLITests: XCTestCase {
         try Data(#"{"tool": "drummer convert-midi", "marker": "previous"}"#.utf8)
             .write(to: out.appendingPathComponent("manifest.json"))
         let run = try BackgroundRun(["convert-midi", corpus.path, "-o", "data", "--onehot"], in: tmp)
-        // The temporary directory appears once every file has been read; let X.npy grow.
-        let writing = run.wait(seconds: 120) { !temporaries().isEmpty }
-        XCTAssertTrue(writing, "no temporary directory appeared")
-        usleep(200_000)
+        // The temporary directory appears once every file has been read; interrupt once X.npy
+        // in it has data (what the program writes, not a sleep).
+        let writing = run.wait(seconds: 120) {
+            temporaries().contains { t in
+                let x = tmp.appendingPathComponent(t).appendingPathComponent("X.npy").path
+                return ((try? fm.attributesOfItem(atPath: x)[.size] as? Int) ?? 0) > 0
+            }
+        }
+        XCTAssertTrue(writing, "no temporary X.npy with data appeared")
         run.signal(SIGINT)
-        usleep(2_000)
-        run.signal(SIGINT)
+        // A second Ctrl-C while the first is being handled (it has said so, or not yet exited).
+        _ = run.wait(seconds: 5) { !run.process.isRunning || run.stderrText.contains("interrupted") }
+        if run.process.isRunning { run.signal(SIGINT) }
         let (status, stdout, stderr) = try run.finish()
         XCTAssertEqual(status, 130, stderr)
         XCTAssertTrue(stderr.contains("drummer: interrupted: data was not written (its temporary output was removed)"),
