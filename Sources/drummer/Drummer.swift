@@ -17,3 +17,44 @@ struct Drummer: ParsableCommand {
                           SampleCommand.self, HumanizeCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ChooseStepCommand.self, Bench.self])
     }
 }
+
+extension Drummer {
+    /// The names of the commands (and `help`).
+    static var commandNames: [String] {
+        configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() } + ["help"]
+    }
+
+    /// An error message for `word` when it is not a command: the nearest command when one is
+    /// near (at most 2 edits, or a unique prefix), else the list of commands. nil for a command.
+    static func unknownCommand(_ word: String) -> String? {
+        let names = commandNames
+        guard !names.contains(word) else { return nil }
+        let scored = names.map { ($0, editDistance(word.lowercased(), $0)) }.sorted { $0.1 < $1.1 }
+        let prefixed = names.filter { $0.hasPrefix(word.lowercased()) }
+        var text = "Error: unknown command '\(word)'."
+        if prefixed.count == 1 {
+            text += " Did you mean '\(prefixed[0])'?"
+        } else if let best = scored.first, best.1 <= 2 {
+            text += " Did you mean '\(best.0)'?"
+        } else {
+            text += " The commands are: " + names.filter { $0 != "help" }.joined(separator: ", ") + "."
+        }
+        return text + "\nUsage: drummer <subcommand>\n  See 'drummer --help' for more information."
+    }
+
+    /// Levenshtein distance (insertions, deletions, substitutions; a transposition counts 2).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        var row = Array(0...y.count)
+        for i in 1...max(1, x.count) where !x.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(1, y.count) where !y.isEmpty {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return x.isEmpty ? y.count : row[y.count]
+    }
+}

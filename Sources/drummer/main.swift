@@ -6,6 +6,12 @@ import Foundation
 import FileOutput
 
 BLASRuntime.ensureFastKernels()
+// A first argument that is no command gets the nearest command's name (argument-parser only
+// says "Unexpected argument").
+if let word = CommandLine.arguments.dropFirst().first, !word.hasPrefix("-"), let message = Drummer.unknownCommand(word) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(ExitCode.validationFailure.rawValue)
+}
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary
 // output mid-write waits for the interrupt's cleanup to end the process (status 130)
 // instead of reporting the follow-on error (see InterruptCleanup).
