@@ -23,8 +23,12 @@ enum ReportPage {
         table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #e3e3e3;padding:3px 8px;text-align:left;font-size:13px;vertical-align:top}
         th{background:#f7f7f7;font-weight:600}table.kv td{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all;max-width:760px}
         .vocab{display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px;margin:6px 0}.vocab span{white-space:nowrap}.vocab b{color:#777;font-weight:400}
-        .clip{margin:8px 0}.clip p{margin:2px 0;font-size:13px}audio{width:420px}
+        .clip{margin:8px 0}.clip p{margin:2px 0;font-size:13px}audio{width:420px;max-width:100%}
         svg text{font-family:system-ui,sans-serif}
+        figure{max-width:100%;box-sizing:border-box}svg{max-width:100%;height:auto}
+        table{display:block;max-width:100%;overflow-x:auto}pre{max-width:100%;overflow-x:auto}
+        nav{overflow-wrap:anywhere}header p,figcaption,li{overflow-wrap:anywhere}
+        @media (max-width:600px){body{padding:0 8px 30px}nav a{display:inline-block;margin:2px 10px 2px 0}}
         footer{margin-top:30px;font-size:12px;color:#777}
         """
 

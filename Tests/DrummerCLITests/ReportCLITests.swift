@@ -125,6 +125,29 @@ final class ReportCLITests: XCTestCase {
         for v in refs { XCTAssertTrue(v.hasPrefix("data:") || v.hasPrefix("#"), "refers outside the page: \(v.prefix(80))") }
         XCTAssertFalse(dom.contains("url("), "no CSS url()")
 
+        // At 420 px (a phone) nothing is cut off: the page is no wider than its window. Headless
+        // chromium's window is at least 500 px wide, so the page is laid out in a 420-px frame
+        // (srcdoc: the same origin as the probe, which measures it once it has loaded).
+        let narrow = tmp.appendingPathComponent("narrow.html")
+        let escaped = html.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        try ("<!doctype html><html><body style=\"margin:0\"><iframe id=\"f\" style=\"width:420px;height:900px;border:0\" srcdoc=\""
+             + escaped + "\"></iframe><script>document.getElementById('f').addEventListener('load',()=>{"
+             + "const f=document.getElementById('f');document.body.setAttribute('data-widths',"
+             + "f.contentDocument.documentElement.scrollWidth+'/'+f.contentWindow.innerWidth)})</script></body></html>")
+            .write(to: narrow, atomically: true, encoding: .utf8)
+        let narrowDOM = try Browser.run(chromium, Browser.arguments(profile: tmp.appendingPathComponent("profile"))
+                                        + ["--virtual-time-budget=10000", "--dump-dom", narrow.absoluteString])
+        let widths = try XCTUnwrap(narrowDOM.range(of: #"data-widths="(\d+)/(\d+)""#, options: .regularExpression).map {
+            narrowDOM[$0].dropFirst("data-widths=\"".count).dropLast().split(separator: "/").compactMap { Int($0) }
+        }, "the probe did not run")
+        XCTAssertEqual(widths.count, 2)
+        XCTAssertEqual(widths.last, 420, "the frame is 420 px wide")
+        XCTAssertLessThanOrEqual(widths.first ?? .max, 420, "the page is wider than a 420-px window: \(widths)")
+        let phone = Browser.artifactsDirectory.appendingPathComponent("report-420.png")
+        try? FileManager.default.removeItem(at: phone)
+        _ = try Browser.run(chromium, Browser.arguments(profile: tmp.appendingPathComponent("profile"))
+                            + ["--screenshot=\(phone.path)", "--window-size=420,2000", out.absoluteString])
+
         let shot = Browser.artifactsDirectory.appendingPathComponent("report.png")
         try Browser.screenshot(chromium, page: out, to: shot, profile: tmp.appendingPathComponent("profile"))
         let png = try Data(contentsOf: shot)
