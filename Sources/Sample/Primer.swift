@@ -34,6 +34,30 @@ public struct Primer: Equatable, Sendable {
     public var lastMeter: Meter?
     /// Reader warnings (defects the parse policy recovered).
     public let warnings: [String]
+    /// Each hit's bar: the tick (as read) of its bar line.
+    public var barStarts: [Int] = []
+    /// Whether each hit's delta was mapped to the nearest vocabulary tick.
+    var mappedAt: [Bool] = []
+    /// The primer's first tempo in BPM (nil: it sets none).
+    public var bpm: Double?
+
+    /// The primer's hits of its last `bars` bars (bars counted by their bar lines; every hit
+    /// when it has fewer). The first kept hit keeps its delta from the hit before it (the model
+    /// reads it as played).
+    public func lastBars(_ bars: Int) -> Primer {
+        var lines: [Int] = []
+        for b in barStarts where lines.last != b { lines.append(b) }
+        guard bars >= 1, lines.count > bars else { return self }
+        let from = lines[lines.count - bars]
+        let first = barStarts.firstIndex { $0 >= from } ?? 0
+        let mappedKept = mappedAt.count == events.count ? mappedAt[first...].filter { $0 }.count : mappedTicks
+        var kept = Primer(events: Array(events[first...]), hits: Array(hits[first...]), mappedTicks: mappedKept,
+                          channel: channel, meter: meter, lastMeter: lastMeter, warnings: warnings)
+        kept.barStarts = Array(barStarts[first...])
+        if mappedAt.count == events.count { kept.mappedAt = Array(mappedAt[first...]) }
+        kept.bpm = bpm
+        return kept
+    }
 }
 
 public enum PrimerError: Error, CustomStringConvertible, Equatable {
@@ -81,11 +105,13 @@ extension Primer {
             throw PrimerError.notesOutsideVocabulary(path: path, notes: unknown, vocabulary: groups.vocabulary.ixToNote)
         }
         var mapped = 0
+        var mappedAt: [Bool] = []
         var events: [Sampler.PrimerEvent] = []
         events.reserveCapacity(hits.count)
         for (i, h) in hits.enumerated() {
             let (tick, exact) = index.nearestTick(h.delta)
             if !exact { mapped += 1 }
+            mappedAt.append(!exact)
             var bin = 0
             if let v = groups.velocity {
                 guard let b = v.bin(of: h.velocity) else {
@@ -110,8 +136,13 @@ extension Primer {
         if let p = groups.position, let last = events.last {
             lastMeter = Meter(meterName(barTicks: last.barTicks, ppq: p.ppq, main: f.meter))
         }
-        return Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
-                      meter: f.meter, lastMeter: lastMeter, warnings: f.warnings.map(\.description))
+        var primer = Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
+                            meter: f.meter, lastMeter: lastMeter, warnings: f.warnings.map(\.description))
+        primer.barStarts = zip(f.ticks, f.tickInBar).map { $0 - $1 }
+        primer.mappedAt = mappedAt
+        primer.bpm = (try? MIDIFile.read(path: path))?.file.tempoMap.changes.first
+            .map { 60_000_000 / Double($0.microsecondsPerQuarter) }
+        return primer
     }
 
     /// The meter of a bar `barTicks` long (at `ppq`) for an error: the primer's main meter when

@@ -42,8 +42,17 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
     var step: CheckpointChoice?
 
-    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file.")
-    var notes: Int = 1000
+    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file (default 1000; see --bars).")
+    var notesOption: Int?
+
+    @Option(parsing: .unconditional, help: "Generate whole bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts (bars of --meter).")
+    var bars: Int?
+
+    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars (default 2).")
+    var primerBars: Int = 2
+
+    @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output.")
+    var keepPrimer = false
 
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
@@ -57,8 +66,8 @@ struct SampleCommand: ParsableCommand {
     @Option(name: .customLong("init-scale"), parsing: .unconditional, help: "h and c start uniform in ±this.")
     var initScale: Float = 0.1
 
-    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute.")
-    var bpm: Double = 120
+    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute (default: the primer's tempo, else 120).")
+    var bpm: Double?
 
     @Option(parsing: .unconditional, help: "NOTE ON velocity of every hit, 1...127 (default: the model's velocities, or 100 for a model without them).")
     var velocity: Int?
@@ -86,18 +95,31 @@ struct SampleCommand: ParsableCommand {
 
     static let maxNotes = 10_000_000
 
+    /// -n, 1000 unless given.
+    var notes: Int { notesOption ?? 1000 }
+
+    /// Ends generation once --bars are written.
+    struct BarsWritten: Error {}
+
     func validate() throws {
         guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
-        guard (1...Self.maxNotes).contains(notes) else {
-            throw ValidationError("-n must be between 1 and \(Self.maxNotes), got \(notes)")
+        if let n = notesOption, !(1...Self.maxNotes).contains(n) {
+            throw ValidationError("-n must be between 1 and \(Self.maxNotes), got \(n)")
         }
+        if let b = bars {
+            guard (1...100_000).contains(b) else { throw ValidationError("--bars must be between 1 and 100000, got \(b)") }
+            guard notesOption == nil else { throw ValidationError("-n and --bars both say how much to generate: give one") }
+            guard !random else { throw ValidationError("--random has no bars: use -n with it") }
+        }
+        guard primerBars >= 1 else { throw ValidationError("--primer-bars must be at least 1, got \(primerBars)") }
+        if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
         if let t = temperature {
             guard t.isFinite, t >= 0 else { throw ValidationError("--temperature must be a finite number ≥ 0, got \(t)") }
         }
         guard initScale.isFinite, initScale >= 0 else {
             throw ValidationError("--init-scale must be a finite number ≥ 0, got \(initScale)")
         }
-        guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") }
+        if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
         if let v = velocity, !(1...127).contains(v) { throw ValidationError("--velocity must be between 1 and 127, got \(v)") }
         if let m = meter, Meter(m) == nil {
             throw ValidationError("--meter must be N/D with D a power of two (e.g. 4/4, 6/8), got \"\(m)\"")
@@ -159,11 +181,15 @@ struct SampleCommand: ParsableCommand {
         // Files are written, and primers read, at the model's PPQ.
         let ppq = loaded.groups.ticksPerQuarter
         var primerEvents: [Sampler.PrimerEvent] = []
+        var primerHits: [DrumHit] = []
+        var primerTempo: Double?
         var startTick = 0
         if let p = primer {
             var settings = HitExtractionSettings()
             settings.ppq = ppq
-            let pr = try Primer.load(path: p, groups: loaded.groups, settings: settings)
+            let whole = try Primer.load(path: p, groups: loaded.groups, settings: settings)
+            let pr = whole.lastBars(primerBars)
+            primerTempo = pr.bpm
             for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
             // Without --meter, generation carries on in the meter of the primer's last bar.
@@ -171,7 +197,14 @@ struct SampleCommand: ParsableCommand {
             if let last = pr.events.last, let group = loaded.groups.position {
                 startTick = last.tickInBar % barMeter.barTicks(ppq: group.ppq)
             }
+            if keepPrimer, let first = pr.events.first {
+                // The file starts with the primer: its first kept hit at its place in its bar.
+                primerHits = pr.hits
+                primerHits[0].delta = 0
+                startTick = loaded.groups.position == nil ? 0 : first.tickInBar % barMeter.barTicks(ppq: ppq)
+            }
             var line = "primer \(p): \(pr.events.count) hits"
+            if pr.events.count < whole.events.count { line += " (its last \(primerBars) bar(s) of \(whole.events.count) hits)" }
             line += pr.channel.map { " (channel \($0 + 1))" } ?? " (all channels)"
             if pr.mappedTicks > 0 { line += ", \(pr.mappedTicks) deltas mapped to the nearest vocabulary tick" }
             if !json { status(line) }
@@ -181,15 +214,31 @@ struct SampleCommand: ParsableCommand {
         let options = SamplingOptions(temperature: temperature ?? 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
-        let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm, velocity: velocity,
+        let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm ?? primerTempo ?? 120, velocity: velocity,
                                    startTick: random ? 0 : startTick)
+        // --bars: the file ends at the bar line `bars` bars after the one where generation starts.
+        let barLength = barMeter.barTicks(ppq: ppq)
+        let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
+        let endTick = bars.map { (generationStart / barLength + $0) * barLength }
         var report: [SampleReport.File] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
-            let generated = random
-                ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, rng: &rng)
-                : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
-            let hits = generated.map(\.hit)
+            var generated: [GeneratedHit] = []
+            if let endTick {
+                var tick = generationStart
+                do {
+                    try sampler.generate(count: Self.maxNotes, options: options, primer: primerEvents, rng: &rng) { h in
+                        tick += h.hit.delta
+                        if tick >= endTick { throw BarsWritten() }
+                        generated.append(h)
+                    }
+                } catch is BarsWritten {}
+            } else {
+                generated = random
+                    ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, rng: &rng)
+                    : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
+            }
+            let hits = primerHits + generated.map(\.hit)
             let path = Self.outputPath(output, index: k + 1, of: count)
             try DrumMIDI.write(hits, to: path, options: midi)
             let kept = DrumMIDI.deduplicated(hits)

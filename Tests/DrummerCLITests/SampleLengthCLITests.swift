@@ -1,0 +1,66 @@
+// `drummer sample --bars N`, `--primer FILE --primer-bars K --keep-primer`, and the primer's
+// tempo: read back from the files written.
+import Foundation
+import MIDIParse
+import XCTest
+
+final class SampleLengthCLITests: XCTestCase {
+    var root: URL!
+    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+    let primer = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session/6_hiphop-groove6_87_beat_4-4.mid").path
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("sample-length-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func read(_ path: String) throws -> FileHits {
+        var s = HitExtractionSettings()
+        s.ppq = 480
+        return try FileHits.read(path: path, settings: s)
+    }
+
+    func testBarsWritesWholeBars() throws {
+        let out = root.appendingPathComponent("b.mid").path
+        let r = try CLI.run(["sample", model, "--bars", "8", "--seed", "4", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let hits = try read(out)
+        XCTAssertGreaterThan(hits.count, 40)
+        XCTAssertLessThan(hits.ticks.max()!, 8 * 1920, "every hit within the 8 bars")
+        XCTAssertGreaterThanOrEqual(hits.ticks.max()!, 7 * 1920, "the 8th bar is played")
+        let both = try CLI.run(["sample", model, "--bars", "8", "-n", "10", "-o", out])
+        XCTAssertEqual(both.status, 64)
+        XCTAssertTrue(both.stderr.contains("-n and --bars"), both.stderr)
+    }
+
+    func testPrimerBarsKeepPrimerAndTempo() throws {
+        let whole = try read(primer)
+        // The primer's last 2 bars, as the primer holds them.
+        let lines = zip(whole.ticks, whole.tickInBar).map { $0 - $1 }
+        var starts: [Int] = []
+        for l in lines where starts.last != l { starts.append(l) }
+        let from = starts[starts.count - 2]
+        let kept = zip(whole.notes, whole.ticks).filter { $0.1 >= from }
+
+        let out = root.appendingPathComponent("k.mid").path
+        let r = try CLI.run(["sample", model, "--primer", primer, "--keep-primer", "--bars", "4", "--seed", "2", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("\(kept.count) hits (its last 2 bar(s) of \(whole.count) hits)"), r.stdout)
+        let file = try MIDIFile.read(path: out).file
+        let bpm = 60_000_000 / Double(try XCTUnwrap(file.tempoMap.changes.first).microsecondsPerQuarter)
+        XCTAssertEqual(bpm, 87, accuracy: 0.5, "the primer's tempo (87 BPM)")
+        let hits = try read(out)
+        // The file starts with the primer's last two bars: same drums, same times from its first hit.
+        let head = zip(hits.notes, hits.ticks).prefix(kept.count).map { [$0.0, $0.1 - hits.ticks[0]] }
+        XCTAssertEqual(head.map { $0[0] }.sorted(), kept.map(\.0).sorted())
+        XCTAssertEqual(Set(head.map { $0[1] }), Set(kept.map { $0.1 - kept[0].1 }))
+        XCTAssertGreaterThan(hits.count, kept.count, "then the generated hits")
+        // Two bars of primer, and four bars with the one where generation starts: five bars.
+        XCTAssertLessThan(hits.ticks.max()!, 5 * 1920)
+
+        // --bpm wins over the primer's tempo; --keep-primer needs --primer.
+        let fast = root.appendingPathComponent("f.mid").path
+        XCTAssertEqual(try CLI.run(["sample", model, "--primer", primer, "--bpm", "140", "-n", "20", "-o", fast]).status, 0)
+        let f = try MIDIFile.read(path: fast).file
+        XCTAssertEqual(60_000_000 / Double(try XCTUnwrap(f.tempoMap.changes.first).microsecondsPerQuarter), 140, accuracy: 0.5)
+        XCTAssertEqual(try CLI.run(["sample", model, "--keep-primer", "-o", fast]).status, 64)
+    }
+}
