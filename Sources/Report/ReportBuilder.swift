@@ -23,6 +23,9 @@ public struct ReportOptions: Sendable {
     /// Render audio through FluidSynth.
     public var audio = true
     public var soundfont: String?
+    /// Onsets of MIDI files snapped to this grid for the `drummer stats` figures and the
+    /// reference (as `drummer stats --quantize`); a dataset reference's own when nil.
+    public var quantize: Int?
     /// Longest audio clip.
     var audioSeconds = 30.0
     /// Most generated files given an audio clip (each adds about 44 kB per second).
@@ -88,7 +91,9 @@ public enum ReportBuilder {
         if let r = options.reference {
             progress?("reading the reference \(r)")
             do {
-                reference = try ReferenceSet.load(path: r)
+                var settings = ReferenceSet.defaultSettings
+                settings.quantize = options.quantize
+                reference = try ReferenceSet.load(path: r, settings: settings)
                 if let w = reference?.leftOutWarning { warnings.append(w) }
             } catch {
                 referenceProblem = "\(error)"
@@ -123,7 +128,8 @@ public enum ReportBuilder {
             sections.append(s)
         }
         if !options.generated.isEmpty || options.reference != nil {
-            sections.append(histograms(generated: generated, reference: reference, referenceProblem: referenceProblem))
+            sections.append(histograms(generated: generated, reference: reference, referenceProblem: referenceProblem,
+                                       quantize: options.quantize))
         }
         if let dir = options.model {
             sections.append(modelCard(dir, warnings: &warnings))
@@ -238,7 +244,8 @@ public enum ReportBuilder {
 
     // MARK: Histograms
 
-    static func histograms(generated: [DrumPerformance], reference: ReferenceSet?, referenceProblem: String?) -> Section {
+    static func histograms(generated: [DrumPerformance], reference: ReferenceSet?, referenceProblem: String?,
+                           quantize: Int? = nil) -> Section {
         var s = Section(id: "histograms", title: "Generated against reference")
         var gen = HitSample()
         for p in generated { gen.append(p) }
@@ -309,7 +316,7 @@ public enum ReportBuilder {
                    + "0 for identical distributions, 1 for disjoint ones.")
         }
         if let r = reference, !generated.isEmpty {
-            s.nodes.append(contentsOf: statsTable(generated, reference: r))
+            s.nodes.append(contentsOf: statsTable(generated, reference: r, quantize: quantize))
         }
         s.drawn = !figures.isEmpty
         return s
@@ -318,18 +325,19 @@ public enum ReportBuilder {
     /// The `drummer stats` figures (same library code, its default settings: grid tolerance
     /// 1/8 of a sixteenth, a dataset's training split; generated files quantized as a
     /// dataset reference was, not quantized against MIDI files).
-    static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet) -> [Node<HTML.BodyContext>] {
+    static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet, quantize: Int?) -> [Node<HTML.BodyContext>] {
         var request = StatsRequest(generated: generated.map(\.path), reference: reference.path)
         request.lenient = true
-        // A dataset's onsets were snapped by convert-midi: read the generated files the same way.
-        if reference.split != nil { request.quantize = reference.quantize }
+        // --quantize, else a dataset's (its onsets were snapped by convert-midi): the generated
+        // files are read the same way, as `drummer stats --quantize` reads them.
+        request.quantize = quantize ?? (reference.split != nil ? reference.quantize : nil)
         let run = StatsRun.measure(generated, against: reference, request: request)
         guard !run.measured.isEmpty else { return [] }
         let r = run.result
         var nodes: [Node<HTML.BodyContext>] = [
             .h3(.text("drummer stats")),
             .p(.class("small"), .text("The figures of `drummer stats` for these files against the reference: " + run.settingsLine
-                                      + ". Targets are issue 10's.")),
+                                      + ".")),
             .table(
                 .class("figures-table stats"),
                 .tr(.th(.text("figure")), .th(.text("generated")), .th(.text("reference")), .th(.text("comparison")),

@@ -52,6 +52,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Soundfont for the audio (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
+    @Option(parsing: .unconditional, help: "Snap MIDI onsets (generated files and a MIDI reference) to a grid of this many ticks for the drummer stats figures, as stats --quantize does (default: a dataset reference's own, else none).")
+    var quantize: Int?
+
     @Option(help: "Page title.")
     var title = "drummer report"
 
@@ -63,6 +66,7 @@ struct ReportCommand: ParsableCommand {
         guard (10...100_000).contains(maxPoints) else { throw ValidationError("--max-points must be between 10 and 100000, got \(maxPoints)") }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file (or - for stdout)") }
         if soundfont != nil, noAudio { throw ValidationError("--soundfont has no effect with --no-audio") }
+        try StatsCommand.checkQuantize(quantize)
     }
 
     func run() throws {
@@ -76,6 +80,7 @@ struct ReportCommand: ParsableCommand {
         options.audio = !noAudio
         options.soundfont = soundfont
         options.title = title
+        options.quantize = quantize
         let result = ReportBuilder.build(options) { stderr("report: \($0)") }
         for w in result.warnings { stderr("warning: \(w)") }
         guard result.drewSomething else {
