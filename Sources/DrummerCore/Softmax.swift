@@ -73,4 +73,33 @@ public enum Softmax {
         }
         return last
     }
+
+    /// Nucleus (top-p) filtering in place: keeps the smallest set of classes, most likely first,
+    /// whose probabilities add up to at least `p` of the total, sets the others to 0 and scales
+    /// the kept ones to sum to 1. `order` is scratch of at least `weights.count` indices (the
+    /// caller's, so that nothing is allocated). p ≥ 1 changes nothing.
+    public static func nucleus<F: BinaryFloatingPoint>(_ weights: UnsafeMutableBufferPointer<F>, p: Double,
+                                                       order: UnsafeMutableBufferPointer<Int>) {
+        guard p < 1, weights.count > 1 else { return }
+        precondition(order.count >= weights.count, "nucleus: scratch too small")
+        var total = 0.0
+        for w in weights { total += Double(w) }
+        guard total > 0 else { return }
+        let n = weights.count
+        for j in 0..<n { order[j] = j }
+        var idx = UnsafeMutableBufferPointer(rebasing: order[0..<n])
+        idx.sort { (a: Int, b: Int) -> Bool in
+            let wa: F = weights[a], wb: F = weights[b]
+            if wa != wb { return wa > wb }
+            return a < b
+        }
+        var acc = 0.0, kept = 0.0, cut = n
+        for (k, j) in idx.enumerated() {
+            acc += Double(weights[j]) / total
+            kept += Double(weights[j])
+            if acc >= p { cut = k + 1; break }
+        }
+        for k in cut..<n { weights[idx[k]] = 0 }
+        for k in 0..<cut { weights[idx[k]] = F(Double(weights[idx[k]]) / kept) }
+    }
 }

@@ -43,6 +43,15 @@ public struct SamplingOptions: Equatable, Sendable {
     /// meter the model's training data was mostly in).
     public var meter: Meter?
 
+    /// Temperatures of the note, tick and velocity groups (nil: `temperature`). Lowering the
+    /// note and tick temperature alone leaves the velocity draw at its own.
+    public var noteTemperature: Float?
+    public var tickTemperature: Float?
+    public var velocityTemperature: Float?
+    /// Nucleus sampling: each group draws from its smallest set of most likely classes that
+    /// holds at least this share of the probability (1: every class).
+    public var topP: Double = 1
+
     public init(temperature: Float = 1, initScale: Float = 0.1, meter: Meter? = nil) {
         self.temperature = temperature
         self.initScale = initScale
@@ -52,6 +61,9 @@ public struct SamplingOptions: Equatable, Sendable {
 
 public enum SamplerError: Error, CustomStringConvertible, Equatable {
     case badTemperature(Float)
+    case badTopP(Double)
+    /// Temperature 0 (argmax) for one of note and tick but not the other.
+    case mixedArgmax
     case badInitScale(Float)
     case badCount(Int)
     case primerOutOfRange(position: Int, event: SampledEvent, notes: Int, ticks: Int)
@@ -63,6 +75,10 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .badTemperature(let t):
             return "temperature \(t) is invalid: it must be a finite number ≥ 0"
+        case .badTopP(let p):
+            return "top-p \(p) is invalid: it must be above 0 and at most 1"
+        case .mixedArgmax:
+            return "temperature 0 (always the most likely) applies to note and tick together: give both 0 or neither"
         case .badInitScale(let s):
             return "init scale \(s) is invalid: it must be a finite number ≥ 0"
         case .badCount(let n):
@@ -96,6 +112,9 @@ public final class Sampler {
     /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
     private let noteWeights: UnsafeMutableBufferPointer<Double>
     private let tickScratch: UnsafeMutableBufferPointer<Float>
+    /// Scratch for nucleus sampling (one index per class of the widest group), and its p.
+    private let order: UnsafeMutableBufferPointer<Int>
+    private var topP = 1.0
     /// Notes struck at the current onset: bit n of word n / 64.
     private var struck: (UInt64, UInt64) = (0, 0)
     /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
@@ -133,6 +152,8 @@ public final class Sampler {
         noteWeights.initialize(repeating: 0)
         tickScratch = .allocate(capacity: K)
         tickScratch.initialize(repeating: 0)
+        order = .allocate(capacity: max(1, s.outputWidth))
+        order.initialize(repeating: 0)
         zeroTicks = groups.vocabulary.ixToTick.indices.filter { groups.vocabulary.ixToTick[$0] == 0 }
         isZeroTick = .allocate(capacity: K)
         isZeroTick.initialize(repeating: false)
@@ -153,6 +174,7 @@ public final class Sampler {
         probs.deallocate()
         noteWeights.deallocate()
         tickScratch.deallocate()
+        order.deallocate()
         isZeroTick.deallocate()
     }
 
@@ -201,9 +223,10 @@ public final class Sampler {
         primer: [PrimerEvent] = [], rng: inout SeededRNG, emit: (GeneratedHit) throws -> Void
     ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
-        guard options.temperature.isFinite, options.temperature >= 0 else {
-            throw SamplerError.badTemperature(options.temperature)
+        for t in [options.temperature, options.noteTemperature, options.tickTemperature, options.velocityTemperature].compactMap({ $0 }) {
+            guard t.isFinite, t >= 0 else { throw SamplerError.badTemperature(t) }
         }
+        guard options.topP > 0, options.topP <= 1 else { throw SamplerError.badTopP(options.topP) }
         guard options.initScale.isFinite, options.initScale >= 0 else {
             throw SamplerError.badInitScale(options.initScale)
         }
@@ -246,11 +269,18 @@ public final class Sampler {
         struck = (0, 0)
         mark(x.note)
         // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
-        let temperature: Float = (1 / options.temperature).isFinite ? options.temperature : 0
+        func effective(_ t: Float?) -> Float {
+            let v = t ?? options.temperature
+            return (1 / v).isFinite ? v : 0
+        }
+        let noteT = effective(options.noteTemperature), tickT = effective(options.tickTemperature)
+        let velocityT = effective(options.velocityTemperature)
+        guard (noteT == 0) == (tickT == 0) else { throw SamplerError.mixedArgmax }
+        topP = options.topP
         for _ in 0..<count {
             step(x, tickInBar: position, onset: onset, barTicks: barTicks)
             let logits = lstm.logits()
-            var next = draw(logits, temperature: temperature, rng: &rng)
+            var next = draw(logits, noteTemperature: noteT, tickTemperature: tickT, rng: &rng)
             let delta = ticks[next.tick]
             if delta != 0 { struck = (0, 0) }
             mark(next.note)
@@ -258,7 +288,7 @@ public final class Sampler {
             onset += delta
             var velocity = 100
             if let v = groups.velocity {
-                next.velocity = drawVelocityBin(logits, temperature: temperature, rng: &rng)
+                next.velocity = drawVelocityBin(logits, temperature: velocityT, rng: &rng)
                 velocity = v.velocity(bin: next.velocity, uniform: rng.nextDouble())
             }
             try emit(GeneratedHit(event: next, hit: DrumHit(note: notes[next.note], delta: delta, velocity: velocity)))
@@ -289,10 +319,12 @@ public final class Sampler {
     /// (where float probabilities underflow): with Z_t = Σ_t e^(y_t/T) and Z_later the same sum
     /// without tick value 0, a struck note's weight is p(note)·Z_later/Z_t; the tick of a struck
     /// note is drawn from the softmax of the later ticks only.
-    private func draw(_ logits: UnsafeBufferPointer<Float>, temperature: Float, rng: inout SeededRNG) -> SampledEvent {
+    private func draw(_ logits: UnsafeBufferPointer<Float>, noteTemperature: Float, tickTemperature: Float,
+                      rng: inout SeededRNG) -> SampledEvent {
         let noteLogits = UnsafeBufferPointer(rebasing: logits[noteColumns])
         let tickLogits = UnsafeBufferPointer(rebasing: logits[tickColumns])
-        if temperature == 0 { return argmaxPair(noteLogits, tickLogits) }
+        if tickTemperature == 0 { return argmaxPair(noteLogits, tickLogits) }
+        let temperature = tickTemperature
         let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[noteColumns])
         let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[tickColumns])
         // log(Z_later / Z_t), or nil when no tick has value 0 or none is later.
@@ -319,7 +351,7 @@ public final class Sampler {
         let note: Int
         if masked, let l = logLater {
             // Note weights ∝ e^(y_n/T) · (Z_later/Z_t if struck), normalised from their maximum.
-            let invT = 1 / Double(temperature)
+            let invT = 1 / Double(noteTemperature)
             var top = -Double.infinity
             for n in 0..<N {
                 let a = Double(noteLogits[n]) * invT + (isStruck(n) ? l : 0)
@@ -327,9 +359,11 @@ public final class Sampler {
                 top = max(top, a)
             }
             for n in 0..<N { noteWeights[n] = exp(noteWeights[n] - top) }
+            Softmax.nucleus(noteWeights, p: topP, order: order)
             note = Softmax.draw(UnsafeBufferPointer(noteWeights), uniform: rng.nextDouble())
         } else {
-            Softmax.probabilities(noteLogits, temperature: temperature, into: noteProbs)
+            Softmax.probabilities(noteLogits, temperature: noteTemperature, into: noteProbs)
+            Softmax.nucleus(noteProbs, p: topP, order: order)
             note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
         }
         if masked, isStruck(note) {
@@ -339,6 +373,7 @@ public final class Sampler {
         } else {
             Softmax.probabilities(tickLogits, temperature: temperature, into: tickProbs)
         }
+        Softmax.nucleus(tickProbs, p: topP, order: order)
         return SampledEvent(note: note, tick: Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble()))
     }
 
@@ -364,6 +399,7 @@ public final class Sampler {
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[velocityColumns])
         Softmax.probabilities(y, temperature: temperature, into: r)
+        Softmax.nucleus(r, p: topP, order: order)
         return Softmax.draw(UnsafeBufferPointer(r), uniform: rng.nextDouble())
     }
 

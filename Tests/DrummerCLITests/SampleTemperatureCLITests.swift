@@ -1,0 +1,73 @@
+// `drummer sample --temperature` per output group and `--top-p`: at 1 they sample exactly what
+// sampling did before them; a lower note/tick temperature leaves the velocities to the model
+// (a global one pushes them up); nucleus sampling narrows each group; bad values are refused.
+import Foundation
+import MIDIParse
+import XCTest
+
+final class SampleTemperatureCLITests: XCTestCase {
+    var root: URL!
+    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("sample-temperature-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func sample(_ name: String, _ extra: [String], count: Int = 1, notes: Int = 300) throws -> [FileHits] {
+        let out = root.appendingPathComponent(name + ".mid").path
+        let r = try CLI.run(["sample", model, "-n", "\(notes)", "--seed", "3", "--count", "\(count)", "-o", out] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var s = HitExtractionSettings()
+        s.ppq = 480
+        let paths = count == 1 ? [out] : (1...count).map { root.appendingPathComponent("\(name)-\($0).mid").path }
+        return try paths.map { try FileHits.read(path: $0, settings: s) }
+    }
+
+    func bytes(_ name: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(name + ".mid")) }
+
+    func testOneSamplesAsBefore() throws {
+        _ = try sample("plain", [])
+        _ = try sample("one", ["--temperature", "1"])
+        _ = try sample("groups", ["--temperature", "note=1,tick=1,velocity=1"])
+        _ = try sample("p1", ["--top-p", "1"])
+        let plain = try bytes("plain")
+        for name in ["one", "groups", "p1"] { XCTAssertEqual(try bytes(name), plain, name) }
+    }
+
+    /// Velocities over 8 files × 400 hits: JS divergence (bits) of 16-bin histograms from T = 1's.
+    func testNoteTickTemperatureKeepsTheTouch() throws {
+        func histogram(_ files: [FileHits]) -> [Int] {
+            var h = [Int](repeating: 0, count: 16)
+            for f in files { for v in f.velocities { h[min(15, (v - 1) / 8)] += 1 } }
+            return h
+        }
+        let base = histogram(try sample("t1", [], count: 8, notes: 400))
+        let groups = histogram(try sample("nt", ["--temperature", "note=0.8,tick=0.8"], count: 8, notes: 400))
+        let global = histogram(try sample("g", ["--temperature", "0.8"], count: 8, notes: 400))
+        let jsGroups = HumanizeCLITests.js(groups, base), jsGlobal = HumanizeCLITests.js(global, base)
+        print(String(format: "velocity JS against T = 1: note/tick 0.8 %.4f bits, global 0.8 %.4f bits", jsGroups, jsGlobal))
+        XCTAssertLessThan(jsGroups, jsGlobal / 2, "a lower note/tick temperature keeps the model's velocities")
+        func loud(_ h: [Int]) -> Double { Double(h[13...].reduce(0, +)) / Double(h.reduce(0, +)) }
+        XCTAssertGreaterThan(loud(global), loud(base), "a global temperature pushes velocities up")
+    }
+
+    func testTopPNarrowsTheDraws() throws {
+        let all = try sample("all", [], count: 4, notes: 400), narrow = try sample("narrow", ["--top-p", "0.5"], count: 4, notes: 400)
+        func distinct(_ f: [FileHits]) -> Int { Set(f.flatMap(\.notes)).count }
+        XCTAssertLessThan(distinct(narrow), distinct(all))
+        func distinctDeltas(_ f: [FileHits]) -> Int { Set(f.flatMap(\.deltas)).count }
+        XCTAssertLessThan(distinctDeltas(narrow), distinctDeltas(all))
+    }
+
+    func testBadValues() throws {
+        let out = root.appendingPathComponent("x.mid").path
+        for (args, status, text) in [(["--temperature", "snare=0.5"], 64, "the output groups are note, tick and velocity"),
+                                     (["--temperature", "note=0.5,note=0.6"], 64, "names note twice"),
+                                     (["--temperature", "fast"], 64, "takes a number or group=T pairs"),
+                                     (["--top-p", "0"], 64, "--top-p must be above 0 and at most 1"),
+                                     (["--temperature", "note=0,tick=0.5"], 1, "applies to note and tick together")] {
+            let r = try CLI.run(["sample", model, "-n", "10", "-o", out] + args)
+            XCTAssertEqual(r.status, Int32(status), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(text), "\(args): \(r.stderr)")
+        }
+    }
+}
