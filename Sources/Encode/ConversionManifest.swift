@@ -113,12 +113,20 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
     public var recovered: [RecoveredFile]
     public var statistics: Statistics
     public var validation: Validation?
+    /// Files read cleanly that hold no hit (no NOTE ON with velocity > 0 on the selected
+    /// channels): converted to nothing, each named (absent in manifests written before).
+    public var noHits: [String]? = []
     /// Output file -> array shape.
     public var outputs: [String: [Int]]
     /// Array file -> what its rows hold and in which units (absent in manifests written before
     /// velocities.npy and positions.npy existed).
     /// (Every key sorts after "files": `encodedJSON` splices the file list in first.)
     public var formats: [String: String]? = ConversionManifest.arrayFormats
+
+    enum CodingKeys: String, CodingKey {
+        case tool, version, source, settings, files, skipped, recovered, statistics, validation, outputs, formats
+        case noHits = "no_hits"
+    }
 
     /// The `formats` entry of every manifest this version writes.
     static let arrayFormats: [String: String] = [

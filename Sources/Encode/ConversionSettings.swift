@@ -29,7 +29,7 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
     case noMIDIFiles(String)
     /// Files were read but the training ones hold no hit on the selected channels.
     /// `split` is "" or "training ".
-    case noHits(directory: String, files: Int, split: String, channel: ChannelSelection)
+    case noHits(directory: String, files: Int, split: String, channel: ChannelSelection, paths: [String] = [])
     /// No file could be read at all (each was reported with its reason).
     case noFileConverted(directory: String, files: Int)
     /// Every file read went to the validation split.
@@ -43,15 +43,17 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notADirectory(let d): return "\(d): not a directory"
         case .noMIDIFiles(let d): return "\(d): no .mid, .midi or .rmi files found"
-        case .noHits(let d, let n, let split, let channel):
+        case .noHits(let d, let n, let split, let channel, let paths):
             let rule: String
             switch channel {
             case .auto: rule = "--channel auto: channel index 9 when a file has notes there, else every channel"
             case .all: rule = "--channel all: every channel"
             case .index(let c): rule = "--channel \(c): channel index \(c) only"
             }
+            let named = paths.isEmpty ? "" : ": " + paths.prefix(10).joined(separator: ", ")
+                + (paths.count > 10 ? ", … (\(paths.count) in all)" : "")
             return "none of the \(n) \(split)file\(n == 1 ? "" : "s") read under \(d) holds a hit "
-                + "(NOTE ON with velocity > 0) on the selected channels (\(rule))"
+                + "(NOTE ON with velocity > 0) on the selected channels (\(rule))" + named
         case .noFileConverted(let d, let n):
             return "none of the \(n) MIDI file\(n == 1 ? "" : "s") under \(d) could be converted (\(n) skipped: see above)"
         case .allValidation(let n, let f):

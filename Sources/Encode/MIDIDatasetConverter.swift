@@ -91,6 +91,9 @@ public enum MIDIDatasetConverter {
     ///     is thrown, with the warning lines of recovered files, the lines of skipped files
     ///     ("path: reason"), in path order, and the counts.
     ///   - progress: called from the reading threads with (files done, total).
+    /// Why a file that holds no hit gives nothing.
+    static let noHitsReason = "no hits: NOTE ON with velocity > 0 not found"
+
     public static func convert(directory: String, output: String, settings: ConversionSettings, threads: Int? = nil,
                                diagnostics: ((ConversionDiagnostics) -> Void)? = nil,
                                progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> ConversionReport {
@@ -117,6 +120,7 @@ public enum MIDIDatasetConverter {
         var training = Glue(ppq: settings.ppq), validation = Glue(ppq: settings.ppq)
         var trainingFiles = 0, validationFiles = 0, trainingHits = 0, validationHits = 0
         var minHits = Int.max, maxHits = 0
+        var noHits: [String] = []
         for (i, entry) in entries.enumerated() {
             switch outcomes[i] {
             case .skipped(let reason, let kind):
@@ -130,6 +134,10 @@ public enum MIDIDatasetConverter {
                     counts.recovered += 1
                     recovered.append(.init(path: entry.path, warnings: r.warnings.map(Self.warningText)))
                     warningLines += r.warnings.map(\.description)
+                }
+                if r.count == 0 {
+                    noHits.append(entry.path)
+                    warningLines.append("\(root)\(entry.path): \(Self.noHitsReason)")
                 }
                 if inValidation[i] {
                     validationFiles += 1
@@ -148,8 +156,8 @@ public enum MIDIDatasetConverter {
             }
         }
         diagnostics?(ConversionDiagnostics(warnings: warningLines, skipped: skippedLines, counts: counts))
-        if settings.extraction.parseMode == .strict, !skipped.isEmpty {
-            throw ConversionError.badFiles(skippedLines)
+        if settings.extraction.parseMode == .strict, !skipped.isEmpty || !noHits.isEmpty {
+            throw ConversionError.badFiles(skippedLines + noHits.map { "\(root)\($0): \(Self.noHitsReason)" })
         }
         guard trainingFiles + validationFiles > 0 else {
             throw ConversionError.noFileConverted(directory: directory, files: entries.count)
@@ -159,7 +167,7 @@ public enum MIDIDatasetConverter {
         }
         guard trainingHits > 0 else {
             throw ConversionError.noHits(directory: directory, files: trainingFiles, split: fraction > 0 ? "training " : "",
-                                         channel: settings.extraction.channel)
+                                         channel: settings.extraction.channel, paths: noHits.map { "\(root)\($0)" })
         }
 
         let vocab = try Vocabulary(ixToNote: vocabularyCounts.notes, ixToTick: vocabularyCounts.ticks)
@@ -242,7 +250,8 @@ public enum MIDIDatasetConverter {
                             maxDelta: settings.maxDelta, noteMap: settings.extraction.noteMap.name, onehot: settings.oneHot,
                             validationFraction: fraction, lenient: mode == .lenient, parseMode: mode.rawValue,
                             onsetOrder: settings.extraction.onsetOrder.rawValue),
-            files: files, skipped: skipped, recovered: recovered, statistics: stats, validation: validationInfo, outputs: outputs)
+            files: files, skipped: skipped, recovered: recovered, statistics: stats, validation: validationInfo,
+            noHits: noHits, outputs: outputs)
 
         // Write: rows are encoded file by file straight into the output, on every thread.
         let glued = firstDelta, kept = validationKept, writer = EventsWriter(notes: vocab.notes, ticks: vocab.ticks, oneHot: settings.oneHot)

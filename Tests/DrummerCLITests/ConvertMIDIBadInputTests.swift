@@ -139,8 +139,9 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         let r = try CLI.run(["convert-midi", input.path, "-o", tmp.appendingPathComponent("out").path, "--channel", "3"])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("skipped: \(input.path)/b.mid: empty file"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("warning: \(input.path)/a.mid: no hits: NOTE ON with velocity > 0 not found"), r.stderr)
         XCTAssertTrue(r.stderr.hasSuffix("error: none of the 1 file read under \(input.path) holds a hit (NOTE ON with velocity > 0) "
-                                         + "on the selected channels (--channel 3: channel index 3 only)\n"), r.stderr)
+                                         + "on the selected channels (--channel 3: channel index 3 only): \(input.path)/a.mid\n"), r.stderr)
     }
 
     // MARK: Parse policies

@@ -113,7 +113,11 @@ final class DatasetConverterTests: XCTestCase {
         var settings = ConversionSettings()
         settings.extraction.channel = .index(3)
         XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: settings)) { error in
-            XCTAssertEqual(error as? ConversionError, .noHits(directory: dir.path, files: 2, split: "", channel: .index(3)))
+            // Each file that holds no hit on the selected channel is named.
+            guard case .noHits(let d, let n, let split, let channel, let paths)? = error as? ConversionError else { return XCTFail("\(error)") }
+            XCTAssertEqual(d, dir.path); XCTAssertEqual(n, 2); XCTAssertEqual(split, ""); XCTAssertEqual(channel, .index(3))
+            XCTAssertEqual(paths.count, 2, "\(paths)")
+            XCTAssertTrue("\(error)".contains(paths[0]), "\(error)")
         }
         let empty = dir.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)

@@ -1,0 +1,42 @@
+// A valid MIDI file with no hits is named in every mode: alone (an error naming it), among
+// others (a warning line and manifest.json's no_hits), and under --strict (refused, nothing written).
+import Foundation
+import XCTest
+
+final class NoHitsCLITests: XCTestCase {
+    /// A format-0 file at 480 PPQ whose one track holds only its end.
+    static let empty: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0]
+        + Array("MTrk".utf8) + [0, 0, 0, 4, 0x00, 0xFF, 0x2F, 0x00]
+
+    func testFilesWithNoHitsAreNamed() throws {
+        let root = try CLI.temporaryDirectory("no-hits")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alone = root.appendingPathComponent("alone"), many = root.appendingPathComponent("many")
+        for d in [alone, many] {
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+            try Data(Self.empty).write(to: d.appendingPathComponent("empty.mid"))
+        }
+        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+            try TinySMF.drums(hits, meter: (4, 2)).write(to: many.appendingPathComponent("song\(i).mid"))
+        }
+        let reason = "no hits: NOTE ON with velocity > 0 not found"
+
+        let one = try CLI.run(["convert-midi", alone.path, "-o", root.appendingPathComponent("o1").path])
+        XCTAssertEqual(one.status, 1)
+        XCTAssertTrue(one.stderr.contains(alone.appendingPathComponent("empty.mid").path + ": " + reason), one.stderr)
+        XCTAssertTrue(one.stderr.contains("holds a hit") && one.stderr.hasSuffix(alone.appendingPathComponent("empty.mid").path + "\n"), one.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o1").path))
+
+        let out = root.appendingPathComponent("o2")
+        let several = try CLI.run(["convert-midi", many.path, "-o", out.path])
+        XCTAssertEqual(several.status, 0, several.stderr)
+        XCTAssertEqual(several.stderr.components(separatedBy: "empty.mid: " + reason).count - 1, 1, several.stderr)
+        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any])
+        XCTAssertEqual(manifest["no_hits"] as? [String], ["empty.mid"])
+
+        let strict = try CLI.run(["convert-midi", many.path, "-o", root.appendingPathComponent("o3").path, "--strict"])
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.contains("empty.mid: " + reason), strict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o3").path))
+    }
+}
