@@ -72,6 +72,8 @@ public struct GrooveTally: Equatable, Sendable {
     /// Accent sums per bar length in ticks; nil without velocities or bar positions.
     public var accents: [Int: AccentSums]? = [:]
     public var duplicates = 0
+    /// The bar-structure sums (BarStructure).
+    public var structure = BarStructureSums()
 
     public init(ticksPerQuarter: Int) { self.ticksPerQuarter = ticksPerQuarter }
 
@@ -92,6 +94,7 @@ public struct GrooveTally: Equatable, Sendable {
             velocityCounts = nil
         }
         duplicates += GrooveStats.duplicateOnsets(notes: t.notes, onsets: t.onsets)
+        structure.add(BarStructure.measure(t, tolerance: tolerance))
         guard let slots = t.bars else {
             bars = nil
             grid = nil

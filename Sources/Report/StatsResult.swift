@@ -1,6 +1,7 @@
 // The figures of `drummer stats` for two tallies (generated, reference), the issue's targets
 // and why a figure is n/a; rows for the terminal table and the report's table.
 import Foundation
+import MIDIParse
 
 public struct StatsResult: Sendable {
     /// A figure of each side and generated / reference.
@@ -56,6 +57,8 @@ public struct StatsResult: Sendable {
     /// Why a figure is n/a, by JSON key.
     public var missing: [String: String] = [:]
     public var targets: [Target] = []
+    /// Files the bar-structure figures left out, or why they are n/a.
+    public var structureNotes: [String] = []
 
     /// Figures of `generated` against `reference` (tallies at the same resolution).
     public init(generated g: GrooveTally, reference r: GrooveTally, tolerance: Double, quantize: Int?, expectedHits: Int? = nil) {
@@ -145,6 +148,43 @@ public struct StatsResult: Sendable {
         at("accent_profile", "correlation ≥ 0.8", accent.correlation.map { $0 >= 0.8 - 1e-12 } ?? (flatGenerated ? false : nil))
         at("duplicate_onset_rate", "0", duplicateRate.generated.map { $0 == 0 })
         if let expectedHits { at("hits", "exactly \(expectedHits)", g.hits == expectedHits) }
+
+        // Issue 20's targets: the bar structure and the touch.
+        let gs = g.structure, rs = r.structure
+        // Within a share of the reference's value (0 against 0 is within).
+        func within(_ p: Pair, _ tolerance: Double) -> Bool? {
+            guard let g = p.generated, let r = p.reference else { return nil }
+            return r == 0 ? g == 0 : abs(g / r - 1) <= tolerance + 1e-12
+        }
+        for lag in BarStructureSums.lags {
+            at("bar_similarity_lag\(lag)", "≥ 80% of reference",
+               Pair(generated: gs.similarity(lag: lag), reference: rs.similarity(lag: lag)).ratio.map { $0 >= 0.8 - 1e-12 })
+        }
+        at("patterns_per_16_bars", "≤ 130% of reference",
+           Pair(generated: gs.patternsPer16Bars, reference: rs.patternsPer16Bars).ratio.map { $0 <= 1.3 + 1e-12 })
+        at("fill_tom_crash_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillClassRatio, rs.fillClassRatio))
+        at("fill_similarity_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillSimilarityRatio, rs.fillSimilarityRatio))
+        at("hits_per_bar", "within 10% of reference", within(Pair(generated: g.hitsPerBar, reference: r.hitsPerBar), 0.1))
+        at("simultaneous_onset_share", "within 10% of reference",
+           within(Pair(generated: gs.simultaneousShare, reference: rs.simultaneousShare), 0.1))
+        at("velocity_mean", "within 10% of reference", within(Pair(generated: gs.velocityMean, reference: rs.velocityMean), 0.1))
+        at("soft_hit_share", "within 10% of reference", within(Pair(generated: gs.softShare, reference: rs.softShare), 0.1))
+        for (side, sums) in [("generated", gs), ("reference", rs)] where sums.filesNot44 > 0 {
+            structureNotes.append("bar-structure figures: \(sums.filesNot44) of \(sums.filesNot44 + sums.files44) \(side) files "
+                                  + "with bar positions have hits outside 4/4 bars and are left out of them")
+        }
+        if gs.files44 == 0 || rs.files44 == 0 {
+            structureNotes.append("bar-structure figures: n/a (no file of the \(gs.files44 == 0 ? "generated files" : "reference") "
+                                  + "has bar positions with every hit in 4/4 bars)")
+        }
+    }
+
+    /// A fill ratio's bump (ratio − 1) has the reference's sign and at least half its size.
+    static func bumpMet(_ generated: Double?, _ reference: Double?) -> Bool? {
+        guard let g = generated, let r = reference else { return nil }
+        let bg = g - 1, br = r - 1
+        if abs(br) < 1e-12 { return abs(bg) < 1e-12 }
+        return bg.sign == br.sign && abs(bg) >= 0.5 * abs(br) - 1e-12
     }
 
     public func target(_ key: String) -> Target? { targets.first { $0.key == key } }
@@ -158,7 +198,7 @@ public struct StatsResult: Sendable {
                     ? ": every position of the generated accent profile has the same mean velocity (drummer sample writes "
                       + "every hit at --velocity, 100 by default); the target counts as not met" : "")
             }
-        }
+        } + structureNotes
     }
 }
 
@@ -193,7 +233,8 @@ extension StatsResult {
             row("hits", Self.grouped(generated.hits), Self.grouped(reference.hits), key: "hits"),
             row("bars", generated.bars.map(Self.grouped) ?? "n/a", reference.bars.map(Self.grouped) ?? "n/a"),
             row("hits per bar", generated.hitsPerBar.map { String(format: "%.2f", $0) } ?? "n/a",
-                reference.hitsPerBar.map { String(format: "%.2f", $0) } ?? "n/a"),
+                reference.hitsPerBar.map { String(format: "%.2f", $0) } ?? "n/a",
+                ratio(Pair(generated: generated.hitsPerBar, reference: reference.hitsPerBar), "hits_per_bar"), key: "hits_per_bar"),
             row("note histogram", "", "", js(noteJS, "note_js_bits"), key: "note_js_bits"),
             row("delta histogram", "", "", js(deltaJS, "delta_js_bits"), key: "delta_js_bits"),
             row("velocity histogram", "", "", js(velocityJS, "velocity_js_bits"), key: "velocity_js_bits"),
@@ -208,7 +249,54 @@ extension StatsResult {
                 accent.correlation.map { String(format: "r = %.3f", $0) } ?? na("accent_profile"), key: "accent_profile"),
             row("duplicate-onset rate", duplicateRate.generated.map(Self.percent) ?? "n/a",
                 duplicateRate.reference.map(Self.percent) ?? "n/a", key: "duplicate_onset_rate"),
+        ] + structureRows
+    }
+
+    /// Issue 20's rows: bar structure, phrasing, touch, grid share per drum class.
+    var structureRows: [StatsRow] {
+        let g = generated.structure, r = reference.structure
+        func row(_ figure: String, _ gv: String, _ rv: String, _ comparison: String = "", key: String? = nil) -> StatsRow {
+            let t = key.flatMap { target($0) }
+            return StatsRow(figure: figure, generated: gv, reference: rv, comparison: comparison, target: t?.text ?? "",
+                            mark: t?.met.map { $0 ? "✓" : "✗" } ?? "")
+        }
+        let f3 = { (v: Double?) in v.map { String(format: "%.3f", $0) } ?? "n/a" }
+        let f2 = { (v: Double?) in v.map { String(format: "%.2f", $0) } ?? "n/a" }
+        let pct = { (v: Double?) in v.map(Self.percent) ?? "n/a" }
+        func ratio(_ a: Double?, _ b: Double?) -> String {
+            Pair(generated: a, reference: b).ratio.map { String(format: "%.0f%% of reference", 100 * $0) } ?? "n/a"
+        }
+        func bump(_ a: Double?, _ b: Double?) -> String {
+            guard let a, let b else { return "n/a" }
+            return String(format: "bump %+.2f vs %+.2f", a - 1, b - 1)
+        }
+        var rows = [
+            row("bar figures: files in 4/4", "\(Self.grouped(g.files44)) of \(Self.grouped(g.files44 + g.filesNot44))",
+                "\(Self.grouped(r.files44)) of \(Self.grouped(r.files44 + r.filesNot44))"),
         ]
+        for lag in BarStructureSums.lags {
+            rows.append(row("bar similarity, lag \(lag)", f3(g.similarity(lag: lag)), f3(r.similarity(lag: lag)),
+                            ratio(g.similarity(lag: lag), r.similarity(lag: lag)), key: "bar_similarity_lag\(lag)"))
+        }
+        rows += [
+            row("patterns per 16 bars", f2(g.patternsPer16Bars), f2(r.patternsPer16Bars),
+                ratio(g.patternsPer16Bars, r.patternsPer16Bars), key: "patterns_per_16_bars"),
+            row("fill bars 4, 8 / 2, 3, 6, 7: hits", f3(g.fillHitsRatio), f3(r.fillHitsRatio), bump(g.fillHitsRatio, r.fillHitsRatio)),
+            row("  tom + crash share", f3(g.fillClassRatio), f3(r.fillClassRatio), bump(g.fillClassRatio, r.fillClassRatio),
+                key: "fill_tom_crash_ratio"),
+            row("  similarity to previous bar", f3(g.fillSimilarityRatio), f3(r.fillSimilarityRatio),
+                bump(g.fillSimilarityRatio, r.fillSimilarityRatio), key: "fill_similarity_ratio"),
+            row("simultaneous onsets", pct(g.simultaneousShare), pct(r.simultaneousShare),
+                ratio(g.simultaneousShare, r.simultaneousShare), key: "simultaneous_onset_share"),
+            row("mean velocity", f2(g.velocityMean), f2(r.velocityMean), ratio(g.velocityMean, r.velocityMean), key: "velocity_mean"),
+            row("soft hits (velocity < 50)", pct(g.softShare), pct(r.softShare), ratio(g.softShare, r.softShare), key: "soft_hit_share"),
+        ]
+        for c in 0..<DrumClasses.count where g.classHits[c] + r.classHits[c] > 0 {
+            rows.append(row(c == 0 ? "on 16th grid, by class: \(DrumClasses.names[c])" : "  \(DrumClasses.names[c])",
+                            f3(g.gridShare(drumClass: c)), f3(r.gridShare(drumClass: c)),
+                            ratio(g.gridShare(drumClass: c), r.gridShare(drumClass: c))))
+        }
+        return rows
     }
 
     /// 12,345

@@ -223,12 +223,36 @@ public struct StatsRun: Sendable {
                 "skipped_hits": .object(["generated": .int(r.accent.skippedGenerated), "reference": .int(r.accent.skippedReference)]),
             ]),
             "duplicate_onset_rate": .object(["generated": num(r.duplicateRate.generated), "reference": num(r.duplicateRate.reference)]),
+            "bar_structure": structureJSON(num: num, pair: { pair($0) }),
             "expected_hits": r.expectedHits.map { .int($0) } ?? .null,
             "targets": .object(targets),
             "notes": .array(notes.map { .string($0) }),
             "warnings": .array(warnings.map { .string($0) }),
         ]
         return try JSONOutput.encode(JSONValue.object(root))
+    }
+
+    /// Issue 20's figures: {"generated": …, "reference": …, "ratio": …} each.
+    func structureJSON(num: (Double?) -> JSONValue, pair: (StatsResult.Pair) -> JSONValue) -> JSONValue {
+        let g = result.generated.structure, r = result.reference.structure
+        func p(_ f: (BarStructureSums) -> Double?) -> JSONValue { pair(StatsResult.Pair(generated: f(g), reference: f(r))) }
+        var out: [String: JSONValue] = [
+            "files_4_4": .object(["generated": .int(g.files44), "reference": .int(r.files44)]),
+            "files_not_4_4": .object(["generated": .int(g.filesNot44), "reference": .int(r.filesNot44)]),
+            "patterns_per_16_bars": p(\.patternsPer16Bars),
+            "fill_hits_ratio": p(\.fillHitsRatio),
+            "fill_tom_crash_ratio": p(\.fillClassRatio),
+            "fill_similarity_ratio": p(\.fillSimilarityRatio),
+            "hits_per_bar": pair(StatsResult.Pair(generated: result.generated.hitsPerBar, reference: result.reference.hitsPerBar)),
+            "simultaneous_onset_share": p(\.simultaneousShare),
+            "velocity_mean": p(\.velocityMean),
+            "soft_hit_share": p(\.softShare),
+        ]
+        for lag in BarStructureSums.lags { out["bar_similarity_lag\(lag)"] = p { $0.similarity(lag: lag) } }
+        var byClass: [String: JSONValue] = [:]
+        for c in 0..<DrumClasses.count { byClass[DrumClasses.names[c]] = p { $0.gridShare(drumClass: c) } }
+        out["grid16_share_by_class"] = .object(byClass)
+        return .object(out)
     }
 
     /// "1/8", "1/4", else the decimal.

@@ -89,6 +89,12 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(html.contains("validation_loss_velocity"), "extra log columns are drawn")
         XCTAssertTrue(html.contains("best validation: step 2000"), "rows 1...6: the lowest validation loss is at row 4")
         XCTAssertFalse(html.contains("<script"))
+        // Issue 20's bar-structure figures sit in the stats table, generated next to reference.
+        for figure in ["bar similarity, lag 1", "bar similarity, lag 8", "patterns per 16 bars", "tom + crash share",
+                       "similarity to previous bar", "simultaneous onsets", "mean velocity", "soft hits (velocity &lt; 50)",
+                       "on 16th grid, by class: kick"] {
+            XCTAssertTrue(html.contains("<tr><th>\(figure)</th><td>"), figure)
+        }
         if fluidsynthAvailable {
             XCTAssertEqual(html.components(separatedBy: "<audio").count - 1, 2)
             XCTAssertTrue(html.contains("src=\"data:audio/wav;base64,UklGR"), "a RIFF file inline")
@@ -119,6 +125,7 @@ final class ReportCLITests: XCTestCase {
             XCTAssertTrue(dom.contains(label), label)
         }
         XCTAssertTrue(dom.contains(">Closed Hi-Hat</text>") || dom.contains(">Acoustic Snare</text>"), "GM row names")
+        XCTAssertTrue(dom.contains("<th>bar similarity, lag 4</th>"), "the bar-structure rows in the browser's DOM")
         // No element refers to the network: every src and href is a data: URI or a fragment.
         let refs = Browser.attributeValues(dom, names: ["src", "href", "srcset", "poster", "data", "action", "xlink:href"])
         XCTAssertFalse(refs.isEmpty)

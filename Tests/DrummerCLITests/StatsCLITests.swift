@@ -54,7 +54,8 @@ final class StatsCLITests: XCTestCase {
         XCTAssertEqual(lines[1], "480 PPQ, not quantized, channel auto; on the 16th grid: within 1/8 of a sixteenth (15 ticks) of a grid line")
         func line(_ figure: String) throws -> String { try XCTUnwrap(lines.first { $0.hasPrefix(figure + " ") }, figure) }
         XCTAssertEqual(try line("hits").split(separator: " ").map(String.init), ["hits", "24", "24", "exactly", "24", "✓"])
-        XCTAssertEqual(try line("hits per bar").split(separator: " ").suffix(2), ["12.00", "12.00"])
+        XCTAssertEqual(try line("hits per bar").split(separator: " ").map(String.init),
+                       ["hits", "per", "bar", "12.00", "12.00", "100%", "of", "reference", "within", "10%", "of", "reference", "✓"])
         for figure in ["note histogram", "delta histogram", "velocity histogram"] {
             let l = try line(figure)
             XCTAssertTrue(l.contains("JS 0.0000 bits"), l)
@@ -65,7 +66,7 @@ final class StatsCLITests: XCTestCase {
         XCTAssertTrue(try line("bar periodicity").contains("100% of reference"))
         XCTAssertTrue(try line("accent correlation").contains("r = 1.000"))
         let duplicates = try line("duplicate-onset rate")
-        XCTAssertTrue(duplicates.hasSuffix("0.00%      0.00%                     0                        ✓"), duplicates)
+        XCTAssertEqual(duplicates.split(separator: " ").suffix(4), ["0.00%", "0.00%", "0", "✓"], duplicates)
         XCTAssertFalse(r.stdout.contains("✗"), r.stdout)
         // The accent profile: 16 sixteenths; 1: (90 + 110) / 2, e: none, &: 50, 2: (90 + 120) / 2.
         let profile = try XCTUnwrap(lines.first { $0.hasPrefix("generated ") })
@@ -74,7 +75,8 @@ final class StatsCLITests: XCTestCase {
         let flatJSON = try json(try CLI.run(["stats", flat, "--reference", refDir, "--json"]))
         XCTAssertEqual(Set(flatJSON.keys), ["settings", "reference", "generated", "counts", "note_js_bits", "delta_js_bits",
                                             "velocity_js_bits", "grid16_share", "bar_periodicity", "bar_periodicity_per_drum",
-                                            "accent_profile", "duplicate_onset_rate", "expected_hits", "targets", "notes", "warnings"])
+                                            "accent_profile", "duplicate_onset_rate", "bar_structure", "expected_hits", "targets", "notes",
+                                            "warnings"])
         XCTAssertEqual(number(flatJSON, "note_js_bits"), 0)
         XCTAssertEqual(number(flatJSON, "delta_js_bits"), 0)
         XCTAssertEqual(number(flatJSON, "velocity_js_bits"), 1, "100 (bin 96-103) against 50, 90, 110, 120: disjoint")
@@ -94,7 +96,17 @@ final class StatsCLITests: XCTestCase {
         XCTAssertTrue((accent["reference"] as? [Any])?[1] is NSNull, "no hit on the e")
         let targets = try XCTUnwrap(flatJSON["targets"] as? [String: [String: Any]])
         XCTAssertEqual(Set(targets.keys), ["note_js_bits", "delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity",
-                                           "accent_profile", "duplicate_onset_rate"])
+                                           "accent_profile", "duplicate_onset_rate", "bar_similarity_lag1", "bar_similarity_lag2",
+                                           "bar_similarity_lag4", "bar_similarity_lag8", "patterns_per_16_bars", "fill_tom_crash_ratio",
+                                           "fill_similarity_ratio", "hits_per_bar", "simultaneous_onset_share", "velocity_mean",
+                                           "soft_hit_share"])
+        // Two bars: lag 1 only; no whole 8- or 16-bar window.
+        XCTAssertEqual(targets["bar_similarity_lag1"]?["met"] as? Bool, true)
+        XCTAssertTrue(targets["bar_similarity_lag2"]?["met"] is NSNull)
+        XCTAssertTrue(targets["patterns_per_16_bars"]?["met"] is NSNull)
+        XCTAssertEqual(number(flatJSON, "bar_structure", "bar_similarity_lag1", "generated"), 1)
+        XCTAssertEqual(number(flatJSON, "bar_structure", "velocity_mean", "generated"), 100)
+        XCTAssertEqual(targets["velocity_mean"]?["met"] as? Bool, false, "100 against (8·(90 + 50)/2 + 2·110 + 2·120) / 12 = 85")
         XCTAssertEqual(targets["accent_profile"]?["met"] as? Bool, false)
         XCTAssertEqual(targets["velocity_js_bits"]?["target"] as? String, "≤ 0.05 bits")
         XCTAssertEqual(targets["note_js_bits"]?["met"] as? Bool, true)

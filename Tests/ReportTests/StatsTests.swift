@@ -231,9 +231,11 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(s.notes.count, 1, "\(s.notes)")
         XCTAssertTrue(s.notes[0].hasPrefix("accent_profile: n/a (constant velocity): "), s.notes[0])
         let rows = s.rows
-        XCTAssertEqual(rows.map(\.figure), ["files", "hits", "bars", "hits per bar", "note histogram", "delta histogram",
-                                            "velocity histogram", "share on 16th grid", "  uniform random", "bar periodicity",
-                                            "  per drum", "accent correlation", "duplicate-onset rate"])
+        XCTAssertEqual(rows.map(\.figure).prefix(13), ["files", "hits", "bars", "hits per bar", "note histogram", "delta histogram",
+                                                       "velocity histogram", "share on 16th grid", "  uniform random", "bar periodicity",
+                                                       "  per drum", "accent correlation", "duplicate-onset rate"])
+        // Then the bar-structure rows (BarStructureTests), with a grid row per drum class either side has.
+        XCTAssertEqual(rows.map(\.figure).suffix(2), ["on 16th grid, by class: kick", "  snare"])
         XCTAssertEqual(rows[4].comparison, "JS 0.1909 bits")
         XCTAssertEqual(rows[4].mark, "✗")
         XCTAssertEqual(rows[7].comparison, "100% of reference")
@@ -388,7 +390,11 @@ final class DatasetReferenceTests: XCTestCase {
         XCTAssertEqual(s.missing["bar_periodicity"], "no bar positions in the reference")
         XCTAssertEqual(s.missing["accent_profile"], "no velocities in the reference; no bar positions in the reference")
         XCTAssertNil(try XCTUnwrap(s.target("velocity_js_bits")).met)
-        XCTAssertEqual(s.notes.count, 4)
+        XCTAssertEqual(s.notes.count, 6)
+        XCTAssertEqual(s.notes[4], "bar-structure figures: 1 of 2 generated files with bar positions have hits outside 4/4 bars "
+                       + "and are left out of them")
+        XCTAssertEqual(s.notes[5], "bar-structure figures: n/a (no file of the reference has bar positions with every hit in 4/4 bars)")
+        XCTAssertNil(try XCTUnwrap(s.target("bar_similarity_lag1")).met)
         XCTAssertEqual(s.rows.first { $0.figure == "bar periodicity" }?.comparison, "n/a (no bar positions in the reference)")
     }
 

@@ -1,0 +1,176 @@
+import Foundation
+import MIDIParse
+import XCTest
+@testable import Report
+
+/// The bar-structure figures (issue 20) on hand-made tracks, against values worked out by hand.
+final class BarStructureTests: XCTestCase {
+    /// (drum note, sixteenth) per bar, 4/4 at 480 PPQ.
+    typealias BarHits = [(note: Int, cell: Int)]
+    // A: kick on 1, snare on 2, hats on 1 and its &: {(0,0), (1,4), (2,0), (2,2)}.
+    let a: BarHits = [(36, 0), (42, 0), (42, 2), (38, 4)]
+    // B: kick on 1, snare on 2, crash on 1: {(0,0), (1,4), (7,0)}. J(A, B) = 2 / 5.
+    let b: BarHits = [(36, 0), (49, 0), (38, 4)]
+    // F, a fill: low tom, mid tom, crash: {(4,0), (5,4), (7,8)}. J(A, F) = J(B, F) = 0.
+    let f: BarHits = [(45, 0), (48, 4), (49, 8)]
+
+    func track(_ bars: [BarHits], velocity: Int = 80, firstBar: Int = 0) -> HitTrack {
+        var hits: [(onset: Int, note: Int)] = []
+        for (i, bar) in bars.enumerated() {
+            for h in bar { hits.append(((firstBar + i) * 1920 + h.cell * 120, h.note)) }
+        }
+        hits.sort { $0.onset < $1.onset }
+        return HitTrack(path: "t", ticksPerQuarter: 480, notes: hits.map(\.note), onsets: hits.map(\.onset),
+                        velocities: hits.map { _ in velocity },
+                        bars: hits.map { BarSlot(bar: $0.onset / 1920, tickInBar: $0.onset % 1920, barTicks: 1920) })
+    }
+
+    func testDrumClassesAreMagentasNine() {
+        XCTAssertEqual(DrumClasses.count, 9)
+        XCTAssertEqual([36, 35, 38, 37, 40, 42, 44, 22, 46, 26, 45, 43, 48, 47, 50, 49, 57, 55, 51, 53, 59].map { DrumClasses.of(note: $0)! },
+                       [0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 7, 7, 8, 8, 8])
+        XCTAssertNil(DrumClasses.of(note: 21))
+        XCTAssertNil(DrumClasses.of(note: 128))
+        XCTAssertNil(DrumClasses.of(note: -1))
+    }
+
+    func testJaccard() {
+        var x = BarStructure.BarSet(), y = BarStructure.BarSet()
+        XCTAssertEqual(x.jaccard(y), 1, "two empty bars")
+        x.insert(drumClass: 0, sixteenth: 0)
+        x.insert(drumClass: 8, sixteenth: 15)   // bit 143, the last word
+        x.insert(drumClass: 4, sixteenth: 1)    // bit 65, the second word
+        y.insert(drumClass: 8, sixteenth: 15)
+        y.insert(drumClass: 3, sixteenth: 15)
+        XCTAssertEqual(x.count, 3)
+        XCTAssertEqual(x.jaccard(y), 1.0 / 4, accuracy: 1e-15)
+        XCTAssertEqual(x.jaccard(x), 1)
+    }
+
+    func testSixteenBarsOfAABFWorkedByHand() throws {
+        // A A B F repeated four times: fills at bars 4, 8, 12, 16.
+        let bars = Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())
+        let s = BarStructure.measure(track(bars), tolerance: 0.125)
+        XCTAssertEqual(s.files44, 1)
+        XCTAssertEqual(s.bars, 16)
+        // Lag 1: per A A B F: J(A,A) = 1, J(A,B) = .4, J(B,F) = 0, J(F,A) = 0; 15 pairs: 4 × 1.4 / 15.
+        XCTAssertEqual(try XCTUnwrap(s.similarity(lag: 1)), 5.6 / 15, accuracy: 1e-12)
+        // Lag 2: pairs starting on an A then B (.4), A then F (0), B then A (.4), F then B... i = 0..13:
+        // i % 4 == 0 (4 pairs) and == 2 (3 pairs) give .4.
+        XCTAssertEqual(try XCTUnwrap(s.similarity(lag: 2)), 7 * 0.4 / 14, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(s.similarity(lag: 4)), 1, accuracy: 1e-12)
+        XCTAssertEqual(s.similarityPairs, [15, 14, 12, 8])
+        XCTAssertEqual(try XCTUnwrap(s.similarity(lag: 8)), 1, accuracy: 1e-12)
+        // One 16-bar window: A, B (J .4 to A), F: three patterns.
+        XCTAssertEqual(s.patternWindows, 1)
+        XCTAssertEqual(s.patternsPer16Bars, 3)
+        // Two 8-bar windows. Fill bars (4, 8): F, 3 hits, all toms or crash, J to previous (B) 0.
+        // Others (2, 3, 6, 7): A, B, A, B per window: 3.5 hits a bar, 1 crash in 7 hits, J .7 on average.
+        XCTAssertEqual(s.fill, .init(bars: 4, hits: 12, fillClassHits: 12, similaritySum: 0))
+        XCTAssertEqual(s.other.bars, 8)
+        XCTAssertEqual(s.other.hits, 28)
+        XCTAssertEqual(s.other.fillClassHits, 4)
+        XCTAssertEqual(try XCTUnwrap(s.other.similarityToPrevious), 0.7, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(s.fillHitsRatio), 3 / 3.5, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(s.fillClassRatio), 7, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(s.fillSimilarityRatio), 0, accuracy: 1e-12)
+        // Onsets per bar: A 3 (one of them kick + hat), B 2 (one kick + crash), F 3 (none).
+        XCTAssertEqual(s.onsets, 4 * (3 + 3 + 2 + 3))
+        XCTAssertEqual(s.simultaneousOnsets, 4 * 3)
+        XCTAssertEqual(s.classHits, [12, 12, 16, 0, 4, 4, 0, 8, 0])
+        XCTAssertEqual(s.classOnGrid, s.classHits)
+    }
+
+    func testWindowsAlignToTheFilesFirstBarAndHitsRoundToTheNearestSixteenth() throws {
+        // Hits from bar 3 (index 2) to bar 19: windows of 8 start at bars 9 and 17 (indices 8, 16):
+        // only 9–16 is whole; no whole 16-bar window (17–32 ends after the last bar).
+        let bars = [BarHits](repeating: a, count: 17)
+        let s = BarStructure.measure(track(bars, firstBar: 2), tolerance: 0.125)
+        XCTAssertEqual(s.bars, 17)
+        XCTAssertEqual(s.fill.bars, 2)
+        XCTAssertEqual(s.other.bars, 4)
+        XCTAssertEqual(s.patternWindows, 0)
+        XCTAssertNil(s.patternsPer16Bars)
+
+        // 1,900 ticks into bar 1 is nearer the next bar line: bar 2's first sixteenth (20 ticks
+        // early: off the grid at 1/8, 15 ticks). 1,000 is 8.33 sixteenths: the 9th (cell 8), 40
+        // ticks off the line: off the grid.
+        let t = HitTrack(path: "t", ticksPerQuarter: 480, notes: [36, 38, 36], onsets: [0, 1000, 1900], velocities: [10, 60, 127],
+                         bars: [BarSlot(bar: 0, tickInBar: 0, barTicks: 1920), BarSlot(bar: 0, tickInBar: 1000, barTicks: 1920),
+                                BarSlot(bar: 0, tickInBar: 1900, barTicks: 1920)])
+        let (first, placed) = try XCTUnwrap(BarStructure.bars(t))
+        XCTAssertEqual(first, 0)
+        XCTAssertEqual(placed.count, 2)
+        var bar1 = BarStructure.BarSet(), bar2 = BarStructure.BarSet()
+        bar1.insert(drumClass: 0, sixteenth: 0)
+        bar1.insert(drumClass: 1, sixteenth: 8)
+        bar2.insert(drumClass: 0, sixteenth: 0)
+        XCTAssertEqual(placed.map(\.set), [bar1, bar2])
+        let m = BarStructure.measure(t, tolerance: 0.125)
+        XCTAssertEqual(try XCTUnwrap(m.similarity(lag: 1)), 0.5, accuracy: 1e-12)
+        XCTAssertEqual(m.classOnGrid, [1, 0, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(try XCTUnwrap(m.velocityMean), 197.0 / 3, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(m.softShare), 1.0 / 3, accuracy: 1e-12)
+    }
+
+    func testOtherMetersAndNotesOutsideTheMap() {
+        // A 3/4 bar: left out of the bar figures, counted; still in the touch figures.
+        let t = HitTrack(path: "t", ticksPerQuarter: 480, notes: [36, 36], onsets: [0, 1440], velocities: [40, 40],
+                         bars: [BarSlot(bar: 0, tickInBar: 0, barTicks: 1440), BarSlot(bar: 1, tickInBar: 0, barTicks: 1440)])
+        let s = BarStructure.measure(t, tolerance: 0.125)
+        XCTAssertEqual(s.files44, 0)
+        XCTAssertEqual(s.filesNot44, 1)
+        XCTAssertEqual(s.similarityPairs, [0, 0, 0, 0])
+        XCTAssertEqual(s.softShare, 1)
+        XCTAssertEqual(s.classHits[0], 2)
+        // Note 21 has no class: not in any bar's set, but an onset.
+        let u = HitTrack(path: "u", ticksPerQuarter: 480, notes: [21, 36], onsets: [0, 1920], velocities: nil,
+                         bars: [BarSlot(bar: 0, tickInBar: 0, barTicks: 1920), BarSlot(bar: 1, tickInBar: 0, barTicks: 1920)])
+        let m = BarStructure.measure(u, tolerance: 0.125)
+        XCTAssertEqual(m.similarity(lag: 1), 0, "an empty bar against a kick")
+        XCTAssertEqual(m.onsets, 2)
+        XCTAssertNil(m.velocityMean)
+        XCTAssertEqual(m.classHits.reduce(0, +), 1)
+    }
+
+    func testTargetsOfTwoSides() throws {
+        // Generated: A A B F ×4; reference: the same. Every ratio is 1; fills bump alike.
+        let bars = Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())
+        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
+        g.add(track(bars), tolerance: 0.125)
+        r.add(track(bars), tolerance: 0.125)
+        let same = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
+        for key in ["bar_similarity_lag1", "bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8", "patterns_per_16_bars",
+                    "fill_tom_crash_ratio", "fill_similarity_ratio", "hits_per_bar", "simultaneous_onset_share", "velocity_mean",
+                    "soft_hit_share"] {
+            XCTAssertEqual(same.target(key)?.met, true, key)
+        }
+        // Generated: one bar repeated, loud. No variation: similarity 1 (≥ 80%), 1 pattern (≤ 130%),
+        // no fill bump (fails both fill targets), 4 hits a bar vs 3.25 (fails), velocity 120 vs 80.
+        var loud = GrooveTally(ticksPerQuarter: 480)
+        loud.add(track([BarHits](repeating: a, count: 16), velocity: 120), tolerance: 0.125)
+        let other = StatsResult(generated: loud, reference: r, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(other.target("bar_similarity_lag1")?.met, true)
+        XCTAssertEqual(other.target("patterns_per_16_bars")?.met, true)
+        XCTAssertEqual(other.target("fill_tom_crash_ratio")?.met, nil, "no tom or crash in any bar: n/a")
+        XCTAssertEqual(other.target("fill_similarity_ratio")?.met, false)
+        XCTAssertEqual(other.target("hits_per_bar")?.met, false)
+        XCTAssertEqual(other.target("velocity_mean")?.met, false)
+        XCTAssertEqual(other.target("soft_hit_share")?.met, true, "no soft hit on either side")
+        XCTAssertEqual(other.target("simultaneous_onset_share")?.met, false, "1 of 3 onsets vs 12 of 44")
+        XCTAssertEqual(StatsResult.bumpMet(1.2, 1.3), true)
+        XCTAssertEqual(StatsResult.bumpMet(1.1, 1.3), false, "less than half the bump")
+        XCTAssertEqual(StatsResult.bumpMet(0.9, 1.3), false, "the other sign")
+        XCTAssertEqual(StatsResult.bumpMet(0.96, 0.94), true)
+        XCTAssertEqual(StatsResult.bumpMet(1.03, 0.94), false)
+        // Rows for the terminal and the report.
+        let figures = other.rows.map(\.figure)
+        for name in ["bar similarity, lag 1", "bar similarity, lag 8", "patterns per 16 bars", "  tom + crash share",
+                     "  similarity to previous bar", "simultaneous onsets", "mean velocity", "soft hits (velocity < 50)",
+                     "on 16th grid, by class: kick"] {
+            XCTAssertTrue(figures.contains(name), name)
+        }
+        XCTAssertEqual(other.rows.first { $0.figure == "patterns per 16 bars" }?.generated, "1.00")
+        XCTAssertEqual(other.rows.first { $0.figure == "patterns per 16 bars" }?.reference, "3.00")
+    }
+}
