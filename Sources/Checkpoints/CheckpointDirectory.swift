@@ -100,15 +100,20 @@ public struct CheckpointDirectory: Sendable {
         }
         try checkWritable()
         let lock = try RunLock(path: child(Self.lockFileName), runID: runID)
-        if let record = try owner() {
-            guard record.runID == runID else {
-                throw OwnershipError.otherRun(path: path, runID: record.runID, latest: list().last?.path)
-            }
-        } else {
+        let record = try owner()
+        if let record, record.runID != runID, !list().isEmpty || fm.fileExists(atPath: child(Self.logFileName)) {
+            throw OwnershipError.otherRun(path: path, runID: record.runID, latest: list().last?.path)
+        }
+        if let record, record.runID != runID {
+            // A run that was stopped before its first checkpoint and its first evaluation left
+            // nothing but its claim: there is nothing of it to protect.
+            lock.replacedRun = "\(path) held only the claim of run \(record.runID), which wrote no checkpoint and no evaluation: this run takes the directory over"
+        }
+        if record?.runID != runID {
             let checkpoints = list()
             let hasLog = fm.fileExists(atPath: child(Self.logFileName))
             let adopting = resumingFrom.map { standardized($0).hasPrefix(standardized(path) + "/") } ?? false
-            if (!checkpoints.isEmpty || hasLog) && !adopting {
+            if record == nil, (!checkpoints.isEmpty || hasLog) && !adopting {
                 throw OwnershipError.unclaimedFiles(path: path, latest: checkpoints.last?.path, log: hasLog)
             }
             let record = RunRecord(format: RunRecord.formatName, runID: runID, createdBy: "drummer \(DrummerVersion.string)")
@@ -135,12 +140,19 @@ public struct CheckpointDirectory: Sendable {
 }
 
 /// The lock of a checkpoint directory while a run trains: an flock'd file holding the
-/// pid and run id of the run (released when this object goes away or the process ends,
-/// killed or not). One owning object per file descriptor.
+/// pid, process start time and run id of the run. The kernel drops an flock when its process
+/// ends, killed or not, so whether a lock is held is never guessed from the file; the file
+/// says who held it. A run that releases the lock removes the file (while still holding the
+/// flock), so a file found unlocked was left by a run that was killed: it is taken over and
+/// `takeover` says whose it was. One owning object per file descriptor.
 public final class RunLock: @unchecked Sendable {
     public let path: String
     public let runID: String
     private var fd: Int32 = -1
+    /// "took over the lock left by …" when the last acquire found a killed run's lock file.
+    public private(set) var takeover: String?
+    /// Set by `claim` when the directory held only another run's run.json.
+    public package(set) var replacedRun: String?
 
     init(path: String, runID: String) throws {
         self.path = path
@@ -150,43 +162,83 @@ public final class RunLock: @unchecked Sendable {
 
     deinit { release() }
 
-    /// Takes the lock again after `release` (no-op while held). The lock file stays in the
-    /// directory after release: removing it could let two runs lock two different files.
+    /// Takes the lock again after `release` (no-op while held).
     package func acquire() throws {
         guard fd < 0 else { return }
         let dir = (path as NSString).deletingLastPathComponent
-        let f = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard f >= 0 else { throw OwnershipError.notWritable(path: dir, reason: ErrorText.errno(errno)) }
-        guard flock(f, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = RunLock.describeHolder(fd: f)
-            Glibc.close(f)
-            throw OwnershipError.locked(path: dir, holder: holder)
+        // Another run may remove the file between our open and flock (it releases): then we
+        // hold a lock on a file no longer in the directory, and try again with a new one.
+        for _ in 0..<100 {
+            let f = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard f >= 0 else { throw OwnershipError.notWritable(path: dir, reason: ErrorText.errno(errno)) }
+            guard flock(f, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = RunLock.describeHolder(fd: f)
+                Glibc.close(f)
+                throw OwnershipError.locked(path: dir, holder: holder)
+            }
+            var mine = stat(), named = stat()
+            guard fstat(f, &mine) == 0, stat(path, &named) == 0, mine.st_ino == named.st_ino, mine.st_dev == named.st_dev else {
+                Glibc.close(f)
+                continue
+            }
+            takeover = RunLock.leftBehind(fd: f).map { "took over the lock of \(dir) left by \($0)" }
+            let text = Array("pid \(getpid())\nstart \(RunLock.startTime(pid: getpid()) ?? "?")\nrun \(runID)\n".utf8)
+            _ = ftruncate(f, 0)
+            _ = text.withUnsafeBytes { pwrite(f, $0.baseAddress, $0.count, 0) }
+            fd = f
+            return
         }
-        let text = Array("pid \(getpid())\nrun \(runID)\n".utf8)
-        _ = ftruncate(f, 0)
-        _ = text.withUnsafeBytes { pwrite(f, $0.baseAddress, $0.count, 0) }
-        fd = f
+        throw OwnershipError.notWritable(path: dir, reason: "the lock file \(path) keeps being replaced")
     }
 
-    /// Unlocks (idempotent).
+    /// Removes the lock file and unlocks (idempotent).
     public func release() {
         guard fd >= 0 else { return }
+        unlink(path)
         flock(fd, LOCK_UN)
         Glibc.close(fd)
         fd = -1
     }
 
-    static func describeHolder(fd: Int32) -> String {
+    /// The holder a lock file names: (pid, start time, run id), each nil when absent.
+    static func holder(fd: Int32) -> (pid: String?, start: String?, run: String?)? {
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return "another process" }
-        let text = String(decoding: buffer.prefix(n), as: UTF8.self)
-        var pid = "?", run = "?"
-        for line in text.split(separator: "\n") {
+        guard n > 0 else { return nil }
+        var pid: String?, start: String?, run: String?
+        for line in String(decoding: buffer.prefix(n), as: UTF8.self).split(separator: "\n") {
             if line.hasPrefix("pid ") { pid = String(line.dropFirst(4)) }
+            if line.hasPrefix("start ") { start = String(line.dropFirst(6)) }
             if line.hasPrefix("run ") { run = String(line.dropFirst(4)) }
         }
-        return "pid \(pid), run \(run)"
+        return (pid, start, run)
+    }
+
+    static func describeHolder(fd: Int32) -> String {
+        guard let h = holder(fd: fd) else { return "another process" }
+        return "pid \(h.pid ?? "?"), run \(h.run ?? "?")"
+    }
+
+    /// For a lock file found unlocked: "run R (pid P, which is no longer running)", or nil
+    /// when the file is empty (just created). A pid now used by another process (its start
+    /// time differs from the one recorded) counts as gone.
+    static func leftBehind(fd: Int32) -> String? {
+        guard let h = holder(fd: fd) else { return nil }
+        var state = "no longer running"
+        if let p = h.pid, let pid = Int32(p), let now = startTime(pid: pid), now == h.start {
+            state = "still running but no longer holding it"
+        }
+        return "run \(h.run ?? "?") (pid \(h.pid ?? "?"), \(state))"
+    }
+
+    /// A process's start time in clock ticks since boot (/proc/PID/stat field 22), nil when
+    /// there is no such process.
+    static func startTime(pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // Fields after the command name (which may hold spaces) start at field 3.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
     }
 }
 

@@ -52,6 +52,13 @@ public enum Evaluator {
     /// (one GEMM per block of steps instead of one GEMV per step), which changes the logits by
     /// float32 rounding.
     public static func evaluate(weights: LSTMWeights, events: [Int32], recordSteps: Bool = false) -> EvaluationResult {
+        evaluate(weights: weights, events: events, recordSteps: recordSteps, shouldStop: nil)!
+    }
+
+    /// The same, asking `shouldStop` before every step: nil once it answers true (a stop
+    /// request is honoured within one step, however long the sequence).
+    public static func evaluate(weights: LSTMWeights, events: [Int32], recordSteps: Bool = false,
+                                shouldStop: (() -> Bool)?) -> EvaluationResult? {
         let shape = weights.shape
         let H = shape.hidden, O = shape.outputWidth, k = shape.inputGroups.count, m = shape.outputGroups.count
         let n = events.count / k
@@ -68,12 +75,17 @@ public enum Evaluator {
         let lstm = LSTMInference(weights: weights)
         let hBlock = FloatBuffer(count: T * H)  // h after each step of the block
         let logits = FloatBuffer(count: T * O)
+        var stopped = false
         weights.wy.withUnsafeBufferPointer { wy in
             events.withUnsafeBufferPointer { ev in
                 var start = 0
                 while start < n - 1 {
                     let rows = min(T, n - 1 - start)
                     for s in 0..<rows {
+                        if let shouldStop, shouldStop() {
+                            stopped = true
+                            return
+                        }
                         let e = start + s
                         for g in 0..<k { lstm.input[g] = ev[e * k + g] }
                         lstm.step()
@@ -104,6 +116,7 @@ public enum Evaluator {
                 }
             }
         }
+        if stopped { return nil }
         result.predictions = n - 1
         return result
     }

@@ -53,4 +53,13 @@ public struct Metrics: Sendable, Equatable, Codable {
     public static func evaluate(weights: LSTMWeights, events: [Int32]) -> Metrics {
         Metrics(Evaluator.evaluate(weights: weights, events: events))
     }
+
+    /// The same over at most the first `maxEvents` events (all when nil), asking `shouldStop`
+    /// before every step: nil when it answered true.
+    public static func evaluate(weights: LSTMWeights, events: [Int32], maxEvents: Int?, shouldStop: (() -> Bool)?) -> Metrics? {
+        let k = weights.shape.inputGroups.count
+        let rows = maxEvents.map { min($0, events.count / k) } ?? events.count / k
+        let slice = rows * k == events.count ? events : Array(events.prefix(rows * k))
+        return Evaluator.evaluate(weights: weights, events: slice, shouldStop: shouldStop).map(Metrics.init)
+    }
 }

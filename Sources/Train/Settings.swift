@@ -350,12 +350,19 @@ public enum Settings {
         help: "Evaluations without a better validation loss before --early-stop stops the run",
         onResume: .mayChange, codec: .int, absent: 3, check: { try SettingRules.atLeast(1, $0, $1) })
 
+    public static let evalMaxEvents = Setting<Int?>(
+        "eval_max_events", flag: "eval-max-events", default: nil,
+        help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
+        onResume: .mayChange, codec: .optionalInt(none: -1), absent: .some(nil), check: { v, flag in
+            if let v, v < 2 { throw SettingError(option: flag, message: "must be at least 2 (one prediction), got \(v)") }
+        }, listedWhen: { $0 != nil })
+
     /// Every setting, in order.
     public static let all: [any TrainingSetting] = [
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience,
+        earlyStop, earlyStopPatience, evalMaxEvents,
     ]
 
     /// The flags a resumed run may change, for --help.

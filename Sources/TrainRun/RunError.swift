@@ -11,6 +11,8 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
     case nonFinite(step: Int, what: String, lastCheckpoint: String?)
     /// The numerics refused the data or the state.
     case trainerRejected(String)
+    /// A stop request arrived while the data loaded, before the run claimed its directory.
+    case interruptedBeforeTraining
 
     public var description: String {
         switch self {
@@ -28,6 +30,9 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
             return "training stopped at step \(step): \(what)\(keep)"
         case let .trainerRejected(message):
             return message
+        case .interruptedBeforeTraining:
+            return "interrupted while loading, before any training: nothing was written"
+
         }
     }
 }

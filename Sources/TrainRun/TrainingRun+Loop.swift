@@ -27,6 +27,13 @@ extension TrainingRun {
         var windowSeconds = 0.0, windowSteps = 0
         var lastBar = -1.0
         var lastLoss: Float = .nan
+        // Estimates after the first few steps (after the last one of a shorter run).
+        let estimateAt = startStep + min(Self.estimateAfterSteps, max(1, (c.steps ?? .max) - startStep))
+        if shouldStop() {
+            // Stopped before the first step (while the data loaded): nothing trained, nothing to save.
+            reporter.line("interrupted before step \(trainer.progress.step + 1): nothing trained")
+            return RunSummary(ending: .interrupted, step: trainer.progress.step, lastCheckpoint: lastCheckpoint)
+        }
         while true {
             let step = trainer.progress.step
             if let target = c.steps, step >= target { break }
@@ -36,6 +43,9 @@ extension TrainingRun {
             let now = trainer.progress.step
             lastLoss = loss
             windowSteps += 1
+            if now == estimateAt {
+                printEstimates(secondsPerStep: windowSeconds / Double(windowSteps), step: now)
+            }
 
             if now % c.logEvery == 0 {
                 let t = clock.seconds
@@ -54,7 +64,9 @@ extension TrainingRun {
             }
             var saveNow = now % c.checkpointEvery == 0
             if now % c.evalEvery == 0 {
-                let record = try evaluate(learningRate: lr)
+                guard let record = try evaluate(learningRate: lr, shouldStop: shouldStop) else {
+                    return try stoppedDuringEvaluation(step: now)
+                }
                 if let v = record.validation, v.loss < bestValidationLoss {
                     bestValidationLoss = v.loss
                     bestStep = now
@@ -73,7 +85,7 @@ extension TrainingRun {
                 }
             }
             let interrupted = shouldStop()
-            if saveNow || interrupted { try save() }
+            if (saveNow || interrupted) && savedStep != now { try save() }
             if interrupted {
                 clearBar()
                 reporter.line("interrupted at step \(now): saved \(lastCheckpoint ?? "nothing")")
@@ -89,7 +101,9 @@ extension TrainingRun {
                                        stepsPerSecond: Double(end - startStep) / max(t, 1e-9)))
         }
         if evaluatedStep != end {
-            let record = try evaluate(learningRate: currentLearningRate)
+            guard let record = try evaluate(learningRate: currentLearningRate, shouldStop: shouldStop) else {
+                return try stoppedDuringEvaluation(step: end)
+            }
             if let v = record.validation, v.loss < bestValidationLoss {
                 bestValidationLoss = v.loss
                 bestStep = end
@@ -97,6 +111,84 @@ extension TrainingRun {
         }
         if savedStep != end { try save() }
         return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
+    }
+
+    /// Steps timed before `printEstimates` runs.
+    static let estimateAfterSteps = 3
+    /// A projected evaluation longer than this gets a warning (DRUMMER_EVAL_WARN_SECONDS
+    /// sets another threshold).
+    static var longEvaluationSeconds: Double {
+        ProcessInfo.processInfo.environment["DRUMMER_EVAL_WARN_SECONDS"].flatMap(Double.init) ?? 180
+    }
+
+    /// The events one evaluation reads: the training sequence and the validation set, each
+    /// capped at --eval-max-events.
+    var evaluationEvents: (train: Int, validation: Int) {
+        let k = max(1, groups.inputNames.count)
+        let cap = configuration[Settings.evalMaxEvents] ?? .max
+        return (min(cap, trainingClasses.count / k), min(cap, (validationClasses?.count ?? 0) / k))
+    }
+
+    /// Seconds per evaluated event at this model size: a timed evaluation of the training
+    /// sequence's first events, for at most about 0.3 s.
+    func secondsPerEvaluatedEvent() -> Double? {
+        guard let w = try? weights() else { return nil }
+        let k = max(1, groups.inputNames.count)
+        let n = min(512, trainingClasses.count / k)
+        guard n >= 2 else { return nil }
+        let clock = RunClock()
+        var steps = 0
+        _ = Evaluator.evaluate(weights: w, events: Array(trainingClasses.prefix(n * k)), shouldStop: {
+            if steps >= 8, clock.seconds > 0.3 { return true }
+            steps += 1
+            return false
+        })
+        return steps > 0 ? clock.seconds / Double(steps) : nil
+    }
+
+    /// After the first steps: the time per step, of one evaluation, and to --steps; a warning
+    /// when one evaluation will take minutes.
+    func printEstimates(secondsPerStep: Double, step: Int) {
+        guard let perEvent = secondsPerEvaluatedEvent() else { return }
+        let c = configuration
+        let events = evaluationEvents
+        let evalSeconds = perEvent * Double(events.train + events.validation)
+        var line = "estimate: " + Self.duration(secondsPerStep, fine: true) + " per step; one evaluation ("
+            + "\(events.train) training + \(events.validation) validation events) about " + Self.duration(evalSeconds, fine: true)
+        if let target = c.steps, target > step {
+            let evaluations = target / c.evalEvery - step / c.evalEvery + (target % c.evalEvery == 0 ? 0 : 1)
+            let total = Double(target - step) * secondsPerStep + Double(evaluations) * evalSeconds
+            line += "; to step \(target): about " + Self.duration(total, fine: false)
+                + " (\(evaluations) evaluation\(evaluations == 1 ? "" : "s"))"
+        }
+        clearBar()
+        reporter.line(line)
+        if evalSeconds > Self.longEvaluationSeconds {
+            // A cap that brings one evaluation to about a minute.
+            let cap = max(2, Int(60 / max(perEvent, 1e-12) / 2) / 1000 * 1000)
+            reporter.line("warning: one evaluation will take about \(Self.duration(evalSeconds, fine: false)) at this size: "
+                          + "--eval-max-events \(cap) caps the events evaluated (about a minute), or convert-midi with a smaller "
+                          + "--validation-fraction")
+        }
+    }
+
+    /// "0.42 s", "3m20s", "1h05m".
+    static func duration(_ seconds: Double, fine: Bool) -> String {
+        if fine, seconds < 10 { return String(format: seconds < 0.1 ? "%.3f s" : "%.2f s", seconds) }
+        let secs = Int(seconds.rounded())
+        if secs >= 3600 { return "\(secs / 3600)h\(String(format: "%02d", secs % 3600 / 60))m" }
+        if secs >= 60 { return "\(secs / 60)m\(String(format: "%02d", secs % 60))s" }
+        return "\(secs) s"
+    }
+
+    /// A stop request during the evaluation at `step`: the finished step is saved first (its
+    /// figures can be recomputed with `drummer eval`), and the run ends as interrupted.
+    func stoppedDuringEvaluation(step: Int) throws -> RunSummary {
+        if savedStep != step { try save() }
+        clearBar()
+        reporter.line("interrupted at step \(step) during its evaluation: saved \(lastCheckpoint ?? "nothing"); "
+                      + "drummer eval \(lastCheckpoint ?? "CKPT") --data \(data.path) recomputes its figures")
+        return RunSummary(ending: .interrupted, step: step, lastCheckpoint: lastCheckpoint)
     }
 
     /// Whether --early-stop ends the run after the evaluation at `step`: the best validation loss
@@ -157,16 +249,25 @@ extension TrainingRun {
         return (loss, lr)
     }
 
-    /// Evaluates on the whole training sequence and the validation set, prints
-    /// and logs the result.
-    func evaluate(learningRate: Float) throws -> EvaluationRecord {
+    /// Evaluates on the training sequence and the validation set (at most --eval-max-events
+    /// of each), prints and logs the result; nil when `shouldStop` asked to stop (checked
+    /// before every evaluated event).
+    func evaluate(learningRate: Float, shouldStop: () -> Bool = { false }) throws -> EvaluationRecord? {
         let w = try finiteWeights()
         let s = trainer.progress
         let clock = RunClock()
+        let cap = configuration[Settings.evalMaxEvents]
+        let train: Metrics?, validation: Metrics?
+        (train, validation) = withoutActuallyEscaping(shouldStop) { stop in
+            guard let t = Metrics.evaluate(weights: w, events: trainingClasses, maxEvents: cap, shouldStop: stop) else {
+                return (nil, nil)
+            }
+            return (t, validationClasses.flatMap { Metrics.evaluate(weights: w, events: $0, maxEvents: cap, shouldStop: stop) })
+        }
+        guard let train, validationClasses == nil || validation != nil else { return nil }
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
-            train: Metrics.evaluate(weights: w, events: trainingClasses),
-            validation: validationClasses.map { Metrics.evaluate(weights: w, events: $0) })
+            train: train, validation: validation)
         func fmt(_ m: Metrics) -> String {
             var t = String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
             if let lv = m.lossVelocity, let av = m.accuracyVelocity {

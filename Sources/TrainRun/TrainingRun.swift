@@ -84,10 +84,13 @@ public final class TrainingRun {
 
     /// Loads the data, and the checkpoint or initial weights, as `options` say; then claims the
     /// checkpoint directory.
-    public init(options: RunOptions, reporter: RunReporter) throws {
+    /// `shouldStop` is asked once the data and weights are loaded: a stop request then ends
+    /// the run before it claims the directory (`RunError.interruptedBeforeTraining`).
+    public init(options: RunOptions, reporter: RunReporter, shouldStop: () -> Bool = { false }) throws {
         self.reporter = reporter
         let start = try options.resume.map { try Self.resumed(from: $0, options: options, reporter: reporter) }
             ?? Self.fresh(options: options, reporter: reporter)
+        if shouldStop() { throw RunError.interruptedBeforeTraining }
         configuration = start.configuration
         data = start.data
         groups = start.groups
@@ -105,6 +108,8 @@ public final class TrainingRun {
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
         lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
+        if let takeover = lock.takeover { reporter.line("note: \(takeover)") }
+        if let replaced = lock.replacedRun { reporter.line("note: \(replaced)") }
         if options.resume != nil { try noteLaterCheckpoints() }
     }
 

@@ -42,6 +42,8 @@ struct EvalCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: model)
         let events = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize)
         let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)

@@ -70,6 +70,8 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        InterruptCleanup.install()
         var options = ReportOptions()
         options.checkpoints = checkpoints
         options.model = model

@@ -2,6 +2,7 @@
 // against a reference (Report.StatsRun does the work).
 import ArgumentParser
 import DrummerCore
+import FileOutput
 import Foundation
 import MIDIParse
 import Report
@@ -98,6 +99,8 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        InterruptCleanup.install()
         var request = StatsRequest(generated: generated, reference: reference)
         request.quantize = quantize
         request.tolerance = tolerance

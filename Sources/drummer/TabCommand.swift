@@ -1,6 +1,7 @@
 // `drummer tab FILE.mid`: drum tablature in the terminal (or the grid as JSON).
 import ArgumentParser
 import DrummerCore
+import FileOutput
 import Foundation
 import MIDIParse
 import Report
@@ -67,6 +68,8 @@ struct TabCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        InterruptCleanup.install()
         let performance: DrumPerformance
         do {
             performance = try DrumPerformance.load(path: file, channel: ChannelSelection(argument: channel) ?? .auto,

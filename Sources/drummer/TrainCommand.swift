@@ -134,6 +134,9 @@ struct TrainCommand: ParsableCommand {
             help: Settings.earlyStopPatience.argumentHelp)
     var earlyStopPatience: Int?
 
+    @Option(name: Settings.evalMaxEvents.argumentName, parsing: .unconditional, help: Settings.evalMaxEvents.argumentHelp)
+    var evalMaxEvents: Int?
+
     @Option(help: ArgumentHelp("Settings a new run starts from: groove (the shipped model's recipe: 6000 steps, RMSProp, batch 16, input noise, lookback, early stop) or original (the 2017 project's SGD, batch 1, until interrupted); flags given override it (default groove)"))
     var recipe: Recipe?
 
@@ -203,6 +206,7 @@ struct TrainCommand: ParsableCommand {
         o[Settings.inputNoiseDraw] = inputNoiseDraw
         o[Settings.earlyStop] = earlyStop
         o[Settings.earlyStopPatience] = earlyStopPatience
+        o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }
         o.recipe = recipe ?? .groove
         o.position = position
         o.velocity = velocity
@@ -219,9 +223,11 @@ struct TrainCommand: ParsableCommand {
             bar: isatty(STDERR_FILENO) != 0 ? { text in
                 FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
             } : nil)
-        let run = try TrainingRun(options: options, reporter: reporter)
-        TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
+        // From here on Ctrl-C and SIGTERM stop the run cleanly: while the data loads (nothing is
+        // written before the directory is claimed), between steps, and inside evaluations.
         StopSignal.install()
+        let run = try TrainingRun(options: options, reporter: reporter, shouldStop: { StopSignal.requested })
+        TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
         let summary: RunSummary
         do { summary = try run.run() } catch {
             if StopSignal.requested {

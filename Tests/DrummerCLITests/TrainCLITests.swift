@@ -155,8 +155,8 @@ final class TrainCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(dir.path)"), r.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
-        // Only the directory's lock file (kept, not a temporary) may start with a dot.
-        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [".drummer-train.lock"])
+        // Nothing starting with a dot is left: the run removes its lock file when it ends.
+        XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [])
         XCTAssertTrue(names.contains("notes.txt"))
     }
 

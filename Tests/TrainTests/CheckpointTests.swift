@@ -185,8 +185,7 @@ final class CheckpointTests: XCTestCase {
         o.checkpointEvery = 1000
         let sink = LineSink()
         let run = try TrainingRun(options: o, reporter: sink.reporter)
-        var calls = 0
-        let summary = try run.run(shouldStop: { calls += 1; return calls == 3 })
+        let summary = try run.run(shouldStop: { run.trainer.progress.step == 3 })
         XCTAssertEqual(summary.ending, .interrupted)
         XCTAssertEqual(summary.step, 3)
         XCTAssertEqual(CheckpointDirectory(path: root.appendingPathComponent("c").path).list().map(\.step), [3])

@@ -63,8 +63,9 @@ final class EarlyStopTests: XCTestCase {
         let second = root.appendingPathComponent("b")
         try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
         let (first, _) = try overfittingRun(second, patience: 3)
-        var stopAt = 0
-        _ = try first.run(shouldStop: { stopAt += 1; return stopAt == end - 3 })
+        // shouldStop is asked before the first step, after each step and during evaluations:
+        // stop once step end − 3 is done.
+        _ = try first.run(shouldStop: { first.trainer.progress.step == end - 3 })
         let resumed = try TrainingRun(options: RunOptions(resume: second.appendingPathComponent("c/ckpt-\(end - 3).h5").path),
                                       reporter: LineSink().reporter)
         let summary = try resumed.run(shouldStop: { false })

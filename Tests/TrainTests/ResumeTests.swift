@@ -95,8 +95,7 @@ final class ResumeTests: XCTestCase {
         var b = a
         b.checkpointDirectory = root.appendingPathComponent("b").path
         let first = try TrainingRun(options: b, reporter: LineSink().reporter)
-        var calls = 0
-        let summary = try first.run(shouldStop: { calls += 1; return calls == 7 })
+        let summary = try first.run(shouldStop: { first.trainer.progress.step == 7 })
         XCTAssertEqual(summary.ending, .interrupted)
         XCTAssertEqual(summary.step, 7)
         let second = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("b/ckpt-7.h5").path),

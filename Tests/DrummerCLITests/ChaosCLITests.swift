@@ -1,0 +1,31 @@
+// Issue 23: Scripts/chaos-train's short version (20 SIGKILLs at random moments, in
+// checkpoint writes and in evaluations; each time resumed) must end with the weights of an
+// uninterrupted run, bit for bit, and leave no temporary file or lock.
+import Foundation
+import XCTest
+
+final class ChaosCLITests: XCTestCase {
+    func testTwentyKillsResumeToBitwiseIdenticalWeights() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [CLI.repoRoot.appendingPathComponent("Scripts/chaos-train").path, "--short"]
+        var env = ProcessInfo.processInfo.environment
+        env["DRUMMER"] = CLI.binary.path
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        print(text)
+        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("chaos-train: final weights (step 1000: Wx.bin Wy.bin) bitwise identical to the uninterrupted run"), text)
+        XCTAssertTrue(text.contains("chaos-train: no temporary file or lock left in the checkpoint directory"), text)
+        let kills = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("chaos-train: 20 SIGKILLs survived (") }, text)
+        // At least one kill in a checkpoint write and one in an evaluation (the script fails otherwise).
+        XCTAssertFalse(kills.contains(" 0 during checkpoint writes"), String(kills))
+        XCTAssertFalse(kills.contains(" 0 during evaluations"), String(kills))
+        XCTAssertFalse(text.contains("FAIL"), text)
+    }
+}

@@ -1,0 +1,185 @@
+// Issue 23: every long phase honours a stop request, a killed run's lock is taken over, a
+// live one is refused, and `train` says before the work how long it will take.
+import Foundation
+import XCTest
+
+final class RobustnessCLITests: XCTestCase {
+    var root: URL!
+
+    override func setUpWithError() throws {
+        root = try CLI.temporaryDirectory("robust-cli")
+        try TrainCLITests.writeDataset(root.appendingPathComponent("data"), count: 120)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    var checkpointDir: URL { root.appendingPathComponent("c") }
+
+    func small(_ data: String = "data", hidden: Int = 6) -> [String] {
+        ["--recipe", "original", "--data", root.appendingPathComponent(data).path, "--hidden", "\(hidden)", "--unroll", "8",
+         "--checkpoint-dir", checkpointDir.path]
+    }
+
+    func dotFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: checkpointDir.path)) ?? []).filter { $0.hasPrefix(".") }.sorted()
+    }
+
+    /// A process that ran and ended: its pid names no process now.
+    func deadPID() throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        return p.processIdentifier
+    }
+
+    // MARK: Locks
+
+    func testALockLeftByAKilledRunIsTakenOverWithOneLine() throws {
+        try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
+        let pid = try deadPID()
+        try Data("pid \(pid)\nstart 12345\nrun 0123456789abcdef\n".utf8).write(to: checkpointDir.appendingPathComponent(".drummer-train.lock"))
+        let r = try CLI.run(["train"] + small() + ["--steps", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let notes = r.stdout.split(separator: "\n").filter { $0.hasPrefix("note: took over the lock") }
+        XCTAssertEqual(notes, ["note: took over the lock of \(checkpointDir.path) left by run 0123456789abcdef (pid \(pid), no longer running)"])
+        XCTAssertEqual(dotFiles(), [], "the run removes its lock file when it ends")
+        // A clean run leaves nothing to take over: the next one says nothing about locks.
+        let again = try CLI.run(["train", "--resume", checkpointDir.appendingPathComponent("ckpt-2.h5").path, "--steps", "3"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(again.stdout.contains("took over"), again.stdout)
+    }
+
+    func testALockHeldByALiveProcessIsRefusedAndLeftAlone() throws {
+        try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
+        let lock = checkpointDir.appendingPathComponent(".drummer-train.lock")
+        try Data("pid 1\nrun fedcba9876543210\n".utf8).write(to: lock)
+        // Another process holds an exclusive flock on the file (one process: Python's fcntl).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'r+'); fcntl.flock(f, fcntl.LOCK_EX); "
+                            + "print('held', flush=True); time.sleep(120)", lock.path]
+        let said = Pipe()
+        holder.standardOutput = said
+        do { try holder.run() } catch { throw XCTSkip("python3 is not available to hold a lock: \(error)") }
+        defer { holder.terminate(); holder.waitUntilExit() }
+        let first = String(decoding: said.fileHandleForReading.availableData, as: UTF8.self)
+        XCTAssertTrue(first.hasPrefix("held"), "the holder did not take the lock: \(first)")
+        let r = try CLI.run(["train"] + small() + ["--steps", "2"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--checkpoint-dir \(checkpointDir.path) is in use by another training run (pid 1, run fedcba9876543210)"),
+                      r.stderr)
+        XCTAssertEqual(try String(contentsOf: lock, encoding: .utf8), "pid 1\nrun fedcba9876543210\n", "the holder's file is untouched")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: checkpointDir.appendingPathComponent("run.json").path))
+    }
+
+    // MARK: Stops
+
+    /// The issue's reproducer, small: one step of a wide model, then an evaluation long enough
+    /// to be interrupted. SIGTERM during it saves the finished step and leaves no lock.
+    func testSIGTERMDuringTheFinalEvaluationSavesTheStepFirst() throws {
+        try TrainCLITests.writeDataset(root.appendingPathComponent("long"), count: 30_000)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["train"] + small("long", hidden: 1500) + ["--steps", "1", "--log-every", "1"]
+        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // The step's progress line comes just before the final evaluation starts.
+        let deadline = Date().addingTimeInterval(120)
+        var text = ""
+        while Date() < deadline, p.isRunning {
+            text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+            if text.contains("step 1/1") { break }
+            usleep(10_000)
+        }
+        XCTAssertTrue(text.contains("step 1/1"), text)
+        XCTAssertTrue(text.contains("estimate: "), "estimates come after the first steps, a one-step run too: \(text)")
+        usleep(300_000)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        try out.close()
+        try err.close()
+        text = try String(contentsOf: outURL, encoding: .utf8)
+        let errText = try String(contentsOf: errURL, encoding: .utf8)
+        XCTAssertEqual(p.terminationReason, .exit, errText)
+        XCTAssertEqual(p.terminationStatus, 0, errText)
+        let ckpt = checkpointDir.appendingPathComponent("ckpt-1.h5").path
+        XCTAssertTrue(text.contains("interrupted at step 1 during its evaluation: saved \(ckpt); drummer eval \(ckpt) --data "), text)
+        XCTAssertFalse(text.contains("eval step 1"), "the evaluation was cut short, not finished: \(text)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ckpt))
+        XCTAssertEqual(dotFiles(), [], "no lock or temporary left")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: checkpointDir.appendingPathComponent("train_log.csv").path),
+                       "no evaluation row for an evaluation that did not finish")
+        XCTAssertTrue(errText.contains("drummer: interrupted at step 1: checkpoint saved to \(ckpt)"), errText)
+    }
+
+    /// `stats` and `report` read many files; a stop ends them at once through the cleanup
+    /// handler (exit 128 + 15), leaving no output and no temporary.
+    func testStatsAndReportStopAtOnceAndLeaveNothing() throws {
+        let corpus = CLI.repoRoot.appendingPathComponent("corpus/groove").path
+        let some = try FileManager.default.subpathsOfDirectory(atPath: corpus + "/drummer1").filter { $0.hasSuffix(".mid") }.sorted()
+            .prefix(3).map { corpus + "/drummer1/" + $0 }
+        let page = root.appendingPathComponent("page.html")
+        for args in [["stats"] + some + ["--reference", corpus], ["report", "--reference", corpus] + some + ["-o", page.path]] {
+            let p = Process()
+            p.executableURL = CLI.binary
+            p.arguments = args
+            p.standardOutput = FileHandle.nullDevice
+            let errPipe = Pipe()
+            p.standardError = errPipe
+            try p.run()
+            usleep(150_000)
+            let sent = Date()
+            kill(p.processIdentifier, SIGTERM)
+            p.waitUntilExit()
+            let elapsed = Date().timeIntervalSince(sent)
+            let errText = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(p.terminationReason, .exit, "\(args[0]): \(errText)")
+            XCTAssertEqual(p.terminationStatus, 128 + SIGTERM, "\(args[0]): \(errText)")
+            // A hang check, not a timing test: reading the whole corpus takes far longer.
+            XCTAssertLessThan(elapsed, 5, args[0])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: page.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix(".") }, [])
+    }
+
+    // MARK: Estimates
+
+    func testEstimatesAndTheEvaluationCap() throws {
+        let r = try CLI.run(["train"] + small() + ["--steps", "5", "--eval-every", "2", "--eval-max-events", "50"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("estimate: ") }, r.stdout)
+        XCTAssertTrue(line.contains(" per step; one evaluation (50 training + 0 validation events) about "), String(line))
+        // Evaluations at steps 4 and 5 (the end) remain after step 3.
+        XCTAssertTrue(line.contains("; to step 5: about "), String(line))
+        XCTAssertTrue(line.hasSuffix(" (2 evaluations)"), String(line))
+        XCTAssertFalse(r.stdout.contains("warning: one evaluation will take"), r.stdout)
+        // The cap: 49 predictions from 50 events, in the log's figures too.
+        let log = try String(contentsOf: checkpointDir.appendingPathComponent("train_log.csv"), encoding: .utf8)
+        XCTAssertEqual(log.split(separator: "\n").count, 1 + 3, log)
+        let eval = try CLI.run(["eval", checkpointDir.appendingPathComponent("ckpt-5.h5").path,
+                                "--data", root.appendingPathComponent("data").path, "--json"])
+        XCTAssertEqual(eval.status, 0, eval.stderr)
+        XCTAssertTrue(eval.stdout.contains("\"events\" : 119"), "drummer eval reads every event: \(eval.stdout)")
+
+        // The long-evaluation warning (its threshold lowered to 0 s) names the cap.
+        try FileManager.default.removeItem(at: checkpointDir)
+        let w = try CLI.run(["train"] + small() + ["--steps", "3"], environment: ["DRUMMER_EVAL_WARN_SECONDS": "0"])
+        XCTAssertEqual(w.status, 0, w.stderr)
+        let warning = try XCTUnwrap(w.stdout.split(separator: "\n").first { $0.hasPrefix("warning: one evaluation will take about ") },
+                                    w.stdout)
+        XCTAssertTrue(warning.contains("at this size: --eval-max-events "), String(warning))
+        XCTAssertTrue(warning.hasSuffix("caps the events evaluated (about a minute), or convert-midi with a smaller --validation-fraction"),
+                      String(warning))
+
+        let bad = try CLI.run(["train"] + small() + ["--eval-max-events", "1"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("--eval-max-events must be at least 2 (one prediction), got 1"), bad.stderr)
+    }
+}
