@@ -38,3 +38,22 @@ public enum DrumClasses {
         return c < 0 ? nil : Int(c)
     }
 }
+
+extension DrumClasses {
+    /// The General MIDI note each class is played with: bass drum 1, acoustic snare, closed
+    /// and open hi-hat, low, low-mid and high tom, crash 1, ride 1.
+    public static let representatives = [36, 38, 42, 46, 45, 48, 50, 49, 51]
+}
+
+extension GeneralMIDIDrums {
+    /// A note every General MIDI drum kit sounds: a note of the GM percussion range 35…81 is
+    /// itself; another note with one of Magenta's drum classes is its class's GM note (22, the
+    /// Groove corpus's hi-hat edge, → 42 closed hi-hat; 26, hi-hat edge open, → 46; 27…34 and
+    /// 82…87, GM2 and Roland sounds, → their class's); any other note → the nearest note of
+    /// 35…81.
+    public static func audible(note: Int) -> Int {
+        if range.contains(note) { return note }
+        if let c = DrumClasses.of(note: note) { return DrumClasses.representatives[c] }
+        return min(max(note, range.lowerBound), range.upperBound)
+    }
+}

@@ -1,7 +1,8 @@
 // The report's audio: the start of a drum file rendered by FluidSynth, as WAV bytes.
 //
 // The file is cut to its first bars (at most `maxSeconds`), its hits rewritten on the GM
-// drum channel at 480 PPQ and 120 BPM with their times in seconds kept (so tempo changes
+// drum channel with notes every GM kit sounds (`GeneralMIDIDrums.audible`: 22 → 42, …,
+// as `drummer sample` writes them) at 480 PPQ and 120 BPM with their times in seconds kept (so tempo changes
 // and SMPTE files play as written), with 1.5 s of tail for the last cymbals to ring.
 // FluidSynth renders 16-bit stereo at 22,050 Hz; the clip is kept as mono (44 kB/s).
 import Foundation
@@ -30,7 +31,7 @@ public enum AudioClip {
     public static func midi(_ hits: [(seconds: Double, hit: MIDIHit)]) throws -> [UInt8] {
         let perSecond = 960.0
         let notes = hits.map { h in
-            MIDINote(tick: Int((h.seconds * perSecond).rounded()), note: h.hit.note, velocity: h.hit.velocity,
+            MIDINote(tick: Int((h.seconds * perSecond).rounded()), note: UInt8(GeneralMIDIDrums.audible(note: Int(h.hit.note))), velocity: h.hit.velocity,
                      channel: 9, duration: 120)
         }
         let last = notes.map(\.tick).max() ?? 0

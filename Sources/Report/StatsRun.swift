@@ -23,6 +23,10 @@ public struct StatsRequest: Sendable {
     public var lenient = false
     /// Hits the generated files should hold together (a target when given).
     public var expectedHits: Int?
+    /// Compare notes as written; by default both sides' notes are read as the ones a General
+    /// MIDI kit sounds (`GeneralMIDIDrums.audible`: 22 as 42, 26 as 46, …), which is what
+    /// `drummer sample` writes unless --raw-notes.
+    public var rawNotes = false
 
     public init(generated: [String], reference: String) {
         self.generated = generated
@@ -114,18 +118,25 @@ public struct StatsRun: Sendable {
                          + ": give the dataset's setting to compare like with like")
         }
 
+        // Both sides' notes as a GM kit sounds them, unless asked for the raw notes.
+        func audible(_ t: HitTrack) -> HitTrack {
+            guard !request.rawNotes else { return t }
+            var m = t
+            m.notes = t.notes.map(GeneralMIDIDrums.audible(note:))
+            return m
+        }
         var generated = GrooveTally(ticksPerQuarter: reference.ticksPerQuarter)
         var measured: [String] = []
         for p in performances {
             do {
-                generated.add(try ReferenceSet.midiTrack(p, settings: settings), tolerance: request.tolerance)
+                generated.add(audible(try ReferenceSet.midiTrack(p, settings: settings)), tolerance: request.tolerance)
                 measured.append(p.path)
             } catch {
                 warnings.append("\(error)")
             }
         }
         var ref = GrooveTally(ticksPerQuarter: reference.ticksPerQuarter)
-        for t in reference.tracks { ref.add(t, tolerance: request.tolerance) }
+        for t in reference.tracks { ref.add(audible(t), tolerance: request.tolerance) }
         let result = StatsResult(generated: generated, reference: ref, tolerance: request.tolerance,
                                  quantize: request.quantize, expectedHits: request.expectedHits)
         return StatsRun(request: request, result: result, referenceKind: reference.kind, referenceSplit: reference.split,
@@ -139,7 +150,8 @@ public struct StatsRun: Sendable {
         let r = result
         let ticks = r.tolerance * Double(r.ticksPerQuarter) / 4
         return "\(r.ticksPerQuarter) PPQ, " + (r.quantize.map { "--quantize \($0)" } ?? "not quantized")
-            + ", channel \(request.channel); on the 16th grid: within " + Self.fraction(r.tolerance)
+            + ", channel \(request.channel)" + (request.rawNotes ? ", raw notes" : "") + "; on the 16th grid: within "
+            + Self.fraction(r.tolerance)
             + " of a sixteenth (\(Self.number(ticks)) ticks) of a grid line"
     }
 
@@ -203,6 +215,7 @@ public struct StatsRun: Sendable {
                 "ppq": .int(r.ticksPerQuarter), "quantize": r.quantize.map { .int($0) } ?? .null,
                 "tolerance_sixteenths": .double(r.tolerance), "tolerance_ticks": .double(r.tolerance * Double(r.ticksPerQuarter) / 4),
                 "channel": .string(request.channel.description), "lenient": .bool(request.lenient),
+                "raw_notes": .bool(request.rawNotes),
             ]),
             "reference": .object(["path": .string(request.reference), "kind": .string(referenceKind),
                                   "split": referenceSplit.map { .string($0.rawValue) } ?? .null]),

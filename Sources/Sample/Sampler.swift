@@ -25,6 +25,7 @@
 // allocates nothing.
 
 import DrummerCore
+import MIDIParse
 import ModelFiles
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,9 @@ public struct SamplingOptions: Equatable, Sendable {
     /// Nucleus sampling: each group draws from its smallest set of most likely classes that
     /// holds at least this share of the probability (1: every class).
     public var topP: Double = 1
+    /// Which notes are written: General MIDI drum notes (the default: every hit sounds on a GM
+    /// kit), or the training data's own.
+    public var noteOutput: NoteOutput = .generalMIDI
 
     public init(temperature: Float = 1, initScale: Float = 0.1, meter: Meter? = nil) {
         self.temperature = temperature
@@ -99,6 +103,21 @@ public struct GeneratedHit: Hashable, Sendable {
     public var hit: DrumHit
 }
 
+/// The notes a sampler writes.
+public enum NoteOutput: String, Sendable, CaseIterable {
+    /// `GeneralMIDIDrums.audible`: 22 → 42, 26 → 46, other notes outside 35…81 → their drum
+    /// class's GM note (or the nearest GM note). Two vocabulary notes that become one GM note
+    /// are never struck together (the sampler masks them as one), so no hit is lost.
+    case generalMIDI = "gm"
+    /// The training data's notes as they are (`sample --raw-notes`).
+    case raw
+
+    /// The note written for each vocabulary note.
+    public func notes(_ vocabulary: Vocabulary) -> [Int] {
+        self == .raw ? vocabulary.ixToNote : vocabulary.ixToNote.map(GeneralMIDIDrums.audible(note:))
+    }
+}
+
 /// Generates drum hits from an LSTM model. Not thread-safe: one sampler per thread.
 public final class Sampler {
     public let weights: LSTMWeights
@@ -117,6 +136,9 @@ public final class Sampler {
     private var topP = 1.0
     /// Notes struck at the current onset: bit n of word n / 64.
     private var struck: (UInt64, UInt64) = (0, 0)
+    /// For each note index, the note indices written as the same note (itself at least):
+    /// striking one strikes them all. Set per `generate` from its options (N).
+    private let sameNote: UnsafeMutableBufferPointer<(UInt64, UInt64)>
     /// Tick indices whose value is 0 (simultaneous hits), as a list and as a flag per index (K).
     private let zeroTicks: [Int]
     private let isZeroTick: UnsafeMutableBufferPointer<Bool>
@@ -159,6 +181,8 @@ public final class Sampler {
         isZeroTick.initialize(repeating: false)
         for t in zeroTicks { isZeroTick[t] = true }
         encoder = HitEncoder(groups: groups)
+        sameNote = .allocate(capacity: N)
+        sameNote.initialize(repeating: (0, 0))
     }
 
     /// A sampler for the original layout: (note, tick) in and out.
@@ -176,6 +200,7 @@ public final class Sampler {
         tickScratch.deallocate()
         order.deallocate()
         isZeroTick.deallocate()
+        sameNote.deallocate()
     }
 
     /// A primer event: its classes, and (for the position group) where it lies in its bar.
@@ -254,7 +279,14 @@ public final class Sampler {
         // Onset of the event fed next, in ticks from the start (for the lookback group).
         var onset = 0
         encoder.reset()
-        let ticks = groups.vocabulary.ixToTick, notes = groups.vocabulary.ixToNote
+        let ticks = groups.vocabulary.ixToTick, notes = options.noteOutput.notes(groups.vocabulary)
+        for n in 0..<N {
+            var mask: (UInt64, UInt64) = (0, 0)
+            for m in 0..<N where notes[m] == notes[n] {
+                if m < 64 { mask.0 |= 1 << UInt64(m) } else { mask.1 |= 1 << UInt64(m - 64) }
+            }
+            sameNote[n] = mask
+        }
         if let last = primer.last {
             for p in primer.dropLast() {
                 onset += ticks[p.event.tick]
@@ -310,7 +342,8 @@ public final class Sampler {
     }
 
     @inline(__always) private func mark(_ n: Int) {
-        if n < 64 { struck.0 |= 1 << UInt64(n) } else { struck.1 |= 1 << UInt64(n - 64) }
+        struck.0 |= sameNote[n].0
+        struck.1 |= sameNote[n].1
     }
 
     /// Note and tick from the output layer, never repeating a struck note at this onset.
@@ -444,22 +477,24 @@ public final class Sampler {
     /// at one onset, so that -n hits are written: a pair that would is drawn again (uniform over
     /// the pairs allowed; when none is, as with a vocabulary whose only tick is 0, the pair stands).
     public static func randomBaseline(
-        count: Int, vocabulary: Vocabulary, rng: inout SeededRNG
+        count: Int, vocabulary: Vocabulary, noteOutput: NoteOutput = .generalMIDI, rng: inout SeededRNG
     ) throws -> [GeneratedHit] {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         var out: [GeneratedHit] = []
         out.reserveCapacity(count)
         let hasLaterTick = vocabulary.ixToTick.contains { $0 != 0 }
+        let notes = noteOutput.notes(vocabulary), distinct = Set(notes).count
+        // Written notes struck at this onset.
         var struck = Set<Int>()
         for _ in 0..<count {
             var e: SampledEvent
             repeat {
                 e = SampledEvent(note: rng.index(below: vocabulary.notes), tick: rng.index(below: vocabulary.ticks))
-            } while vocabulary.ixToTick[e.tick] == 0 && struck.contains(e.note)
-                && (hasLaterTick || struck.count < vocabulary.notes)
+            } while vocabulary.ixToTick[e.tick] == 0 && struck.contains(notes[e.note])
+                && (hasLaterTick || struck.count < distinct)
             if vocabulary.ixToTick[e.tick] != 0 { struck.removeAll(keepingCapacity: true) }
-            struck.insert(e.note)
-            out.append(GeneratedHit(event: e, hit: DrumHit(note: vocabulary.ixToNote[e.note], delta: vocabulary.ixToTick[e.tick])))
+            struck.insert(notes[e.note])
+            out.append(GeneratedHit(event: e, hit: DrumHit(note: notes[e.note], delta: vocabulary.ixToTick[e.tick])))
         }
         return out
     }

@@ -110,6 +110,9 @@ struct SampleCommand: ParsableCommand {
     @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights; a note is never drawn twice at one onset), velocity 100 unless --velocity.")
     var random = false
 
+    @Flag(name: .customLong("raw-notes"), help: "Write the training data's notes as they are. By default every note is one a General MIDI kit sounds: 22 (hi-hat edge) as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note; notes that become one are never struck together.")
+    var rawNotes = false
+
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file; - for standard output.")
     var output: String = "generated.mid"
 
@@ -250,6 +253,7 @@ struct SampleCommand: ParsableCommand {
         options.tickTemperature = parsed.groups["tick"]
         options.velocityTemperature = parsed.groups["velocity"]
         options.topP = topP ?? 1
+        options.noteOutput = rawNotes ? .raw : .generalMIDI
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
         let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm ?? primerTempo ?? 120, velocity: velocity,
                                    startTick: random ? 0 : startTick)
@@ -272,7 +276,7 @@ struct SampleCommand: ParsableCommand {
                 } catch is BarsWritten {}
             } else {
                 generated = random
-                    ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, rng: &rng)
+                    ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, noteOutput: options.noteOutput, rng: &rng)
                     : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
             }
             let hits = primerHits + generated.map(\.hit)

@@ -98,6 +98,9 @@ struct StatsCommand: ParsableCommand {
         if let n = expectedHits, n < 0 { throw ValidationError("--expected-hits must not be negative, got \(n)") }
     }
 
+    @Flag(name: .customLong("raw-notes"), help: "Compare the notes as written. By default both sides' notes are read as a General MIDI kit sounds them (22 as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note), as drummer sample writes them.")
+    var rawNotes = false
+
     func run() throws {
         // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
         InterruptCleanup.install()
@@ -107,6 +110,7 @@ struct StatsCommand: ParsableCommand {
         request.split = DatasetSplit(rawValue: split) ?? .training
         request.channel = ChannelSelection(argument: channel) ?? .auto
         request.lenient = lenient
+        request.rawNotes = rawNotes
         request.expectedHits = expectedHits
         let run: StatsRun
         do { run = try StatsRun.measure(request) } catch {

@@ -122,7 +122,7 @@ final class GrooveSampleCLITests: XCTestCase {
 
     /// The echo model in `meter` (16 slots of 120 ticks: bars of up to 1920 ticks).
     private func echoModel(_ name: String = "echo", meter: String, binary: Bool = false) throws -> URL {
-        var m = GrooveModelFile(notes: Array(30..<46), ticks: [0, 90, 120, 240, 480, 1000], hidden: 0, binary: binary,
+        var m = GrooveModelFile(notes: Array(40..<56), ticks: [0, 90, 120, 240, 480, 1000], hidden: 0, binary: binary,
                                 meter: meter, bins: [1...63, 64...127], histogram: [Int](repeating: 1, count: 127))
         m.echo()
         let dir = tmp.appendingPathComponent(name)
@@ -218,7 +218,7 @@ final class GrooveSampleCLITests: XCTestCase {
                 XCTAssertEqual(events.count, 300, label)
                 var onset = 0, slots = Set<Int>()
                 for (i, e) in events.enumerated() {
-                    XCTAssertEqual(e[0] - 30, onset % bar / 120, "\(label): note \(i) after onset \(onset)")
+                    XCTAssertEqual(e[0] - 40, onset % bar / 120, "\(label): note \(i) after onset \(onset)")
                     slots.insert(onset % bar / 120)
                     onset += e[1]
                 }
@@ -263,18 +263,18 @@ final class GrooveSampleCLITests: XCTestCase {
         for (velocity, range) in [(UInt8(40), 1...63), (100, 64...127)] {
             // 3/4: the last hit, at 2040, is 600 ticks (slot 5) into the second bar.
             let primer = tmp.appendingPathComponent("p\(velocity).mid")
-            try TinySMF.drums([(0, 30, 100), (480, 33, 100), (2040, 31, velocity)], meter: (3, 2)).write(to: primer)
+            try TinySMF.drums([(0, 40, 100), (480, 43, 100), (2040, 41, velocity)], meter: (3, 2)).write(to: primer)
             let out = tmp.appendingPathComponent("o.mid").path
             let r = try CLI.run(["sample", model.path, "--primer", primer.path, "-n", "100", "--seed", "3", "-o", out, "--json"])
             XCTAssertEqual(r.status, 0, r.stderr)
             let file = try files(r)[0]
             let events = try XCTUnwrap(file["events"] as? [[Int]])
-            XCTAssertEqual(events.first?[0], 35)
+            XCTAssertEqual(events.first?[0], 45)
             XCTAssertTrue(try XCTUnwrap(file["velocities"] as? [Int]).allSatisfy { range.contains($0) }, "\(velocity)")
             XCTAssertEqual(try midi(out).noteOns.first?.tick, 600 + events[0][1])
             var onset = 600
             for (i, e) in events.enumerated() {
-                XCTAssertEqual(e[0] - 30, onset % 1440 / 120, "note \(i) after onset \(onset)")
+                XCTAssertEqual(e[0] - 40, onset % 1440 / 120, "note \(i) after onset \(onset)")
                 onset += e[1]
             }
         }
@@ -286,16 +286,16 @@ final class GrooveSampleCLITests: XCTestCase {
         let model = try echoModel(meter: "3/4")
         let primer = tmp.appendingPathComponent("two-four.mid")
         // 2/4: the last hit, at 1200, is 240 ticks (slot 2) into the second bar.
-        try TinySMF.drums([(0, 30, 100), (480, 33, 100), (1200, 32, 100)], meter: (2, 2)).write(to: primer)
+        try TinySMF.drums([(0, 40, 100), (480, 43, 100), (1200, 42, 100)], meter: (2, 2)).write(to: primer)
         for (option, bar, signature) in [([String](), 960, [0, 2, 4]), (["--meter", "3/4"], 1440, [0, 3, 4])] {
             let out = tmp.appendingPathComponent("o.mid").path
             let r = try CLI.run(["sample", model.path, "--primer", primer.path, "-n", "200", "--seed", "4", "-o", out, "--json"] + option)
             XCTAssertEqual(r.status, 0, r.stderr)
             let events = try XCTUnwrap(try files(r)[0]["events"] as? [[Int]])
-            XCTAssertEqual(events.first?[0], 32, "\(option): the echo of the primer's last slot")
+            XCTAssertEqual(events.first?[0], 42, "\(option): the echo of the primer's last slot")
             var onset = 240
             for (i, e) in events.enumerated() {
-                XCTAssertEqual(e[0] - 30, onset % bar / 120, "\(option): note \(i) after onset \(onset)")
+                XCTAssertEqual(e[0] - 40, onset % bar / 120, "\(option): note \(i) after onset \(onset)")
                 onset += e[1]
             }
             XCTAssertEqual(try midi(out).timeSignatures.map { [$0.tick, $0.numerator, $0.denominator] }, [signature], "\(option)")

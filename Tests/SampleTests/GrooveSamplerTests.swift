@@ -90,7 +90,7 @@ final class GrooveSamplerTests: XCTestCase {
                         let slot = onset % barTicks / 120
                         slots.insert(slot)
                         XCTAssertEqual(h.event.note, slot, "\(label): hit \(i) after onset \(onset)")
-                        XCTAssertEqual(h.hit.note, 30 + slot, label)
+                        XCTAssertEqual(h.hit.note, 40 + slot, label)
                         onset += h.hit.delta
                     }
                     if t == 1 {

@@ -152,9 +152,11 @@ struct ReferenceLSTM {
     /// note; then the velocity bin from its own softmax and a velocity within it. The position
     /// fed with each event is its onset (the sum of the ticks drawn, from the primer's last
     /// event's place in its bar, or from a bar line) modulo the bar.
+    /// `sounds`: the note written for each note index; notes written alike are struck together
+    /// (nil: each note is its own).
     static func generate(
         _ w: LSTMWeights, groups: Groups, count: Int, temperature: Double, initScale: Double,
-        primer: [(event: SampledEvent, tickInBar: Int)], seed: UInt64
+        primer: [(event: SampledEvent, tickInBar: Int)], seed: UInt64, sounds: [Int]? = nil
     ) -> Run {
         var rng = SeededRNG(seed: seed)
         var m = ReferenceLSTM(w)
@@ -173,7 +175,9 @@ struct ReferenceLSTM {
         } else {
             x = SampledEvent(note: rng.index(below: N), tick: rng.index(below: K), velocity: B > 0 ? rng.index(below: B) : 0)
         }
-        var struck: Set<Int> = [x.note]
+        // A struck note strikes every note index written as the same note.
+        func alike(_ n: Int) -> [Int] { sounds.map { s in (0..<N).filter { s[$0] == s[n] } } ?? [n] }
+        var struck = Set(alike(x.note))
         var run = Run()
         for _ in 0..<count {
             let tickInBar = onset % bar
@@ -207,7 +211,7 @@ struct ReferenceLSTM {
                 tick = pick(tickProbs, rng.nextDouble())
             }
             if tick != zeroTick { struck = [] }
-            struck.insert(note)
+            struck.formUnion(alike(note))
             var bin = 0, velocity = 100
             if let v = groups.velocity {
                 let yv = y[(N + K)..<(N + K + B)]
@@ -225,12 +229,12 @@ struct ReferenceLSTM {
     /// The original layout: (note, tick) in and out, tick class `zeroTick` the one of value 0.
     static func generate(
         _ w: LSTMWeights, zeroTick: Int, count: Int, temperature: Double, initScale: Double,
-        primer: [SampledEvent], seed: UInt64
+        primer: [SampledEvent], seed: UInt64, sounds: [Int]? = nil
     ) -> [SampledEvent] {
         // Without a position group only which tick is 0 matters.
         let values = (0..<w.shape.ticks).map { $0 == zeroTick ? 0 : $0 + 1 }
         return generate(w, groups: Groups(tickValues: values), count: count, temperature: temperature,
-                        initScale: initScale, primer: primer.map { ($0, 0) }, seed: seed).events
+                        initScale: initScale, primer: primer.map { ($0, 0) }, seed: seed, sounds: sounds).events
     }
 }
 
@@ -267,7 +271,7 @@ enum TestModels {
         return (try LSTMWeights(shape: shape, wx: wx, wy: wy), groups)
     }
 
-    /// A model that names the position and the velocity bin it is fed: notes 30, 31, … (one per
+    /// A model that names the position and the velocity bin it is fed: notes 40, 41, … (one per
     /// slot), 2 velocity bins, H = the bits of a slot number + 1. The forget gate is shut, so
     /// each step's cell is set afresh: unit k < bits to about +1 when bit k of the slot fed is
     /// set, −1 otherwise, and the last unit to +1 for velocity bin 1, −1 for bin 0. Note n's
@@ -277,7 +281,7 @@ enum TestModels {
     /// (by e^30). Ticks are uniform.
     static func positionEcho(encoding: PositionEncoding, slots: Int = 16, ticksPerSlot: Int = 120,
                              ticks: [Int], meter: Meter = .common) throws -> (LSTMWeights, ModelGroups) {
-        let vocab = try Vocabulary(ixToNote: Array(30..<(30 + slots)), ixToTick: ticks)
+        let vocab = try Vocabulary(ixToNote: Array(40..<(40 + slots)), ixToTick: ticks)
         let groups = ModelGroups(
             vocabulary: vocab,
             position: PositionGroup(encoding: encoding, slots: slots, ticksPerSlot: ticksPerSlot, ppq: 480, meter: meter),

@@ -1,0 +1,45 @@
+// Issue 21: `drummer sample` writes notes every General MIDI kit sounds unless --raw-notes,
+// and `drummer stats` reads both sides' notes that way unless --raw-notes.
+import Foundation
+import XCTest
+
+final class GeneralMIDICLITests: XCTestCase {
+    var tmp: URL!
+    override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("gm-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    func notes(_ r: CLIResult) throws -> [Int] {
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let files = try XCTUnwrap(object["files"] as? [[String: Any]])
+        return try XCTUnwrap(files.first?["events"] as? [[Int]]).map { $0[0] }
+    }
+
+    func testSampleWritesGeneralMIDINotesUnlessRawNotes() throws {
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let gm = tmp.appendingPathComponent("gm.mid").path, raw = tmp.appendingPathComponent("raw.mid").path
+        let gmNotes = try notes(try CLI.run(["sample", model, "-n", "2000", "--seed", "1", "-o", gm, "--json"]))
+        let rawNotes = try notes(try CLI.run(["sample", model, "-n", "2000", "--seed", "1", "--raw-notes", "-o", raw, "--json"]))
+        XCTAssertEqual(gmNotes.count, 2000, "every hit written")
+        XCTAssertEqual(rawNotes.count, 2000)
+        XCTAssertTrue(gmNotes.allSatisfy { (35...81).contains($0) }, "\(Set(gmNotes).sorted())")
+        XCTAssertTrue(rawNotes.contains(22), "the model plays the hi-hat edge, 22, which GM kits do not sound")
+
+        // stats reads both sides as a GM kit sounds them: the GM file's notes compare with the
+        // corpus's once its 22s are read as 42s; --raw-notes compares them as written.
+        let reference = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1").path
+        func noteJS(_ args: [String]) throws -> Double {
+            let r = try CLI.run(["stats"] + args + ["--reference", reference, "--json"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return try XCTUnwrap(object["note_js_bits"] as? Double)
+        }
+        let mapped = try noteJS([gm]), asWritten = try noteJS([gm, "--raw-notes"])
+        XCTAssertLessThan(mapped, asWritten, "GM notes against the corpus's raw 22s and 26s read as written")
+        // Reading both sides through one map never raises a divergence (the data-processing
+        // inequality): the raw file read as GM notes measures at most as far as read as written.
+        XCTAssertLessThan(try noteJS([raw]), try noteJS([raw, "--raw-notes"]) + 1e-12)
+        let text = try CLI.run(["stats", gm, "--reference", reference, "--raw-notes"])
+        XCTAssertTrue(text.stdout.contains(", channel auto, raw notes; on the 16th grid"), text.stdout)
+    }
+}
