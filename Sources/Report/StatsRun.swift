@@ -89,6 +89,12 @@ public struct StatsRun: Sendable {
         progress?("reading the reference \(request.reference)")
         let reference = try ReferenceSet.load(path: request.reference, settings: settings, split: request.split)
         if let w = reference.leftOutWarning { warnings.append(w) }
+        // Without --quantize, a dataset reference's own grid: the generated files are read as
+        // its onsets were (as `drummer report` does).
+        var request = request
+        if request.quantize == nil, reference.kind == "convert-midi dataset", let q = reference.quantize {
+            request.quantize = q
+        }
         var run = measure(performances, against: reference, request: request)
         // measure(_:against:request:) warns only about generated files it left out.
         let leftOut = problems + run.warnings

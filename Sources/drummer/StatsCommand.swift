@@ -59,7 +59,7 @@ struct StatsCommand: ParsableCommand {
                                valueName: "data-or-midi-dir"))
     var reference: String
 
-    @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks (at 480 PPQ, or a dataset reference's PPQ), as convert-midi --quantize does (default: none).")
+    @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks (at 480 PPQ, or a dataset reference's PPQ), as convert-midi --quantize does (default: a dataset reference's own, else none).")
     var quantize: Int?
 
     @Option(parsing: .unconditional, help: "Largest distance from a sixteenth grid line, in sixteenths, at which an onset is on the grid (0 to below 0.5).")

@@ -35,4 +35,27 @@ final class ReportQuantizeCLITests: XCTestCase {
         XCTAssertFalse(try String(contentsOfFile: plain, encoding: .utf8).contains(String(format: "%.4f bits", delta)))
         XCTAssertEqual(try CLI.run(["report", gen, "--quantize", "0", "-o", plain]).status, 64)
     }
+
+    /// Against a convert-midi dataset, stats (like report) reads the generated files with the
+    /// dataset's own --quantize unless told: the same figures as giving it, and no mismatch note.
+    func testStatsDefaultsToADatasetReferencesQuantize() throws {
+        let root = try CLI.temporaryDirectory("stats-quantize")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data").path
+        let conv = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("corpus/groove/drummer4").path, "-o", data,
+                                "--quantize", "30"])
+        XCTAssertEqual(conv.status, 0, conv.stderr)
+        let gen = root.appendingPathComponent("g.mid").path
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "400",
+                                    "--seed", "3", "-o", gen]).status, 0)
+        let implicit = try CLI.run(["stats", gen, "--reference", data])
+        let explicit = try CLI.run(["stats", gen, "--reference", data, "--quantize", "30"])
+        XCTAssertEqual(implicit.status, 0, implicit.stderr)
+        XCTAssertEqual(implicit.stdout, explicit.stdout)
+        XCTAssertTrue(implicit.stdout.contains("480 PPQ, --quantize 30, channel auto;"), implicit.stdout)
+        XCTAssertFalse(implicit.stdout.contains("the reference dataset was made with"), implicit.stdout)
+        let other = try CLI.run(["stats", gen, "--reference", data, "--quantize", "60"])
+        XCTAssertTrue(other.stdout.contains("the reference dataset was made with --quantize 30, the generated files were read with --quantize 60"),
+                      other.stdout)
+    }
 }
