@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "TrainTests", dependencies: ["Train", "TrainRun", "Checkpoints", "DrummerCore", "Encode", "FileOutput",
                                                    "HDF5Kit", "ModelFiles", "Sample"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore", "ModelFiles", "Train"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse"]),

@@ -2,21 +2,48 @@
 
 import DrummerCore
 import Checkpoints
+import FileOutput
 
 extension Exporter {
     /// Exports a trained model; the checkpoint's own format keys are renamed
     /// `checkpoint_format` / `checkpoint_format_version` in model.json's metadata.
     public static func export(model: TrainedModel, to dir: String, swiftFile: String? = nil) throws -> ExportSummary {
-        var meta = model.metadata
+        try export(weights: model.weights, groups: model.groups, step: model.step,
+                   metadata: renamingFormatKeys(model.metadata), to: dir, swiftFile: swiftFile)
+    }
+
+    /// A checkpoint's metadata with its own format keys renamed `checkpoint_format` and
+    /// `checkpoint_format_version`.
+    static func renamingFormatKeys(_ metadata: [String: String]) -> [String: String] {
+        var meta = metadata
         for key in ["format", "format_version"] {
             if let v = meta.removeValue(forKey: key) { meta["checkpoint_" + key] = v }
         }
-        return try export(weights: model.weights, groups: model.groups, step: model.step,
-                          metadata: meta, to: dir, swiftFile: swiftFile)
+        return meta
     }
 
     /// Reads the checkpoint at `checkpoint` and exports it.
     public static func export(checkpoint: String, to dir: String, swiftFile: String? = nil) throws -> ExportSummary {
         try export(model: CheckpointReader.loadModel(path: checkpoint), to: dir, swiftFile: swiftFile)
+    }
+}
+
+extension Exporter {
+    /// The model.json metadata an export of `model` records: the checkpoint's, its format keys
+    /// renamed, the step and the exporting version.
+    static func metadata(of model: TrainedModel) -> [String: String] {
+        var meta = renamingFormatKeys(model.metadata)
+        meta["step"] = String(model.step)
+        meta["exported_by"] = "drummer \(DrummerVersion.string)"
+        return meta
+    }
+
+    /// Writes the checkpoint at `checkpoint` as a safetensors file (TorchModel): the PyTorch
+    /// tensors and, in the metadata, the model.json `export` would write for it.
+    public static func exportSafeTensors(checkpoint: String, to file: String) throws -> ModelShape {
+        let model = try CheckpointReader.loadModel(path: checkpoint)
+        let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: metadata(of: model), path: file)
+        try AtomicOutput.write(data, to: file, options: .userFile)
+        return model.weights.shape
     }
 }

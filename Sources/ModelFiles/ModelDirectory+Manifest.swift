@@ -56,7 +56,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
 
     /// Decodes model.json. Errors name the key, the expected type and the value found
     /// ("hidden_size is 32.5, expected a whole number").
-    static func decode(_ data: Data, file: String) throws -> ModelManifest {
+    package static func decode(_ data: Data, file: String) throws -> ModelManifest {
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
         guard !data.isEmpty else { throw bad("is empty, expected the JSON manifest") }
         let root: JSONValue
@@ -86,7 +86,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
     static let maxHidden = ModelLimits.maximumHidden
 
-    func validated(file: String) throws -> (ModelGroups, ModelShape) {
+    package func validated(file: String) throws -> (ModelGroups, ModelShape) {
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
         if let f = format, f != ModelDirectory.formatName {
             throw ModelDirectoryError.unsupportedFormat(file: file, format: f, version: formatVersion)

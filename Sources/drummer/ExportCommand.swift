@@ -21,21 +21,29 @@ struct ExportCommand: ParsableCommand {
             error). Ctrl-C removes the temporary output and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step).", valueName: "ckpt"))
+    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); with --format safetensors also a model directory.", valueName: "ckpt"))
     var checkpoint: String
+
+    @Option(help: "What to write: model (a model directory) or safetensors (one file with PyTorch nn.LSTM and nn.Linear tensors and the model.json in its metadata; drummer import reads it back).")
+    var format: ExportFormat = .model
+
+    enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case model, safetensors }
 
     @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
     var step: CheckpointChoice?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced).")
-    var output: String = "model"
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced); with --format safetensors the file (default: model, or model.safetensors).")
+    var output: String?
+
+    var destination: String { output ?? (format == .safetensors ? "model.safetensors" : "model") }
 
     @Option(help: "Also write a Swift source file with the sizes and lookup tables as constants (enum named after the file); - for standard output.")
     var swift: String?
 
     func validate() throws {
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
-        guard !output.isEmpty else { throw ValidationError("-o must name a directory") }
+        guard destination != "" else { throw ValidationError("-o must name a directory") }
+        if format == .safetensors, swift != nil { throw ValidationError("--swift goes with --format model") }
         if let s = swift {
             guard !s.isEmpty, !s.hasSuffix("/") else { throw ValidationError("--swift must name a file") }
         }
@@ -49,13 +57,27 @@ struct ExportCommand: ParsableCommand {
         let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir), isDir.boolValue {
+        let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
+        if format == .safetensors, exists, isDir.boolValue,
+           FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json")) {
+            if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
+            let shape = try SafeTensorsImport.exportModelDirectory(checkpoint, to: destination)
+            Swift.print("exported \(checkpoint) to \(destination): safetensors, " + Self.describe(shape))
+            return
+        }
+        if exists, isDir.boolValue {
             (source, why) = try CheckpointDirectory(path: checkpoint).checkpoint(step ?? .best)
             why = ", " + why
         } else if let step {
             throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a file")
         }
-        let s = try Exporter.export(checkpoint: source, to: output, swiftFile: swift)
+        if format == .safetensors {
+            let shape = try Exporter.exportSafeTensors(checkpoint: source, to: destination)
+            Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): safetensors, "
+                        + Self.describe(shape))
+            return
+        }
+        let s = try Exporter.export(checkpoint: source, to: destination, swiftFile: swift)
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
@@ -64,5 +86,11 @@ struct ExportCommand: ParsableCommand {
               + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)"
               + (s.shape.layers > 1 ? ", \(s.shape.layers) layers)" : ")"))
         if let f = s.swiftFile { print("wrote \(f)") }
+    }
+
+    /// "lstm.weight_ih_l0 800×200, …": the tensors PyTorch sees.
+    static func describe(_ shape: ModelShape) -> String {
+        "\(shape.layers) LSTM layer(s) of \(shape.hidden) over \(shape.inputWidth) one-hot inputs, a head of \(shape.outputWidth) logits "
+            + "(tensors lstm.weight_ih_l0 … lstm.bias_hh_l\(shape.layers - 1), head.weight, head.bias)"
     }
 }

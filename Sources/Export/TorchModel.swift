@@ -1,0 +1,141 @@
+// A drummer model as PyTorch holds it: an `nn.LSTM` named `lstm` (its layers' weight_ih_l{k},
+// weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}) and an `nn.Linear` head named `head` (weight,
+// bias), so `module.load_state_dict(safetensors.torch.load_file(path))` loads it into
+//
+//     class Drummer(nn.Module):
+//         def __init__(self, inputs, hidden, layers, outputs):
+//             super().__init__()
+//             self.lstm = nn.LSTM(inputs, hidden, layers, batch_first=True)
+//             self.head = nn.Linear(hidden, outputs)
+//
+// (python/drummer_torch.py). The input is the one-hot concatenation of the input groups (the
+// rows of Wx's input block), the output the concatenated logits of the output groups.
+//
+// Mapping (H hidden, in_k = the inputs of layer k: the one-hot width for layer 0, H above):
+//   PyTorch gate blocks are i, f, g, o (rows of weight_ih and weight_hh); Wx's column blocks
+//   are f, i, o, g. Torch block t ∈ (i, f, g, o) is Wx block (1, 0, 3, 2)[t].
+//   weight_ih_l{k}[t·H + j, r] = Wx_k[r, b(t)·H + j]            r < in_k        (4H × in_k)
+//   weight_hh_l{k}[t·H + j, r] = Wx_k[in_k + r, b(t)·H + j]     r < H           (4H × H)
+//   bias_ih_l{k}[t·H + j]      = Wx_k[in_k + H, b(t)·H + j],  bias_hh_l{k} = 0   (4H)
+//   head.weight[o, j] = Wy[j, o],  head.bias[o] = Wy[H, o]                       (O × H, O)
+// Reading sums the two bias vectors into the bias row (PyTorch trains both).
+//
+// The safetensors file's metadata holds "format": "drummer-model" and "model_json": the
+// model.json a model directory of these weights holds (vocabulary, groups, sizes, training
+// metadata, checksums), so import writes back the same directory byte for byte.
+import DrummerCore
+import Foundation
+import ModelFiles
+
+public enum TorchModel {
+    /// Wx column block of each PyTorch gate block (i, f, g, o).
+    static let wxBlock = [1, 0, 3, 2]
+
+    /// The PyTorch tensors of `weights`.
+    public static func tensors(_ weights: LSTMWeights) -> [String: Tensor] {
+        let shape = weights.shape, H = shape.hidden, G = 4 * H
+        var out: [String: Tensor] = [:]
+        for k in 0..<shape.layers {
+            let wx = weights.layerWx[k]
+            let inputs = shape.wxRows(layer: k) - H - 1
+            var ih = [Float](repeating: 0, count: G * inputs), hh = [Float](repeating: 0, count: G * H)
+            var bias = [Float](repeating: 0, count: G)
+            for t in 0..<4 {
+                let c0 = wxBlock[t] * H
+                for j in 0..<H {
+                    let row = t * H + j, col = c0 + j
+                    for r in 0..<inputs { ih[row * inputs + r] = wx[r * G + col] }
+                    for r in 0..<H { hh[row * H + r] = wx[(inputs + r) * G + col] }
+                    bias[row] = wx[(inputs + H) * G + col]
+                }
+            }
+            out["lstm.weight_ih_l\(k)"] = Tensor(shape: [G, inputs], values: ih)
+            out["lstm.weight_hh_l\(k)"] = Tensor(shape: [G, H], values: hh)
+            out["lstm.bias_ih_l\(k)"] = Tensor(shape: [G], values: bias)
+            out["lstm.bias_hh_l\(k)"] = Tensor(shape: [G], values: [Float](repeating: 0, count: G))
+        }
+        let O = shape.outputWidth
+        var head = [Float](repeating: 0, count: O * H)
+        for j in 0..<H { for o in 0..<O { head[o * H + j] = weights.wy[j * O + o] } }
+        out["head.weight"] = Tensor(shape: [O, H], values: head)
+        out["head.bias"] = Tensor(shape: [O], values: Array(weights.wy[(H * O)...]))
+        return out
+    }
+
+    /// The weights of `shape` from PyTorch tensors (`path` names the file in errors): every
+    /// tensor present with its shape; no other tensor.
+    public static func weights(_ tensors: [String: Tensor], shape: ModelShape, path: String) throws -> LSTMWeights {
+        let H = shape.hidden, G = 4 * H, O = shape.outputWidth
+        func tensor(_ name: String, _ dims: [Int]) throws -> [Float] {
+            guard let t = tensors[name] else { throw SafeTensorsError(path, "no tensor \"\(name)\" (a model of \(shape.layers) layer(s) needs it)") }
+            guard t.shape == dims else {
+                throw SafeTensorsError(path, "tensor \"\(name)\" has shape \(t.shape), the model's groups and sizes give \(dims)")
+            }
+            return t.values
+        }
+        var expected: Set<String> = ["head.weight", "head.bias"]
+        var layerWx: [[Float]] = []
+        for k in 0..<shape.layers {
+            let inputs = shape.wxRows(layer: k) - H - 1
+            let ih = try tensor("lstm.weight_ih_l\(k)", [G, inputs]), hh = try tensor("lstm.weight_hh_l\(k)", [G, H])
+            let bi = try tensor("lstm.bias_ih_l\(k)", [G]), bh = try tensor("lstm.bias_hh_l\(k)", [G])
+            expected.formUnion(["ih", "hh"].map { "lstm.weight_\($0)_l\(k)" } + ["ih", "hh"].map { "lstm.bias_\($0)_l\(k)" })
+            var wx = [Float](repeating: 0, count: (inputs + H + 1) * G)
+            for t in 0..<4 {
+                let c0 = wxBlock[t] * H
+                for j in 0..<H {
+                    let row = t * H + j, col = c0 + j
+                    for r in 0..<inputs { wx[r * G + col] = ih[row * inputs + r] }
+                    for r in 0..<H { wx[(inputs + r) * G + col] = hh[row * H + r] }
+                    wx[(inputs + H) * G + col] = bi[row] + bh[row]
+                }
+            }
+            layerWx.append(wx)
+        }
+        let head = try tensor("head.weight", [O, H]), headBias = try tensor("head.bias", [O])
+        if let extra = tensors.keys.sorted().first(where: { !expected.contains($0) }) {
+            throw SafeTensorsError(path, "tensor \"\(extra)\" is not part of a \(shape.layers)-layer drummer model")
+        }
+        var wy = [Float](repeating: 0, count: (H + 1) * O)
+        for j in 0..<H { for o in 0..<O { wy[j * O + o] = head[o * H + j] } }
+        for o in 0..<O { wy[H * O + o] = headBias[o] }
+        do { return try LSTMWeights(shape: shape, layerWx: layerWx, wy: wy) } catch {
+            throw SafeTensorsError(path, "\(error)")
+        }
+    }
+
+    public static let formatName = "drummer-model"
+
+    /// The safetensors bytes of a model (its model.json in the metadata).
+    public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], path: String) throws -> Data {
+        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: metadata, path: path)
+        guard let manifest = files.first(where: { $0.name == ModelDirectory.manifestFile })?.data else {
+            preconditionFailure("ModelDirectory.encode writes model.json")
+        }
+        return try SafeTensors.encode(tensors(weights), metadata: ["format": formatName, "model_json": String(decoding: manifest, as: UTF8.self)])
+    }
+
+    /// A model from safetensors bytes: its weights, groups and model.json metadata. The
+    /// model.json in the metadata gives the groups and sizes; its checksums, when present, must
+    /// match the weights read.
+    public static func decode(_ data: Data, path: String) throws -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String]) {
+        let (tensors, meta) = try SafeTensors.decode(data, path: path)
+        guard let text = meta["model_json"] else {
+            throw SafeTensorsError(path, "__metadata__ has no \"model_json\" (the model.json of a drummer model: vocabulary, groups, sizes; "
+                                   + "python/drummer_torch.py writes it)")
+        }
+        let manifest = try ModelManifest.decode(Data(text.utf8), file: path + ": __metadata__.model_json")
+        let (groups, shape) = try manifest.validated(file: path + ": __metadata__.model_json")
+        let weights = try weights(tensors, shape: shape, path: path)
+        if let sums = manifest.sha256 {
+            let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: manifest.metadata ?? [:], path: path)
+            for (name, bytes) in files where name != ModelDirectory.manifestFile {
+                if let expected = sums[name], expected.lowercased() != SHA256.hex(bytes) {
+                    throw SafeTensorsError(path, "the weights of \(name) do not match the SHA-256 model_json records for it "
+                                           + "(\(expected.prefix(16))…): the file was changed after it was written")
+                }
+            }
+        }
+        return (weights, groups, manifest.metadata ?? [:])
+    }
+}

@@ -1,0 +1,61 @@
+// Issue 22: `drummer export --format safetensors` and `drummer import` through the binary.
+import Foundation
+import XCTest
+
+final class SafeTensorsCLITests: XCTestCase {
+    var tmp: URL!
+    override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("safetensors-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    func testExportImportRoundTripsAModelDirectoryAndACheckpoint() throws {
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove")
+        let file = tmp.appendingPathComponent("g.safetensors").path
+        let e = try CLI.run(["export", groove.path, "--format", "safetensors", "-o", file])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        XCTAssertTrue(e.stdout.hasPrefix("exported \(groove.path) to \(file): safetensors, 1 LSTM layer(s) of 200"), e.stdout)
+        let back = tmp.appendingPathComponent("back").path
+        let i = try CLI.run(["import", file, "-o", back])
+        XCTAssertEqual(i.status, 0, i.stderr)
+        XCTAssertEqual(i.stdout, "imported \(file) to \(back): Wx.bin 501×800, Wy.bin 201×116, model.json\n")
+        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+            XCTAssertEqual(try Data(contentsOf: groove.appendingPathComponent(name)),
+                           try Data(contentsOf: URL(fileURLWithPath: back).appendingPathComponent(name)), name)
+        }
+        // A checkpoint: safetensors then import gives what `export` writes for it.
+        try TrainCLITests.writeDataset(tmp.appendingPathComponent("data"), count: 120)
+        let ckpts = tmp.appendingPathComponent("c").path
+        let t = try CLI.run(["train", "--recipe", "original", "--data", tmp.appendingPathComponent("data").path, "--hidden", "6",
+                             "--layers", "2", "--unroll", "8", "--steps", "3", "--checkpoint-dir", ckpts])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let direct = tmp.appendingPathComponent("direct").path, viaFile = tmp.appendingPathComponent("via").path
+        let st = tmp.appendingPathComponent("c.safetensors").path
+        XCTAssertEqual(try CLI.run(["export", ckpts, "-o", direct]).status, 0)
+        let s = try CLI.run(["export", ckpts, "--step", "latest", "--format", "safetensors", "-o", st])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertTrue(s.stdout.contains("(the latest"), s.stdout)
+        XCTAssertEqual(try CLI.run(["import", st, "-o", viaFile]).status, 0)
+        for name in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: direct).appendingPathComponent(name)),
+                           try Data(contentsOf: URL(fileURLWithPath: viaFile).appendingPathComponent(name)), name)
+        }
+        // The same metadata (step, exporting version, the checkpoint's): the same model.json.
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: direct).appendingPathComponent("model.json")),
+                       try Data(contentsOf: URL(fileURLWithPath: viaFile).appendingPathComponent("model.json")))
+    }
+
+    func testBadFilesAndOptionsAreRefused() throws {
+        let junk = tmp.appendingPathComponent("junk.safetensors")
+        try Data([9, 0, 0, 0, 0, 0, 0, 0, 0x7B, 0x7D]).write(to: junk)
+        let r = try CLI.run(["import", junk.path, "-o", tmp.appendingPathComponent("m").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "error: \(junk.path): byte 0: header length 9 runs past the end of the file (10 bytes)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("m").path), "nothing written")
+        let missing = try CLI.run(["import", tmp.appendingPathComponent("none.safetensors").path])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("none.safetensors: no such file"), missing.stderr)
+        let swift = try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove").path, "--format", "safetensors",
+                                 "--swift", "x.swift"])
+        XCTAssertEqual(swift.status, 64)
+        XCTAssertTrue(swift.stderr.contains("--swift goes with --format model"), swift.stderr)
+    }
+}
