@@ -13,7 +13,7 @@ struct Drummer: ParsableCommand {
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
-            subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self, ImportCommand.self,
+            subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self, ImportCommand.self, EncodeCommand.self,
                           SampleCommand.self, HumanizeCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ChooseStepCommand.self, Bench.self])
     }
 }

@@ -1,0 +1,40 @@
+// `drummer encode`: the input classes a model reads for a dataset, as a NumPy array: what
+// `drummer train` and `drummer eval` feed the model, for trainers outside drummer
+// (python/train_torch.py).
+import ArgumentParser
+import DrummerCore
+import Encode
+import FileOutput
+import Foundation
+import TrainRun
+
+struct EncodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode",
+        abstract: "Write the input classes a model reads for a dataset (int32 .npy, one row per hit, one column per input group).",
+        discussion: """
+            Row e holds hit e's class in each of the model's input groups (note, tick, position, \
+            lookback, velocity: model.json's groups, in order), exactly as `drummer train` and \
+            `drummer eval` encode it; the next row's classes in the groups named like the output \
+            groups are the targets. A model directory or a checkpoint gives the groups (a new run's \
+            step-0 checkpoint is enough: `drummer train --steps 0`). python/train_torch.py reads it.
+            """)
+
+    @Argument(help: "Model directory (model.json) or training checkpoint (.h5) whose groups to encode with.")
+    var model: String
+
+    @Option(help: "Dataset directory (convert-midi output; DIR/validation for its validation set) or a MIDI file.")
+    var data: String
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The .npy file to write.")
+    var output: String
+
+    func run() throws {
+        InterruptCleanup.install()
+        let m = try EvaluatedModel.load(path: model)
+        let classes = try EvalInput.events(path: data, model: m, ppq: nil, quantize: nil)
+        let k = m.weights.shape.inputGroups.count
+        try AtomicOutput.write(try NPY.encode(int32: classes, shape: [classes.count / k, k]), to: output, options: .userFile)
+        print("wrote \(output): \(classes.count / k) hits × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")
+    }
+}
