@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Type-safe HTML DSL for `drummer report`'s page.
         .package(url: "https://github.com/JohnSundell/Plot", from: "0.14.0"),
+        // Protocol buffers for `drummer export --format onnx` (the runtime library only: the
+        // message code is generated once by Scripts/gen-onnx-proto and committed).
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // C boundaries: a modulemap and, where Swift cannot import a macro, a shim.h.
@@ -69,6 +72,11 @@ let package = Package(
                                                    "ModelFiles", "Sample", "Train", "TrainRun"]),
         // Checkpoint -> Wx.bin / Wy.bin / model.json.
         .target(name: "Export", dependencies: ["Checkpoints", "DrummerCore", "FileOutput", "ModelFiles"]),
+        // A model as a one-step ONNX graph (ONNX Runtime in DAWs, the web, mobile); the ONNX
+        // message code generated from Proto/onnx-subset.proto.
+        .target(name: "ONNXExport", dependencies: [
+            "DrummerCore", "ModelFiles", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
         // The deployment runtime: the core (BLAS), the model directory reader and the MIDI
         // reader/writer (whose hit extraction reads primers as convert-midi reads files).
         // No Encode, HDF5 or Train.
@@ -86,7 +94,7 @@ let package = Package(
             name: "drummer",
             dependencies: [
                 "Benchmarks", "Checkpoints", "DrummerCore", "FileOutput", "MIDIParse", "ModelFiles", "Encode", "Train",
-                "TrainRun", "Export", "Sample", "Report",
+                "TrainRun", "Export", "ONNXExport", "Sample", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -100,7 +108,7 @@ let package = Package(
         .testTarget(name: "TrainTests", dependencies: ["Train", "TrainRun", "Checkpoints", "DrummerCore", "Encode", "FileOutput",
                                                    "HDF5Kit", "ModelFiles", "Sample"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "ONNXExport", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse"]),

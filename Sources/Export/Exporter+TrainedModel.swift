@@ -3,6 +3,7 @@
 import DrummerCore
 import Checkpoints
 import FileOutput
+import ModelFiles
 
 extension Exporter {
     /// Exports a trained model; the checkpoint's own format keys are renamed
@@ -38,12 +39,19 @@ extension Exporter {
         return meta
     }
 
-    /// Writes the checkpoint at `checkpoint` as a safetensors file (TorchModel): the PyTorch
-    /// tensors and, in the metadata, the model.json `export` would write for it.
-    public static func exportSafeTensors(checkpoint: String, to file: String) throws -> ModelShape {
+    /// The model of the checkpoint at `checkpoint` with the model.json metadata `export`
+    /// records for it (for single-file formats: safetensors, ONNX).
+    public static func model(checkpoint: String) throws -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String]) {
         let model = try CheckpointReader.loadModel(path: checkpoint)
-        let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: metadata(of: model), path: file)
-        try AtomicOutput.write(data, to: file, options: .userFile)
-        return model.weights.shape
+        return (model.weights, model.groups, metadata(of: model))
+    }
+
+    /// The model.json a model directory of this model holds.
+    public static func manifest(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], path: String) throws -> String {
+        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: metadata, path: path)
+        guard let manifest = files.first(where: { $0.name == ModelDirectory.manifestFile })?.data else {
+            preconditionFailure("ModelDirectory.encode writes model.json")
+        }
+        return String(decoding: manifest, as: UTF8.self)
     }
 }

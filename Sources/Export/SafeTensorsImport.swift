@@ -1,5 +1,5 @@
 // `drummer import`: a safetensors file (TorchModel's layout) → the model directory `export`
-// writes, and a model directory → safetensors.
+// writes.
 import DrummerCore
 import Foundation
 import FileOutput
@@ -19,11 +19,5 @@ public enum SafeTensorsImport {
         return model.weights.shape
     }
 
-    /// Writes the model directory at `dir` as a safetensors file at `file`.
-    public static func exportModelDirectory(_ dir: String, to file: String) throws -> ModelShape {
-        let model = try ModelDirectory.load(path: dir)
-        let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: model.metadata, path: file)
-        try AtomicOutput.write(data, to: file, options: .userFile)
-        return model.weights.shape
-    }
+
 }

@@ -108,11 +108,8 @@ public enum TorchModel {
 
     /// The safetensors bytes of a model (its model.json in the metadata).
     public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], path: String) throws -> Data {
-        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: metadata, path: path)
-        guard let manifest = files.first(where: { $0.name == ModelDirectory.manifestFile })?.data else {
-            preconditionFailure("ModelDirectory.encode writes model.json")
-        }
-        return try SafeTensors.encode(tensors(weights), metadata: ["format": formatName, "model_json": String(decoding: manifest, as: UTF8.self)])
+        let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, path: path)
+        return try SafeTensors.encode(tensors(weights), metadata: ["format": formatName, "model_json": manifest])
     }
 
     /// A model from safetensors bytes: its weights, groups and model.json metadata. The

@@ -3,13 +3,15 @@ import ArgumentParser
 import Checkpoints
 import DrummerCore
 import Export
+import ModelFiles
+import ONNXExport
 import Foundation
 import FileOutput
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a training checkpoint as a model directory (Wx.bin, Wy.bin, model.json).",
+        abstract: "Export a training checkpoint as a model directory (Wx.bin, Wy.bin, model.json), safetensors or ONNX.",
         discussion: """
             Wx.bin is (V+H+1) × 4H and Wy.bin (H+1) × V, flat row-major little-endian float32 (the \
             original project's layout); model.json holds the lookup tables, hidden size, shapes, gate \
@@ -18,16 +20,18 @@ struct ExportCommand: ParsableCommand {
             replaced only when it is empty or a model directory (holds model.json), and a symbolic \
             link to a directory is followed. Both outputs are checked before either is written. \
             --swift - writes the Swift source to standard output (the summary then goes to standard \
-            error). Ctrl-C removes the temporary output and exits with status 130.
+            error). --format safetensors writes PyTorch's nn.LSTM and nn.Linear tensors (drummer import \
+            reads them back) and --format onnx a one-step ONNX graph; both also take a model \
+            directory. Ctrl-C removes the temporary output and exits with status 130.
             """)
 
     @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); with --format safetensors also a model directory.", valueName: "ckpt"))
     var checkpoint: String
 
-    @Option(help: "What to write: model (a model directory) or safetensors (one file with PyTorch nn.LSTM and nn.Linear tensors and the model.json in its metadata; drummer import reads it back).")
+    @Option(help: "What to write: model (a model directory), safetensors (one file with PyTorch nn.LSTM and nn.Linear tensors and the model.json in its metadata; drummer import reads it back) or onnx (a one-step ONNX graph for ONNX Runtime).")
     var format: ExportFormat = .model
 
-    enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case model, safetensors }
+    enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case model, safetensors, onnx }
 
     @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
     var step: CheckpointChoice?
@@ -35,7 +39,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced); with --format safetensors the file (default: model, or model.safetensors).")
     var output: String?
 
-    var destination: String { output ?? (format == .safetensors ? "model.safetensors" : "model") }
+    var destination: String { output ?? (format == .model ? "model" : "model.\(format.rawValue)") }
 
     @Option(help: "Also write a Swift source file with the sizes and lookup tables as constants (enum named after the file); - for standard output.")
     var swift: String?
@@ -43,7 +47,7 @@ struct ExportCommand: ParsableCommand {
     func validate() throws {
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
         guard destination != "" else { throw ValidationError("-o must name a directory") }
-        if format == .safetensors, swift != nil { throw ValidationError("--swift goes with --format model") }
+        if format != .model, swift != nil { throw ValidationError("--swift goes with --format model") }
         if let s = swift {
             guard !s.isEmpty, !s.hasSuffix("/") else { throw ValidationError("--swift must name a file") }
         }
@@ -58,11 +62,12 @@ struct ExportCommand: ParsableCommand {
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
-        if format == .safetensors, exists, isDir.boolValue,
+        if format != .model, exists, isDir.boolValue,
            FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json")) {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
-            let shape = try SafeTensorsImport.exportModelDirectory(checkpoint, to: destination)
-            Swift.print("exported \(checkpoint) to \(destination): safetensors, " + Self.describe(shape))
+            let m = try ModelDirectory.load(path: checkpoint)
+            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata)
+            Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
             return
         }
         if exists, isDir.boolValue {
@@ -71,10 +76,11 @@ struct ExportCommand: ParsableCommand {
         } else if let step {
             throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a file")
         }
-        if format == .safetensors {
-            let shape = try Exporter.exportSafeTensors(checkpoint: source, to: destination)
-            Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): safetensors, "
-                        + Self.describe(shape))
+        if format != .model {
+            let m = try Exporter.model(checkpoint: source)
+            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata)
+            Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): \(format.rawValue), "
+                        + Self.describe(m.weights.shape, format))
             return
         }
         let s = try Exporter.export(checkpoint: source, to: destination, swiftFile: swift)
@@ -88,9 +94,24 @@ struct ExportCommand: ParsableCommand {
         if let f = s.swiftFile { print("wrote \(f)") }
     }
 
-    /// "lstm.weight_ih_l0 800×200, …": the tensors PyTorch sees.
-    static func describe(_ shape: ModelShape) -> String {
-        "\(shape.layers) LSTM layer(s) of \(shape.hidden) over \(shape.inputWidth) one-hot inputs, a head of \(shape.outputWidth) logits "
-            + "(tensors lstm.weight_ih_l0 … lstm.bias_hh_l\(shape.layers - 1), head.weight, head.bias)"
+    /// The safetensors or ONNX file of a model (written atomically).
+    func writeFile(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String]) throws {
+        let data: Data
+        switch format {
+        case .safetensors: data = try TorchModel.encode(weights: weights, groups: groups, metadata: metadata, path: destination)
+        case .onnx:
+            let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, path: destination)
+            data = try ONNXGraph.encode(weights: weights, groups: groups, modelJSON: manifest)
+        case .model: preconditionFailure("a model directory is written by Exporter.export")
+        }
+        try AtomicOutput.write(data, to: destination, options: .userFile)
+    }
+
+    /// What the file holds, in a line.
+    static func describe(_ shape: ModelShape, _ format: ExportFormat) -> String {
+        let model = "\(shape.layers) LSTM layer(s) of \(shape.hidden) over \(shape.inputWidth) one-hot inputs, a head of \(shape.outputWidth) logits"
+        return format == .onnx
+            ? model + " (one step per call: inputs classes, h0, c0, …; outputs logits_<group>, h0_next, c0_next, …)"
+            : model + " (tensors lstm.weight_ih_l0 … lstm.bias_hh_l\(shape.layers - 1), head.weight, head.bias)"
     }
 }

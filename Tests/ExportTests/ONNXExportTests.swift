@@ -1,0 +1,86 @@
+// Issue 22: `drummer export --format onnx`. The graph's structure (decoded with the same
+// generated ONNX messages), and, where onnxruntime is installed, per-step parity with drummer on
+// models/groove over 1,000 hits and with PyTorch's frozen logits of a 2-layer model.
+import DrummerCore
+import Encode
+import Foundation
+import ModelFiles
+import XCTest
+@testable import Export
+@testable import ONNXExport
+@testable import Sample
+
+final class ONNXExportTests: XCTestCase {
+    func testGraphInputsOutputsInitializersAndMetadata() throws {
+        let (w, g) = try SafeTensorsTests.smallModel(layers: 2)
+        let data = try ONNXGraph.encode(weights: w, groups: g, modelJSON: "{}")
+        let m = try Onnx_ModelProto(serializedBytes: data)
+        XCTAssertEqual(m.irVersion, 8)
+        XCTAssertEqual(m.opsetImport.map(\.version), [17])
+        XCTAssertEqual(m.graph.input.map(\.name), ["classes", "h0", "c0", "h1", "c1"])
+        XCTAssertEqual(m.graph.output.map(\.name), ["logits_note", "logits_tick", "h0_next", "c0_next", "h1_next", "c1_next"])
+        XCTAssertEqual(m.graph.output[0].type.tensorType.shape.dim.map(\.dimValue), [0, 4], "[batch, 4 notes]")
+        XCTAssertEqual(m.graph.output[0].type.tensorType.shape.dim.first?.dimParam, "batch")
+        let initializers = Dictionary(uniqueKeysWithValues: m.graph.initializer.map { ($0.name, $0) })
+        XCTAssertEqual(initializers["W_in0"]?.dims, [9, 12])
+        XCTAssertEqual(initializers["W_rec1"]?.dims, [3, 12])
+        XCTAssertEqual(initializers["W_in1"]?.dims, [3, 12])
+        XCTAssertEqual(initializers["W_head"]?.dims, [3, 9])
+        XCTAssertEqual(initializers["offsets"]?.int64Data, [0, 4])
+        // W_in0 is Wx's input rows as they are (the gate column blocks f, i, o, g kept).
+        let raw = try XCTUnwrap(initializers["W_in0"]?.rawData)
+        let first = raw.prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        XCTAssertEqual(Float(bitPattern: first), w.layerWx[0][0])
+        XCTAssertEqual(raw.count, 9 * 12 * 4)
+        let meta = Dictionary(uniqueKeysWithValues: m.metadataProps.map { ($0.key, $0.value) })
+        XCTAssertEqual(meta["input_groups"], "note,tick")
+        XCTAssertEqual(meta["output_groups"], "note,tick")
+        XCTAssertEqual(meta["layers"], "2")
+        XCTAssertEqual(meta["model_json"], "{}")
+        XCTAssertEqual(try ONNXGraph.encode(weights: w, groups: g, modelJSON: "{}"), data, "the same model, the same bytes")
+    }
+
+    static var onnxRuntime: Bool { SafeTensorsTests.python(["-c", "import onnxruntime, numpy"]) == 0 }
+
+    func testGrooveStepsMatchDrummerInONNXRuntime() throws {
+        guard Self.onnxRuntime else {
+            throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
+        }
+        let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
+        let sampler = try Sampler(model: model)
+        var fed: [Int32] = []
+        sampler.inputObserver = { fed.append(contentsOf: $0) }
+        var rng = SeededRNG(seed: 2)
+        _ = try sampler.generate(count: 1000, rng: &rng)
+        let k = model.shape.inputGroups.count, O = model.shape.outputWidth
+        let lstm = LSTMInference(weights: model.weights)
+        var logits: [Float] = []
+        for s in 0..<1000 {
+            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
+            lstm.step()
+            logits.append(contentsOf: lstm.logits())
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try ONNXGraph.encode(weights: model.weights, groups: model.groups, modelJSON: "{}").write(to: dir.appendingPathComponent("m.onnx"))
+        try NPY.write(int32: fed, shape: [1000, k], to: dir.appendingPathComponent("c.npy").path)
+        try NPY.write(float32: logits, shape: [1000, O], to: dir.appendingPathComponent("y.npy").path)
+        XCTAssertEqual(SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path,
+                                                dir.appendingPathComponent("m.onnx").path, dir.appendingPathComponent("c.npy").path,
+                                                dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"]), 0)
+    }
+
+    /// PyTorch's frozen logits of a 2-layer model (tests the stacked graph against PyTorch).
+    func testStackedGraphMatchesPyTorchsFrozenLogits() throws {
+        guard Self.onnxRuntime else { throw XCTSkip("python3 with onnxruntime is not installed: ONNX Runtime parity not run") }
+        let fixtures = SafeTensorsTests.fixtures
+        let tiny = try TorchModel.decode(try Data(contentsOf: fixtures.appendingPathComponent("tiny.safetensors")), path: "tiny")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tiny-\(UUID().uuidString).onnx")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ONNXGraph.encode(weights: tiny.weights, groups: tiny.groups, modelJSON: "{}").write(to: file)
+        XCTAssertEqual(SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path, file.path,
+                                                fixtures.appendingPathComponent("tiny-classes.npy").path,
+                                                fixtures.appendingPathComponent("tiny-logits.npy").path, "--tolerance", "1e-5"]), 0)
+    }
+}
