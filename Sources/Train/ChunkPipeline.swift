@@ -54,7 +54,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     }
     /// The optimizer settings and slot of the update job in flight.
     private var updateConfig = OptimizerConfig()
-    private var updateSlot: FloatBuffer?
+    private var updateSlots: [FloatBuffer] = []
     /// The arguments and the result of an asynchronous chunk (`startChunk` / `finishChunk`).
     private var chunkEvents = UnsafeBufferPointer<Int32>(start: nil, count: 0)
     private var chunkSegment = 0, chunkPointer = 0
@@ -126,7 +126,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update(let count):
             Optimizer.update(updateConfig, params: params.pointer, grad: UnsafePointer(grad.pointer),
-                             slot: updateSlot?.pointer, count: count)
+                             slot: updateSlots.first?.pointer, slot2: updateSlots.dropFirst().first?.pointer, count: count)
         }
     }
 
@@ -204,13 +204,14 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
 
     /// The optimizer update of every parameter from `grad`, split in two halves between the
     /// helper and the calling thread.
-    func update(_ config: OptimizerConfig, slot: FloatBuffer?) {
+    func update(_ config: OptimizerConfig, slots: [FloatBuffer]) {
         let P = params.count, half = P / 2
         updateConfig = config
-        updateSlot = slot
+        updateSlots = slots
         helper(.update(count: half))
         Optimizer.update(config, params: params.pointer + half, grad: UnsafePointer(grad.pointer + half),
-                         slot: slot.map { $0.pointer + half }, count: P - half)
+                         slot: slots.first.map { $0.pointer + half }, slot2: slots.dropFirst().first.map { $0.pointer + half },
+                         count: P - half)
         waitForHelper()
     }
 

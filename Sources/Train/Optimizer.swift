@@ -1,7 +1,7 @@
 // The parameter update: elementwise clipping of the gradient to ±clip, then SGD,
-// momentum (TF1 MomentumOptimizer) or RMSProp (TF1, no momentum).
+// momentum (TF1 MomentumOptimizer), RMSProp (TF1, no momentum) or Adam (PyTorch's).
+import Foundation
 #if canImport(Glibc)
-
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -9,10 +9,11 @@ import Darwin
 
 enum Optimizer {
     /// Updates `params` (P) in place from `grad` (P); `slot` is the velocity
-    /// (momentum) or the mean square (rmsprop), nil for sgd.
+    /// (momentum), the mean square (rmsprop) or the first moment (adam), nil for sgd;
+    /// `slot2` adam's second moment.
     static func update(
         _ config: OptimizerConfig, params: UnsafeMutablePointer<Float>, grad: UnsafePointer<Float>,
-        slot: UnsafeMutablePointer<Float>?, count n: Int
+        slot: UnsafeMutablePointer<Float>?, slot2: UnsafeMutablePointer<Float>? = nil, count n: Int
     ) {
         let lr = config.learningRate, hi = config.clip, lo = -config.clip
         switch config.kind {
@@ -38,6 +39,23 @@ enum Optimizer {
                 let s = d * ms[k] + d1 * (g * g)
                 ms[k] = s
                 params[k] -= lr * g / (s + e).squareRoot()
+            }
+        case .adam:
+            guard let m = slot, let v = slot2 else { return }
+            // 1 − β and the bias corrections are worked out in double and rounded once, as
+            // PyTorch does with its Python-float hyperparameters.
+            let beta1 = OptimizerConfig.adamBeta1, beta2 = OptimizerConfig.adamBeta2
+            let b1 = Float(beta1), b2 = Float(beta2), e = Float(OptimizerConfig.adamEpsilon)
+            let d1 = Float(1 - beta1), d2 = Float(1 - beta2)
+            let t = Double(max(1, config.step))
+            let c1 = Float(1 - Foundation.pow(beta1, t)), c2 = Float(1 - Foundation.pow(beta2, t))
+            for k in 0..<n {
+                let g = min(max(grad[k], lo), hi)
+                let mk = b1 * m[k] + d1 * g
+                let vk = b2 * v[k] + d2 * (g * g)
+                m[k] = mk
+                v[k] = vk
+                params[k] -= lr * (mk / c1) / ((vk / c2).squareRoot() + e)
             }
         }
     }

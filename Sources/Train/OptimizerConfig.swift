@@ -1,7 +1,7 @@
 // Optimizer settings and the optimizer's saved per-parameter slots.
 
 public enum OptimizerKind: String, CaseIterable, Sendable {
-    case sgd, momentum, rmsprop
+    case sgd, momentum, rmsprop, adam
 }
 
 /// Update rule settings. The update is: clip every gradient entry to ±clip, then
@@ -9,6 +9,9 @@ public enum OptimizerKind: String, CaseIterable, Sendable {
 /// - momentum: v = momentum·v + g; p -= lr·v                (TF1 MomentumOptimizer)
 /// - rmsprop:  ms = decay·ms + (1−decay)·g²; p -= lr·g / sqrt(ms + epsilon)
 ///             (TF1 RMSPropOptimizer without momentum; ms starts at 1)
+/// - adam:     m = β1·m + (1−β1)·g; v = β2·v + (1−β2)·g²;
+///             p -= lr · (m / (1−β1^t)) / (sqrt(v / (1−β2^t)) + ε)
+///             (PyTorch's torch.optim.Adam: β1 0.9, β2 0.999, ε 1e-8; t the update, from 1)
 public struct OptimizerConfig: Sendable, Equatable {
     public var kind: OptimizerKind
     public var learningRate: Float
@@ -16,6 +19,12 @@ public struct OptimizerConfig: Sendable, Equatable {
     public var decay: Float
     public var epsilon: Float
     public var clip: Float
+    /// The update being made, from 1 (Adam's bias correction; the trainer sets it).
+    public var step: Int = 1
+
+    public static let adamBeta1: Double = 0.9
+    public static let adamBeta2: Double = 0.999
+    public static let adamEpsilon: Double = 1e-8
 
     public init(
         kind: OptimizerKind = Settings.optimizer.defaultValue, learningRate: Float = Settings.learningRate.defaultValue,
@@ -41,7 +50,8 @@ public struct OptimizerConfig: Sendable, Equatable {
 }
 
 /// The optimizer's per-parameter slots, each the length of the parameter buffer.
-/// sgd: none; momentum: "velocity" (starts at 0); rmsprop: "ms" (starts at 1, as TF1).
+/// sgd: none; momentum: "velocity" (starts at 0); rmsprop: "ms" (starts at 1, as TF1);
+/// adam: "m" and "v" (start at 0).
 public struct OptimizerState: Sendable, Equatable {
     public var slots: [String: [Float]]
 
@@ -58,6 +68,8 @@ public struct OptimizerState: Sendable, Equatable {
 
     public static let velocity = "velocity"
     static let meanSquare = "ms"
+    static let firstMoment = "m"
+    static let secondMoment = "v"
 
     /// The slots `kind` uses.
     public static func slotNames(_ kind: OptimizerKind) -> [String] {
@@ -65,6 +77,7 @@ public struct OptimizerState: Sendable, Equatable {
         case .sgd: return []
         case .momentum: return [velocity]
         case .rmsprop: return [meanSquare]
+        case .adam: return [firstMoment, secondMoment]
         }
     }
 

@@ -251,7 +251,7 @@ public enum Settings {
         "batch_size", flag: "batch-size", default: 1, help: "Contiguous streams B trained together", onResume: .fixed,
         codec: .int, check: { try SettingRules.within(1, SettingRules.maximumBatchSize, $0, $1) }, inMetadata: always)
     public static let optimizer = Setting<OptimizerKind>(
-        "optimizer", flag: "optimizer", default: .sgd, help: "Optimizer: sgd, momentum or rmsprop", onResume: .fixed,
+        "optimizer", flag: "optimizer", default: .sgd, help: "Optimizer: sgd, momentum, rmsprop or adam (PyTorch's: beta1 0.9, beta2 0.999, epsilon 1e-8)", onResume: .fixed,
         codec: .name, inMetadata: always)
     public static let initScheme = Setting<InitScheme>(
         "init", flag: "init", default: .keras, help: "Initialisation: original or keras", onResume: .fixed,

@@ -45,7 +45,7 @@ public final class Trainer {
     let params: FloatBuffer, grad: FloatBuffer
     /// Group 1's gradient (empty with one group).
     let groupGrad: FloatBuffer
-    var slot: FloatBuffer?
+    var slots: [FloatBuffer] = []
     /// Input noise for the training rows (nil: none); see InputNoise.swift.
     package var inputNoise: InputNoise? {
         didSet { for g in groups { g.inputs.noise = inputNoise } }
@@ -108,28 +108,29 @@ public final class Trainer {
             groups = [ChunkPipeline(shape: s, unroll: U, batch: B, params: params, grad: grad)]
         }
         setCarriedState(h: state.h, c: state.c)
-        slot = nil
-        try installSlot(from: state.optimizer, kind: optimizer.kind)
+        try installSlots(from: state.optimizer, kind: optimizer.kind)
     }
 
-    /// Copies the optimizer slot `kind` needs out of `state`, checking its length.
-    private func installSlot(from state: OptimizerState, kind: OptimizerKind) throws {
+    /// Copies the optimizer slots `kind` needs out of `state`, checking their lengths.
+    private func installSlots(from state: OptimizerState, kind: OptimizerKind) throws {
         let P = params.count
-        guard let name = OptimizerState.slotNames(kind).first else { slot = nil; return }
-        guard let values = state.slots[name] else {
-            throw TrainError.stateMismatch("optimizer \(kind.rawValue) needs the slot \"\(name)\", which the state lacks")
+        slots = try OptimizerState.slotNames(kind).map { name in
+            guard let values = state.slots[name] else {
+                throw TrainError.stateMismatch("optimizer \(kind.rawValue) needs the slot \"\(name)\", which the state lacks")
+            }
+            guard values.count == P else {
+                throw TrainError.stateMismatch("optimizer slot \"\(name)\" holds \(values.count) values, expected \(P)")
+            }
+            return FloatBuffer(values)
         }
-        guard values.count == P else {
-            throw TrainError.stateMismatch("optimizer slot \"\(name)\" holds \(values.count) values, expected \(P)")
-        }
-        slot = FloatBuffer(values)
     }
 
     /// Bytes of the buffers a trainer allocates for these sizes (the layers' per-row
-    /// activations and gradients for U·B rows, plus parameters, gradient and one optimizer slot).
+    /// activations and gradients for U·B rows, plus parameters, gradient and up to two optimizer
+    /// slots).
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
         let layers = ChunkPipeline.workspaceBytes(shape: shape, unroll: unroll, batch: batch)
-        let (params, o1) = shape.parameterCount.multipliedReportingOverflow(by: 3 * 4)
+        let (params, o1) = shape.parameterCount.multipliedReportingOverflow(by: 4 * 4)
         let (sum, o2) = layers.addingReportingOverflow(params)
         return o1 || o2 ? Int.max : sum
     }
@@ -171,10 +172,8 @@ public final class Trainer {
     /// and the progress (what a checkpoint stores). Costs a copy of every parameter: use
     /// `progress` to know where the run is.
     public func snapshot() -> TrainingState {
-        var slots: [String: [Float]] = [:]
-        if let name = OptimizerState.slotNames(optimizerSettings.kind).first, let s = slot {
-            slots[name] = s.array
-        }
+        var saved: [String: [Float]] = [:]
+        for (name, s) in zip(OptimizerState.slotNames(optimizerSettings.kind), slots) { saved[name] = s.array }
         var h: [Float] = [], c: [Float] = []
         for l in 0..<shape.layers {
             for g in groups {
@@ -185,7 +184,7 @@ public final class Trainer {
         }
         return TrainingState(
             shape: shape, unroll: unroll, batch: batch, parameters: params.array,
-            optimizer: OptimizerState(slots: slots), h: h, c: c,
+            optimizer: OptimizerState(slots: saved), h: h, c: c,
             step: progress.step, epoch: progress.epoch, pointer: progress.pointer)
     }
 
@@ -219,7 +218,7 @@ public final class Trainer {
         set {
             if newValue.kind != optimizerSettings.kind {
                 let fresh = OptimizerState(kind: newValue.kind, parameterCount: params.count)
-                slot = OptimizerState.slotNames(newValue.kind).first.flatMap { fresh.slots[$0] }.map { FloatBuffer($0) }
+                slots = OptimizerState.slotNames(newValue.kind).compactMap { fresh.slots[$0] }.map { FloatBuffer($0) }
             }
             optimizerSettings = newValue
         }
@@ -232,7 +231,9 @@ public final class Trainer {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
         for g in groups { g.inputs.noiseStep = progress.step }
         let loss = runChunk()
-        main.update(optimizerSettings, slot: slot)
+        var config = optimizerSettings
+        config.step = progress.step + 1
+        main.update(config, slots: slots)
         for g in groups { g.carryState() }
         progress.step += 1
         progress.pointer += unroll

@@ -70,6 +70,13 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(s.state.optimizer.slots.keys.sorted(), ["ms"])
     }
 
+    /// Adam's two moments and its step count (the bias correction) resume exactly.
+    func testResumeIsBitwiseExactBatch16Adam() throws {
+        let (s, r) = try straightAndResumed(batch: 16, optimizer: .adam)
+        assertBitwiseEqual(s, r)
+        XCTAssertEqual(s.state.optimizer.slots.keys.sorted(), ["m", "v"])
+    }
+
     func testResumeIsBitwiseExactBatch2Momentum() throws {
         let (s, r) = try straightAndResumed(batch: 2, optimizer: .momentum)
         assertBitwiseEqual(s, r)

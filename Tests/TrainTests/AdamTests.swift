@@ -1,0 +1,33 @@
+// `--optimizer adam` (issue 20's lever): the update is PyTorch's torch.optim.Adam, gradient
+// entries clipped to ±clip first. Reference values written by PyTorch 2.13 (lr 0.01, the third
+// gradient entry 7.0 clipped to 5):
+//   p = nn.Parameter(torch.tensor([0.5, -1.0, 2.0])); opt = torch.optim.Adam([p], lr=0.01)
+//   for g in [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]:
+//       p.grad = torch.tensor(g).clamp(-5, 5); opt.step()
+import XCTest
+@testable import Train
+
+final class AdamTests: XCTestCase {
+    func testThreeUpdatesMatchPyTorch() {
+        var params: [Float] = [0.5, -1.0, 2.0]
+        var m = [Float](repeating: 0, count: 3), v = [Float](repeating: 0, count: 3)
+        let grads: [[Float]] = [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]
+        let torch: [[Float]] = [[0.49000001, -0.99000001, 1.99000001], [0.480822206, -0.983299434, 1.98391449],
+                                [0.474813074, -0.984158099, 1.9790839]]
+        var config = OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5)
+        for (t, g) in grads.enumerated() {
+            config.step = t + 1
+            g.withUnsafeBufferPointer { gp in
+                Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: &m, slot2: &v, count: 3)
+            }
+            for k in 0..<3 { XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)") }
+        }
+        let torchM: [Float] = [0.0301000047, 0.0038000003, 0.379000008]
+        let torchV: [Float] = [0.000102390019, 7.99200425e-05, 0.0251198672]
+        for k in 0..<3 {
+            XCTAssertEqual(m[k], torchM[k], accuracy: 1e-7)
+            XCTAssertEqual(v[k], torchV[k], accuracy: 1e-8)
+        }
+        XCTAssertEqual(OptimizerState(kind: .adam, parameterCount: 2).slots, ["m": [0, 0], "v": [0, 0]])
+    }
+}
