@@ -33,8 +33,25 @@ enum CLI {
     @discardableResult
     static func run(_ args: [String], environment: [String: String] = [:], removing: [String] = [],
                     cwd: URL? = nil, stdin: Data? = nil) throws -> CLIResult {
+        try run(executable: binary, args, environment: environment, removing: removing, cwd: cwd, stdin: stdin)
+    }
+
+    /// `python3 ARGS` (through /usr/bin/env).
+    static func python(_ args: [String], environment: [String: String] = [:], cwd: URL? = nil) throws -> CLIResult {
+        try run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + args, environment: environment, cwd: cwd)
+    }
+
+    /// Whether python3 imports every module named (e.g. "torch, safetensors").
+    static func pythonHas(_ modules: String) -> Bool {
+        (try? python(["-c", "import \(modules)"]).status) == 0
+    }
+
+    /// Runs `executable` with `args`; stdout and stderr captured.
+    @discardableResult
+    static func run(executable: URL, _ args: [String], environment: [String: String] = [:], removing: [String] = [],
+                    cwd: URL? = nil, stdin: Data? = nil) throws -> CLIResult {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
         for k in removing { env.removeValue(forKey: k) }
@@ -103,5 +120,55 @@ enum TestDataset {
         d += Data(header.utf8)
         for v in values { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         try d.write(to: url)
+    }
+}
+
+/// The built binary running in the background (for signals), its output going to files in `dir`.
+final class BackgroundCLI {
+    let process = Process()
+    let outURL: URL, errURL: URL
+    private let outHandle: FileHandle, errHandle: FileHandle
+
+    init(_ args: [String], outputIn dir: URL) throws {
+        outURL = dir.appendingPathComponent("out-\(UUID().uuidString).txt")
+        errURL = dir.appendingPathComponent("err-\(UUID().uuidString).txt")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        outHandle = try FileHandle(forWritingTo: outURL)
+        errHandle = try FileHandle(forWritingTo: errURL)
+        process.executableURL = CLI.binary
+        process.arguments = args
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// Waits until standard output (or error) holds `text`, the process ends or `seconds` pass;
+    /// whether the text came.
+    @discardableResult
+    func wait(for text: String, inStandardError: Bool = false, seconds: Double, poll: useconds_t = 10_000) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, process.isRunning {
+            if (inStandardError ? stderr : stdout).contains(text) { return true }
+            usleep(poll)
+        }
+        return (inStandardError ? stderr : stdout).contains(text)
+    }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the end; the output files are then complete (and removed).
+    func finish() throws -> (reason: Process.TerminationReason, status: Int32, stdout: String, stderr: String) {
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        let result = (process.terminationReason, process.terminationStatus, stdout, stderr)
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+        return result
     }
 }

@@ -6,20 +6,12 @@ import XCTest
 
 final class ChaosCLITests: XCTestCase {
     func testTwentyKillsResumeToBitwiseIdenticalWeights() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [CLI.repoRoot.appendingPathComponent("Scripts/chaos-train").path, "--short"]
-        var env = ProcessInfo.processInfo.environment
-        env["DRUMMER"] = CLI.binary.path
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let r = try CLI.run(executable: URL(fileURLWithPath: "/bin/bash"),
+                            [CLI.repoRoot.appendingPathComponent("Scripts/chaos-train").path, "--short"],
+                            environment: ["DRUMMER": CLI.binary.path])
+        let text = r.stdout + r.stderr
         print(text)
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertEqual(r.status, 0, text)
         XCTAssertTrue(text.contains("chaos-train: final weights (step 1000: Wx.bin Wy.bin) bitwise identical to the uninterrupted run"), text)
         XCTAssertTrue(text.contains("chaos-train: no temporary file or lock left in the checkpoint directory"), text)
         let kills = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("chaos-train: 20 SIGKILLs survived (") }, text)

@@ -5,11 +5,7 @@ import XCTest
 
 final class ONNXReadmeCLITests: XCTestCase {
     func testTheReadmeLoopSamplesFromAnExportedGraph() throws {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import onnxruntime, numpy"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil, { probe.waitUntilExit(); return probe.terminationStatus == 0 }() else {
+        guard CLI.pythonHas("onnxruntime, numpy") else {
             throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI)")
         }
         let tmp = try CLI.temporaryDirectory("onnx-readme")
@@ -31,16 +27,9 @@ final class ONNXReadmeCLITests: XCTestCase {
         XCTAssertLessThanOrEqual(code.split(separator: "\n").count, 12, "a short loop")
         let script = tmp.appendingPathComponent("loop.py")
         try code.replacingOccurrences(of: "\"model.onnx\"", with: "\"\(onnx)\"").write(to: script, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script.path]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        let p = try CLI.python([script.path])
+        let text = p.stdout + p.stderr
+        XCTAssertEqual(p.status, 0, text)
         let lines = text.split(separator: "\n")
         XCTAssertEqual(lines.count, 16, text)
         var last = -1

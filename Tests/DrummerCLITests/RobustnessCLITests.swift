@@ -79,36 +79,15 @@ final class RobustnessCLITests: XCTestCase {
     /// to be interrupted. SIGTERM during it saves the finished step and leaves no lock.
     func testSIGTERMDuringTheFinalEvaluationSavesTheStepFirst() throws {
         try TrainCLITests.writeDataset(root.appendingPathComponent("long"), count: 30_000)
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = ["train"] + small("long", hidden: 1500) + ["--steps", "1", "--log-every", "1"]
-        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
+        let run = try BackgroundCLI(["train"] + small("long", hidden: 1500) + ["--steps", "1", "--log-every", "1"], outputIn: root)
         // The step's progress line comes just before the final evaluation starts.
-        let deadline = Date().addingTimeInterval(120)
-        var text = ""
-        while Date() < deadline, p.isRunning {
-            text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-            if text.contains("step 1/1") { break }
-            usleep(10_000)
-        }
-        XCTAssertTrue(text.contains("step 1/1"), text)
-        XCTAssertTrue(text.contains("estimate: "), "estimates come after the first steps, a one-step run too: \(text)")
+        XCTAssertTrue(run.wait(for: "step 1/1", seconds: 120), run.stdout)
+        XCTAssertTrue(run.stdout.contains("estimate: "), "estimates come after the first steps, a one-step run too: \(run.stdout)")
         usleep(300_000)
-        kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
-        try out.close()
-        try err.close()
-        text = try String(contentsOf: outURL, encoding: .utf8)
-        let errText = try String(contentsOf: errURL, encoding: .utf8)
-        XCTAssertEqual(p.terminationReason, .exit, errText)
-        XCTAssertEqual(p.terminationStatus, 0, errText)
+        run.signal(SIGTERM)
+        let (reason, status, text, errText) = try run.finish()
+        XCTAssertEqual(reason, .exit, errText)
+        XCTAssertEqual(status, 0, errText)
         let ckpt = checkpointDir.appendingPathComponent("ckpt-1.h5").path
         XCTAssertTrue(text.contains("interrupted at step 1 during its evaluation: saved \(ckpt); drummer eval \(ckpt) --data "), text)
         XCTAssertFalse(text.contains("eval step 1"), "the evaluation was cut short, not finished: \(text)")

@@ -6,11 +6,7 @@ import XCTest
 
 final class TorchTrainCLITests: XCTestCase {
     func testTorchrunTrainsAModelDrummerImportsAndSamples() throws {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import torch, safetensors, numpy, torch.distributed"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil, { probe.waitUntilExit(); return probe.terminationStatus == 0 }() else {
+        guard CLI.pythonHas("torch, safetensors, numpy, torch.distributed") else {
             throw XCTSkip("python3 with torch and safetensors is not installed (Scripts/test installs them from a CPU wheel when one is on the machine)")
         }
         let tmp = try CLI.temporaryDirectory("torch-train")
@@ -19,20 +15,12 @@ final class TorchTrainCLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("corpus/groove/drummer4").path, "-o", data,
                                     "--quantize", "30", "--validation-fraction", "0.3"]).status, 0)
         let out = tmp.appendingPathComponent("m.safetensors").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                       CLI.repoRoot.appendingPathComponent("python/train_torch.py").path, "--data", data, "--hidden", "16",
-                       "--layers", "2", "--steps", "6", "--eval-every", "3", "--batch-size", "2", "--unroll", "10",
-                       "--drummer", CLI.binary.path, "-o", out]
-        p.currentDirectoryURL = tmp
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        let p = try CLI.python(["-m", "torch.distributed.run", "--nproc_per_node", "2",
+                                CLI.repoRoot.appendingPathComponent("python/train_torch.py").path, "--data", data, "--hidden", "16",
+                                "--layers", "2", "--steps", "6", "--eval-every", "3", "--batch-size", "2", "--unroll", "10",
+                                "--drummer", CLI.binary.path, "-o", out], cwd: tmp)
+        let text = p.stdout + p.stderr
+        XCTAssertEqual(p.status, 0, text)
         let last = try XCTUnwrap(text.split(separator: "\n").last { $0.hasPrefix("{\"step\": 6") }, text)
         let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         XCTAssertEqual(record["processes"] as? Int, 2)

@@ -35,44 +35,18 @@ final class TrainCLITests: XCTestCase {
 
     /// Sends `sig` `times` times, milliseconds apart, once the first checkpoint is written.
     func interrupt(with sig: Int32, times: Int = 1) throws {
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = ["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"]
-        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let deadline = Date().addingTimeInterval(30)
-        var text = ""
-        while Date() < deadline, p.isRunning {
-            text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-            if text.contains("checkpoint ") { break }
-            usleep(10_000)
-        }
-        XCTAssertTrue(text.contains("checkpoint "), "no checkpoint line before the deadline: \(text)")
+        let run = try BackgroundCLI(["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"],
+                                    outputIn: root)
+        XCTAssertTrue(run.wait(for: "checkpoint ", seconds: 30), "no checkpoint line before the deadline: \(run.stdout)")
         for k in 0..<times {
-            if k > 0 {
-                // Signals sent before the first is delivered merge into one: send the next
-                // as soon as the handler has answered (milliseconds after the first).
-                let until = Date().addingTimeInterval(5)
-                while Date() < until, p.isRunning,
-                      !((try? String(contentsOf: errURL, encoding: .utf8)) ?? "").contains("stopping after this step") {
-                    usleep(200)
-                }
-            }
-            kill(p.processIdentifier, sig)
+            // Signals sent before the first is delivered merge into one: send the next as soon
+            // as the handler has answered (milliseconds after the first).
+            if k > 0 { run.wait(for: "stopping after this step", inStandardError: true, seconds: 5, poll: 200) }
+            run.signal(sig)
         }
-        p.waitUntilExit()
-        try out.close()
-        try err.close()
-        text = try String(contentsOf: outURL, encoding: .utf8)
-        let errText = try String(contentsOf: errURL, encoding: .utf8)
-        XCTAssertEqual(p.terminationReason, .exit, errText)
-        XCTAssertEqual(p.terminationStatus, 0, errText)
+        let (reason, status, text, errText) = try run.finish()
+        XCTAssertEqual(reason, .exit, errText)
+        XCTAssertEqual(status, 0, errText)
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("interrupted at step ") }) else {
             return XCTFail("no interrupted line: \(text)")
         }
@@ -103,37 +77,19 @@ final class TrainCLITests: XCTestCase {
     func testThirdCtrlCQuitsWithoutSaving() throws {
         let data = root.appendingPathComponent("long")
         try Self.writeDataset(data, count: 4000)
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = ["train", "--recipe", "original", "--data", data.path, "--hidden", "400", "--unroll", "400",
-                       "--checkpoint-dir", root.appendingPathComponent("c").path,
-                       "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"]
-        let outURL = root.appendingPathComponent("out.txt"), errURL = root.appendingPathComponent("err.txt")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        func wait(for file: URL, _ text: String, seconds: Double) {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline, p.isRunning,
-                  !((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(text) { usleep(200) }
-        }
+        let run = try BackgroundCLI(["train", "--recipe", "original", "--data", data.path, "--hidden", "400", "--unroll", "400",
+                                     "--checkpoint-dir", root.appendingPathComponent("c").path,
+                                     "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"], outputIn: root)
         // Training (and its signal handler) has started once a progress line is out.
-        wait(for: outURL, "step 1", seconds: 60)
-        kill(p.processIdentifier, SIGINT)
-        wait(for: errURL, "stopping after this step", seconds: 5)
-        kill(p.processIdentifier, SIGINT)
-        wait(for: errURL, "already stopping", seconds: 5)
-        kill(p.processIdentifier, SIGINT)
-        p.waitUntilExit()
-        try out.close()
-        try err.close()
-        let errText = try String(contentsOf: errURL, encoding: .utf8)
-        XCTAssertEqual(p.terminationReason, .exit, errText)
-        XCTAssertEqual(p.terminationStatus, 130, errText)
+        run.wait(for: "step 1", seconds: 60, poll: 200)
+        run.signal(SIGINT)
+        run.wait(for: "stopping after this step", inStandardError: true, seconds: 5, poll: 200)
+        run.signal(SIGINT)
+        run.wait(for: "already stopping", inStandardError: true, seconds: 5, poll: 200)
+        run.signal(SIGINT)
+        let (reason, status, _, errText) = try run.finish()
+        XCTAssertEqual(reason, .exit, errText)
+        XCTAssertEqual(status, 130, errText)
         XCTAssertTrue(errText.contains("drummer: quitting without saving a checkpoint"), errText)
         XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
     }

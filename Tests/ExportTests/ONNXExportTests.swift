@@ -47,19 +47,8 @@ final class ONNXExportTests: XCTestCase {
             throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
         }
         let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
-        let sampler = try Sampler(model: model)
-        var fed: [Int32] = []
-        sampler.inputObserver = { fed.append(contentsOf: $0) }
-        var rng = SeededRNG(seed: 2)
-        _ = try sampler.generate(count: 1000, rng: &rng)
+        let (fed, logits) = try SafeTensorsTests.sampledSequence(model, seed: 2)
         let k = model.shape.inputGroups.count, O = model.shape.outputWidth
-        let lstm = LSTMInference(weights: model.weights)
-        var logits: [Float] = []
-        for s in 0..<1000 {
-            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
-            lstm.step()
-            logits.append(contentsOf: lstm.logits())
-        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

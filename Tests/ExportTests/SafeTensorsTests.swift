@@ -196,22 +196,8 @@ final class SafeTensorsTests: XCTestCase {
                           + "one is on the machine): parity with PyTorch not run; the frozen fixture test still checks the mapping")
         }
         let model = try ModelDirectory.load(path: Self.repo.appendingPathComponent("models/groove").path)
-        // The inputs of 1,000 sampled hits, as the sampler fed them.
-        let sampler = try Sampler(model: model)
-        var fed: [Int32] = []
-        sampler.inputObserver = { fed.append(contentsOf: $0) }
-        var rng = SeededRNG(seed: 1)
-        _ = try sampler.generate(count: 1000, rng: &rng)
+        let (fed, logits) = try Self.sampledSequence(model, seed: 1)
         let k = model.shape.inputGroups.count, O = model.shape.outputWidth
-        XCTAssertEqual(fed.count, 1000 * k)
-        // drummer's logits from zero state over that sequence.
-        let lstm = LSTMInference(weights: model.weights)
-        var logits: [Float] = []
-        for s in 0..<1000 {
-            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
-            lstm.step()
-            logits.append(contentsOf: lstm.logits())
-        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -222,6 +208,26 @@ final class SafeTensorsTests: XCTestCase {
         let status = Self.python([Self.repo.appendingPathComponent("python/parity.py").path, dir.appendingPathComponent("m.safetensors").path,
                                   dir.appendingPathComponent("c.npy").path, dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"])
         XCTAssertEqual(status, 0, "PyTorch's logits differ from drummer's by more than 1e-4 (relative)")
+    }
+
+    /// The input classes of 1,000 hits sampled from `model` (as the sampler fed them) and
+    /// drummer's logits from zero state over that sequence (1000 × outputs).
+    static func sampledSequence(_ model: LoadedModel, seed: UInt64) throws -> (classes: [Int32], logits: [Float]) {
+        let sampler = try Sampler(model: model)
+        var fed: [Int32] = []
+        sampler.inputObserver = { fed.append(contentsOf: $0) }
+        var rng = SeededRNG(seed: seed)
+        _ = try sampler.generate(count: 1000, rng: &rng)
+        let k = model.shape.inputGroups.count
+        precondition(fed.count == 1000 * k)
+        let lstm = LSTMInference(weights: model.weights)
+        var logits: [Float] = []
+        for s in 0..<1000 {
+            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
+            lstm.step()
+            logits.append(contentsOf: lstm.logits())
+        }
+        return (fed, logits)
     }
 
     @discardableResult
