@@ -189,6 +189,12 @@ public struct StatsResult: Sendable {
 
     public func target(_ key: String) -> Target? { targets.first { $0.key == key } }
 
+    /// The keys of issue 10's targets (the groove figures) and of issue 20's bar-structure ones.
+    public static let issue10Targets = ["note_js_bits", "delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity",
+                                        "accent_profile", "duplicate_onset_rate", "hits"]
+    public static let structureTargets = ["bar_similarity_lag1", "bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8",
+                                          "patterns_per_16_bars", "fill_tom_crash_ratio", "fill_similarity_ratio"]
+
     /// "figure: reason" for every n/a figure, in table order.
     public var notes: [String] {
         let order = ["delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity", "accent_profile"]

@@ -21,8 +21,14 @@ public struct StepFigures: Sendable, Equatable {
     /// Share of onsets on the 16th grid as a share of the reference's.
     public var grid: Double?
     public var accent: Double?
-    /// Every target of `drummer stats` met (one that cannot be measured counts as not met).
+    /// Every issue-10 target of `drummer stats` met (one that cannot be measured counts as not met).
     public var targetsMet: Bool
+    /// Bar similarity at lags 1, 2, 4, 8, each as a share of the reference's, averaged.
+    public var similarity: Double? = nil
+    /// Patterns per 16 bars as a share of the reference's.
+    public var patterns: Double? = nil
+    /// Every bar-structure target of issue 20 met (similarity at each lag, patterns, the fills).
+    public var structureMet = false
 
     public init(step: Int, path: String, periodicity: Double?, noteJS: Double?, deltaJS: Double?,
                 velocityJS: Double?, grid: Double?, accent: Double?, targetsMet: Bool) {
@@ -38,9 +44,17 @@ public struct StepFigures: Sendable, Equatable {
     }
 
     public init(step: Int, path: String, result r: StatsResult) {
+        func met(_ keys: [String]) -> Bool { keys.allSatisfy { r.target($0)?.met == true } }
         self.init(step: step, path: path, periodicity: r.periodicity.ratio, noteJS: r.noteJS, deltaJS: r.deltaJS,
                   velocityJS: r.velocityJS, grid: r.gridShare.ratio, accent: r.accent.correlation,
-                  targetsMet: !r.targets.isEmpty && r.targets.allSatisfy { $0.met == true })
+                  targetsMet: met(StatsResult.issue10Targets.filter { $0 != "hits" || r.expectedHits != nil }))
+        let g = r.generated.structure, ref = r.reference.structure
+        let lags = BarStructureSums.lags.compactMap { lag in
+            StatsResult.Pair(generated: g.similarity(lag: lag), reference: ref.similarity(lag: lag)).ratio
+        }
+        similarity = lags.count == BarStructureSums.lags.count ? lags.reduce(0, +) / Double(lags.count) : nil
+        patterns = StatsResult.Pair(generated: g.patternsPer16Bars, reference: ref.patternsPer16Bars).ratio
+        structureMet = met(StatsResult.structureTargets)
     }
 }
 
@@ -56,21 +70,29 @@ public enum StepRule {
         + "note and delta JS <= 0.025 bits, velocity JS <= 0.04 bits, grid share within 10% of the reference's, "
         + "accent r >= 0.85; then the highest periodicity"
 
-    /// Whether `f` meets every target with the margins.
-    public static func meets(_ f: StepFigures) -> Bool {
+    /// The rule with `--structure`: issue 20's bar-structure targets too, ranked by similarity.
+    public static let structureDescription = "with --structure also issue 20's bar-structure targets (similarity at lags 1, 2, 4, 8 "
+        + ">= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps); then the highest mean similarity"
+
+    /// Whether `f` meets every target with the margins (and, with `structure`, issue 20's
+    /// bar-structure targets).
+    public static func meets(_ f: StepFigures, structure: Bool = false) -> Bool {
         guard f.targetsMet, let p = f.periodicity, let n = f.noteJS, let d = f.deltaJS, let v = f.velocityJS,
               let g = f.grid, let a = f.accent else { return false }
+        if structure, !f.structureMet { return false }
         return p >= minimumPeriodicity && n <= maximumNoteJS && d <= maximumDeltaJS && v <= maximumVelocityJS
             && abs(g - 1) <= maximumGridDeviation && a >= minimumAccent
     }
 
-    /// The index of the candidate to ship: of those that meet the rule, the highest periodicity,
-    /// the earliest step on a tie; nil when none does.
-    public static func choose(_ candidates: [StepFigures]) -> Int? {
+    /// The index of the candidate to ship: of those that meet the rule, the highest periodicity
+    /// (with `structure`: the highest mean bar similarity), the earliest step on a tie; nil when
+    /// none does.
+    public static func choose(_ candidates: [StepFigures], structure: Bool = false) -> Int? {
+        func key(_ f: StepFigures) -> Double { (structure ? f.similarity : f.periodicity) ?? 0 }
         var best: Int?
-        for (i, f) in candidates.enumerated() where meets(f) {
+        for (i, f) in candidates.enumerated() where meets(f, structure: structure) {
             guard let b = best else { best = i; continue }
-            let (p, q) = (f.periodicity ?? 0, candidates[b].periodicity ?? 0)
+            let (p, q) = (key(f), key(candidates[b]))
             if p > q || (p == q && f.step < candidates[b].step) { best = i }
         }
         return best

@@ -52,6 +52,9 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
     var seed: UInt64 = 1001
 
+    @Flag(help: "Also require issue 20's bar-structure targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps) and choose the highest mean bar similarity.")
+    var structure = false
+
     @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
     var export: String?
 
@@ -88,7 +91,7 @@ struct ChooseStepCommand: ParsableCommand {
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
-        print("rule: \(StepRule.description)")
+        print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(Self.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
@@ -97,32 +100,36 @@ struct ChooseStepCommand: ParsableCommand {
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)
             rows.append(figures)
-            print(Self.line(figures))
+            print(line(figures))
         }
-        guard let best = StepRule.choose(rows) else {
+        guard let best = StepRule.choose(rows, structure: structure) else {
             throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
         }
-        let qualified = rows.filter(StepRule.meets).count
+        let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
         print("chosen: step \(rows[best].step) (\(rows[best].path)): "
               + (qualified == 1 ? "the only checkpoint that meets the rule"
-                                : "the highest periodicity of the \(qualified) checkpoints that meet the rule"))
+                                : "the highest \(structure ? "bar similarity" : "periodicity") of the \(qualified) checkpoints that meet the rule"))
         if let export {
             let s = try Exporter.export(checkpoint: rows[best].path, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)")
         }
     }
 
-    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  rule"
+    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  rule"
 
-    /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured).
-    static func line(_ f: StepFigures) -> String {
+    /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured);
+    /// similarity (the mean over lags 1, 2, 4, 8) and patterns per 16 bars as shares of the
+    /// reference's.
+    func line(_ f: StepFigures) -> String {
         func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
         func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
-        let rule = StepRule.meets(f) ? "✓" : f.targetsMet ? "targets met, margins not" : "✗"
+        let rule = StepRule.meets(f, structure: structure) ? "✓"
+            : f.targetsMet && (!structure || f.structureMet) ? "targets met, margins not" : "✗"
         return pad(String(f.step), 4) + "  " + pad(percent(f.periodicity), 15) + pad(bits(f.noteJS), 9)
             + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
-            + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + "  " + rule
+            + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + pad(percent(f.similarity), 12)
+            + pad(percent(f.patterns), 10) + "  " + rule
     }
 
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back

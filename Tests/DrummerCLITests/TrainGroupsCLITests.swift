@@ -290,7 +290,8 @@ final class TrainGroupsCLITests: XCTestCase {
                              "--seed", "7", "--export", out])
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "choose-step: 2 checkpoints of \(dir), 3 files × 40 hits each (seeds 7…9), against \(data.path)")
-        XCTAssertEqual(lines.dropFirst(2).first, "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  rule")
+        XCTAssertEqual(lines.dropFirst(2).first,
+                       "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  rule")
         let rows = lines.filter { $0.hasPrefix("   2 ") || $0.hasPrefix("   3 ") }
         XCTAssertEqual(rows.count, 2, r.stdout)
         // A model trained 3 steps plays nothing like the data: nothing qualifies, nothing is exported.
@@ -315,8 +316,14 @@ final class TrainGroupsCLITests: XCTestCase {
         let expected = [percent(ratio("bar_periodicity")), bits(j["note_js_bits"] as? Double), bits(j["delta_js_bits"] as? Double),
                         bits(j["velocity_js_bits"] as? Double), percent(ratio("grid16_share")),
                         accent.map { String(format: "%.3f", $0) } ?? "n/a"]
+        // Issue 20's columns: bar similarity (the mean over lags 1, 2, 4, 8) and patterns per 16
+        // bars, as shares of the reference's (n/a: 40 hits make no 16-bar window).
+        let structure = try XCTUnwrap(j["bar_structure"] as? [String: Any])
+        let lags = [1, 2, 4, 8].compactMap { ((structure["bar_similarity_lag\($0)"] as? [String: Any])?["ratio"] as? Double) }
+        let similarity = lags.count == 4 ? percent(lags.reduce(0, +) / 4) : "n/a"
+        let patterns = percent((structure["patterns_per_16_bars"] as? [String: Any])?["ratio"] as? Double)
         let row = try XCTUnwrap(rows.last)
-        XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(6)), expected, row)
+        XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(8)), expected + [similarity, patterns], row)
 
         // Errors: not a directory (usage), no checkpoint in the range (named, with what there is).
         let missing = try CLI.run(["choose-step", root.appendingPathComponent("nope").path, "--reference", data.path])

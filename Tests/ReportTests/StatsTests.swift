@@ -484,4 +484,51 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(StepRule.choose([figures(1, periodicity: 0.5), figures(2, met: false)]))
         XCTAssertNil(StepRule.choose([]))
     }
+
+    /// --structure: issue 20's bar-structure targets must be met too; the highest mean
+    /// similarity wins. Without it they do not count (issue-10 targets only).
+    func testStructureRuleNeedsTheBarTargetsAndRanksBySimilarity() {
+        func structured(_ step: Int, similarity: Double, met: Bool, periodicity: Double = 0.9) -> StepFigures {
+            var f = figures(step, periodicity: periodicity)
+            f.similarity = similarity
+            f.structureMet = met
+            return f
+        }
+        let rows = [structured(1, similarity: 0.95, met: false, periodicity: 0.99), structured(2, similarity: 0.85, met: true),
+                    structured(3, similarity: 0.90, met: true, periodicity: 0.86)]
+        XCTAssertEqual(StepRule.choose(rows), 0, "without --structure: the highest periodicity, bar targets ignored")
+        XCTAssertEqual(StepRule.choose(rows, structure: true), 2, "with it: step 1 misses a bar target; 0.90 beats 0.85")
+        XCTAssertFalse(StepRule.meets(rows[0], structure: true))
+    }
+
+    /// The issue-10 targets decide `targetsMet`, whatever issue 20's bar figures say.
+    func testTargetsMetCountsIssue10TargetsOnly() {
+        XCTAssertEqual(Set(StatsResult.issue10Targets).intersection(StatsResult.structureTargets), [])
+        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
+        // The same two bars of a beat on both sides, then a reference with many different bars.
+        let bar: [(Int, Int)] = [(36, 0), (42, 0), (38, 480), (42, 240), (42, 720), (36, 960), (42, 960), (38, 1440), (42, 1200), (42, 1680)]
+        func track(_ bars: Int, fills: Bool = true) -> HitTrack {
+            var notes: [Int] = [], onsets: [Int] = []
+            for b in 0..<bars {
+                for (n, t) in bar { notes.append(n); onsets.append(b * 1920 + t) }
+                // A fill: a crash on the last sixteenth of bars 4 and 8 (and a tom in bar 2, so both have some).
+                if fills, b % 4 == 3 { notes.append(49); onsets.append(b * 1920 + 1800) }
+                if fills, b % 8 == 1 { notes.append(48); onsets.append(b * 1920 + 1800) }
+            }
+            let order = onsets.indices.sorted { onsets[$0] < onsets[$1] }
+            return HitTrack(path: "t", ticksPerQuarter: 480, notes: order.map { notes[$0] }, onsets: order.map { onsets[$0] },
+                            velocities: order.map { onsets[$0] % 480 == 0 ? 100 : 60 },
+                            bars: order.map { BarSlot(bar: onsets[$0] / 1920, tickInBar: onsets[$0] % 1920, barTicks: 1920) })
+        }
+        g.add(track(16), tolerance: 0.125)
+        r.add(track(16), tolerance: 0.125)
+        let same = StepFigures(step: 1, path: "p", result: StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil))
+        XCTAssertTrue(same.structureMet)
+        XCTAssertEqual(try XCTUnwrap(same.similarity), 1, accuracy: 1e-12)
+        XCTAssertTrue(same.targetsMet)
+        var plain = GrooveTally(ticksPerQuarter: 480)
+        plain.add(track(16, fills: false), tolerance: 0.125)
+        let other = StepFigures(step: 1, path: "p", result: StatsResult(generated: plain, reference: r, tolerance: 0.125, quantize: nil))
+        XCTAssertFalse(other.structureMet, "no fills where the reference has them")
+    }
 }
