@@ -139,6 +139,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// up to the whole batch's. Reads the carried state in block 0 and leaves it unchanged.
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         inputs.gather(events: events, segment: segment, pointer: p)
+        fillDropoutMasks(segment: segment, pointer: p)
         // With --input-noise-draw model: one more forward sweep, here, over the true inputs,
         // whose predictions replace some of them (nothing runs on the helper meanwhile).
         drawInputsFromModel(segment: segment, pointer: p)
@@ -164,6 +165,27 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             waitForHelper()
         }
         return head.lossSum
+    }
+
+    /// Dropout between layers (Dropout.swift): nil for none.
+    var dropout: Dropout? {
+        didSet { for layer in layers.dropFirst() { layer.setDropout(dropout != nil) } }
+    }
+
+    /// The chunk's dropout masks of every layer above layer 0: row r (step t, stream b) of
+    /// layer l gets Dropout.scale(step, l, its event, unit) for each unit.
+    func fillDropoutMasks(segment: Int, pointer p: Int) {
+        guard let dropout else { return }
+        for (l, layer) in layers.enumerated().dropFirst() {
+            guard let mask = layer.dropMask else { continue }
+            for t in 0..<U {
+                for b in 0..<B {
+                    let r = t * B + b, e = inputs.event(step: t, stream: b, segment: segment, pointer: p)
+                    let m = mask.mutable(r * layer.H, layer.H)
+                    for j in 0..<layer.H { m[j] = dropout.scale(step: inputs.noiseStep, layer: l, event: e, unit: j) }
+                }
+            }
+        }
     }
 
     /// Model-drawn input noise (InputNoise.swift, draw == .model), after `gather`: a forward

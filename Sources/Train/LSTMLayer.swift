@@ -65,6 +65,29 @@ final class LSTMLayer: @unchecked Sendable {
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
+    /// Dropout on this layer's input (a layer above layer 0, when training with --dropout):
+    /// the mask of each row (R·H: 0 or 1/(1 − P)) and the masked input x ⊙ mask (R·H), which
+    /// the input product and the weight gradient read; nil without dropout.
+    private(set) var dropMask: FloatBuffer?
+    private var dropped: FloatBuffer?
+
+    /// Turns dropout of this layer's input on (buffers allocated once) or off.
+    func setDropout(_ on: Bool) {
+        guard case .dense = input else { return }
+        if on, dropMask == nil {
+            dropMask = FloatBuffer(count: U * B * H)
+            dropped = FloatBuffer(count: U * B * H)
+        } else if !on {
+            dropMask = nil
+            dropped = nil
+        }
+    }
+
+    /// The input rows the products read: the layer below's h, or with dropout x ⊙ mask.
+    private func inputRows(_ rows: Range<Int>, below: LSTMLayer) -> UnsafeBufferPointer<Float> {
+        guard let dropped else { return below.hRows(rows) }
+        return dropped.buffer(rows.lowerBound * H, rows.count * H)
+    }
 
     init(layout: ParameterLayout.Layer, input: Input, hidden: Int, unroll: Int, batch: Int,
          params: FloatBuffer, grad: FloatBuffer) {
@@ -131,10 +154,15 @@ final class LSTMLayer: @unchecked Sendable {
     func inputProduct(rows: Range<Int>) {
         guard case .dense(let below) = input else { return }
         let r0 = rows.lowerBound, nr = rows.count
+        if let mask = dropMask, let dropped {
+            // x ⊙ mask for these rows (the mask is the chunk's, set by ChunkPipeline).
+            let h = below.hRows(rows), m = mask.buffer(r0 * H, nr * H), out = dropped.mutable(r0 * H, nr * H)
+            for i in 0..<(nr * H) { out[i] = h[i] * m[i] }
+        }
         let bias = weights(layout.bias)
         for r in rows { _ = acts.mutable(r * G, G).update(fromContentsOf: bias) }
-        BLAS.sgemm(.none, .none, m: nr, n: G, k: H, alpha: 1, a: below.hRows(rows), lda: H, b: weights(layout.inputBlock),
-                   ldb: G, beta: 1, c: acts.mutable(r0 * G, nr * G), ldc: G)
+        BLAS.sgemm(.none, .none, m: nr, n: G, k: H, alpha: 1, a: inputRows(rows, below: below), lda: H,
+                   b: weights(layout.inputBlock), ldb: G, beta: 1, c: acts.mutable(r0 * G, nr * G), ldc: G)
     }
 
     /// (1)–(4) for the B rows of step t: reads h_{t−1}, c_{t−1}; writes acts, c_t, tanh(c_t), h_t.
@@ -206,11 +234,17 @@ final class LSTMLayer: @unchecked Sendable {
                 }
             }
         case .dense(let below):
-            // dW_in (+)= xᵀ · da;  dx = da · W_inᵀ → the layer below's dHout
-            BLAS.sgemm(.transposed, .none, m: H, n: G, k: nr, alpha: 1, a: below.hRows(rows), lda: H,
+            // dW_in (+)= xᵀ · da;  dx = da · W_inᵀ → the layer below's dHout (with dropout,
+            // x is x ⊙ mask and dh = dx ⊙ mask)
+            BLAS.sgemm(.transposed, .none, m: H, n: G, k: nr, alpha: 1, a: inputRows(rows, below: below), lda: H,
                        b: da, ldb: G, beta: beta, c: grad.mutable(gIn.lowerBound, gIn.count), ldc: G)
+            let dh = below.dHout.mutable(r0 * H, nr * H)
             BLAS.sgemm(.none, .transposed, m: nr, n: H, k: G, alpha: 1, a: da, lda: G, b: weights(gIn), ldb: G,
-                       beta: 0, c: below.dHout.mutable(r0 * H, nr * H), ldc: H)
+                       beta: 0, c: dh, ldc: H)
+            if let mask = dropMask {
+                let m = mask.buffer(r0 * H, nr * H)
+                for i in 0..<(nr * H) { dh[i] *= m[i] }
+            }
         }
     }
 }

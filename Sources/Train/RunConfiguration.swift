@@ -144,6 +144,9 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     public func validate() throws {
         for s in Settings.all { try s.validate(in: self) }
         try schedule.validate()
+        if self[Settings.dropout] > 0, self[Settings.layers] < 2 {
+            throw SettingError(option: "--dropout", message: "drops units between stacked layers: give --layers 2 or more")
+        }
     }
 }
 

@@ -350,6 +350,15 @@ public enum Settings {
         help: "Evaluations without a better validation loss before --early-stop stops the run",
         onResume: .mayChange, codec: .int, absent: 3, check: { try SettingRules.atLeast(1, $0, $1) })
 
+    public static let dropout = Setting<Float>(
+        "dropout", flag: "dropout", default: 0,
+        help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
+        onResume: .mayChange, codec: .float, absent: 0, check: { v, flag in
+            guard v.isFinite, v >= 0, v < 1 else {
+                throw SettingError(option: flag, message: "must be at least 0 and below 1, got \(v)")
+            }
+        }, listedWhen: { $0 > 0 })
+
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -362,7 +371,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout,
     ]
 
     /// The flags a resumed run may change, for --help.

@@ -51,6 +51,11 @@ public final class Trainer {
         didSet { for g in groups { g.inputs.noise = inputNoise } }
     }
 
+    /// Dropout between stacked layers (nil: none).
+    package var dropout: Dropout? {
+        didSet { for g in groups { g.dropout = dropout } }
+    }
+
     /// `events`: the class matrix (one row per event, one column per input group of the shape;
     /// see `TrainingData.classes(_:for:)`).
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {

@@ -246,6 +246,7 @@ public final class TrainingRun {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.inputNoise = noise
+        trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
         return trainer
     }
 

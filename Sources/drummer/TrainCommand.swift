@@ -137,6 +137,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.evalMaxEvents.argumentName, parsing: .unconditional, help: Settings.evalMaxEvents.argumentHelp)
     var evalMaxEvents: Int?
 
+    @Option(name: Settings.dropout.argumentName, parsing: .unconditional, help: Settings.dropout.argumentHelp)
+    var dropout: Float?
+
     @Option(help: ArgumentHelp("Settings a new run starts from: groove (the shipped model's recipe: 6000 steps, RMSProp, batch 16, input noise, lookback, early stop) or original (the 2017 project's SGD, batch 1, until interrupted); flags given override it (default groove)"))
     var recipe: Recipe?
 
@@ -207,6 +210,7 @@ struct TrainCommand: ParsableCommand {
         o[Settings.earlyStop] = earlyStop
         o[Settings.earlyStopPatience] = earlyStopPatience
         o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }
+        o[Settings.dropout] = dropout
         o.recipe = recipe ?? .groove
         o.position = position
         o.velocity = velocity

@@ -78,9 +78,14 @@ struct DoubleModel {
     }
 
     /// One step of the whole stack: (h, c) of every layer, updated; returns the top layer's h.
-    func step(classes x: [Int], state: inout [(h: [Double], c: [Double])]) -> [Double] {
+    /// `drop(k, j)`: the factor of unit j of layer k − 1's h entering layer k (dropout; 1 without).
+    func step(classes x: [Int], state: inout [(h: [Double], c: [Double])], drop: ((Int, Int) -> Double)? = nil) -> [Double] {
         state[0] = cell(classes: x, h: state[0].h, c: state[0].c)
-        for k in 1..<max(1, layers) { state[k] = cell(layer: k, x: state[k - 1].h, h: state[k].h, c: state[k].c) }
+        for k in 1..<max(1, layers) {
+            let below = state[k - 1].h
+            let x = drop.map { d in below.indices.map { below[$0] * d(k, $0) } } ?? below
+            state[k] = cell(layer: k, x: x, h: state[k].h, c: state[k].c)
+        }
         return state[layers - 1].h
     }
 
@@ -141,7 +146,9 @@ struct DoubleModel {
     /// Loss of one chunk: mean over U steps and B streams of the sum of the output groups' CE.
     /// `events`: the class matrix, `columns` per event; h0, c0: every layer's carried state,
     /// layer-major (layer l's stream b at (l·B + b)·H).
-    func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float]) -> Double {
+    /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without).
+    func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float],
+                   drop: ((Int, Int, Int) -> Double)? = nil) -> Double {
         let k = columns
         let L = events.count / k / B
         var total = 0.0
@@ -151,7 +158,8 @@ struct DoubleModel {
             }
             for t in 0..<U {
                 let e = b * L + p + t
-                let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state)
+                let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state,
+                             drop: drop.map { d in { layer, unit in d(layer, e, unit) } })
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
                 total += groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
             }

@@ -15,7 +15,8 @@ final class GradientCheckTests: XCTestCase {
     /// output group's target column), written out by hand so that the layout code is not its
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
     func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
-               inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1]) throws -> (rel: Double, abs: Double) {
+               inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1],
+               dropout: Dropout? = nil) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers)
         let U = 6
         var rng = SeededRNG(seed: seed)
@@ -27,20 +28,23 @@ final class GradientCheckTests: XCTestCase {
             trainer.usesOwnRecurrentKernel = own
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
         }
+        trainer.dropout = dropout
+        // The trainer's masks (step 0, the chunk's events), given to the reference.
+        let drop = dropout.map { d in { (layer: Int, event: Int, unit: Int) in Double(d.scale(step: 0, layer: layer, event: event, unit: unit)) } }
         let (loss, analytic) = trainer.chunkGradient()
         var model = DoubleModel(inputs: inputs, outputs: outputs, targetColumns: targets, hidden: 5, layers: layers,
                                 params: state.parameters.map(Double.init))
         XCTAssertEqual(model.count, state.parameters.count, "parameter count")
-        let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+        let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop)
         XCTAssertEqual(Double(loss), l0, accuracy: 1e-5 * l0, "chunk loss")
         let eps = 1e-5
         var worst = 0.0, worstAbs = 0.0, compared = 0
         for k in 0..<state.parameters.count {
             let saved = model.params[k]
             model.params[k] = saved + eps
-            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop)
             model.params[k] = saved - eps
-            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c)
+            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop)
             model.params[k] = saved
             let numeric = (lp - lm) / (2 * eps)
             let a = Double(analytic[k])
@@ -82,6 +86,26 @@ final class GradientCheckTests: XCTestCase {
         print("gradient check 3 layers, B=1: worst relative error \(rel), worst absolute error \(absErr)")
         XCTAssertLessThan(rel, 1e-3)
         XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// Dropout between layers: the gradient of the loss with the trainer's masks, checked
+    /// against the reference fed the same masks (B = 1: one pipeline; B = 17: two stream groups).
+    func testGradientWithDropoutBetweenLayers() throws {
+        let dropout = try XCTUnwrap(Dropout(probability: 0.4, seed: 99))
+        for (batch, seed, layers) in [(1, 41, 2), (17, 42, 3)] {
+            let (rel, absErr) = try check(batch: batch, pointer: 2, seed: UInt64(seed), layers: layers, dropout: dropout)
+            print("gradient check \(layers) layers, dropout 0.4, B=\(batch): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3)
+            XCTAssertLessThan(absErr, 1e-6)
+        }
+        // The masks drop about P of the units and scale the rest by 1/(1 − P).
+        var dropped = 0
+        for e in 0..<2000 { for j in 0..<10 where dropout.scale(step: 3, layer: 1, event: e, unit: j) == 0 { dropped += 1 } }
+        XCTAssertEqual(Double(dropped) / 20000, 0.4, accuracy: 0.02)
+        XCTAssertEqual(dropout.scale(step: 3, layer: 1, event: 0, unit: 0), dropout.scale(step: 3, layer: 1, event: 0, unit: 0))
+        let kept = (0..<100).map { dropout.scale(step: 5, layer: 2, event: $0, unit: 1) }.filter { $0 != 0 }
+        XCTAssertTrue(kept.allSatisfy { abs($0 - 1 / 0.6) < 1e-6 })
+        XCTAssertNil(Dropout(probability: 0, seed: 1))
     }
 
     func testGradientBatch2() throws {

@@ -8,7 +8,8 @@ import XCTest
 import ModelFiles
 
 final class ResumeTests: XCTestCase {
-    func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1) throws
+    func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1,
+                            dropout: Float = 0) throws
         -> (straight: Checkpoint, resumed: Checkpoint)
     {
         let root = try RunFixture.temporaryDirectory("resume")
@@ -22,6 +23,7 @@ final class ResumeTests: XCTestCase {
         a.lrDecay = schedule.0
         a.lrDecayEvery = schedule.1
         if layers > 1 { a[Settings.layers] = layers }
+        if dropout > 0 { a[Settings.dropout] = dropout }
         let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
         XCTAssertEqual(try straight.run(shouldStop: { false }).step, 20)
 
@@ -68,6 +70,15 @@ final class ResumeTests: XCTestCase {
         let (s, r) = try straightAndResumed(batch: 3, optimizer: .rmsprop, schedule: (0.5, 7))
         assertBitwiseEqual(s, r)
         XCTAssertEqual(s.state.optimizer.slots.keys.sorted(), ["ms"])
+    }
+
+    /// Dropout's masks are a function of the step: a resumed run replays them (B = 17: two
+    /// stream groups draw what one would); and a run with dropout differs from one without.
+    func testResumeIsBitwiseExactWithDropout() throws {
+        let (s, r) = try straightAndResumed(batch: 17, optimizer: .rmsprop, layers: 2, dropout: 0.3)
+        assertBitwiseEqual(s, r)
+        let (plain, _) = try straightAndResumed(batch: 17, optimizer: .rmsprop, layers: 2)
+        XCTAssertNotEqual(s.state.parameters, plain.state.parameters, "the dropout changed the training")
     }
 
     /// Adam's two moments and its step count (the bias correction) resume exactly.

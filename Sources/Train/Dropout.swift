@@ -1,0 +1,41 @@
+// Dropout between stacked layers (`drummer train --dropout P`, with --layers ≥ 2): while
+// training, each unit of the h a layer passes to the layer above is zeroed with probability P
+// and the others scaled by 1/(1 − P) (inverted dropout), so that evaluation, `drummer eval`
+// and the sampler, which never drop anything, see the same expected input. Layer 0's one-hot
+// input and the top layer's h (read by the output layer) are never dropped.
+//
+// The masks are a pure function of (run seed, step, layer, event index, unit), like input
+// noise's draws: a resumed run replays them bit for bit, and the stream groups that split a
+// batch draw what one thread would.
+
+package struct Dropout: Sendable, Equatable {
+    /// P, in (0, 1).
+    package let probability: Float
+    let seed: UInt64
+    /// 1/(1 − P): the scale of a kept unit.
+    let keepScale: Float
+    /// A unit is dropped when the top 24 bits of its word are below this.
+    let threshold: UInt32
+
+    /// Nil for P = 0 (no dropout).
+    package init?(probability: Float, seed: UInt64) {
+        guard probability > 0 else { return nil }
+        precondition(probability < 1, "dropout probability must be below 1")
+        self.probability = probability
+        self.seed = seed
+        keepScale = 1 / (1 - probability)
+        threshold = UInt32((Double(probability) * 16_777_216).rounded())
+    }
+
+    /// The factor of unit `unit` of event `event`'s h entering layer `layer` (≥ 1) at `step`:
+    /// 0 or 1/(1 − P).
+    @inline(__always)
+    package func scale(step: Int, layer: Int, event: Int, unit: Int) -> Float {
+        var z = InputNoise.mix(seed ^ 0x6472_6F70_6F75_7400)  // "dropout"
+        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
+        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: layer))
+        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
+        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: unit))
+        return UInt32(truncatingIfNeeded: z >> 40) < threshold ? 0 : keepScale
+    }
+}
