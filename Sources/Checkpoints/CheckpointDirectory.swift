@@ -101,27 +101,28 @@ public struct CheckpointDirectory: Sendable {
         try checkWritable()
         let lock = try RunLock(path: child(Self.lockFileName), runID: runID)
         let record = try owner()
-        if let record, record.runID != runID, !list().isEmpty || fm.fileExists(atPath: child(Self.logFileName)) {
-            throw OwnershipError.otherRun(path: path, runID: record.runID, latest: list().last?.path)
-        }
-        if let record, record.runID != runID {
-            // A run that was stopped before its first checkpoint and its first evaluation left
-            // nothing but its claim: there is nothing of it to protect.
-            lock.replacedRun = "\(path) held only the claim of run \(record.runID), which wrote no checkpoint and no evaluation: this run takes the directory over"
-        }
-        if record?.runID != runID {
-            let checkpoints = list()
-            let hasLog = fm.fileExists(atPath: child(Self.logFileName))
+        if record?.runID == runID { return lock }  // this run's directory already
+        let checkpoints = list()
+        let hasLog = fm.fileExists(atPath: child(Self.logFileName))
+        if let record {
+            // Another run's: refused when that run left anything to protect; a run stopped
+            // before its first checkpoint and its first evaluation left only its claim.
+            guard checkpoints.isEmpty, !hasLog else {
+                throw OwnershipError.otherRun(path: path, runID: record.runID, latest: checkpoints.last?.path)
+            }
+            lock.replacedRun = "\(path) held only the claim of run \(record.runID), which wrote no checkpoint and no "
+                + "evaluation: this run takes the directory over"
+        } else {
             let adopting = resumingFrom.map { standardized($0).hasPrefix(standardized(path) + "/") } ?? false
-            if record == nil, (!checkpoints.isEmpty || hasLog) && !adopting {
+            if (!checkpoints.isEmpty || hasLog) && !adopting {
                 throw OwnershipError.unclaimedFiles(path: path, latest: checkpoints.last?.path, log: hasLog)
             }
-            let record = RunRecord(format: RunRecord.formatName, runID: runID, createdBy: "drummer \(DrummerVersion.string)")
-            do {
-                try AtomicOutput.write(try JSONOutput.encode(record), to: child(Self.runFileName))
-            } catch {
-                throw OwnershipError.notWritable(path: path, reason: ErrorText.describe(error))
-            }
+        }
+        let mine = RunRecord(format: RunRecord.formatName, runID: runID, createdBy: "drummer \(DrummerVersion.string)")
+        do {
+            try AtomicOutput.write(try JSONOutput.encode(mine), to: child(Self.runFileName))
+        } catch {
+            throw OwnershipError.notWritable(path: path, reason: ErrorText.describe(error))
         }
         return lock
     }

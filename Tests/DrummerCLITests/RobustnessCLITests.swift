@@ -50,6 +50,22 @@ final class RobustnessCLITests: XCTestCase {
         XCTAssertFalse(again.stdout.contains("took over"), again.stdout)
     }
 
+    /// A run killed before its first checkpoint and evaluation leaves only run.json: the next
+    /// run takes the directory over with a note; once it holds a checkpoint it is protected.
+    func testADirectoryHoldingOnlyAKilledRunsClaimIsTakenOver() throws {
+        try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
+        let claim = #"{"format": "drummer-run", "run_id": "00112233445566778899aabbccddeeff", "created_by": "drummer 0.1.0"}"#
+        try Data(claim.utf8).write(to: checkpointDir.appendingPathComponent("run.json"))
+        let r = try CLI.run(["train"] + small() + ["--steps", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("note: \(checkpointDir.path) held only the claim of run 00112233445566778899aabbccddeeff, "
+                                        + "which wrote no checkpoint and no evaluation: this run takes the directory over"), r.stdout)
+        // Now the directory holds that run's checkpoints: a new run is refused, naming it.
+        let again = try CLI.run(["train"] + small() + ["--steps", "2"])
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.stderr.contains("holds another run's checkpoints"), again.stderr)
+    }
+
     func testALockHeldByALiveProcessIsRefusedAndLeftAlone() throws {
         try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
         let lock = checkpointDir.appendingPathComponent(".drummer-train.lock")
