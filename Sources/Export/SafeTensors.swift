@@ -14,6 +14,7 @@
 // object, an entry without dtype, shape or offsets, a dtype other than F32, offsets out of the
 // data or out of order, and a tensor whose size disagrees with its shape.
 import Foundation
+import ModelFiles
 
 /// A float32 tensor: its shape and its elements, row-major.
 public struct Tensor: Equatable, Sendable {
@@ -53,11 +54,7 @@ public enum SafeTensors {
         var out = Data(capacity: 8 + json.count + offset)
         withUnsafeBytes(of: UInt64(json.count).littleEndian) { out.append(contentsOf: $0) }
         out.append(json)
-        for name in tensors.keys.sorted() {
-            tensors[name]!.values.withUnsafeBufferPointer { p in
-                for v in p { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
-            }
-        }
+        for name in tensors.keys.sorted() { out.append(ModelDirectory.littleEndianBytes(tensors[name]!.values)) }
         return out
     }
 
@@ -121,13 +118,8 @@ public enum SafeTensors {
                 throw SafeTensorsError(path, "header: tensor \"\(name)\" of shape \(shape) needs \(4 * count) bytes, "
                                        + "its data_offsets [\(b), \(e)] give \(e - b)")
             }
-            var values = [Float](repeating: 0, count: count)
-            for i in 0..<count {
-                let o = headerEnd + b + 4 * i
-                let bits = UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24
-                values[i] = Float(bitPattern: bits)
-            }
-            tensors[name] = Tensor(shape: shape, values: values)
+            let start = data.startIndex + headerEnd
+            tensors[name] = Tensor(shape: shape, values: ModelDirectory.floats(data.subdata(in: (start + b)..<(start + e))))
             spans.append((b, e, name))
         }
         spans.sort { $0.0 < $1.0 }

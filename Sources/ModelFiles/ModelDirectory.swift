@@ -250,7 +250,8 @@ public enum ModelDirectory {
         return "\(path) (a link to \(target))"
     }
 
-    static func littleEndianBytes(_ values: [Float]) -> Data {
+    /// float32 values as little-endian bytes (the .bin files, and safetensors and ONNX data).
+    package static func littleEndianBytes(_ values: [Float]) -> Data {
         var data = Data(count: values.count * 4)
         data.withUnsafeMutableBytes { raw in
             for (i, v) in values.enumerated() {
@@ -260,7 +261,8 @@ public enum ModelDirectory {
         return data
     }
 
-    static func floats(_ data: Data) -> [Float] {
+    /// Little-endian float32 bytes as values (a trailing partial value is ignored).
+    package static func floats(_ data: Data) -> [Float] {
         let n = data.count / 4
         return [Float](unsafeUninitializedCapacity: n) { buf, count in
             data.withUnsafeBytes { raw in

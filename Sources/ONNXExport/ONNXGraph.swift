@@ -44,9 +44,7 @@ public enum ONNXGraph {
             t.name = name
             t.dims = dims.map(Int64.init)
             t.dataType = Int32(Onnx_TensorProto.DataType.float.rawValue)
-            var raw = Data(capacity: 4 * values.count)
-            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { raw.append(contentsOf: $0) } }
-            t.rawData = raw
+            t.rawData = ModelDirectory.littleEndianBytes(values)
             graph.initializer.append(t)
         }
         func ints(_ name: String, _ values: [Int]) {
