@@ -33,10 +33,7 @@ extension Exporter {
     /// The model.json metadata an export of `model` records: the checkpoint's, its format keys
     /// renamed, the step and the exporting version.
     static func metadata(of model: TrainedModel) -> [String: String] {
-        var meta = renamingFormatKeys(model.metadata)
-        meta["step"] = String(model.step)
-        meta["exported_by"] = "drummer \(DrummerVersion.string)"
-        return meta
+        exportMetadata(renamingFormatKeys(model.metadata), step: model.step)
     }
 
     /// The model of the checkpoint at `checkpoint` with the model.json metadata `export`

@@ -16,6 +16,14 @@ public struct ExportSummary: Equatable, Sendable {
 }
 
 public enum Exporter {
+    /// `metadata` with what every export records: the training step and the exporting version.
+    static func exportMetadata(_ metadata: [String: String], step: Int) -> [String: String] {
+        var meta = metadata
+        meta["step"] = String(step)
+        meta["exported_by"] = "drummer \(DrummerVersion.string)"
+        return meta
+    }
+
     /// Exports a model of the original layout (note and tick in and out).
     public static func export(
         weights: LSTMWeights, vocabulary: Vocabulary, step: Int, metadata: [String: String],
@@ -38,10 +46,8 @@ public enum Exporter {
         weights: LSTMWeights, groups: ModelGroups, step: Int, metadata: [String: String],
         to dir: String, swiftFile: String? = nil
     ) throws -> ExportSummary {
-        var meta = metadata
-        meta["step"] = String(step)
-        meta["exported_by"] = "drummer \(DrummerVersion.string)"
-        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: meta, path: dir)
+        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: exportMetadata(metadata, step: step),
+                                              path: dir)
         let source = swiftFile.map {
             SwiftConstants.source(groups: groups, shape: weights.shape, step: step,
                                   typeName: SwiftConstants.typeName(forFile: $0))
