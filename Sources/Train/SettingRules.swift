@@ -35,6 +35,12 @@ public enum SettingRules {
     public static func positive(_ v: Float, _ option: String) throws {
         guard v.isFinite, v > 0 else { throw SettingError(option: option, message: "must be a positive number, got \(v)") }
     }
+    /// A probability that may be 0 (off) but not 1.
+    static func probability(_ v: Float, _ option: String) throws {
+        guard v.isFinite, v >= 0, v < 1 else {
+            throw SettingError(option: option, message: "must be at least 0 and below 1, got \(v)")
+        }
+    }
     public static func unitInterval(_ v: Float, _ option: String) throws {
         guard v.isFinite, v >= 0, v < 1 else { throw SettingError(option: option, message: "must be in [0, 1), got \(v)") }
     }

@@ -322,11 +322,7 @@ public enum Settings {
     public static let inputNoise = Setting<Float>(
         "input_noise", flag: "input-noise", default: 0,
         help: "Probability P in [0, 1) that a training input class of the noise groups is replaced (0: off)",
-        onResume: .mayChange, codec: .float, absent: 0, check: { v, flag in
-            guard v.isFinite, v >= 0, v < 1 else {
-                throw SettingError(option: flag, message: "must be at least 0 and below 1, got \(v)")
-            }
-        }, inMetadata: withNoise)
+        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, inMetadata: withNoise)
     public static let inputNoiseGroups = Setting<[String]?>(
         "input_noise_groups", flag: "input-noise-groups", default: nil,
         help: "Comma-separated input groups that get --input-noise (off: note,velocity, those the model has)",
@@ -353,11 +349,7 @@ public enum Settings {
     public static let dropout = Setting<Float>(
         "dropout", flag: "dropout", default: 0,
         help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
-        onResume: .mayChange, codec: .float, absent: 0, check: { v, flag in
-            guard v.isFinite, v >= 0, v < 1 else {
-                throw SettingError(option: flag, message: "must be at least 0 and below 1, got \(v)")
-            }
-        }, listedWhen: { $0 > 0 })
+        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
 
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
