@@ -181,8 +181,9 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             for t in 0..<U {
                 for b in 0..<B {
                     let r = t * B + b, e = inputs.event(step: t, stream: b, segment: segment, pointer: p)
+                    let key = dropout.rowKey(step: inputs.noiseStep, layer: l, event: e)
                     let m = mask.mutable(r * layer.H, layer.H)
-                    for j in 0..<layer.H { m[j] = dropout.scale(step: inputs.noiseStep, layer: l, event: e, unit: j) }
+                    for j in 0..<layer.H { m[j] = dropout.scale(row: key, unit: j) }
                 }
             }
         }

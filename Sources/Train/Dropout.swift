@@ -31,11 +31,23 @@ package struct Dropout: Sendable, Equatable {
     /// 0 or 1/(1 − P).
     @inline(__always)
     package func scale(step: Int, layer: Int, event: Int, unit: Int) -> Float {
+        scale(row: rowKey(step: step, layer: layer, event: event), unit: unit)
+    }
+
+    /// The part of the key shared by every unit of one event's h entering `layer` at `step`
+    /// (computed once per row, not per unit).
+    @inline(__always)
+    func rowKey(step: Int, layer: Int, event: Int) -> UInt64 {
         var z = InputNoise.mix(seed ^ 0x6472_6F70_6F75_7400)  // "dropout"
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: layer))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: unit))
+        return InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
+    }
+
+    /// The factor of `unit` in the row keyed `row` (`rowKey`).
+    @inline(__always)
+    func scale(row: UInt64, unit: Int) -> Float {
+        let z = InputNoise.mix(row ^ UInt64(truncatingIfNeeded: unit))
         return UInt32(truncatingIfNeeded: z >> 40) < threshold ? 0 : keepScale
     }
 }
