@@ -92,6 +92,15 @@ enum CLI {
                          stdoutData: outData)
     }
 
+    /// The pid of a process that has exited (it names no process now).
+    static func deadPID() throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        return p.processIdentifier
+    }
+
     static func temporaryDirectory(_ name: String = "drummer-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -123,52 +132,60 @@ enum TestDataset {
     }
 }
 
-/// The built binary running in the background (for signals), its output going to files in `dir`.
-final class BackgroundCLI {
+/// A `drummer` run in the background, its output in files, for sending signals.
+final class BackgroundRun {
     let process = Process()
-    let outURL: URL, errURL: URL
-    private let outHandle: FileHandle, errHandle: FileHandle
+    private let outURL: URL, errURL: URL
+    private let out: FileHandle, err: FileHandle
 
-    init(_ args: [String], outputIn dir: URL) throws {
-        outURL = dir.appendingPathComponent("out-\(UUID().uuidString).txt")
-        errURL = dir.appendingPathComponent("err-\(UUID().uuidString).txt")
+    init(_ args: [String], in dir: URL, environment: [String: String] = [:]) throws {
+        outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
+        errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        outHandle = try FileHandle(forWritingTo: outURL)
-        errHandle = try FileHandle(forWritingTo: errURL)
+        out = try FileHandle(forWritingTo: outURL)
+        err = try FileHandle(forWritingTo: errURL)
         process.executableURL = CLI.binary
         process.arguments = args
-        process.standardOutput = outHandle
-        process.standardError = errHandle
+        process.currentDirectoryURL = dir
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = out
+        process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
     }
 
-    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
-
-    /// Waits until standard output (or error) holds `text`, the process ends or `seconds` pass;
-    /// whether the text came.
-    @discardableResult
-    func wait(for text: String, inStandardError: Bool = false, seconds: Double, poll: useconds_t = 10_000) -> Bool {
+    /// Polls `condition` every `poll` µs (5 ms) for up to `seconds`; false on timeout or exit.
+    func wait(seconds: Double, poll: useconds_t = 5_000, until condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, process.isRunning {
-            if (inStandardError ? stderr : stdout).contains(text) { return true }
+            if condition() { return true }
             usleep(poll)
         }
-        return (inStandardError ? stderr : stdout).contains(text)
+        return condition()
+    }
+
+    /// Waits until standard output (or error) holds `text`; whether it came.
+    @discardableResult
+    func wait(for text: String, inStandardError: Bool = false, seconds: Double, poll: useconds_t = 5_000) -> Bool {
+        wait(seconds: seconds, poll: poll) { (inStandardError ? stderrText : stdoutText).contains(text) }
     }
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
-    /// Waits for the end; the output files are then complete (and removed).
-    func finish() throws -> (reason: Process.TerminationReason, status: Int32, stdout: String, stderr: String) {
+    /// What the program has written so far.
+    var stdoutText: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderrText: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// Waits for the exit; (status, stdout, stderr). The output files are removed.
+    func finish() throws -> (Int32, String, String) {
         process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        let result = (process.terminationReason, process.terminationStatus, stdout, stderr)
+        try out.close()
+        try err.close()
+        let o = try String(contentsOf: outURL, encoding: .utf8), e = try String(contentsOf: errURL, encoding: .utf8)
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
-        return result
+        XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(e)")
+        return (process.terminationStatus, o, e)
     }
 }

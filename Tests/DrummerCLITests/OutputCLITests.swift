@@ -4,57 +4,6 @@
 import Foundation
 import XCTest
 
-/// A `drummer` run in the background, its output in files, for sending signals.
-final class BackgroundRun {
-    let process = Process()
-    private let outURL: URL, errURL: URL
-    private let out: FileHandle, err: FileHandle
-
-    init(_ args: [String], in dir: URL, environment: [String: String] = [:]) throws {
-        outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
-        errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        out = try FileHandle(forWritingTo: outURL)
-        err = try FileHandle(forWritingTo: errURL)
-        process.executableURL = CLI.binary
-        process.arguments = args
-        process.currentDirectoryURL = dir
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// Polls `condition` every 5 ms for up to `seconds`; false on timeout or exit.
-    func wait(seconds: Double, until condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline, process.isRunning {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-
-    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
-
-    /// What the program has written to standard error so far.
-    var stderrText: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
-
-    /// Waits for the exit; (status, stdout, stderr). The output files are removed.
-    func finish() throws -> (Int32, String, String) {
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let o = try String(contentsOf: outURL, encoding: .utf8), e = try String(contentsOf: errURL, encoding: .utf8)
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
-        XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(e)")
-        return (process.terminationStatus, o, e)
-    }
-}
-
 final class OutputCLITests: XCTestCase {
     private var tmp: URL!
     private var fm: FileManager { FileManager.default }
@@ -76,15 +25,6 @@ final class OutputCLITests: XCTestCase {
         ((try? fm.contentsOfDirectory(atPath: (dir ?? tmp).path)) ?? []).filter {
             $0.contains(".drummer-tmp-") || $0.contains(".drummer-old-")
         }
-    }
-
-    /// The pid of a process that has exited.
-    private func deadPid() throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/true")
-        try p.run()
-        p.waitUntilExit()
-        return p.processIdentifier
     }
 
     // MARK: Write, don't replace
@@ -152,7 +92,7 @@ final class OutputCLITests: XCTestCase {
     /// Temporaries of a killed run are removed by the next run in the directory, with a
     /// line saying so; foreign files and live temporaries are kept.
     func testStaleTemporariesOfAKilledRunAreRemovedWithALine() throws {
-        let dead = try deadPid()
+        let dead = try CLI.deadPID()
         for name in [".g.mid.drummer-tmp-\(dead)-1-0000abcd", ".ckpt-500.h5.tmp-\(dead)-77", "keep.txt"] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: path(name)))
         }

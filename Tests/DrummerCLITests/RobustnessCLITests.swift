@@ -24,20 +24,11 @@ final class RobustnessCLITests: XCTestCase {
         ((try? FileManager.default.contentsOfDirectory(atPath: checkpointDir.path)) ?? []).filter { $0.hasPrefix(".") }.sorted()
     }
 
-    /// A process that ran and ended: its pid names no process now.
-    func deadPID() throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/true")
-        try p.run()
-        p.waitUntilExit()
-        return p.processIdentifier
-    }
-
     // MARK: Locks
 
     func testALockLeftByAKilledRunIsTakenOverWithOneLine() throws {
         try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
-        let pid = try deadPID()
+        let pid = try CLI.deadPID()
         try Data("pid \(pid)\nstart 12345\nrun 0123456789abcdef\n".utf8).write(to: checkpointDir.appendingPathComponent(".drummer-train.lock"))
         let r = try CLI.run(["train"] + small() + ["--steps", "2"])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -95,14 +86,13 @@ final class RobustnessCLITests: XCTestCase {
     /// to be interrupted. SIGTERM during it saves the finished step and leaves no lock.
     func testSIGTERMDuringTheFinalEvaluationSavesTheStepFirst() throws {
         try TrainCLITests.writeDataset(root.appendingPathComponent("long"), count: 30_000)
-        let run = try BackgroundCLI(["train"] + small("long", hidden: 1500) + ["--steps", "1", "--log-every", "1"], outputIn: root)
+        let run = try BackgroundRun(["train"] + small("long", hidden: 1500) + ["--steps", "1", "--log-every", "1"], in: root)
         // The step's progress line comes just before the final evaluation starts.
-        XCTAssertTrue(run.wait(for: "step 1/1", seconds: 120), run.stdout)
-        XCTAssertTrue(run.stdout.contains("estimate: "), "estimates come after the first steps, a one-step run too: \(run.stdout)")
+        XCTAssertTrue(run.wait(for: "step 1/1", seconds: 120), run.stdoutText)
+        XCTAssertTrue(run.stdoutText.contains("estimate: "), "estimates come after the first steps, a one-step run too: \(run.stdoutText)")
         usleep(300_000)
         run.signal(SIGTERM)
-        let (reason, status, text, errText) = try run.finish()
-        XCTAssertEqual(reason, .exit, errText)
+        let (status, text, errText) = try run.finish()
         XCTAssertEqual(status, 0, errText)
         let ckpt = checkpointDir.appendingPathComponent("ckpt-1.h5").path
         XCTAssertTrue(text.contains("interrupted at step 1 during its evaluation: saved \(ckpt); drummer eval \(ckpt) --data "), text)

@@ -35,17 +35,16 @@ final class TrainCLITests: XCTestCase {
 
     /// Sends `sig` `times` times, milliseconds apart, once the first checkpoint is written.
     func interrupt(with sig: Int32, times: Int = 1) throws {
-        let run = try BackgroundCLI(["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"],
-                                    outputIn: root)
-        XCTAssertTrue(run.wait(for: "checkpoint ", seconds: 30), "no checkpoint line before the deadline: \(run.stdout)")
+        let run = try BackgroundRun(["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"],
+                                    in: root)
+        XCTAssertTrue(run.wait(for: "checkpoint ", seconds: 30, poll: 10_000), "no checkpoint line before the deadline: \(run.stdoutText)")
         for k in 0..<times {
             // Signals sent before the first is delivered merge into one: send the next as soon
             // as the handler has answered (milliseconds after the first).
             if k > 0 { run.wait(for: "stopping after this step", inStandardError: true, seconds: 5, poll: 200) }
             run.signal(sig)
         }
-        let (reason, status, text, errText) = try run.finish()
-        XCTAssertEqual(reason, .exit, errText)
+        let (status, text, errText) = try run.finish()
         XCTAssertEqual(status, 0, errText)
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("interrupted at step ") }) else {
             return XCTFail("no interrupted line: \(text)")
@@ -77,9 +76,9 @@ final class TrainCLITests: XCTestCase {
     func testThirdCtrlCQuitsWithoutSaving() throws {
         let data = root.appendingPathComponent("long")
         try Self.writeDataset(data, count: 4000)
-        let run = try BackgroundCLI(["train", "--recipe", "original", "--data", data.path, "--hidden", "400", "--unroll", "400",
+        let run = try BackgroundRun(["train", "--recipe", "original", "--data", data.path, "--hidden", "400", "--unroll", "400",
                                      "--checkpoint-dir", root.appendingPathComponent("c").path,
-                                     "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"], outputIn: root)
+                                     "--checkpoint-every", "1000000", "--log-every", "1", "--eval-every", "1000000"], in: root)
         // Training (and its signal handler) has started once a progress line is out.
         run.wait(for: "step 1", seconds: 60, poll: 200)
         run.signal(SIGINT)
@@ -87,8 +86,7 @@ final class TrainCLITests: XCTestCase {
         run.signal(SIGINT)
         run.wait(for: "already stopping", inStandardError: true, seconds: 5, poll: 200)
         run.signal(SIGINT)
-        let (reason, status, _, errText) = try run.finish()
-        XCTAssertEqual(reason, .exit, errText)
+        let (status, _, errText) = try run.finish()
         XCTAssertEqual(status, 130, errText)
         XCTAssertTrue(errText.contains("drummer: quitting without saving a checkpoint"), errText)
         XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
@@ -97,13 +95,9 @@ final class TrainCLITests: XCTestCase {
     /// Issue 9: `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
     /// the checkpoint directory removes them at start and says so.
     func testStaleCheckpointTemporariesAreRemovedAtStart() throws {
-        let dead = Process()
-        dead.executableURL = URL(fileURLWithPath: "/bin/true")
-        try dead.run()
-        dead.waitUntilExit()
+        let pid = try CLI.deadPID()
         let dir = root.appendingPathComponent("c")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let pid = dead.processIdentifier
         for name in [".ckpt-500.h5.tmp-\(pid)-3141592653", ".train_log.csv.drummer-tmp-\(pid)-1-0000abcd", "notes.txt"] {
             try Data("x".utf8).write(to: dir.appendingPathComponent(name))
         }
