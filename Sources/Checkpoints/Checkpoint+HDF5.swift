@@ -130,6 +130,17 @@ extension Checkpoint {
                         shape: [v.bins.count, 2])
             try f.write("/groups/velocity/histogram", int64: v.histogram.map(Int64.init), shape: [127])
         }
+        if let g = groups.grid {
+            // The grid layout (GridGroup): ppq, its velocity bins and histogram, offsets, notes.
+            try f.createGroup("/groups/grid")
+            try f.setAttribute("/groups/grid", "ppq", int64: Int64(g.ppq))
+            try f.write("/groups/grid/velocity_bins", int64: g.velocity.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
+                        shape: [g.velocity.bins.count, 2])
+            try f.write("/groups/grid/velocity_histogram", int64: g.velocity.histogram.map(Int64.init), shape: [127])
+            try f.write("/groups/grid/offsets", int64: g.offsets.map(Int64.init), shape: [g.offsets.count])
+            try f.write("/groups/grid/notes", int64: g.notes.map(Int64.init), shape: [g.notes.count])
+            try f.write("/groups/grid/note_counts", int64: g.noteCounts.flatMap { $0.map(Int64.init) }, shape: [g.noteCounts.count, 128])
+        }
 
         // Every training setting, as the settings table stores it.
         let hp = "/hyperparameters"
@@ -246,22 +257,48 @@ extension Checkpoint {
                 do { try l.validate() } catch { throw bad(g, "\(error)") }
                 groups.lookback = l
             }
-            if members.contains("velocity") {
-                let bins = try f.readInt64("/groups/velocity/bins"), histogram = try f.readInt64("/groups/velocity/histogram")
+            func velocityGroup(bins binsPath: String, histogram histogramPath: String) throws -> VelocityGroup {
+                let bins = try f.readInt64(binsPath), histogram = try f.readInt64(histogramPath)
                 guard bins.shape.count == 2, bins.shape[1] == 2, bins.values.count == bins.shape[0] * 2, bins.shape[0] <= 127 else {
-                    throw bad("/groups/velocity/bins", "has shape \(bins.shape), expected [B, 2] with B ≤ 127")
+                    throw bad(binsPath, "has shape \(bins.shape), expected [B, 2] with B ≤ 127")
                 }
                 guard histogram.values.count == 127, histogram.values.allSatisfy({ (0...Int64(Int32.max)).contains($0) }) else {
-                    throw bad("/groups/velocity/histogram", "is not 127 non-negative counts")
+                    throw bad(histogramPath, "is not 127 non-negative counts")
                 }
                 let ranges = stride(from: 0, to: bins.values.count, by: 2).map { (bins.values[$0], bins.values[$0 + 1]) }
                 guard ranges.allSatisfy({ (1...127).contains($0.0) && (1...127).contains($0.1) && $0.0 <= $0.1 }) else {
-                    throw bad("/groups/velocity/bins", "holds a range outside 1...127")
+                    throw bad(binsPath, "holds a range outside 1...127")
                 }
                 do {
-                    groups.velocity = try VelocityGroup(bins: ranges.map { Int($0.0)...Int($0.1) },
-                                                        histogram: histogram.values.map { Int($0) })
-                } catch { throw bad("/groups/velocity", "\(error)") }
+                    return try VelocityGroup(bins: ranges.map { Int($0.0)...Int($0.1) }, histogram: histogram.values.map { Int($0) })
+                } catch { throw bad(binsPath, "\(error)") }
+            }
+            if members.contains("velocity") {
+                groups.velocity = try velocityGroup(bins: "/groups/velocity/bins", histogram: "/groups/velocity/histogram")
+            }
+            if members.contains("grid") {
+                let g = "/groups/grid"
+                guard groups.isOriginalLayout else { throw bad(g, "is there beside the event layout's groups") }
+                let velocity = try velocityGroup(bins: g + "/velocity_bins", histogram: g + "/velocity_histogram")
+                func small(_ path: String) throws -> [Int] {
+                    let a = try f.readInt64(path)
+                    guard a.shape.count == 1, a.values.count <= 64, a.values.allSatisfy({ (-32_768...32_767).contains($0) }) else {
+                        throw bad(path, "has shape \(a.shape) or values out of range")
+                    }
+                    return a.values.map { Int($0) }
+                }
+                func noteCounts() throws -> [[Int]] {
+                    let a = try f.readInt64(g + "/note_counts")
+                    guard a.shape.count == 2, a.shape[1] == 128, a.shape[0] <= 64, a.values.count == a.shape[0] * 128,
+                          a.values.allSatisfy({ (0...Int64(Int32.max)).contains($0) }) else {
+                        throw bad(g + "/note_counts", "has shape \(a.shape), expected [9, 128] non-negative counts")
+                    }
+                    return (0..<a.shape[0]).map { r in a.values[(r * 128)..<(r * 128 + 128)].map { Int($0) } }
+                }
+                do {
+                    groups.grid = try GridGroup(ppq: try int(g, "ppq", min: 4), velocity: velocity, offsets: try small(g + "/offsets"),
+                                                notes: try small(g + "/notes"), noteCounts: try noteCounts())
+                } catch let e as ModelGroupsError { throw bad(g, e.description) }
             }
         }
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)

@@ -204,6 +204,9 @@ public struct ModelGroups: Equatable, Sendable {
     /// Needs the position group (bar lengths come with positions).
     public var lookback: LookbackGroup?
     public var velocity: VelocityGroup?
+    /// The 16th-note grid layout (GridGroup.swift): when set, the model's groups are the grid's
+    /// and none of the event layout's (the vocabulary is kept as the dataset's identity).
+    public var grid: GridGroup?
 
     public init(vocabulary: Vocabulary, position: PositionGroup? = nil, lookback: LookbackGroup? = nil,
                 velocity: VelocityGroup? = nil) {
@@ -213,12 +216,18 @@ public struct ModelGroups: Equatable, Sendable {
         self.velocity = velocity
     }
 
+    /// A grid-layout model over a dataset with `vocabulary`.
+    public init(vocabulary: Vocabulary, grid: GridGroup) {
+        self.vocabulary = vocabulary
+        self.grid = grid
+    }
+
     /// The original 2017 layout: (note, tick) in and out.
-    public var isOriginalLayout: Bool { position == nil && lookback == nil && velocity == nil }
+    public var isOriginalLayout: Bool { position == nil && lookback == nil && velocity == nil && grid == nil }
 
     /// Ticks per quarter note of the model's tick values: its dataset's PPQ, recorded with the
-    /// position group; a model without one is taken to be at 480 (convert-midi's default).
-    public var ticksPerQuarter: Int { position?.ppq ?? 480 }
+    /// position or grid group; a model without one is taken to be at 480 (convert-midi's default).
+    public var ticksPerQuarter: Int { grid?.ppq ?? position?.ppq ?? 480 }
 
     /// The meter the sampler assumes unless told: the training data's most common one,
     /// recorded with the position group; 4/4 without one.
@@ -226,6 +235,10 @@ public struct ModelGroups: Equatable, Sendable {
 
     /// The model's sizes at hidden size `hidden` with `layers` stacked LSTM layers.
     public func shape(hidden: Int, layers: Int = 1) -> ModelShape {
+        if let grid {
+            return ModelShape(inputGroups: grid.inputGroups, outputGroups: grid.outputGroups, hidden: hidden, layers: layers,
+                              targetColumns: grid.targetInputs, lossGroups: grid.outputGroups.count)
+        }
         var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs
         if let p = position { inputs += p.inputGroups }
         if lookback != nil { inputs += [vocabulary.notes + 1, vocabulary.ticks + 1] }
@@ -239,6 +252,7 @@ public struct ModelGroups: Equatable, Sendable {
     /// Names of the input groups in Wx row order ("note", "tick", "position" or
     /// "position_bit0", "position_bit1", …, "lookback_note", "lookback_tick", "velocity").
     public var inputNames: [String] {
+        if let grid { return grid.inputNames }
         var names = ["note", "tick"]
         if let p = position {
             names += p.encoding == .oneHot ? ["position"] : (0..<p.bits).map { "position_bit\($0)" }
@@ -249,16 +263,26 @@ public struct ModelGroups: Equatable, Sendable {
     }
 
     /// Names of the output groups in Wy column order ("note", "tick", "velocity").
-    public var outputNames: [String] { velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"] }
+    public var outputNames: [String] {
+        if let grid { return grid.outputNames }
+        return velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"]
+    }
 
     /// For each output group, the input group (column of the class matrix) holding its target:
     /// note and tick are inputs 0 and 1; the velocity output is the last input.
     var targetInputs: [Int] {
+        if let grid { return grid.targetInputs }
         let k = inputNames.count
         return velocity == nil ? [0, 1] : [0, 1, k - 1]
     }
 
     public func validate() throws {
+        if let grid {
+            guard position == nil, lookback == nil, velocity == nil else {
+                throw ModelGroupsError("the grid layout has no position, lookback or velocity group of the event layout")
+            }
+            try grid.validate()
+        }
         try position?.validate()
         try lookback?.validate()
         if lookback != nil, position == nil { throw ModelGroupsError("the lookback group needs the position group") }

@@ -33,24 +33,39 @@ public struct ModelShape: Equatable, Hashable, Sendable {
     public let hidden: Int
     /// L: stacked LSTM layers (1 for the original model).
     public let layers: Int
+    /// For each output group, the input group (column of the class matrix) holding its target
+    /// in the next row. Default: note and tick are inputs 0 and 1, the other outputs the last
+    /// inputs (the event layouts' fixed order); the grid layout names its own.
+    public let targetColumns: [Int]
+    /// The leading output groups whose cross-entropies make the loss a run reports, early-stops
+    /// and chooses checkpoints on: note and tick (2) for the event layouts, whose velocity
+    /// output is reported beside it; every group for the grid layout.
+    public let lossGroups: Int
 
     /// The original 2017 layout: inputs and outputs (note, tick).
     public init(notes: Int, ticks: Int, hidden: Int, layers: Int = 1) {
         self.init(inputGroups: [notes, ticks], outputGroups: [notes, ticks], hidden: hidden, layers: layers)
     }
 
-    public init(inputGroups: [Int], outputGroups: [Int], hidden: Int, layers: Int = 1) {
-        precondition(inputGroups.count >= 2 && outputGroups.count >= 2, "a model has note and tick groups")
+    public init(inputGroups: [Int], outputGroups: [Int], hidden: Int, layers: Int = 1, targetColumns: [Int]? = nil,
+                lossGroups: Int? = nil) {
+        precondition(inputGroups.count >= 2 && outputGroups.count >= 2, "a model has at least two input and output groups")
         self.inputGroups = inputGroups
         self.outputGroups = outputGroups
         self.hidden = hidden
         self.layers = layers
+        let k = inputGroups.count, m = outputGroups.count
+        self.targetColumns = targetColumns ?? (0..<m).map { g in g < 2 ? g : k - (m - g) }
+        self.lossGroups = lossGroups ?? 2
+        precondition((1...m).contains(self.lossGroups), "the loss has 1 to \(m) output groups")
+        precondition(self.targetColumns.count == m && self.targetColumns.allSatisfy { (0..<k).contains($0) },
+                     "every output group's target is an input column")
     }
 
     /// The same groups with another hidden size or number of layers.
     public func with(hidden: Int? = nil, layers: Int? = nil) -> ModelShape {
         ModelShape(inputGroups: inputGroups, outputGroups: outputGroups, hidden: hidden ?? self.hidden,
-                   layers: layers ?? self.layers)
+                   layers: layers ?? self.layers, targetColumns: targetColumns, lossGroups: lossGroups)
     }
 
     /// N: notes in the vocabulary.

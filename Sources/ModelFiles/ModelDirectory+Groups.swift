@@ -9,7 +9,10 @@
 //     "position": {"encoding": "onehot" | "binary", "slots": S, "ticks_per_slot": T, "ppq": 480, "meter": "4/4"},
 //     "lookback": {"tolerance_ticks": 60, "window": 512},   (inputs "lookback_note" N + 1, "lookback_tick" K + 1)
 //     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
+//     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
+//              "note_counts": [9 rows of 128 counts: each class's training notes]}
 //   }
+// A grid model has "grid" and none of "position", "lookback", "velocity" (GridGroup.swift).
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
 // and are checked against it. A manifest without "groups" (version 1, the original's
 // vocab.json) is the original layout: (note, tick) in and out.
@@ -51,11 +54,25 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         public var histogram: [Int]
     }
 
+    public struct Grid: Codable, Equatable, Sendable {
+        public var ppq: Int
+        public var velocity: Velocity
+        public var offsets: [Int]
+        public var notes: [Int]
+        public var noteCounts: [[Int]]
+
+        enum CodingKeys: String, CodingKey {
+            case ppq, velocity, offsets, notes
+            case noteCounts = "note_counts"
+        }
+    }
+
     public var inputs: [Entry]
     public var outputs: [Entry]
     public var position: Position?
     public var lookback: Lookback?
     public var velocity: Velocity?
+    public var grid: Grid?
 
     public init(_ groups: ModelGroups) {
         let shape = groups.shape(hidden: 1)
@@ -67,6 +84,11 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         }
         lookback = groups.lookback.map { Lookback(toleranceTicks: $0.toleranceTicks, window: $0.window) }
         velocity = groups.velocity.map { Velocity(bins: $0.bins.map { [$0.lowerBound, $0.upperBound] }, histogram: $0.histogram) }
+        grid = groups.grid.map {
+            Grid(ppq: $0.ppq, velocity: Velocity(bins: $0.velocity.bins.map { [$0.lowerBound, $0.upperBound] },
+                                                 histogram: $0.velocity.histogram),
+                 offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts)
+        }
     }
 
     /// The groups these tables describe, checked against `vocabulary` and the listed sizes.
@@ -88,13 +110,24 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             do { try group.validate() } catch { throw bad("\(error)") }
             g.lookback = group
         }
-        if let v = velocity {
+        func velocityGroup(_ v: Velocity, _ key: String) throws -> VelocityGroup {
             var bins: [ClosedRange<Int>] = []
             for (i, pair) in v.bins.enumerated() {
-                guard pair.count == 2, pair[0] <= pair[1] else { throw bad("velocity bins[\(i)] is \(pair), expected [low, high]") }
+                guard pair.count == 2, pair[0] <= pair[1] else { throw bad("\(key) bins[\(i)] is \(pair), expected [low, high]") }
                 bins.append(pair[0]...pair[1])
             }
-            do { g.velocity = try VelocityGroup(bins: bins, histogram: v.histogram) } catch { throw bad("\(error)") }
+            do { return try VelocityGroup(bins: bins, histogram: v.histogram) } catch { throw bad("\(error)") }
+        }
+        if let v = velocity { g.velocity = try velocityGroup(v, "velocity") }
+        if let gr = grid {
+            guard position == nil, lookback == nil, velocity == nil else {
+                throw bad("grid comes without position, lookback and velocity")
+            }
+            let velocity = try velocityGroup(gr.velocity, "grid.velocity")
+            do {
+                g.grid = try GridGroup(ppq: gr.ppq, velocity: velocity, offsets: gr.offsets, notes: gr.notes,
+                                       noteCounts: gr.noteCounts)
+            } catch { throw bad("\(error)") }
         }
         let expected = GroupsManifest(g)
         guard inputs == expected.inputs else {
@@ -155,6 +188,33 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             let r = ManifestReader(object: vo, file: file, keyPath: "groups.velocity.")
             let histogram = try r.required(r.ints("histogram"), "histogram")
             m.velocity = Velocity(bins: bins, histogram: histogram)
+        }
+        if let gv = o["grid"], gv != .null {
+            guard case .object(let go) = gv else { throw bad(".grid is \(gv.described), expected an object") }
+            let r = ManifestReader(object: go, file: file, keyPath: "groups.grid.")
+            guard let vv = go["velocity"], case .object(let vo) = vv, case .array(let rawBins)? = vo["bins"] else {
+                throw bad(".grid.velocity is missing or not {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
+            }
+            let bins: [[Int]] = try rawBins.enumerated().map { i, b in
+                guard case .array(let pair) = b, pair.allSatisfy({ $0.wholeNumber != nil }) else {
+                    throw bad(".grid.velocity.bins[\(i)] is \(b.described), expected [low, high]")
+                }
+                return pair.compactMap(\.wholeNumber)
+            }
+            let vr = ManifestReader(object: vo, file: file, keyPath: "groups.grid.velocity.")
+            func noteCounts() throws -> [[Int]] {
+                guard case .array(let rows)? = go["note_counts"] else { throw bad(".grid.note_counts is missing or not an array") }
+                return try rows.enumerated().map { i, row in
+                    guard case .array(let items) = row, items.allSatisfy({ $0.wholeNumber != nil }) else {
+                        throw bad(".grid.note_counts[\(i)] is \(row.described), expected 128 whole numbers")
+                    }
+                    return items.compactMap(\.wholeNumber)
+                }
+            }
+            m.grid = Grid(ppq: try r.required(r.int("ppq"), "ppq"),
+                          velocity: Velocity(bins: bins, histogram: try vr.required(vr.ints("histogram"), "histogram")),
+                          offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
+                          noteCounts: try noteCounts())
         }
         return m
     }

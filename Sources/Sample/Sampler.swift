@@ -49,6 +49,10 @@ public struct SamplingOptions: Equatable, Sendable {
     public var noteTemperature: Float?
     public var tickTemperature: Float?
     public var velocityTemperature: Float?
+    /// A grid model's temperatures of the hit set and of the offsets (nil: `temperature`); its
+    /// velocity groups take `velocityTemperature`.
+    public var hitsTemperature: Float?
+    public var offsetTemperature: Float?
     /// Nucleus sampling: each group draws from its smallest set of most likely classes that
     /// holds at least this share of the probability (1: every class).
     public var topP: Double = 1
@@ -65,6 +69,10 @@ public struct SamplingOptions: Equatable, Sendable {
 
 public enum SamplerError: Error, CustomStringConvertible, Equatable {
     case badTemperature(Float)
+    /// A grid model played no hit for this many steps.
+    case silentGrid(steps: Int)
+    /// A primer given to a grid model (not supported).
+    case gridPrimer
     case badTopP(Double)
     /// Temperature 0 (argmax) for one of note and tick but not the other.
     case mixedArgmax
@@ -77,6 +85,10 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
+        case .silentGrid(let steps):
+            return "the model played no hit for \(steps / 16) bars: giving up (a lower temperature of the hit set, or another checkpoint, may help)"
+        case .gridPrimer:
+            return "a grid-layout model takes no primer: sample it without --primer"
         case .badTemperature(let t):
             return "temperature \(t) is invalid: it must be a finite number ≥ 0"
         case .badTopP(let p):
@@ -127,6 +139,8 @@ public final class Sampler {
 
     /// The forward step (shared with evaluation) and the probabilities of every output group (O).
     private let lstm: LSTMInference
+    /// A grid model's runtime (GridSampler.swift); nil for the event layouts.
+    private let grid: GridSampler?
     private let probs: UnsafeMutableBufferPointer<Float>
     /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
     private let noteWeights: UnsafeMutableBufferPointer<Double>
@@ -160,6 +174,7 @@ public final class Sampler {
         }
         self.weights = weights
         self.groups = groups
+        grid = groups.grid.map { GridSampler(weights: weights, group: $0) }
         lstm = LSTMInference(weights: weights)
         probs = .allocate(capacity: s.outputWidth)
         probs.initialize(repeating: 0)
@@ -248,12 +263,18 @@ public final class Sampler {
         primer: [PrimerEvent] = [], rng: inout SeededRNG, emit: (GeneratedHit) throws -> Void
     ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
-        for t in [options.temperature, options.noteTemperature, options.tickTemperature, options.velocityTemperature].compactMap({ $0 }) {
+        for t in [options.temperature, options.noteTemperature, options.tickTemperature, options.velocityTemperature,
+                  options.hitsTemperature, options.offsetTemperature].compactMap({ $0 }) {
             guard t.isFinite, t >= 0 else { throw SamplerError.badTemperature(t) }
         }
         guard options.topP > 0, options.topP <= 1 else { throw SamplerError.badTopP(options.topP) }
         guard options.initScale.isFinite, options.initScale >= 0 else {
             throw SamplerError.badInitScale(options.initScale)
+        }
+        if let grid {
+            guard primer.isEmpty else { throw SamplerError.gridPrimer }
+            try grid.generate(count: count, options: options, rng: &rng, emit: emit)
+            return
         }
         for (i, p) in primer.enumerated() {
             let e = p.event

@@ -12,18 +12,23 @@ public struct EvaluationResult: Sendable, Equatable {
     var correct: [Int]
     /// Note and tick both right (the original's accuracy).
     public var correctBoth: Int
+    /// The leading groups whose NLLs make `lossSum` (ModelShape.lossGroups).
+    public var lossGroups: Int
     /// NLL(note) + NLL(tick) of each prediction, when asked for (`recordSteps`).
     public var stepLosses: [Double]?
 
-    public init(groups: Int) {
+    public init(groups: Int, lossGroups: Int = 2) {
         predictions = 0
+        self.lossGroups = lossGroups
         lossSums = [Double](repeating: 0, count: groups)
         correct = [Int](repeating: 0, count: groups)
         correctBoth = 0
     }
 
-    /// Σ NLL(note) + NLL(tick): today's loss, the same terms for every layout.
-    public var lossSum: Double { lossSums[0] + lossSums[1] }
+    /// Σ NLL(note) + NLL(tick): the event layouts' loss, the same terms for each of them; for
+    /// the grid layout Σ over every group (a step's hit set, and the velocity and offset of
+    /// each class it hits).
+    public var lossSum: Double { lossSums[0..<lossGroups].reduce(0, +) }
     public var correctNote: Int { correct[0] }
     public var correctTick: Int { correct[1] }
     /// Mean NLL(note) + NLL(tick) per prediction (0 when there are none).
@@ -62,7 +67,8 @@ public enum Evaluator {
         let shape = weights.shape
         let H = shape.hidden, O = shape.outputWidth, k = shape.inputGroups.count, m = shape.outputGroups.count
         let n = events.count / k
-        var result = EvaluationResult(groups: m)
+        var result = EvaluationResult(groups: m, lossGroups: shape.lossGroups)
+        let lossGroups = shape.lossGroups
         if recordSteps { result.stepLosses = [] }
         guard n >= 2 else { return result }
         if recordSteps { result.stepLosses?.reserveCapacity(n - 1) }
@@ -100,6 +106,8 @@ public enum Evaluator {
                         var noteTick = 0.0
                         for g in 0..<m {
                             let target = Int(ev[e * k + targets[g]])
+                            // A target equal to the group's size (the grid's "not hit") is not predicted.
+                            if target >= columns[g].count { continue }
                             let y = logits.mutable(r * O + columns[g].lowerBound, columns[g].count)
                             let ok = Softmax.argmax(UnsafeBufferPointer(y)) == target
                             let nll = Double(Kernels.negativeLogLikelihood(y, target: target))
@@ -107,7 +115,7 @@ public enum Evaluator {
                             if ok { result.correct[g] += 1 }
                             if g == 0 { noteRight = ok }
                             if g == 1 { tickRight = ok }
-                            if g < 2 { noteTick += nll }
+                            if g < lossGroups { noteTick += nll }
                         }
                         if noteRight && tickRight { result.correctBoth += 1 }
                         if recordSteps { result.stepLosses?.append(noteTick) }

@@ -28,11 +28,6 @@ public enum EventValidation {
     }
 }
 
-/// For each output group, the column of the class matrix that holds its target: note and
-/// tick are columns 0 and 1; the velocity output (the third output group) is the last input
-/// column (ModelGroups' fixed order: inputs [note | tick | position… | velocity], outputs
-/// [note | tick | velocity]).
-func targetColumns(of shape: ModelShape) -> [Int] {
-    let k = shape.inputGroups.count
-    return (0..<shape.outputGroups.count).map { g in g < 2 ? g : k - (shape.outputGroups.count - g) }
-}
+/// For each output group, the column of the class matrix that holds its target (the shape's
+/// `targetColumns`).
+func targetColumns(of shape: ModelShape) -> [Int] { shape.targetColumns }

@@ -3,6 +3,7 @@
 //
 //   (5)  y_r    = h_r · W_out + Wy[bias]                                     y: O   (OutputLayer.logits)
 //   (6)  loss   = 1/(U·B_all) Σ_r Σ_groups −log softmax(y_r[group])[target(r, group)]
+//               (a target equal to its group's size is not predicted: no term, dy = 0)
 //   (6') dy_r   = (softmax(y_r[group]) − onehot(target(r, group))) / (U·B_all)
 //   (5') dW_out += h_rᵀ · dy_r;  dWy[bias] += dy_r;  dHout_r = dy_r · W_outᵀ  (into the top layer)
 //
@@ -68,8 +69,13 @@ final class OutputHead: @unchecked Sendable {
         for r in rows {
             var loss: Float = 0
             for (g, c) in layout.outputColumns.enumerated() {
-                loss += Kernels.softmaxCrossEntropy(logits.mutable(r * O + c.lowerBound, c.count),
-                                                    target: Int(targets[r * m + g]), scale: scale)
+                let y = logits.mutable(r * O + c.lowerBound, c.count), target = Int(targets[r * m + g])
+                // A target equal to the group's size (the grid's "not hit") is not predicted.
+                guard target < c.count else {
+                    y.update(repeating: 0)
+                    continue
+                }
+                loss += Kernels.softmaxCrossEntropy(y, target: target, scale: scale)
             }
             rowLoss.pointer[r] = loss
         }

@@ -380,6 +380,9 @@ public enum Settings {
 /// its table default: no step budget, no schedule, no noise, no early stop).
 public enum Recipe: String, CaseIterable, Sendable {
     case groove, original
+    /// The 16th-note grid layout's recipe (`--layout grid`): two layers of 256 with dropout,
+    /// Adam, 32 streams of 64 steps (../shared/prototypes' grid runs).
+    case grid
 
     /// The input groups the groove recipe puts noise on (those the model has).
     public static let grooveNoiseGroups = ["note", "tick", "velocity"]
@@ -397,11 +400,24 @@ public enum Recipe: String, CaseIterable, Sendable {
                 v(Settings.evalEvery, 500), v(Settings.inputNoise, 0.2), v(Settings.inputNoiseGroups, Recipe.grooveNoiseGroups),
                 v(Settings.inputNoiseDraw, .model), v(Settings.earlyStop, true),
             ]
+        case .grid:
+            func v<V>(_ s: Setting<V>, _ x: V) -> (any TrainingSetting, SettingValue) { (s, s.codec.encode(x)) }
+            return [
+                v(Settings.hidden, 256), v(Settings.layers, 2), v(Settings.unroll, 64), v(Settings.batchSize, 32),
+                v(Settings.optimizer, .adam), v(Settings.clip, 5), v(Settings.learningRate, 0.002),
+                v(Settings.steps, Recipe.gridSteps), v(Settings.checkpointEvery, 500), v(Settings.keep, 40),
+                v(Settings.logEvery, 100), v(Settings.evalEvery, 500), v(Settings.dropout, 0.2),
+            ]
         }
     }
 
+    /// Steps of the grid recipe.
+    public static let gridSteps = 12_000
+
     /// Whether a new run adds the lookback group (when its dataset has positions).
     public var lookback: Bool { self == .groove }
+    /// Whether a new run has the grid layout.
+    public var grid: Bool { self == .grid }
 
     /// `c` with the recipe's values.
     public func apply(to c: inout RunConfiguration) {

@@ -41,9 +41,11 @@ extension TrainingData {
     /// Settings of a convert-midi dataset from its manifest.json: ppq (480 when absent),
     /// quantize, and the training hits per meter. Read leniently: an original-style dataset
     /// has no manifest.
-    static func readManifest(in dir: URL) throws -> (ppq: Int, quantize: Int?, meterHits: [String: Int]) {
+    static func readManifest(in dir: URL) throws
+        -> (ppq: Int, quantize: Int?, meterHits: [String: Int], files: [DatasetFile])
+    {
         let url = dir.appendingPathComponent("manifest.json")
-        guard let data = FileManager.default.contents(atPath: url.path) else { return (480, nil, [:]) }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (480, nil, [:], []) }
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw DatasetError.invalid(path: url.path, reason: "not a JSON object")
         }
@@ -52,10 +54,15 @@ extension TrainingData {
         guard (1...32_767).contains(ppq) else { throw DatasetError.invalid(path: url.path, reason: "settings.ppq is \(ppq)") }
         let quantize = (settings["quantize"] as? NSNumber)?.intValue
         var meters: [String: Int] = [:]
-        for case let f as [String: Any] in root["files"] as? [Any] ?? [] where (f["split"] as? String) == "training" {
-            if let m = f["meter"] as? String, let hits = (f["hits"] as? NSNumber)?.intValue { meters[m, default: 0] += hits }
+        var files: [DatasetFile] = []
+        for case let f as [String: Any] in root["files"] as? [Any] ?? [] {
+            guard let split = f["split"] as? String, let hits = (f["hits"] as? NSNumber)?.intValue,
+                  let offset = (f["offset"] as? NSNumber)?.intValue, let path = f["path"] as? String else { continue }
+            let meter = f["meter"] as? String
+            files.append(DatasetFile(path: path, validation: split == "validation", offset: offset, hits: hits, meter: meter))
+            if split == "training", let m = meter { meters[m, default: 0] += hits }
         }
-        return (ppq, quantize, meters)
+        return (ppq, quantize, meters, files)
     }
 
     static func readSequence(in dir: URL, vocabulary known: Vocabulary?)

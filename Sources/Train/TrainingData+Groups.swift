@@ -88,6 +88,10 @@ extension TrainingData {
         -> (classes: [Int32], clampedPositions: Int, clampedVelocities: Int)
     {
         precondition(groups.vocabulary == vocabulary, "classes(for:) takes groups over this dataset's vocabulary")
+        if let grid = groups.grid {
+            let validation = validationSplit.map { $0.path == split.path } ?? false
+            return (try gridClasses(validation: validation, group: grid).classes, 0, 0)
+        }
         if groups.position != nil, split.positions == nil {
             throw DatasetError.missingGroup(path: split.path, group: "position", file: "positions.npy")
         }

@@ -14,6 +14,26 @@ import DrummerCore
 import Encode
 import Foundation
 
+/// A source file of a converted dataset (manifest.json's files[]).
+public struct DatasetFile: Sendable, Equatable {
+    public var path: String
+    /// In validation/ (else the training split).
+    public var validation: Bool
+    /// Its first hit's index in its split's events, and its hits.
+    public var offset: Int
+    public var hits: Int
+    /// The meter most of its hits are in ("4/4"), when recorded.
+    public var meter: String?
+
+    public init(path: String, validation: Bool, offset: Int, hits: Int, meter: String?) {
+        self.path = path
+        self.validation = validation
+        self.offset = offset
+        self.hits = hits
+        self.meter = meter
+    }
+}
+
 /// One split of a dataset: the training sequence, or validation/.
 public struct DatasetSplit: Sendable, Equatable {
     /// Flat pairs: events[2e] = note index, events[2e + 1] = tick index. (2E)
@@ -69,6 +89,9 @@ public struct TrainingData: Sendable {
     public let quantize: Int?
     /// Training hits per meter ("4/4": 12345), from manifest.json's files (empty when unknown).
     package let meterHits: [String: Int]
+    /// The source files and where their hits lie in each split's events (manifest.json's
+    /// files; empty without a manifest).
+    public let files: [DatasetFile]
     /// Which files the events were read from (for messages).
     public let source: String
 
@@ -87,7 +110,8 @@ public struct TrainingData: Sendable {
     public var fingerprint: String { fingerprint(for: ModelGroups(vocabulary: vocabulary)) }
 
     public init(path: String, vocabulary: Vocabulary, training: DatasetSplit, validation: DatasetSplit?,
-                ppq: Int = 480, quantize: Int? = nil, meterHits: [String: Int] = [:], source: String) throws {
+                ppq: Int = 480, quantize: Int? = nil, meterHits: [String: Int] = [:], files: [DatasetFile] = [],
+                source: String) throws {
         try Self.checkIndices(training.events, vocabulary: vocabulary, file: training.path)
         if let v = validation { try Self.checkIndices(v.events, vocabulary: vocabulary, file: v.path) }
         self.path = path
@@ -97,6 +121,7 @@ public struct TrainingData: Sendable {
         self.ppq = ppq
         self.quantize = quantize
         self.meterHits = meterHits
+        self.files = files
         self.source = source
     }
 
@@ -130,6 +155,15 @@ public struct TrainingData: Sendable {
             d.append(Data("validation\n".utf8))
             append(v.events, "events", v.count)
         }
+        if groups.grid != nil {
+            // The grid reads the hits' places in their bars, their velocities and the file ranges.
+            d.append(Data("drummer-dataset-grid-v1\n".utf8))
+            for split in [training] + (validationSplit.map { [$0] } ?? []) {
+                append(split.positions ?? [], "positions", split.count)
+                append(split.velocities ?? [], "velocities", split.count)
+            }
+            for f in files { d.append(Data("file \(f.validation ? "validation" : "training") \(f.offset) \(f.hits) \(f.meter ?? "")\n".utf8)) }
+        }
         if groups.position != nil || groups.velocity != nil {
             d.append(Data("drummer-dataset-groups-v1\n".utf8))
             for split in [training] + (validationSplit.map { [$0] } ?? []) {
@@ -161,7 +195,7 @@ public struct TrainingData: Sendable {
         let manifest = try readManifest(in: dir)
         return try TrainingData(path: path, vocabulary: vocabulary, training: training, validation: validation,
                                 ppq: manifest.ppq, quantize: manifest.quantize, meterHits: manifest.meterHits,
-                                source: source)
+                                files: manifest.files, source: source)
     }
 
     /// Throws naming the first pair whose indices fall outside the vocabulary.

@@ -80,6 +80,8 @@ public struct RunOptions: Sendable {
     /// The lookback input (`--lookback` / `--no-lookback`; default: off).
     public var lookback: Bool?
     public var layoutOriginal = false
+    /// `--layout grid` (or `--recipe grid`): the 16th-note grid layout (GridGroup).
+    public var layoutGrid = false
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?
 
@@ -112,6 +114,15 @@ public struct RunOptions: Sendable {
         }
         if let v = velocityBins, !(1...127).contains(v) {
             throw SettingError(option: "--velocity-bins", message: "must be between 1 and 127, got \(v)")
+        }
+        if layoutGrid, layoutOriginal {
+            throw SettingError(option: "--layout", message: "is either original or grid")
+        }
+        if layoutGrid, position != nil || velocity != nil || lookback != nil || positionEncoding != nil || velocityBins != nil {
+            throw SettingError(option: "--layout grid", message: "has its own groups: drop --position/--lookback/--velocity/--position-encoding/--velocity-bins")
+        }
+        if layoutGrid, let g = inputNoiseGroups, !g.isEmpty {
+            throw SettingError(option: "--input-noise-groups", message: "the grid layout trains without input noise")
         }
         if layoutOriginal, position == true || velocity == true || lookback == true {
             throw SettingError(option: "--layout original", message: "has no position, lookback or velocity group: drop --position/--lookback/--velocity")
@@ -147,6 +158,12 @@ public struct RunOptions: Sendable {
         }
         if let v = velocity, v != hasVelocity {
             try refuse(v ? "--velocity" : "--no-velocity", "", hasVelocity ? "a velocity group" : "no velocity group")
+        }
+        if layoutGrid, groups.grid == nil {
+            try refuse("--layout", "grid", "groups " + groups.inputNames.joined(separator: ", "))
+        }
+        if !layoutGrid, groups.grid != nil, layoutOriginal || position != nil || velocity != nil || lookback != nil {
+            try refuse("--layout", layoutOriginal ? "original" : "event groups", "the grid layout")
         }
         if layoutOriginal, !groups.isOriginalLayout {
             try refuse("--layout", "original", "groups " + groups.inputNames.joined(separator: ", "))

@@ -203,7 +203,9 @@ public final class TrainingRun {
         // The recipe adds the lookback where it can (a dataset with positions, not turned off).
         let lookback = options.lookback
             ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
-        let groups = try options.layoutOriginal
+        let groups = try options.layoutGrid
+            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup())
+            : options.layoutOriginal
             ? ModelGroups(vocabulary: data.vocabulary)
             : data.groups(position: options.position, velocity: options.velocity, lookback: lookback,
                           encoding: options.positionEncoding ?? .oneHot,
@@ -255,6 +257,19 @@ public final class TrainingRun {
     static func classes(of data: TrainingData, for groups: ModelGroups, reporter: RunReporter) throws
         -> (training: [Int32], validation: [Int32]?)
     {
+        if let grid = groups.grid {
+            var out: [[Int32]] = []
+            for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
+                let (classes, files) = try data.gridClasses(validation: validation, group: grid)
+                var line = "grid \(name): \(files.files.count) files in 4/4, \(files.steps) 16th steps, \(files.hits) hits"
+                if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
+                if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
+                if !files.skipped.isEmpty { line += "; \(files.skipped.count) files left out (first: \(files.skipped[0].path): \(files.skipped[0].reason))" }
+                reporter.line(line)
+                out.append(classes)
+            }
+            return (out[0], out.count > 1 ? out[1] : nil)
+        }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
         for (name, r) in [("training", t), ("validation", v)] {

@@ -79,8 +79,8 @@ struct SampleCommand: ParsableCommand {
                 throw ValidationError("--temperature takes a number or group=T pairs (note=0.9,tick=0.9,velocity=1.0), got \"\(text)\"")
             }
             let name = String(parts[0])
-            guard ["note", "tick", "velocity"].contains(name) else {
-                throw ValidationError("--temperature names \"\(name)\": the output groups are note, tick and velocity")
+            guard ["note", "tick", "velocity", "hits", "offset"].contains(name) else {
+                throw ValidationError("--temperature names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)")
             }
             guard t.isFinite, t >= 0 else { throw ValidationError("--temperature \(name) must be a finite number ≥ 0, got \(t)") }
             guard groups[name] == nil else { throw ValidationError("--temperature names \(name) twice") }
@@ -203,6 +203,9 @@ struct SampleCommand: ParsableCommand {
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { print($0) }
         let loaded = try ModelSource.load(model, step: step)
+        if loaded.groups.grid != nil, primer != nil {
+            throw ValidationError("--primer: \(model) is a grid-layout model, which takes no primer yet; sample it without --primer")
+        }
         if loaded.origin != model, !json { status("model: \(loaded.origin)") }
         let vocabulary = loaded.vocabulary
         let chosenMeter = meter.flatMap(Meter.init)
@@ -244,14 +247,18 @@ struct SampleCommand: ParsableCommand {
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
         let parsed = try temperature.map(Self.temperatures) ?? (all: nil, groups: [:])
-        if parsed.groups["velocity"] != nil, loaded.groups.velocity == nil {
-            throw ValidationError("--temperature names velocity, which this model does not predict (its output groups: \(loaded.groups.outputNames.joined(separator: ", ")))")
+        let temperatureGroups = loaded.groups.grid != nil ? ["hits", "velocity", "offset"]
+            : loaded.groups.velocity != nil ? ["note", "tick", "velocity"] : ["note", "tick"]
+        if let name = parsed.groups.keys.sorted().first(where: { !temperatureGroups.contains($0) }) {
+            throw ValidationError("--temperature names \(name), which this model does not predict (its temperature groups: \(temperatureGroups.joined(separator: ", ")))")
         }
         var options = SamplingOptions(temperature: parsed.all ?? 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         options.noteTemperature = parsed.groups["note"]
         options.tickTemperature = parsed.groups["tick"]
         options.velocityTemperature = parsed.groups["velocity"]
+        options.hitsTemperature = parsed.groups["hits"]
+        options.offsetTemperature = parsed.groups["offset"]
         options.topP = topP ?? 1
         options.noteOutput = rawNotes ? .raw : .generalMIDI
         // The file's bars are the generator's: its meter, and the start event's place in its bar.

@@ -152,7 +152,7 @@ struct TrainCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Give the model each hit's velocity and have it predict the next one's (default: when the dataset has velocities.npy).")
     var velocity: Bool?
 
-    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity).")
+    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity); grid trains on 16th-note steps of 4/4 files (each step one of the 512 sets of 9 drum classes, with velocity and micro-timing per hit, a lookback of one and two bars and the place in an 8-bar phrase), with --recipe grid unless told.")
     var layout: Layout?
 
     @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")
@@ -162,7 +162,7 @@ struct TrainCommand: ParsableCommand {
     var velocityBins: Int?
 
     enum Layout: String, ExpressibleByArgument, CaseIterable {
-        case original
+        case original, grid
     }
 
     @Option(help: "Continue the run saved in this checkpoint.")
@@ -211,11 +211,12 @@ struct TrainCommand: ParsableCommand {
         o[Settings.earlyStopPatience] = earlyStopPatience
         o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }
         o[Settings.dropout] = dropout
-        o.recipe = recipe ?? .groove
+        o.recipe = recipe ?? (layout == .grid ? .grid : .groove)
         o.position = position
         o.velocity = velocity
         o.lookback = lookback
         o.layoutOriginal = layout == .original
+        o.layoutGrid = layout == .grid || (layout == nil && recipe == .grid)
         o.positionEncoding = positionEncoding
         o.velocityBins = velocityBins
         return o

@@ -122,11 +122,18 @@ struct DoubleModel {
         (0..<Y).map { j in (0..<H).reduce(wy(H, j)) { $0 + h[$1] * wy($1, j) } }
     }
 
-    /// Per output group: NLL of its target class and whether the argmax hits it.
+    /// Per output group: NLL of its target class and whether the argmax hits it (0 and false
+    /// where the target is the group's size: not predicted).
     func groupNLL(_ y: [Double], targets: [Int]) -> [(loss: Double, ok: Bool)] {
         var out: [(Double, Bool)] = []
         var first = 0
         for (g, n) in outputs.enumerated() {
+            // A target equal to the group's size is "nothing to predict": no loss term.
+            if targets[g] >= n {
+                out.append((0, false))
+                first += n
+                continue
+            }
             let v = y[first..<(first + n)]
             let m = v.max() ?? 0
             let lse = m + log(v.reduce(0) { $0 + exp($1 - m) })

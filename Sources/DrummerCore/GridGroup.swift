@@ -1,0 +1,227 @@
+// The 16th-note grid layout (issue 20): one model step is one 16th note of a 4/4 bar, and
+// what it plays is the set of Magenta's 9 drum classes struck there (one of 512 hit sets, as
+// drums_rnn encodes a step), with a velocity bin and a micro-timing offset class per class hit.
+// An offset class is one of F offset bins for a single hit, or one of F more for two hits of
+// the class in that 16th (a drag, a 32nd-note hi-hat): the first at the bin's offset, the
+// second a 32nd note (ticksPerStep/2) later, at the same velocity.
+// The event layouts read one hit per step and do not hold a pattern over bars; a step grid
+// with a lookback of one and two bars does (../shared/prototypes, docs/training.md).
+//
+// Row s of the class matrix is the input for predicting step s + 1 (s = −1: the start of a
+// file, nothing played yet). Input groups, in Wx row order (C = 9 classes, V velocity bins,
+// F offset bins):
+//   hits                 513  step s's hit set (bit c = class c hit), 512 = start of a file
+//   velocity_<class>  C×(V+1) step s's velocity bin of each class, V = not hit
+//   offset_<class>   C×(2F+1) step s's offset class of each class, 2F = not hit
+//   position              16  the 16th of step s + 1 in its bar
+//   phrase                 8  the bar of step s + 1 in its 8-bar phrase (bars counted from the file's first)
+//   lookback_1           513  the hit set one bar before step s + 1 (512: before the start)
+//   lookback_2           513  two bars before
+//   repeat_1, repeat_2     2  whether step s's hit set equals the one a bar / two bars before it
+// Output groups, in Wy column order: hits 512, velocity_<class> C×V, offset_<class> C×2F; each
+// predicts the same-named input of row s + 1. A target equal to its output group's size (a
+// class not hit, the start of the next file) is not predicted: it adds no loss and no gradient.
+//
+// Times are ticks at `ppq` (the dataset's). A step's hit of class c at offset o sounds at
+// step·ticksPerStep + o ticks from the first bar line; o lies in [−ticksPerStep/2, ticksPerStep/2).
+
+/// The grid layout's tables: sizes, velocity bins, offset bins and the notes it writes.
+public struct GridGroup: Equatable, Sendable {
+    /// Drum classes (Magenta's 9: kick, snare, closed and open hi-hat, low, mid and high tom,
+    /// crash, ride).
+    public static let classCount = 9
+    /// Hit sets: every subset of the classes.
+    public static let hitSets = 1 << classCount
+    /// The hits class meaning "start of a file" (inputs only).
+    public static let startOfFile = hitSets
+    /// 16ths per 4/4 bar.
+    public static let stepsPerBar = 16
+    /// Bars per phrase.
+    public static let phraseBars = 8
+    /// Names of the classes in group names ("velocity_kick", …).
+    public static let classNames = ["kick", "snare", "hihat_closed", "hihat_open", "tom_low", "tom_mid", "tom_high",
+                                    "crash", "ride"]
+
+    /// Ticks per quarter note of the steps and offsets.
+    public var ppq: Int
+    /// Velocity bins, shared by every class (chosen from the training hits).
+    public var velocity: VelocityGroup
+    /// The offset written for each offset bin, in ticks (bin b covers
+    /// [−T/2 + b·T/F, −T/2 + (b+1)·T/F) for T = ticksPerStep, F = offsets.count; its value is the
+    /// training data's mean offset in it).
+    public var offsets: [Int]
+    /// Each class's own MIDI note (written when the class had no training hits).
+    public var notes: [Int]
+    /// How often each MIDI note 0...127 was the note of each class's training hits (classCount
+    /// rows of 128): a written hit's note is drawn from its class's row, so that a kit's
+    /// several snare or tom notes come back in the data's proportions.
+    public var noteCounts: [[Int]]
+
+    public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil) throws {
+        self.ppq = ppq
+        self.velocity = velocity
+        self.offsets = offsets
+        self.notes = notes
+        self.noteCounts = noteCounts ?? notes.map { n in (0..<128).map { $0 == n ? 1 : 0 } }
+        try validate()
+    }
+
+    /// The note of a hit of class `c`, drawn from its training notes with a uniform u in [0, 1).
+    public func note(class c: Int, uniform u: Double) -> Int {
+        let row = noteCounts[c]
+        var total = 0
+        for n in row { total += n }
+        guard total > 0 else { return notes[c] }
+        let target = Int(u * Double(total))
+        var acc = 0
+        for (note, n) in row.enumerated() {
+            acc += n
+            if target < acc { return note }
+        }
+        return notes[c]
+    }
+
+    public var ticksPerStep: Int { ppq / 4 }
+    public var velocityBins: Int { velocity.bins.count }
+    public var offsetBins: Int { offsets.count }
+    /// Offset classes: a single hit in each offset bin, then two hits from each bin.
+    public var offsetClasses: Int { 2 * offsets.count }
+
+    /// The offset class of a hit in bin `bin`, doubled or not.
+    public func offsetClass(bin: Int, double: Bool) -> Int { double ? offsetBins + bin : bin }
+
+    /// The onsets (ticks from the step) an offset class writes: one, or two a 32nd apart.
+    public func onsets(offsetClass k: Int) -> [Int] {
+        let f = offsetBins
+        return k < f ? [offsets[k]] : [offsets[k - f], offsets[k - f] + ticksPerStep / 2]
+    }
+
+    /// The offset bin of `offset` ticks from its step (clamped to the bins).
+    public func offsetBin(of offset: Int) -> Int {
+        let t = ticksPerStep, f = offsetBins
+        let b = (offset + t / 2) * f / t
+        return min(max(b, 0), f - 1)
+    }
+
+    public var inputGroups: [Int] {
+        let c = Self.classCount
+        return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
+            + [Self.stepsPerBar, Self.phraseBars, Self.hitSets + 1, Self.hitSets + 1, 2, 2]
+    }
+
+    public var outputGroups: [Int] {
+        let c = Self.classCount
+        return [Self.hitSets] + [Int](repeating: velocityBins, count: c) + [Int](repeating: offsetClasses, count: c)
+    }
+
+    public var inputNames: [String] {
+        ["hits"] + Self.classNames.map { "velocity_" + $0 } + Self.classNames.map { "offset_" + $0 }
+            + ["position", "phrase", "lookback_1", "lookback_2", "repeat_1", "repeat_2"]
+    }
+
+    public var outputNames: [String] {
+        ["hits"] + Self.classNames.map { "velocity_" + $0 } + Self.classNames.map { "offset_" + $0 }
+    }
+
+    /// Output group g predicts input column targetInputs[g] of the next row.
+    public var targetInputs: [Int] { Array(0..<(1 + 2 * Self.classCount)) }
+
+    public func validate() throws {
+        guard ppq >= 4, ppq % 4 == 0, ppq <= 32_767 else {
+            throw ModelGroupsError("grid ppq \(ppq): expected a multiple of 4 (a 16th note is ppq/4 ticks)")
+        }
+        try velocity.validate()
+        guard (1...64).contains(offsets.count), offsets.count <= ticksPerStep else {
+            throw ModelGroupsError("grid offset bins: \(offsets.count), expected 1...\(min(64, ticksPerStep))")
+        }
+        for (b, o) in offsets.enumerated() where offsetBin(of: o) != b {
+            throw ModelGroupsError("grid offset \(o) of bin \(b) lies outside that bin")
+        }
+        guard notes.count == Self.classCount, notes.allSatisfy({ (0...127).contains($0) }) else {
+            throw ModelGroupsError("grid notes: expected \(Self.classCount) MIDI notes 0...127, got \(notes)")
+        }
+        guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
+            throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")
+        }
+    }
+}
+
+/// What a grid model has played so far: per step, its hit set and each class's velocity and
+/// offset bin (−1 where the class is not hit). Built from a file by the dataset view and one
+/// step at a time by the sampler; `GridEncoder` reads it.
+public struct GridSequence: Equatable, Sendable {
+    public private(set) var hitSets: [Int32] = []
+    /// classCount per step.
+    public private(set) var velocityBins: [Int32] = []
+    /// Offset classes (GridGroup.offsetClass), classCount per step.
+    public private(set) var offsetClasses: [Int32] = []
+
+    public init() {}
+
+    public var count: Int { hitSets.count }
+
+    /// Appends a step: `velocity(c)` (a bin) and `offset(c)` (an offset class) are read for the
+    /// classes in `hitSet` only.
+    public mutating func append(hitSet: Int, velocity: (Int) -> Int, offset: (Int) -> Int) {
+        precondition((0..<GridGroup.hitSets).contains(hitSet))
+        hitSets.append(Int32(hitSet))
+        for c in 0..<GridGroup.classCount {
+            let hit = hitSet & (1 << c) != 0
+            velocityBins.append(hit ? Int32(velocity(c)) : -1)
+            offsetClasses.append(hit ? Int32(offset(c)) : -1)
+        }
+    }
+
+    public func velocityBin(step s: Int, class c: Int) -> Int { Int(velocityBins[s * GridGroup.classCount + c]) }
+    public func offsetClass(step s: Int, class c: Int) -> Int { Int(offsetClasses[s * GridGroup.classCount + c]) }
+}
+
+/// Turns a grid sequence into class-matrix rows (the trainer's and the sampler's inputs).
+public struct GridEncoder: Sendable {
+    public let group: GridGroup
+    public init(group: GridGroup) { self.group = group }
+
+    /// Columns per row.
+    public var inputCount: Int { 1 + 2 * GridGroup.classCount + 6 }
+
+    /// Writes row `s` (−1 ..< seq.count): the input for predicting step s + 1.
+    public func encode(row s: Int, of seq: GridSequence, into out: UnsafeMutableBufferPointer<Int32>) {
+        let C = GridGroup.classCount, V = Int32(group.velocityBins), F = Int32(group.offsetClasses)
+        let start = Int32(GridGroup.startOfFile)
+        precondition(s >= -1 && s < seq.count && out.count >= inputCount)
+        if s < 0 {
+            out[0] = start
+            for c in 0..<C {
+                out[1 + c] = V
+                out[1 + C + c] = F
+            }
+        } else {
+            out[0] = seq.hitSets[s]
+            for c in 0..<C {
+                let v = seq.velocityBins[s * C + c], o = seq.offsetClasses[s * C + c]
+                out[1 + c] = v < 0 ? V : v
+                out[1 + C + c] = o < 0 ? F : o
+            }
+        }
+        let next = s + 1, k = 1 + 2 * C
+        out[k] = Int32(next % GridGroup.stepsPerBar)
+        out[k + 1] = Int32((next / GridGroup.stepsPerBar) % GridGroup.phraseBars)
+        let bar = GridGroup.stepsPerBar
+        out[k + 2] = next - bar >= 0 ? seq.hitSets[next - bar] : start
+        out[k + 3] = next - 2 * bar >= 0 ? seq.hitSets[next - 2 * bar] : start
+        out[k + 4] = s >= bar && seq.hitSets[s] == seq.hitSets[s - bar] ? 1 : 0
+        out[k + 5] = s >= 2 * bar && seq.hitSets[s] == seq.hitSets[s - 2 * bar] ? 1 : 0
+    }
+
+    /// Rows −1 ..< seq.count, one after another.
+    public func rows(of seq: GridSequence) -> [Int32] {
+        let k = inputCount
+        var out = [Int32](repeating: 0, count: (seq.count + 1) * k)
+        out.withUnsafeMutableBufferPointer { o in
+            for s in -1..<seq.count {
+                encode(row: s, of: seq, into: UnsafeMutableBufferPointer(rebasing: o[((s + 1) * k)..<((s + 2) * k)]))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,189 @@
+// The grid layout's view of a dataset (DrummerCore/GridGroup.swift): each 4/4 file of a split
+// as 16th-note steps, read from events.npy (onsets: the sum of the deltas), positions.npy
+// (bar lines) and velocities.npy, with the file ranges of manifest.json. A hit goes to the
+// nearest 16th of the bar grid that starts at its file's first bar line; its offset is the
+// rest (−ticksPerStep/2 ≤ offset < ticksPerStep/2). Two or more hits of one class in one 16th
+// are one double grid hit (the first's offset and velocity; written back as two hits a 32nd
+// apart). Notes outside Magenta's 9 classes are left
+// out. Files not in 4/4 are left out, and counted.
+
+import DrummerCore
+import MIDIParse
+
+/// One grid hit: class `drumClass` at `step` with its velocity and offset (ticks).
+public struct GridHit: Equatable, Sendable {
+    public var step: Int
+    public var drumClass: Int
+    public var velocity: Int
+    public var offset: Int
+    /// The hit's MIDI note.
+    public var note: Int
+    /// Two or more hits of the class in this 16th.
+    public var double: Bool = false
+}
+
+/// A split as grid hits per file.
+public struct GridFiles: Sendable {
+    /// Per kept file: its hits in step order and its steps (last hit's step + 1).
+    public var files: [(hits: [GridHit], steps: Int)]
+    /// Files left out, with why.
+    public var skipped: [(path: String, reason: String)]
+    /// Hits after the first of a class in one 16th (the first becomes a double hit).
+    public var merged: Int
+    /// Hits whose note has no drum class.
+    public var unmapped: Int
+    /// Hits kept.
+    public var hits: Int { files.reduce(0) { $0 + $1.hits.count } }
+    public var steps: Int { files.reduce(0) { $0 + $1.steps } }
+}
+
+extension TrainingData {
+    /// Velocity bins of a new grid model (shared by the classes, chosen by quantiles).
+    public static let defaultGridVelocityBins = 16
+
+    /// The grid hits of `split` (the training split, or validation/ when `validation`).
+    public func gridFiles(validation: Bool) throws -> GridFiles {
+        guard let split = validation ? validationSplit : training else {
+            return GridFiles(files: [], skipped: [], merged: 0, unmapped: 0)
+        }
+        guard let positions = split.positions else {
+            throw DatasetError.missingGroup(path: split.path, group: "grid", file: "positions.npy")
+        }
+        guard let velocities = split.velocities else {
+            throw DatasetError.missingGroup(path: split.path, group: "grid", file: "velocities.npy")
+        }
+        let ranges = files.filter { $0.validation == validation }
+        guard !ranges.isEmpty || split.count == 0 else {
+            throw DatasetError.missingFile(path: path + "/manifest.json", expected:
+                "the grid layout needs manifest.json's files (where each file's hits lie in events.npy): convert the dataset again with this drummer")
+        }
+        let ppq = self.ppq, bar = 4 * ppq, T = ppq / 4
+        guard ppq % 4 == 0 else {
+            throw DatasetError.invalid(path: path + "/manifest.json", reason: "settings.ppq \(ppq) is not a multiple of 4: a 16th note has no whole number of ticks")
+        }
+        let tickValues = vocabulary.ixToTick, noteValues = vocabulary.ixToNote
+        var out = GridFiles(files: [], skipped: [], merged: 0, unmapped: 0)
+        for f in ranges {
+            guard f.offset >= 0, f.hits >= 0, f.offset + f.hits <= split.count else {
+                throw DatasetError.invalid(path: path + "/manifest.json", reason:
+                    "file \(f.path): hits \(f.offset)..<\(f.offset + f.hits) lie outside the \(split.count) hits of \(split.path)/events.npy")
+            }
+            if let m = f.meter, m != "4/4" {
+                out.skipped.append((f.path, "meter \(m)"))
+                continue
+            }
+            var hits: [GridHit] = []
+            var slot: [Int: Int] = [:]  // step·9 + class → index in hits
+            var t = 0, firstBar: Int?
+            var reason: String?
+            var merged = 0, unmapped = 0
+            for e in f.offset..<(f.offset + f.hits) {
+                if e > f.offset { t += tickValues[Int(split.events[2 * e + 1])] }
+                let pos = Int(positions[2 * e]), length = Int(positions[2 * e + 1])
+                guard length == bar else {
+                    reason = "hit \(e - f.offset) lies in a bar of \(length) ticks, not 4/4's \(bar)"
+                    break
+                }
+                let barLine = t - pos
+                if firstBar == nil { firstBar = barLine }
+                guard (barLine - firstBar!) % bar == 0 else {
+                    reason = "hit \(e - f.offset): its bar line is off the file's bar grid (a clamped delta?)"
+                    break
+                }
+                let note = noteValues[Int(split.events[2 * e])]
+                guard let c = DrumClasses.of(note: note) else {
+                    unmapped += 1
+                    continue
+                }
+                let rel = t - firstBar!
+                let q = (rel + T / 2) / T, offset = rel - q * T
+                let v = Int(velocities[e])
+                if let i = slot[q * GridGroup.classCount + c] {
+                    merged += 1
+                    hits[i].double = true
+                    continue
+                }
+                slot[q * GridGroup.classCount + c] = hits.count
+                hits.append(GridHit(step: q, drumClass: c, velocity: v, offset: offset, note: note))
+            }
+            if let reason {
+                out.skipped.append((f.path, reason))
+                continue
+            }
+            out.merged += merged
+            out.unmapped += unmapped
+            guard let last = hits.last else { continue }
+            out.files.append((hits, last.step + 1))
+        }
+        return out
+    }
+
+    /// The grid group of a new model on this dataset: velocity bins by quantiles of the training
+    /// grid hits, each class's notes counted, `offsetBins` offset bins (default: one per --quantize step in a 16th when
+    /// that is 1...8, else 8), each written at its training hits' mean offset.
+    public func gridGroup(velocityBins: Int = TrainingData.defaultGridVelocityBins, offsetBins: Int? = nil) throws -> GridGroup {
+        let grid = try gridFiles(validation: false)
+        guard grid.hits > 0 else {
+            throw DatasetError.invalid(path: path, reason: "no 4/4 file with drum hits: the grid layout needs 4/4 files"
+                + (grid.skipped.isEmpty ? "" : " (left out: " + grid.skipped.prefix(3).map { "\($0.path): \($0.reason)" }.joined(separator: "; ") + ")"))
+        }
+        let T = ppq / 4
+        let f = offsetBins ?? quantize.flatMap { q in q > 0 && T % q == 0 && T / q <= 8 ? T / q : nil } ?? 8
+        var histogram = [Int](repeating: 0, count: 127)
+        var sums = [Int](repeating: 0, count: f), counts = [Int](repeating: 0, count: f)
+        var noteCounts = [[Int]](repeating: [Int](repeating: 0, count: 128), count: GridGroup.classCount)
+        let probe = try GridGroup(ppq: ppq, velocity: VelocityGroup(bins: [1...127], histogram: [Int](repeating: 1, count: 127)),
+                                  offsets: (0..<f).map { b in -T / 2 + (b * T + f - 1) / f }, notes: DrumClasses.representatives)
+        for file in grid.files {
+            for h in file.hits {
+                histogram[h.velocity - 1] += 1
+                noteCounts[h.drumClass][h.note] += 1
+                let b = probe.offsetBin(of: h.offset)
+                sums[b] += h.offset
+                counts[b] += 1
+            }
+        }
+        let offsets = (0..<f).map { b in
+            counts[b] > 0 ? Int((Double(sums[b]) / Double(counts[b])).rounded(.down)) : probe.offsets[b]
+        }
+        return try GridGroup(ppq: ppq, velocity: try VelocityGroup.quantileBins(histogram: histogram, count: velocityBins),
+                             offsets: offsets.enumerated().map { b, o in probe.offsetBin(of: o) == b ? o : probe.offsets[b] },
+                             notes: DrumClasses.representatives, noteCounts: noteCounts)
+    }
+
+    /// The grid sequences of a split: one per kept file.
+    public func gridSequences(validation: Bool, group: GridGroup) throws -> (sequences: [GridSequence], files: GridFiles) {
+        let grid = try gridFiles(validation: validation)
+        var sequences: [GridSequence] = []
+        for file in grid.files {
+            var seq = GridSequence()
+            var i = 0
+            for s in 0..<file.steps {
+                var set = 0
+                var velocity = [Int](repeating: 0, count: GridGroup.classCount), offset = velocity
+                while i < file.hits.count, file.hits[i].step == s {
+                    let h = file.hits[i]
+                    set |= 1 << h.drumClass
+                    velocity[h.drumClass] = group.velocity.bin(of: h.velocity)
+                        ?? (h.velocity < group.velocity.range.lowerBound ? 0 : group.velocityBins - 1)
+                    offset[h.drumClass] = group.offsetClass(bin: group.offsetBin(of: h.offset), double: h.double)
+                    i += 1
+                }
+                seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
+            }
+            sequences.append(seq)
+        }
+        return (sequences, grid)
+    }
+
+    /// The grid class matrix of a split: each kept file's rows (its start row, then one per
+    /// step), one file after another.
+    public func gridClasses(validation: Bool, group: GridGroup) throws -> (classes: [Int32], files: GridFiles) {
+        let (sequences, grid) = try gridSequences(validation: validation, group: group)
+        let encoder = GridEncoder(group: group)
+        var out: [Int32] = []
+        out.reserveCapacity(sequences.reduce(0) { $0 + $1.count + 1 } * encoder.inputCount)
+        for seq in sequences { out += encoder.rows(of: seq) }
+        return (out, grid)
+    }
+}

@@ -1,0 +1,107 @@
+// The grid layout's dataset view and step encoder (issue 20) against an independent reference:
+// Scripts/reference/grid_steps.py (mido, written from the definition) frozen in
+// Tests/Fixtures/grid/expected.json for three Groove files in 4/4 and one in 5/4.
+import DrummerCore
+import Encode
+import Foundation
+import MIDIParse
+import XCTest
+@testable import Train
+
+final class GridDataTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/grid")
+
+    func converted() throws -> TrainingData {
+        let out = try RunFixture.temporaryDirectory("grid-data")
+        var settings = ConversionSettings()
+        settings.extraction.onsetOrder = .note
+        _ = try MIDIDatasetConverter.convert(directory: Self.fixtures.appendingPathComponent("src").path,
+                                             output: out.path, settings: settings)
+        return try TrainingData.load(path: out.path)
+    }
+
+    func testGridHitsMatchTheReference() throws {
+        let data = try converted()
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("expected.json")))
+            as! [String: Any]
+        let grid = try data.gridFiles(validation: false)
+        let kept = data.files.filter { !$0.validation && $0.meter == "4/4" }
+        XCTAssertEqual(kept.count, 3)
+        XCTAssertEqual(grid.files.count, 3)
+        XCTAssertEqual(grid.skipped.map(\.path), ["drummer1/session2/111_rock-prog_110_beat_5-4.mid"])
+        XCTAssertEqual(grid.skipped.first?.reason, "meter 5/4")
+        XCTAssertTrue(expected["drummer1/session2/111_rock-prog_110_beat_5-4.mid"] is NSNull, "the reference skips it too")
+        var doubles = 0
+        for (file, g) in zip(kept, grid.files) {
+            let rows = try XCTUnwrap(expected[file.path] as? [[Int]], file.path)
+            let ours = g.hits.sorted { ($0.step, $0.drumClass) < ($1.step, $1.drumClass) }
+                .map { [$0.step, $0.drumClass, $0.velocity, $0.offset, $0.note, $0.double ? 1 : 0] }
+            XCTAssertEqual(ours.count, rows.count, file.path)
+            for (i, (a, b)) in zip(ours, rows).enumerated() where a != b {
+                XCTFail("\(file.path): grid hit \(i) is \(a) (step, class, velocity, offset, note, double), the reference's \(b)")
+                break
+            }
+            XCTAssertEqual(g.steps, (rows.map { $0[0] }.max() ?? -1) + 1, file.path)
+            doubles += rows.filter { $0[5] == 1 }.count
+        }
+        XCTAssertGreaterThan(doubles, 100, "the files hold double hits")
+    }
+
+    /// Velocity bins and offsets from the training hits; sequences and rows as GridGroup.swift
+    /// defines them, checked on the first bars of a file by hand-written rules.
+    func testRowsFollowTheDefinition() throws {
+        let data = try converted()
+        let group = try data.gridGroup()
+        XCTAssertEqual(group.offsetBins, 8, "no --quantize: 8 offset bins")
+        XCTAssertEqual(group.offsets.count, 8)
+        for (b, o) in group.offsets.enumerated() {
+            XCTAssertTrue((-60 + b * 15)..<(-60 + (b + 1) * 15) ~= o, "offset \(o) lies in bin \(b)")
+        }
+        XCTAssertEqual(group.noteCounts[0][36] + group.noteCounts[0][35], group.noteCounts[0].reduce(0, +), "kick notes")
+        let (sequences, files) = try data.gridSequences(validation: false, group: group)
+        let seq = sequences[0], hits = files.files[0].hits
+        let encoder = GridEncoder(group: group)
+        let rows = encoder.rows(of: seq)
+        let k = encoder.inputCount
+        XCTAssertEqual(k, 25)
+        XCTAssertEqual(rows.count, (seq.count + 1) * k)
+        // The start row: nothing played, step 0 next (bar 0 of the phrase), nothing to look back at.
+        XCTAssertEqual(rows[0], 512)
+        XCTAssertEqual(Array(rows[1..<10]), [Int32](repeating: Int32(group.velocityBins), count: 9))
+        XCTAssertEqual(Array(rows[10..<19]), [Int32](repeating: Int32(group.offsetClasses), count: 9))
+        XCTAssertEqual(Array(rows[19..<25]), [0, 0, 512, 512, 0, 0])
+        var sets = [Int](repeating: 0, count: seq.count)
+        for h in hits { sets[h.step] |= 1 << h.drumClass }
+        for s in 0..<seq.count {
+            let r = Array(rows[((s + 1) * k)..<((s + 2) * k)])
+            XCTAssertEqual(Int(r[0]), sets[s], "step \(s) hit set")
+            for h in hits where h.step == s {
+                XCTAssertEqual(Int(r[1 + h.drumClass]), group.velocity.bin(of: h.velocity), "step \(s) velocity bin")
+                let bin = (h.offset + 60) * 8 / 120
+                XCTAssertEqual(Int(r[10 + h.drumClass]), h.double ? 8 + bin : bin, "step \(s) offset class")
+            }
+            XCTAssertEqual(Int(r[19]), (s + 1) % 16, "position of the next step")
+            XCTAssertEqual(Int(r[20]), (s + 1) / 16 % 8, "phrase bar of the next step")
+            XCTAssertEqual(Int(r[21]), s + 1 >= 16 ? sets[s + 1 - 16] : 512, "lookback one bar")
+            XCTAssertEqual(Int(r[22]), s + 1 >= 32 ? sets[s + 1 - 32] : 512, "lookback two bars")
+            XCTAssertEqual(Int(r[23]), s >= 16 && sets[s] == sets[s - 16] ? 1 : 0, "repeat flag one bar")
+            XCTAssertEqual(Int(r[24]), s >= 32 && sets[s] == sets[s - 32] ? 1 : 0, "repeat flag two bars")
+        }
+        // Some steps repeat the bar before: the flags are not all zero.
+        XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + 23] == 1 })
+    }
+
+    /// The grid's targets: the next row's same-named inputs, masked where a class is not hit.
+    func testShapeTargetsAndLoss() throws {
+        let group = try converted().gridGroup()
+        let groups = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36], ixToTick: [0]), grid: group)
+        let shape = groups.shape(hidden: 8, layers: 2)
+        XCTAssertEqual(shape.inputGroups.count, 25)
+        XCTAssertEqual(shape.outputGroups, [512] + [Int](repeating: group.velocityBins, count: 9) + [Int](repeating: 16, count: 9))
+        XCTAssertEqual(shape.targetColumns, Array(0..<19))
+        XCTAssertEqual(shape.lossGroups, 19)
+        XCTAssertFalse(groups.isOriginalLayout)
+        for g in 0..<19 { XCTAssertEqual(shape.inputGroups[shape.targetColumns[g]], shape.outputGroups[g] + 1, "group \(g): one class more, \"not predicted\"") }
+    }
+}
