@@ -107,9 +107,15 @@ opt = (torch.optim.Adam if a.optimizer == "adam" else torch.optim.RMSprop)(net.p
 
 
 def loss_of(logits, targets):
-    """The sum over output groups of the mean cross-entropy (drummer's training loss)."""
-    return sum(nn.functional.cross_entropy(logits[..., bounds[g]:bounds[g + 1]].reshape(-1, outputs[g]),
-                                           targets[..., g].reshape(-1)) for g in range(len(outputs)))
+    """The sum over output groups of the cross-entropy, over all rows (drummer's training loss). A
+    target equal to its group's size (the grid layout's "not hit") is not predicted: no term."""
+    total = 0
+    for g in range(len(outputs)):
+        t = targets[..., g].reshape(-1)
+        t = torch.where(t >= outputs[g], torch.full_like(t, -100), t)
+        total = total + nn.functional.cross_entropy(logits[..., bounds[g]:bounds[g + 1]].reshape(-1, outputs[g]), t,
+                                                    ignore_index=-100, reduction="sum") / t.numel()
+    return total
 
 
 def validate():

@@ -134,6 +134,7 @@ extension Checkpoint {
             // The grid layout (GridGroup): ppq, its velocity bins and histogram, offsets, notes.
             try f.createGroup("/groups/grid")
             try f.setAttribute("/groups/grid", "ppq", int64: Int64(g.ppq))
+            try f.setAttribute("/groups/grid", "offset_coupling", double: g.offsetCoupling)
             try f.write("/groups/grid/velocity_bins", int64: g.velocity.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
                         shape: [g.velocity.bins.count, 2])
             try f.write("/groups/grid/velocity_histogram", int64: g.velocity.histogram.map(Int64.init), shape: [127])
@@ -297,7 +298,8 @@ extension Checkpoint {
                 }
                 do {
                     groups.grid = try GridGroup(ppq: try int(g, "ppq", min: 4), velocity: velocity, offsets: try small(g + "/offsets"),
-                                                notes: try small(g + "/notes"), noteCounts: try noteCounts())
+                                                notes: try small(g + "/notes"), noteCounts: try noteCounts(),
+                                                offsetCoupling: try f.doubleAttribute(g, "offset_coupling"))
                 } catch let e as ModelGroupsError { throw bad(g, e.description) }
             }
         }

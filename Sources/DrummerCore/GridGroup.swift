@@ -56,12 +56,20 @@ public struct GridGroup: Equatable, Sendable {
     /// rows of 128): a written hit's note is drawn from its class's row, so that a kit's
     /// several snare or tom notes come back in the data's proportions.
     public var noteCounts: [[Int]]
+    /// How often the classes hit in one step take their offsets together, in [0, 1]: the share of
+    /// steps whose offsets the sampler draws with one uniform number for every class (classes
+    /// with alike offset distributions then land on the same tick), the rest independently.
+    /// Chosen from the training data so that two classes hit in one step share their offset bin
+    /// as often as there (`TrainingData.gridGroup`).
+    public var offsetCoupling: Double
 
-    public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil) throws {
+    public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil,
+                offsetCoupling: Double = 0) throws {
         self.ppq = ppq
         self.velocity = velocity
         self.offsets = offsets
         self.notes = notes
+        self.offsetCoupling = offsetCoupling
         self.noteCounts = noteCounts ?? notes.map { n in (0..<128).map { $0 == n ? 1 : 0 } }
         try validate()
     }
@@ -139,6 +147,9 @@ public struct GridGroup: Equatable, Sendable {
         }
         guard notes.count == Self.classCount, notes.allSatisfy({ (0...127).contains($0) }) else {
             throw ModelGroupsError("grid notes: expected \(Self.classCount) MIDI notes 0...127, got \(notes)")
+        }
+        guard offsetCoupling >= 0, offsetCoupling <= 1 else {
+            throw ModelGroupsError("grid offset coupling \(offsetCoupling) outside [0, 1]")
         }
         guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
             throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")

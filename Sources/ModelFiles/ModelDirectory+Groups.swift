@@ -10,7 +10,7 @@
 //     "lookback": {"tolerance_ticks": 60, "window": 512},   (inputs "lookback_note" N + 1, "lookback_tick" K + 1)
 //     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
 //     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
-//              "note_counts": [9 rows of 128 counts: each class's training notes]}
+//              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6}
 //   }
 // A grid model has "grid" and none of "position", "lookback", "velocity" (GridGroup.swift).
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
@@ -60,10 +60,12 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         public var offsets: [Int]
         public var notes: [Int]
         public var noteCounts: [[Int]]
+        public var offsetCoupling: Double
 
         enum CodingKeys: String, CodingKey {
             case ppq, velocity, offsets, notes
             case noteCounts = "note_counts"
+            case offsetCoupling = "offset_coupling"
         }
     }
 
@@ -87,7 +89,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         grid = groups.grid.map {
             Grid(ppq: $0.ppq, velocity: Velocity(bins: $0.velocity.bins.map { [$0.lowerBound, $0.upperBound] },
                                                  histogram: $0.velocity.histogram),
-                 offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts)
+                 offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts, offsetCoupling: $0.offsetCoupling)
         }
     }
 
@@ -126,7 +128,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             let velocity = try velocityGroup(gr.velocity, "grid.velocity")
             do {
                 g.grid = try GridGroup(ppq: gr.ppq, velocity: velocity, offsets: gr.offsets, notes: gr.notes,
-                                       noteCounts: gr.noteCounts)
+                                       noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling)
             } catch { throw bad("\(error)") }
         }
         let expected = GroupsManifest(g)
@@ -202,6 +204,14 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                 return pair.compactMap(\.wholeNumber)
             }
             let vr = ManifestReader(object: vo, file: file, keyPath: "groups.grid.velocity.")
+            func coupling() throws -> Double {
+                switch go["offset_coupling"] {
+                case .double(let d)?: return d
+                case .int(let i)?: return Double(i)
+                case let v?: throw bad(".grid.offset_coupling is \(v.described), expected a number in [0, 1]")
+                case nil: throw bad(".grid.offset_coupling is missing")
+                }
+            }
             func noteCounts() throws -> [[Int]] {
                 guard case .array(let rows)? = go["note_counts"] else { throw bad(".grid.note_counts is missing or not an array") }
                 return try rows.enumerated().map { i, row in
@@ -214,7 +224,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             m.grid = Grid(ppq: try r.required(r.int("ppq"), "ppq"),
                           velocity: Velocity(bins: bins, histogram: try vr.required(vr.ints("histogram"), "histogram")),
                           offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
-                          noteCounts: try noteCounts())
+                          noteCounts: try noteCounts(), offsetCoupling: try coupling())
         }
         return m
     }

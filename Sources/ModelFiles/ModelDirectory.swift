@@ -67,7 +67,7 @@ public enum ModelDirectory {
         weights: LSTMWeights, groups: ModelGroups, metadata: [String: String] = [:], path: String
     ) throws -> [(name: String, data: Data)] {
         let shape = weights.shape, vocabulary = groups.vocabulary
-        guard shape.notes == vocabulary.notes, shape.ticks == vocabulary.ticks else {
+        guard groups.grid != nil || (shape.notes == vocabulary.notes && shape.ticks == vocabulary.ticks) else {
             throw ModelDirectoryError.vocabularyMismatch(
                 file: manifestFile,
                 message: "weights have \(shape.notes) notes and \(shape.ticks) ticks, "

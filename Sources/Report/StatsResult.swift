@@ -194,6 +194,8 @@ public struct StatsResult: Sendable {
                                         "accent_profile", "duplicate_onset_rate", "hits"]
     public static let structureTargets = ["bar_similarity_lag1", "bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8",
                                           "patterns_per_16_bars", "fill_tom_crash_ratio", "fill_similarity_ratio"]
+    /// Issue 20's touch targets: hits per bar, simultaneous onsets, mean velocity, soft hits.
+    public static let touchTargets = ["hits_per_bar", "simultaneous_onset_share", "velocity_mean", "soft_hit_share"]
 
     /// "figure: reason" for every n/a figure, in table order.
     public var notes: [String] {

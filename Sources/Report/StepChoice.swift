@@ -29,6 +29,9 @@ public struct StepFigures: Sendable, Equatable {
     public var patterns: Double? = nil
     /// Every bar-structure target of issue 20 met (similarity at each lag, patterns, the fills).
     public var structureMet = false
+    /// Every touch target of issue 20 met (hits per bar, simultaneous onsets, mean velocity,
+    /// soft hits, each within 10% of the reference's).
+    public var touchMet = false
 
     public init(step: Int, path: String, periodicity: Double?, noteJS: Double?, deltaJS: Double?,
                 velocityJS: Double?, grid: Double?, accent: Double?, targetsMet: Bool) {
@@ -55,6 +58,7 @@ public struct StepFigures: Sendable, Equatable {
         similarity = lags.count == BarStructureSums.lags.count ? lags.reduce(0, +) / Double(lags.count) : nil
         patterns = StatsResult.Pair(generated: g.patternsPer16Bars, reference: ref.patternsPer16Bars).ratio
         structureMet = met(StatsResult.structureTargets)
+        touchMet = met(StatsResult.touchTargets)
     }
 }
 
@@ -71,15 +75,16 @@ public enum StepRule {
         + "accent r >= 0.85; then the highest periodicity"
 
     /// The rule with `--structure`: issue 20's bar-structure targets too, ranked by similarity.
-    public static let structureDescription = "with --structure also issue 20's bar-structure targets (similarity at lags 1, 2, 4, 8 "
-        + ">= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps); then the highest mean similarity"
+    public static let structureDescription = "with --structure also issue 20's targets (similarity at lags 1, 2, 4, 8 "
+        + ">= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps, hits per bar, simultaneous onsets, "
+        + "mean velocity and soft-hit share within 10%); then the highest mean similarity"
 
     /// Whether `f` meets every target with the margins (and, with `structure`, issue 20's
     /// bar-structure targets).
     public static func meets(_ f: StepFigures, structure: Bool = false) -> Bool {
         guard f.targetsMet, let p = f.periodicity, let n = f.noteJS, let d = f.deltaJS, let v = f.velocityJS,
               let g = f.grid, let a = f.accent else { return false }
-        if structure, !f.structureMet { return false }
+        if structure, !f.structureMet || !f.touchMet { return false }
         return p >= minimumPeriodicity && n <= maximumNoteJS && d <= maximumDeltaJS && v <= maximumVelocityJS
             && abs(g - 1) <= maximumGridDeviation && a >= minimumAccent
     }

@@ -8,7 +8,6 @@
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
 import DrummerCore
 import MIDIParse
-import Foundation
 
 final class GridSampler {
     let weights: LSTMWeights
@@ -33,8 +32,6 @@ final class GridSampler {
         row.initialize(repeating: 0)
         columns = weights.shape.parameters.head.outputColumns
     }
-
-    nonisolated(unsafe) static var sharedOffsets = ProcessInfo.processInfo.environment["GRID_SHARED"] != nil
 
     /// Steps without a hit after which generation gives up (64 bars).
     static let longestSilence = 64 * GridGroup.stepsPerBar
@@ -103,12 +100,13 @@ final class GridSampler {
             for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
             lstm.step()
             let set = draw(group: 0, temperature: hitsT, p: options.topP, rng: &rng)
-            // One uniform for the offsets of every class of the step (each class keeps its own
-            // distribution; classes with alike distributions land together, as a drummer's do).
-            let uOffset = rng.nextDouble()
+            // With probability offsetCoupling, one uniform number for the offsets of every class
+            // of the step (each class keeps its own distribution; classes with alike
+            // distributions land on one tick, as a drummer's often do); else one per class.
+            let coupled = rng.nextDouble() < group.offsetCoupling, uOffset = rng.nextDouble()
             for c in 0..<C where set & (1 << c) != 0 {
                 velocity[c] = draw(group: 1 + c, temperature: velocityT, p: options.topP, rng: &rng)
-                offset[c] = GridSampler.sharedOffsets
+                offset[c] = coupled
                     ? draw(group: 1 + C + c, temperature: offsetT, p: options.topP, uniform: uOffset)
                     : draw(group: 1 + C + c, temperature: offsetT, p: options.topP, rng: &rng)
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())

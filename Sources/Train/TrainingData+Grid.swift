@@ -148,7 +148,48 @@ extension TrainingData {
         }
         return try GridGroup(ppq: ppq, velocity: try VelocityGroup.quantileBins(histogram: histogram, count: velocityBins),
                              offsets: offsets.enumerated().map { b, o in probe.offsetBin(of: o) == b ? o : probe.offsets[b] },
-                             notes: DrumClasses.representatives, noteCounts: noteCounts)
+                             notes: DrumClasses.representatives, noteCounts: noteCounts,
+                             offsetCoupling: Self.offsetCoupling(grid, group: probe))
+    }
+
+    /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:
+    /// over every pair of classes hit in one step, the observed share r with the same offset
+    /// bin, the share r_ind that independent draws from each class's offset-bin distribution
+    /// give, and r_co that one shared uniform number gives (comonotone draws); then
+    /// a = (r − r_ind) / (r_co − r_ind), clamped to [0, 1].
+    static func offsetCoupling(_ grid: GridFiles, group: GridGroup) -> Double {
+        let C = GridGroup.classCount, F = group.offsetBins
+        var counts = [[Double]](repeating: [Double](repeating: 0, count: F), count: C)
+        for file in grid.files { for h in file.hits { counts[h.drumClass][group.offsetBin(of: h.offset)] += 1 } }
+        let p = counts.map { row -> [Double] in
+            let t = row.reduce(0, +)
+            return t > 0 ? row.map { $0 / t } : row
+        }
+        func cdf(_ c: Int) -> [Double] { var a = 0.0; return p[c].map { a += $0; return a } }
+        let cdfs = (0..<C).map(cdf)
+        var pairs = 0.0, same = 0.0, independent = 0.0, comonotone = 0.0
+        for file in grid.files {
+            var i = 0
+            while i < file.hits.count {
+                var j = i
+                while j < file.hits.count, file.hits[j].step == file.hits[i].step { j += 1 }
+                for a in i..<j {
+                    for b in (a + 1)..<max(a + 1, j) {
+                        let ca = file.hits[a].drumClass, cb = file.hits[b].drumClass
+                        pairs += 1
+                        if group.offsetBin(of: file.hits[a].offset) == group.offsetBin(of: file.hits[b].offset) { same += 1 }
+                        for k in 0..<F {
+                            independent += p[ca][k] * p[cb][k]
+                            let lo = max(k > 0 ? cdfs[ca][k - 1] : 0, k > 0 ? cdfs[cb][k - 1] : 0)
+                            comonotone += max(0, min(cdfs[ca][k], cdfs[cb][k]) - lo)
+                        }
+                    }
+                }
+                i = j
+            }
+        }
+        guard pairs > 0, comonotone - independent > 1e-9 else { return 0 }
+        return min(1, max(0, (same - independent) / (comonotone - independent)))
     }
 
     /// The grid sequences of a split: one per kept file.

@@ -66,6 +66,7 @@ public enum ModelEvaluation {
     /// nearest bin (as `TrainingData.classes`).
     public static func classes(_ hits: HitValues, for groups: ModelGroups, source: String) throws -> [Int32] {
         precondition(hits.notes.count == hits.deltas.count, "notes and deltas must pair up")
+        if let grid = groups.grid { return try gridClasses(hits, grid: grid, source: source) }
         let index = VocabularyIndex(groups.vocabulary)
         var badNotes = Set<Int>(), badTicks = Set<Int>()
         var noteTick = [Int32]()
@@ -100,11 +101,48 @@ public enum ModelEvaluation {
         return try data.classes(split, for: groups).classes
     }
 
+    /// A grid model's rows for `hits` read as one file (its own notes and deltas decode it: the
+    /// grid reads drum classes, not the model's dataset vocabulary).
+    static func gridClasses(_ hits: HitValues, grid: GridGroup, source: String) throws -> [Int32] {
+        guard let inBar = hits.tickInBar, let bars = hits.barTicks, let v = hits.velocities else {
+            throw DatasetError.missingGroup(path: source, group: "grid", file: "positions.npy and velocities.npy")
+        }
+        guard hits.ppq == grid.ppq else {
+            throw DatasetError.invalid(path: source, reason: "read at \(hits.ppq) PPQ; the grid model's steps are at \(grid.ppq)")
+        }
+        let notes = Array(Set(hits.notes)).sorted(), ticks = Array(Set(hits.deltas)).sorted()
+        let vocabulary = try Vocabulary(ixToNote: notes, ixToTick: ticks)
+        let index = VocabularyIndex(vocabulary)
+        var events = [Int32]()
+        events.reserveCapacity(2 * hits.notes.count)
+        for (n, t) in zip(hits.notes, hits.deltas) {
+            events.append(Int32(index.note(n)!))
+            events.append(Int32(index.tick(t)!))
+        }
+        let split = try DatasetSplit(events: events,
+                                     positions: zip(inBar, bars).flatMap { [Int32(clamping: $0), Int32(clamping: max(1, $1))] },
+                                     velocities: v.map { Int32(clamping: min(127, max(1, $0))) }, path: source)
+        let data = try TrainingData(path: source, vocabulary: vocabulary, training: split, validation: nil, ppq: hits.ppq,
+                                    files: [DatasetFile(path: source, validation: false, offset: 0, hits: split.count, meter: nil)],
+                                    source: source)
+        let (classes, files) = try data.gridClasses(validation: false, group: grid)
+        if let skipped = files.skipped.first {
+            throw DatasetError.invalid(path: source, reason: "the grid model reads 4/4 files only: \(skipped.reason)")
+        }
+        return classes
+    }
+
     /// The events of one split of a dataset directory (its training sequence unless `validation`),
     /// in the model's classes.
     public static func events(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws -> [Int32] {
         guard let split = validation ? data.validationSplit : data.training else {
             throw DatasetError.missingFile(path: data.path + "/validation", expected: "no validation split in this dataset")
+        }
+        if model.groups.grid != nil {
+            // The grid reads drum classes: the dataset's own vocabulary decodes its notes.
+            var groups = model.groups
+            groups.vocabulary = data.vocabulary
+            return try data.classes(split, for: groups).classes
         }
         if data.vocabulary == model.vocabulary { return try data.classes(split, for: model.groups).classes }
         var values = HitValues(notes: [], deltas: [], ppq: data.ppq)

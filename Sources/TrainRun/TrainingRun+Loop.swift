@@ -268,7 +268,10 @@ extension TrainingRun {
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
             train: train, validation: validation)
+        let grid = groups.grid != nil
         func fmt(_ m: Metrics) -> String {
+            // A grid model: the loss per 16th step (hit set, and velocity and offset of each hit).
+            if grid { return String(format: "loss %.4f (hit set %.4f, accuracy %.4f)", m.loss, m.lossNote, m.accuracyNote) }
             var t = String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
             if let lv = m.lossVelocity, let av = m.accuracyVelocity {
                 t += String(format: ", velocity loss %.4f accuracy %.4f", lv, av)

@@ -52,7 +52,7 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
     var seed: UInt64 = 1001
 
-    @Flag(help: "Also require issue 20's bar-structure targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps) and choose the highest mean bar similarity.")
+    @Flag(help: "Also require issue 20's targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps; hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%) and choose the highest mean bar similarity.")
     var structure = false
 
     @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
@@ -125,7 +125,7 @@ struct ChooseStepCommand: ParsableCommand {
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
         func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
         let rule = StepRule.meets(f, structure: structure) ? "✓"
-            : f.targetsMet && (!structure || f.structureMet) ? "targets met, margins not" : "✗"
+            : f.targetsMet && (!structure || (f.structureMet && f.touchMet)) ? "targets met, margins not" : "✗"
         return pad(String(f.step), 4) + "  " + pad(percent(f.periodicity), 15) + pad(bits(f.noteJS), 9)
             + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
             + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + pad(percent(f.similarity), 12)

@@ -50,6 +50,15 @@ struct EvalCommand: ParsableCommand {
         if json {
             FileHandle.standardOutput.write(try JSONOutput.encode(metrics))
         } else {
+            if m.groups.grid != nil {
+                print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")
+                print("data \(data)")
+                print("predictions \(metrics.events) (16th-note steps)")
+                print(String(format: "loss %.6f nats per step (hit set + velocity and offset of each hit)", metrics.loss))
+                print(String(format: "loss_hits %.6f", metrics.lossNote))
+                print(String(format: "accuracy_hits %.4f", metrics.accuracyNote))
+                return
+            }
             print("model \(model): \(m.vocabulary.notes) notes, \(m.vocabulary.ticks) ticks, hidden size \(m.weights.shape.hidden)")
             print("data \(data)")
             print("predictions \(metrics.events)")

@@ -89,7 +89,9 @@ struct ExportCommand: ParsableCommand {
             : { Swift.print($0) }
         let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
         print("exported \(source) (step \(s.step)\(why)) to \(s.directory): \(matrices), model.json "
-              + "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)"
+              + (s.shape.lossGroups == s.shape.outputGroups.count && s.shape.outputGroups[0] == GridGroup.hitSets
+                 ? "(grid layout: \(GridGroup.hitSets) hit sets, hidden \(s.shape.hidden)"
+                 : "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)")
               + (s.shape.layers > 1 ? ", \(s.shape.layers) layers)" : ")"))
         if let f = s.swiftFile { print("wrote \(f)") }
     }
