@@ -79,12 +79,18 @@ final class GridSampler {
         // least T/2 ticks before that step, so a hit is emitted once no later one can precede it.
         var pending: [(onset: Int, drumClass: Int, note: Int, velocity: Int)] = []
         var emitted = 0, last = 0
+        var struck = Set<Int>()
         var velocity = [Int](repeating: 0, count: C), offset = [Int](repeating: 0, count: C)
         func flush(before bound: Int) throws -> Bool {
             pending.sort { ($0.onset, $0.drumClass) < ($1.onset, $1.drumClass) }
             var n = 0
             for h in pending where h.onset < bound {
                 n += 1
+                // A note already struck at this onset (a double's second hit meeting the next
+                // step's hit of the class) sounds once: it is not written twice.
+                if h.onset == last, emitted > 0, struck.contains(h.note) { continue }
+                if h.onset != last { struck.removeAll(keepingCapacity: true) }
+                struck.insert(h.note)
                 try emit(GeneratedHit(event: SampledEvent(note: h.drumClass, tick: 0, velocity: 0),
                                       hit: DrumHit(note: h.note, delta: h.onset - last, velocity: h.velocity)))
                 last = h.onset

@@ -1,0 +1,120 @@
+// `drummer train --layout grid` end to end through the built binary (issue 20): train on three
+// Groove files (a 5/4 one left out), resume bit for bit, export (model.json's grid tables),
+// sample (exact hit counts, bars, the classes' own notes, one seed one file, checkpoint and
+// export alike), eval, and what a grid model refuses.
+import Foundation
+import XCTest
+
+final class GridCLITests: XCTestCase {
+    var root: URL!
+    var data: URL!
+
+    override func setUpWithError() throws {
+        root = try CLI.temporaryDirectory("grid-cli")
+        data = root.appendingPathComponent("data")
+        let r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", data.path,
+                             "--quantize", "30", "--onset-order", "note"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func train(_ dir: String, _ extra: [String]) throws -> CLIResult {
+        try CLI.run(["train", "--layout", "grid", "--data", data.path, "--hidden", "8", "--unroll", "8", "--batch-size", "2",
+                     "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
+    }
+
+    func testTrainResumeExportSampleEval() throws {
+        let straight = try train("a", ["--steps", "6"])
+        XCTAssertEqual(straight.status, 0, straight.stderr)
+        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4, "), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains("1 files left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains("inputs hits 513, velocity_kick "), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains("2 layers of 8"), "the grid recipe's two layers: \(straight.stdout)")
+        XCTAssertTrue(straight.stdout.contains("eval step 6: train loss "), straight.stdout)
+        let half = try train("b", ["--steps", "3"])
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("b/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        var weights: [Data] = []
+        for run in ["a", "b"] {
+            let out = root.appendingPathComponent("m-" + run).path
+            let e = try CLI.run(["export", root.appendingPathComponent(run + "/ckpt-6.h5").path, "-o", out])
+            XCTAssertEqual(e.status, 0, e.stderr)
+            XCTAssertTrue(e.stdout.contains("(grid layout: 512 hit sets, hidden 8, 2 layers)"), e.stdout)
+            weights.append(try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) })
+        }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
+
+        let model = root.appendingPathComponent("m-a").path
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        let grid = try XCTUnwrap(groups["grid"] as? [String: Any])
+        XCTAssertNil(groups["position"])
+        XCTAssertEqual(grid["offsets"] as? [Int], [-60, -30, 0, 30], "--quantize 30: four offset bins, each at its one value")
+        let noteCounts = try XCTUnwrap(grid["note_counts"] as? [[Int]])
+        XCTAssertEqual(noteCounts.map(\.count), [Int](repeating: 128, count: 9))
+        let coupling = try XCTUnwrap(grid["offset_coupling"] as? Double)
+        XCTAssertTrue(coupling >= 0 && coupling <= 1, "\(coupling)")
+        XCTAssertEqual((groups["outputs"] as? [[String: Any]])?.first?["name"] as? String, "hits")
+
+        // Exactly -n hits, in onset order; notes of the classes the training data played.
+        let played = Set(noteCounts.flatMap { row in row.indices.filter { row[$0] > 0 } })
+        let s1 = root.appendingPathComponent("s1.mid").path
+        var r = try CLI.run(["sample", model, "-n", "300", "--seed", "5", "-o", s1, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(((out["files"] as? [[String: Any]])?.first?["events"]) as? [[Int]])
+        XCTAssertEqual(events.count, 300)
+        XCTAssertTrue(events.allSatisfy { $0[1] >= 0 }, "onsets never go back")
+        XCTAssertTrue(Set(events.map { $0[0] }).isSubset(of: played.map { $0 == 22 ? 42 : $0 == 26 ? 46 : $0 }), "notes: \(Set(events.map { $0[0] }))")
+        // The checkpoint samples the same file as its export; the same seed, the same bytes.
+        let s2 = root.appendingPathComponent("s2.mid").path, s3 = root.appendingPathComponent("s3.mid").path
+        r = try CLI.run(["sample", root.appendingPathComponent("a/ckpt-6.h5").path, "-n", "300", "--seed", "5", "-o", s2])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["sample", model, "-n", "300", "--seed", "5", "-o", s3])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: s1)), try Data(contentsOf: URL(fileURLWithPath: s2)))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: s1)), try Data(contentsOf: URL(fileURLWithPath: s3)))
+        // --bars: the file ends at the bar line.
+        let bars = root.appendingPathComponent("bars.mid").path
+        r = try CLI.run(["sample", model, "--bars", "4", "--seed", "2", "-o", bars, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let barEvents = try XCTUnwrap(((try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])["files"]
+            as? [[String: Any]])?.first?["events"]) as? [[Int]])
+        let lastOnset = barEvents.reduce(0) { $0 + $1[1] }
+        XCTAssertTrue((3 * 1920..<4 * 1920).contains(lastOnset), "the last hit lies in bar 4: \(lastOnset)")
+        // Temperatures by the grid's groups; the event layouts' names are refused.
+        r = try CLI.run(["sample", model, "-n", "50", "--seed", "1", "--temperature", "hits=0.8,velocity=1,offset=0.5", "-o", bars])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["sample", model, "-n", "50", "--temperature", "note=0.8", "-o", bars])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset)"), r.stderr)
+        r = try CLI.run(["sample", model, "-n", "50", "--primer", s1, "-o", bars])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("grid-layout model, which takes no primer yet"), r.stderr)
+
+        // eval: the dataset, a 4/4 file, and a 5/4 file it cannot read.
+        r = try CLI.run(["eval", model, "--data", data.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model \(model): grid layout, hidden size 8"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("nats per step (hit set + velocity and offset of each hit)"), r.stdout)
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1")
+        r = try CLI.run(["eval", model, "--data", src.appendingPathComponent("session1/103_funk_95_fill_4-4.mid").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["eval", model, "--data", src.appendingPathComponent("session2/111_rock-prog_110_beat_5-4.mid").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 files only: hit 0 lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
+    }
+
+    func testGridOptionsRefused() throws {
+        var r = try train("c", ["--steps", "1", "--lookback"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--layout grid has its own groups"), r.stderr)
+        r = try train("d", ["--steps", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["train", "--resume", root.appendingPathComponent("d/ckpt-1.h5").path, "--layout", "original", "--steps", "2"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--layout original"), r.stderr)
+    }
+}
