@@ -236,3 +236,73 @@ public struct GridEncoder: Sendable {
         return out
     }
 }
+
+/// A hit placed on the grid: class `drumClass` at `step` with its velocity, offset (ticks from
+/// the step) and note; `double` when more hits of the class fall in that 16th.
+public struct GridHit: Equatable, Sendable {
+    public var step: Int
+    public var drumClass: Int
+    public var velocity: Int
+    public var offset: Int
+    public var note: Int
+    public var double: Bool = false
+    /// Index of the hit in the list it came from (the first of its cell's).
+    public var source: Int = 0
+
+    public init(step: Int, drumClass: Int, velocity: Int, offset: Int, note: Int, double: Bool = false, source: Int = 0) {
+        self.step = step
+        self.drumClass = drumClass
+        self.velocity = velocity
+        self.offset = offset
+        self.note = note
+        self.double = double
+        self.source = source
+    }
+}
+
+extension GridGroup {
+    /// The cells of hits given as (onset ticks from the grid's first bar line, class, velocity,
+    /// note), onsets non-decreasing: step = ⌊(onset + T/2) / T⌋ for T = ticksPerStep; the first
+    /// hit of a class in a step gives the cell its velocity, offset and note, and any further
+    /// one makes it a double. `cell[i]` is the index (in the result) of hit i's cell.
+    public static func cells(ticksPerStep T: Int, onsets: [Int], classes: [Int], velocities: [Int], notes: [Int])
+        -> (hits: [GridHit], cell: [Int])
+    {
+        var hits: [GridHit] = [], cell: [Int] = []
+        var slot: [Int: Int] = [:]
+        for i in onsets.indices {
+            let q = (onsets[i] + T / 2) / T
+            let key = q * classCount + classes[i]
+            if let j = slot[key] {
+                hits[j].double = true
+                cell.append(j)
+                continue
+            }
+            slot[key] = hits.count
+            cell.append(hits.count)
+            hits.append(GridHit(step: q, drumClass: classes[i], velocity: velocities[i], offset: onsets[i] - q * T,
+                                note: notes[i], source: i))
+        }
+        return (hits, cell)
+    }
+
+    /// The sequence of `hits` (cells in step order, from `cells`) over `steps` steps.
+    public func sequence(_ hits: [GridHit], steps: Int) -> GridSequence {
+        var seq = GridSequence()
+        var velocity = [Int](repeating: 0, count: Self.classCount), offset = velocity
+        var i = 0
+        for s in 0..<steps {
+            var set = 0
+            while i < hits.count, hits[i].step == s {
+                let h = hits[i]
+                set |= 1 << h.drumClass
+                velocity[h.drumClass] = self.velocity.bin(of: h.velocity)
+                    ?? (h.velocity < self.velocity.range.lowerBound ? 0 : velocityBins - 1)
+                offset[h.drumClass] = offsetClass(bin: offsetBin(of: h.offset), double: h.double)
+                i += 1
+            }
+            seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
+        }
+        return seq
+    }
+}

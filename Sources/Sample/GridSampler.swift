@@ -60,7 +60,8 @@ final class GridSampler {
 
     /// Generates `count` hits, handing each to `emit`. A hit's note is drawn from its class's
     /// training notes (then made audible on a GM kit unless `options.noteOutput` is raw).
-    func generate(count: Int, options: SamplingOptions, rng: inout SeededRNG, emit: (GeneratedHit) throws -> Void) throws {
+    func generate(count: Int, options: SamplingOptions, primer: GridPrimer? = nil, rng: inout SeededRNG,
+                  emit: (GeneratedHit) throws -> Void) throws {
         func effective(_ t: Float?) -> Float {
             let v = t ?? options.temperature
             return (1 / v).isFinite ? v : 0
@@ -73,12 +74,20 @@ final class GridSampler {
                           c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
         }
         guard count > 0 else { return }
+        var seq = primer?.sequence ?? GridSequence()
+        // The primer's steps are read (rows −1 ..< P − 1); generation starts after its last step.
+        for s in -1..<(seq.count - 1) {
+            encoder.encode(row: s, of: seq, into: row)
+            for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
+            lstm.step()
+        }
         let C = GridGroup.classCount, T = group.ticksPerStep
-        var seq = GridSequence()
         // Hits drawn but not yet emitted: (onset, class, velocity); a later step's hits start at
         // least T/2 ticks before that step, so a hit is emitted once no later one can precede it.
         var pending: [(onset: Int, drumClass: Int, note: Int, velocity: Int)] = []
-        var emitted = 0, last = 0
+        var emitted = 0, last = primer?.lastOnset ?? 0
+        // No generated hit before the primer's last (nor before the start).
+        let floor = last
         var struck = Set<Int>()
         var velocity = [Int](repeating: 0, count: C), offset = [Int](repeating: 0, count: C)
         func flush(before bound: Int) throws -> Bool {
@@ -100,7 +109,7 @@ final class GridSampler {
             pending.removeFirst(n)
             return false
         }
-        var s = -1, silent = 0
+        var s = seq.count - 1, silent = 0
         while true {
             encoder.encode(row: s, of: seq, into: row)
             for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
@@ -119,7 +128,7 @@ final class GridSampler {
                 let raw = group.note(class: c, uniform: rng.nextDouble())
                 let note = options.noteOutput == .raw ? raw : GeneralMIDIDrums.audible(note: raw)
                 for o in group.onsets(offsetClass: offset[c]) {
-                    pending.append((max(0, (s + 1) * T + o), c, note, v))
+                    pending.append((max(floor, (s + 1) * T + o), c, note, v))
                 }
             }
             silent = set == 0 ? silent + 1 : 0
@@ -129,5 +138,109 @@ final class GridSampler {
             // Step s + 1's hits start at (s + 1)·T − T/2 at the earliest.
             if try flush(before: (s + 1) * T - T / 2) { return }
         }
+    }
+}
+
+/// A primer for a grid model: its hits on the grid (the last bars of a beat), read before
+/// generating; generated onsets are ticks from the primer's first bar line.
+public struct GridPrimer: Equatable, Sendable {
+    public var sequence: GridSequence
+    /// Onset of the primer's last hit, ticks from its first bar line.
+    public var lastOnset: Int
+    /// Hits whose notes have no drum class (not read).
+    public var unmapped: Int
+
+    /// The grid of `beat` (onsets non-decreasing, ticks at the model's PPQ; bar lines from
+    /// tickInBar): every bar must be 4/4. Its first bar line is the grid's start.
+    public init(beat: [BeatHit], group: GridGroup) throws {
+        let bar = 4 * group.ppq
+        guard let first = beat.first else { throw HumanizeError.badOption("the primer has no hits") }
+        if let h = beat.first(where: { $0.barTicks != bar }) {
+            throw HumanizeError.badOption("the grid model reads 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
+        }
+        let start = first.onset - first.tickInBar
+        var onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
+        unmapped = 0
+        for h in beat {
+            guard let c = DrumClasses.of(note: h.note) else { unmapped += 1; continue }
+            onsets.append(h.onset - start)
+            classes.append(c)
+            velocities.append(h.velocity)
+            notes.append(h.note)
+        }
+        let cells = GridGroup.cells(ticksPerStep: group.ticksPerStep, onsets: onsets, classes: classes, velocities: velocities,
+                                    notes: notes).hits
+        sequence = group.sequence(cells, steps: (cells.last?.step ?? -1) + 1)
+        lastOnset = beat.last!.onset - start
+    }
+}
+
+extension GridSampler {
+    /// Humanizes `beat` (onsets non-decreasing, ticks at the model's PPQ, 4/4 bars): the model
+    /// reads the beat's steps one after another, and for each step it draws, for every class
+    /// the beat hits there, a velocity (bin, then value) and an offset among the single-hit
+    /// bins, at `temperature`; what it drew is what it reads next (GridSampler's step with the
+    /// hit sets given). A hit moves to its 16th's grid line plus the drawn offset; a second hit
+    /// of its class in that 16th keeps its distance from the first. Hits of notes without a
+    /// drum class keep their onset and velocity. Returns the hits in the beat's order.
+    func humanize(_ beat: [BeatHit], temperature: Float, initScale: Float, rng: inout SeededRNG) throws -> [BeatHit] {
+        guard !beat.isEmpty else { return [] }
+        let bar = 4 * group.ppq, T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
+        if let h = beat.first(where: { $0.barTicks != bar }) {
+            throw HumanizeError.badOption("the grid model humanizes 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
+        }
+        let start = beat[0].onset - beat[0].tickInBar
+        var mapped: [Int] = [], onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
+        for (i, h) in beat.enumerated() {
+            guard let c = DrumClasses.of(note: h.note) else { continue }
+            mapped.append(i)
+            onsets.append(h.onset - start)
+            classes.append(c)
+            velocities.append(h.velocity)
+            notes.append(h.note)
+        }
+        let (cells, cellOf) = GridGroup.cells(ticksPerStep: T, onsets: onsets, classes: classes, velocities: velocities, notes: notes)
+        let scale = Double(initScale), H = weights.shape.hidden
+        for layer in 0..<weights.shape.layers {
+            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
+                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
+        }
+        let steps = (cells.last?.step ?? -1) + 1
+        var seq = GridSequence()
+        var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity
+        var velocity = [Int](repeating: 0, count: C), offset = velocity
+        var c0 = 0
+        for s in -1..<(steps - 1) {
+            encoder.encode(row: s, of: seq, into: row)
+            for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
+            lstm.step()
+            var set = 0
+            let coupled = rng.nextDouble() < group.offsetCoupling, uOffset = rng.nextDouble()
+            while c0 < cells.count, cells[c0].step == s + 1 {
+                let h = cells[c0], c = h.drumClass
+                set |= 1 << c
+                velocity[c] = draw(group: 1 + c, temperature: temperature, p: 1, rng: &rng)
+                // Offsets among the single-hit bins (the beat says how many hits there are).
+                let y = UnsafeBufferPointer(rebasing: lstm.logits()[columns[1 + C + c].prefix(F)])
+                let r = UnsafeMutableBufferPointer(rebasing: probs[columns[1 + C + c].prefix(F)])
+                Softmax.probabilities(y, temperature: temperature, into: r)
+                let bin = Softmax.draw(UnsafeBufferPointer(r), uniform: coupled ? uOffset : rng.nextDouble())
+                offset[c] = group.offsetClass(bin: bin, double: h.double)
+                drawnVelocity[c0] = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
+                drawnOffset[c0] = group.offsets[bin]
+                c0 += 1
+            }
+            seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
+        }
+        var out = beat
+        for (k, i) in mapped.enumerated() {
+            let j = cellOf[k], cell = cells[j]
+            let first = start + cell.step * T + drawnOffset[j]
+            // A later hit of the cell keeps its distance from the cell's first hit.
+            let onset = max(0, first + (onsets[k] - onsets[cell.source]))
+            out[i].onset = onset
+            out[i].velocity = drawnVelocity[j]
+        }
+        return out
     }
 }

@@ -79,10 +79,25 @@ public final class Humanizer {
     private let velocity: VelocityGroup
     private let tickColumns: Range<Int>, velocityColumns: Range<Int>
 
+    /// A grid model's humanizer (GridSampler.humanize); nil for the event layouts.
+    private let grid: GridSampler?
+
     public init(weights: LSTMWeights, groups: ModelGroups) throws {
         guard groups.shape(hidden: weights.shape.hidden, layers: weights.shape.layers) == weights.shape else {
             throw HumanizeError.modelLacksGroups("its weights do not match its groups")
         }
+        if let g = groups.grid {
+            self.weights = weights
+            self.groups = groups
+            grid = GridSampler(weights: weights, group: g)
+            velocity = g.velocity
+            lstm = LSTMInference(weights: weights)
+            encoder = HitEncoder(groups: ModelGroups(vocabulary: groups.vocabulary))
+            tickColumns = 0..<0
+            velocityColumns = 0..<0
+            return
+        }
+        grid = nil
         guard groups.position != nil else { throw HumanizeError.modelLacksGroups("it has no position group (train it on a dataset with positions)") }
         guard let v = groups.velocity else { throw HumanizeError.modelLacksGroups("it has no velocity group") }
         self.weights = weights
@@ -102,6 +117,9 @@ public final class Humanizer {
         guard options.window >= 0 else { throw HumanizeError.badOption("--window must not be negative, got \(options.window)") }
         guard options.temperature.isFinite, options.temperature > 0 else {
             throw HumanizeError.badOption("--temperature must be a positive number, got \(options.temperature)")
+        }
+        if let grid {
+            return try grid.humanize(beat, temperature: options.temperature, initScale: options.initScale, rng: &rng)
         }
         let index = VocabularyIndex(groups.vocabulary)
         let unknown = Set(beat.map(\.note).filter { index.note($0) == nil }).sorted()

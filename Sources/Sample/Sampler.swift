@@ -71,7 +71,7 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
     case badTemperature(Float)
     /// A grid model played no hit for this many steps.
     case silentGrid(steps: Int)
-    /// A primer given to a grid model (not supported).
+    /// Event primers given to a grid model, or a grid primer to an event model.
     case gridPrimer
     case badTopP(Double)
     /// Temperature 0 (argmax) for one of note and tick but not the other.
@@ -88,7 +88,7 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
         case .silentGrid(let steps):
             return "the model played no hit for \(steps / 16) bars: giving up (a lower temperature of the hit set, or another checkpoint, may help)"
         case .gridPrimer:
-            return "a grid-layout model takes no primer: sample it without --primer"
+            return "a grid-layout model reads its primer as grid steps (GridPrimer), and only a grid model does"
         case .badTemperature(let t):
             return "temperature \(t) is invalid: it must be a finite number ≥ 0"
         case .badTopP(let p):
@@ -262,6 +262,22 @@ public final class Sampler {
         count: Int, options: SamplingOptions = SamplingOptions(),
         primer: [PrimerEvent] = [], rng: inout SeededRNG, emit: (GeneratedHit) throws -> Void
     ) throws {
+        try generate(count: count, options: options, primer: primer, gridPrimer: nil, rng: &rng, emit: emit)
+    }
+
+    /// The same for a grid model with a primer read as grid steps (`GridPrimer`); generated
+    /// hits' deltas continue from the primer's last hit.
+    public func generate(
+        count: Int, options: SamplingOptions = SamplingOptions(), gridPrimer: GridPrimer, rng: inout SeededRNG,
+        emit: (GeneratedHit) throws -> Void
+    ) throws {
+        try generate(count: count, options: options, primer: [], gridPrimer: gridPrimer, rng: &rng, emit: emit)
+    }
+
+    private func generate(
+        count: Int, options: SamplingOptions, primer: [PrimerEvent], gridPrimer: GridPrimer?, rng: inout SeededRNG,
+        emit: (GeneratedHit) throws -> Void
+    ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         for t in [options.temperature, options.noteTemperature, options.tickTemperature, options.velocityTemperature,
                   options.hitsTemperature, options.offsetTemperature].compactMap({ $0 }) {
@@ -273,9 +289,10 @@ public final class Sampler {
         }
         if let grid {
             guard primer.isEmpty else { throw SamplerError.gridPrimer }
-            try grid.generate(count: count, options: options, rng: &rng, emit: emit)
+            try grid.generate(count: count, options: options, primer: gridPrimer, rng: &rng, emit: emit)
             return
         }
+        guard gridPrimer == nil else { throw SamplerError.gridPrimer }
         for (i, p) in primer.enumerated() {
             let e = p.event
             if !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) || (B > 0 && !(0..<B).contains(e.velocity)) {

@@ -10,18 +10,6 @@
 import DrummerCore
 import MIDIParse
 
-/// One grid hit: class `drumClass` at `step` with its velocity and offset (ticks).
-public struct GridHit: Equatable, Sendable {
-    public var step: Int
-    public var drumClass: Int
-    public var velocity: Int
-    public var offset: Int
-    /// The hit's MIDI note.
-    public var note: Int
-    /// Two or more hits of the class in this 16th.
-    public var double: Bool = false
-}
-
 /// A split as grid hits per file.
 public struct GridFiles: Sendable {
     /// Per kept file: its hits in step order and its steps (last hit's step + 1).
@@ -72,11 +60,10 @@ extension TrainingData {
                 out.skipped.append((f.path, "meter \(m)"))
                 continue
             }
-            var hits: [GridHit] = []
-            var slot: [Int: Int] = [:]  // step·9 + class → index in hits
+            var onsets: [Int] = [], classes: [Int] = [], hitVelocities: [Int] = [], notes: [Int] = []
             var t = 0, firstBar: Int?
             var reason: String?
-            var merged = 0, unmapped = 0
+            var unmapped = 0
             for e in f.offset..<(f.offset + f.hits) {
                 if e > f.offset { t += tickValues[Int(split.events[2 * e + 1])] }
                 let pos = Int(positions[2 * e]), length = Int(positions[2 * e + 1])
@@ -95,22 +82,17 @@ extension TrainingData {
                     unmapped += 1
                     continue
                 }
-                let rel = t - firstBar!
-                let q = (rel + T / 2) / T, offset = rel - q * T
-                let v = Int(velocities[e])
-                if let i = slot[q * GridGroup.classCount + c] {
-                    merged += 1
-                    hits[i].double = true
-                    continue
-                }
-                slot[q * GridGroup.classCount + c] = hits.count
-                hits.append(GridHit(step: q, drumClass: c, velocity: v, offset: offset, note: note))
+                onsets.append(t - firstBar!)
+                classes.append(c)
+                hitVelocities.append(Int(velocities[e]))
+                notes.append(note)
             }
             if let reason {
                 out.skipped.append((f.path, reason))
                 continue
             }
-            out.merged += merged
+            let hits = GridGroup.cells(ticksPerStep: T, onsets: onsets, classes: classes, velocities: hitVelocities, notes: notes).hits
+            out.merged += onsets.count - hits.count
             out.unmapped += unmapped
             guard let last = hits.last else { continue }
             out.files.append((hits, last.step + 1))
@@ -195,26 +177,7 @@ extension TrainingData {
     /// The grid sequences of a split: one per kept file.
     public func gridSequences(validation: Bool, group: GridGroup) throws -> (sequences: [GridSequence], files: GridFiles) {
         let grid = try gridFiles(validation: validation)
-        var sequences: [GridSequence] = []
-        for file in grid.files {
-            var seq = GridSequence()
-            var i = 0
-            for s in 0..<file.steps {
-                var set = 0
-                var velocity = [Int](repeating: 0, count: GridGroup.classCount), offset = velocity
-                while i < file.hits.count, file.hits[i].step == s {
-                    let h = file.hits[i]
-                    set |= 1 << h.drumClass
-                    velocity[h.drumClass] = group.velocity.bin(of: h.velocity)
-                        ?? (h.velocity < group.velocity.range.lowerBound ? 0 : group.velocityBins - 1)
-                    offset[h.drumClass] = group.offsetClass(bin: group.offsetBin(of: h.offset), double: h.double)
-                    i += 1
-                }
-                seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
-            }
-            sequences.append(seq)
-        }
-        return (sequences, grid)
+        return (grid.files.map { group.sequence($0.hits, steps: $0.steps) }, grid)
     }
 
     /// The grid class matrix of a split: each kept file's rows (its start row, then one per

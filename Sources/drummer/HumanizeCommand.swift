@@ -78,7 +78,9 @@ struct HumanizeCommand: ParsableCommand {
         let out = try humanizer.humanize(beat, options: HumanizeOptions(window: window ?? max(1, ppq / 8),
                                                                         temperature: temperature), rng: &rng)
         var previous = 0
-        let drumHits = out.map { h -> DrumHit in
+        // In onset order (a grid model may move a hit of one class past another's in its 16th).
+        let ordered = out.enumerated().sorted { ($0.element.onset, $0.offset) < ($1.element.onset, $1.offset) }.map(\.element)
+        let drumHits = ordered.map { h -> DrumHit in
             defer { previous = h.onset }
             return DrumHit(note: h.note, delta: h.onset - previous, velocity: h.velocity)
         }

@@ -203,9 +203,6 @@ struct SampleCommand: ParsableCommand {
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { print($0) }
         let loaded = try ModelSource.load(model, step: step)
-        if loaded.groups.grid != nil, primer != nil {
-            throw ValidationError("--primer: \(model) is a grid-layout model, which takes no primer yet; sample it without --primer")
-        }
         if loaded.origin != model, !json { status("model: \(loaded.origin)") }
         let vocabulary = loaded.vocabulary
         let chosenMeter = meter.flatMap(Meter.init)
@@ -219,7 +216,40 @@ struct SampleCommand: ParsableCommand {
         var primerHits: [DrumHit] = []
         var primerTempo: Double?
         var startTick = 0
-        if let p = primer {
+        var gridPrimer: GridPrimer?
+        if let p = primer, let grid = loaded.groups.grid {
+            // A grid model reads the primer's last bars as 16th-note steps.
+            var settings = HitExtractionSettings()
+            settings.ppq = ppq
+            let hits = try FileHits.read(path: p, settings: settings)
+            guard hits.count > 0 else { throw ValidationError("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
+            let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
+            let starts = Array(Set(barLines)).sorted()
+            let from = starts[max(0, starts.count - primerBars)]
+            let kept = (0..<hits.count).filter { barLines[$0] >= from }
+            let beat = kept.map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
+                                          tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
+            do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
+                throw ValidationError("--primer \(p): \(error)")
+            }
+            primerTempo = (try? MIDIFile.read(path: p)).flatMap { f in
+                f.file.tempoMap.changes.first.map { 60_000_000 / Double($0.microsecondsPerQuarter) }
+            }
+            startTick = (beat.last!.onset - from) % barMeter.barTicks(ppq: ppq)
+            if keepPrimer {
+                var previous = beat[0].onset
+                primerHits = beat.map { h in
+                    defer { previous = h.onset }
+                    return DrumHit(note: rawNotes ? h.note : GeneralMIDIDrums.audible(note: h.note), delta: h.onset - previous,
+                                   velocity: h.velocity)
+                }
+                startTick = beat[0].tickInBar
+            }
+            var line = "primer \(p): \(beat.count) hits"
+            if beat.count < hits.count { line += " (its last \(primerBars) bar(s) of \(hits.count) hits)" }
+            if let g = gridPrimer, g.unmapped > 0 { line += ", \(g.unmapped) of notes outside the 9 drum classes not read" }
+            if !json { status(line) }
+        } else if let p = primer {
             var settings = HitExtractionSettings()
             settings.ppq = ppq
             let whole = try Primer.load(path: p, groups: loaded.groups, settings: settings)
@@ -275,12 +305,19 @@ struct SampleCommand: ParsableCommand {
             if let endTick {
                 var tick = generationStart
                 do {
-                    try sampler.generate(count: Self.maxNotes, options: options, primer: primerEvents, rng: &rng) { h in
+                    let emit: (GeneratedHit) throws -> Void = { h in
                         tick += h.hit.delta
                         if tick >= endTick { throw BarsWritten() }
                         generated.append(h)
                     }
+                    if let gridPrimer {
+                        try sampler.generate(count: Self.maxNotes, options: options, gridPrimer: gridPrimer, rng: &rng, emit: emit)
+                    } else {
+                        try sampler.generate(count: Self.maxNotes, options: options, primer: primerEvents, rng: &rng, emit: emit)
+                    }
                 } catch is BarsWritten {}
+            } else if let gridPrimer {
+                try sampler.generate(count: notes, options: options, gridPrimer: gridPrimer, rng: &rng) { generated.append($0) }
             } else {
                 generated = random
                     ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, noteOutput: options.noteOutput, rng: &rng)

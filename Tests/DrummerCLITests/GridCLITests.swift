@@ -90,9 +90,26 @@ final class GridCLITests: XCTestCase {
         r = try CLI.run(["sample", model, "-n", "50", "--temperature", "note=0.8", "-o", bars])
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset)"), r.stderr)
-        r = try CLI.run(["sample", model, "-n", "50", "--primer", s1, "-o", bars])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("grid-layout model, which takes no primer yet"), r.stderr)
+        // A primer: its last 2 bars read as steps and kept at the start; 2 bars follow.
+        let beatFile = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/100_neworleans-secondline_94_beat_4-4.mid").path
+        r = try CLI.run(["sample", model, "--primer", beatFile, "--keep-primer", "--bars", "2", "--seed", "3", "-o", bars, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let primed = try XCTUnwrap(((try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])["files"]
+            as? [[String: Any]])?.first?["events"]) as? [[Int]])
+        let said = try CLI.run(["sample", model, "--primer", beatFile, "--keep-primer", "--bars", "2", "--seed", "3", "-o", bars])
+        XCTAssertTrue(said.stdout.contains("primer \(beatFile): ") && said.stdout.contains("(its last 2 bar(s) of "), said.stdout)
+        let kept = Int(try XCTUnwrap(said.stdout.split(separator: "\n").first { $0.hasPrefix("primer ") }?
+            .split(separator: ":").last?.split(separator: " ").first))!
+        XCTAssertGreaterThan(primed.count, kept, "hits follow the primer's \(kept)")
+        XCTAssertTrue(primed.allSatisfy { $0[1] >= 0 })
+        // A grid model humanizes: every hit kept, on its 16th give or take half of one.
+        let human = root.appendingPathComponent("human.mid").path
+        r = try CLI.run(["humanize", beatFile, "--model", model, "--seed", "4", "-o", human])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("humanized \(beatFile): "), r.stdout)
+        let before = try CLI.run(["tab", beatFile]), after = try CLI.run(["tab", human])
+        func hitCount(_ t: String) -> String? { t.split(separator: "\n").first?.split(separator: ",").last.map(String.init) }
+        XCTAssertEqual(hitCount(before.stdout), hitCount(after.stdout), after.stdout)
 
         // eval: the dataset, a 4/4 file, and a 5/4 file it cannot read.
         r = try CLI.run(["eval", model, "--data", data.path])
