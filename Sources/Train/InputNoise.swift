@@ -15,7 +15,7 @@
 // samples, its own slips are its next inputs. It learns to lean on the previous hit and, after
 // a slip, loses the groove. Trained on inputs that are sometimes wrong, it learns to lean on
 // what stays right (its state, the position in the bar, the bar before) and keeps the pattern.
-// Measured on the Groove corpus (see models/groove/TRAINING.md): bar periodicity of sampled
+// Measured on the Groove corpus (see models/groove-events/TRAINING.md): bar periodicity of sampled
 // files from 64% to 80% of the corpus's.
 //
 // The draws are a pure function of (run seed, step, event index, group): no generator state,

@@ -122,7 +122,7 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     /// loss over the whole training set 3.015 against 3.113).
     static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
     /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
-    /// uniform draws; see the previous models/groove/TRAINING.md, git show 1d8506d:…), noise on
+    /// uniform draws; see the previous models/groove-events/TRAINING.md, git show 1d8506d:…), noise on
     /// the tick too put 103–117% of the corpus's share
     /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
     /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.

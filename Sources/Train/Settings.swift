@@ -375,7 +375,7 @@ public enum Settings {
 // MARK: - Recipes
 
 /// A named set of setting values a new run starts from (`drummer train --recipe`); the
-/// options given on the command line override it. `groove` is the recipe models/groove was
+/// options given on the command line override it. `groove` is the recipe models/groove-events was
 /// trained with, and the default; `original` is the 2017 project's plain SGD (every setting at
 /// its table default: no step budget, no schedule, no noise, no early stop).
 public enum Recipe: String, CaseIterable, Sendable {

@@ -1,7 +1,7 @@
 // `drummer choose-step CKPT_DIR --reference DATA`: which checkpoint to ship, by what its samples
 // play. Per checkpoint: the files `drummer sample CKPT-MODEL -n N --count C --seed S` would write
 // (sampled in memory), measured as `drummer stats … --expected-hits N·C` would (Report.StatsRun),
-// then Report.StepRule. models/groove/TRAINING.md, "Choosing the step", is this command's rule.
+// then Report.StepRule. models/groove-events/TRAINING.md, "Choosing the step", is this command's rule.
 import ArgumentParser
 import Checkpoints
 import DrummerCore

@@ -13,11 +13,14 @@ struct HumanizeCommand: ParsableCommand {
         commandName: "humanize",
         abstract: "Give a stiff (quantized) drum beat a drummer's velocity and micro-timing, drawn by a model.",
         discussion: """
-            Every hit keeps its drum (note) and its place in the bar, in order; the model (one with \
-            position and velocity groups, such as models/groove) reads the beat hit by hit and draws \
-            each hit's velocity and how far it sits before or after its place (at most --window \
-            ticks). The output keeps the input's tempo (unless --bpm), meter and PPQ of the model. \
-            The same --seed gives the same file.
+            Every hit keeps its drum (note) and its place in the bar; the model draws each hit's \
+            velocity and how far it sits before or after its place. A grid-layout model (such as \
+            models/groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in a \
+            16th, a velocity and an offset from the grid line (within half a 16th; --window does not \
+            apply). An event-layout model with position and velocity groups (such as \
+            models/groove-events) reads the beat hit by hit, at most --window ticks from each place. \
+            The output keeps the input's tempo (unless --bpm), meter and PPQ of the model. The same \
+            --seed gives the same file.
             """)
 
     @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there).")
@@ -58,6 +61,9 @@ struct HumanizeCommand: ParsableCommand {
         let status: (String) -> Void = destination.isStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
         let loaded = try ModelDirectory.load(path: model)
+        if window != nil, loaded.groups.grid != nil {
+            throw ValidationError("--window: \(model) is a grid-layout model, which keeps each hit within half a 16th of its grid line; drop --window")
+        }
         let ppq = loaded.groups.ticksPerQuarter
         var settings = HitExtractionSettings()
         settings.ppq = ppq

@@ -38,7 +38,7 @@ struct TrainCommand: ParsableCommand {
             note and velocity, those the model has) is replaced, with probability P, \
             by a class drawn uniformly from its group; the targets, the validation loss, eval and \
             sample never see noise. The model learns not to lose the groove after one of its own \
-            slips (models/groove is trained with input noise). The draws depend only on the \
+            slips (models/groove-events is trained with input noise). The draws depend only on the \
             seed, the step and the hit, so a resumed run repeats them exactly.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \

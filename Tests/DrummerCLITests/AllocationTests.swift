@@ -48,7 +48,7 @@ final class AllocationTests: XCTestCase {
         let dir = try CLI.temporaryDirectory("alloc")
         defer { try? FileManager.default.removeItem(at: dir) }
         func run(_ n: Int) throws -> Int {
-            try allocations(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", String(n),
+            try allocations(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", String(n),
                              "--seed", "3", "-o", dir.appendingPathComponent("g\(n).mid").path])
         }
         let few = try run(100), many = try run(5_100)

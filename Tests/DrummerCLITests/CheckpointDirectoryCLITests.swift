@@ -120,7 +120,7 @@ final class SizeLimitCLITests: XCTestCase {
             (["bench", "sample", "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096"),
             (["bench", "sample", "--velocity-bins", "128"], 64, "--velocity-bins must be between 0 and 127, got 128"),
             (["bench", "sample", "--position-encoding", "gray"], 64, "The value 'gray' is invalid for '--position-encoding <position-encoding>'"),
-            (["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "99999999999"], 64, "-n must be between 1 and 10000000"),
+            (["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "99999999999"], 64, "-n must be between 1 and 10000000"),
         ]
         for (args, status, message) in cases {
             let r = try CLI.run(args)

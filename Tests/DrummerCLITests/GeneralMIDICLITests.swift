@@ -16,7 +16,7 @@ final class GeneralMIDICLITests: XCTestCase {
     }
 
     func testSampleWritesGeneralMIDINotesUnlessRawNotes() throws {
-        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
         let gm = tmp.appendingPathComponent("gm.mid").path, raw = tmp.appendingPathComponent("raw.mid").path
         let gmNotes = try notes(try CLI.run(["sample", model, "-n", "2000", "--seed", "1", "-o", gm, "--json"]))
         let rawNotes = try notes(try CLI.run(["sample", model, "-n", "2000", "--seed", "1", "--raw-notes", "-o", raw, "--json"]))

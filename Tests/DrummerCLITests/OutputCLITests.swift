@@ -11,7 +11,7 @@ final class OutputCLITests: XCTestCase {
     override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("output-cli") }
     override func tearDownWithError() throws { try? fm.removeItem(at: tmp) }
 
-    private var model: String { CLI.repoRoot.appendingPathComponent("models/groove").path }
+    private var model: String { CLI.repoRoot.appendingPathComponent("models/groove-events").path }
 
     private func path(_ name: String) -> String { tmp.appendingPathComponent(name).path }
 
@@ -213,7 +213,7 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertEqual(fileType(path("current")), S_IFLNK)
         XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json"])
-        // Notes beside a model (models/groove keeps its TRAINING.md) are never deleted by a re-export.
+        // Notes beside a model (models/groove-events keeps its TRAINING.md) are never deleted by a re-export.
         let before = try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin")))
         try Data("how it was trained\n".utf8).write(to: URL(fileURLWithPath: path("model/TRAINING.md")))
         let notes = try CLI.run(["export", ckpt, "-o", path("current")])

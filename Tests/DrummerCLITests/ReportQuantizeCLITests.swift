@@ -15,7 +15,7 @@ final class ReportQuantizeCLITests: XCTestCase {
             try FileManager.default.copyItem(at: src.appendingPathComponent(f), to: ref.appendingPathComponent(f))
         }
         let gen = root.appendingPathComponent("g.mid").path
-        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "400",
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "400",
                                     "--seed", "3", "-o", gen]).status, 0)
         let stats = try CLI.run(["stats", gen, "--reference", ref.path, "--quantize", "30", "--json"])
         XCTAssertEqual(stats.status, 0, stats.stderr)
@@ -46,7 +46,7 @@ final class ReportQuantizeCLITests: XCTestCase {
                                 "--quantize", "30"])
         XCTAssertEqual(conv.status, 0, conv.stderr)
         let gen = root.appendingPathComponent("g.mid").path
-        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "400",
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "400",
                                     "--seed", "3", "-o", gen]).status, 0)
         let implicit = try CLI.run(["stats", gen, "--reference", data])
         let explicit = try CLI.run(["stats", gen, "--reference", data, "--quantize", "30"])

@@ -8,7 +8,7 @@ final class SafeTensorsCLITests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     func testExportImportRoundTripsAModelDirectoryAndACheckpoint() throws {
-        let groove = CLI.repoRoot.appendingPathComponent("models/groove")
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove-events")
         let file = tmp.appendingPathComponent("g.safetensors").path
         let e = try CLI.run(["export", groove.path, "--format", "safetensors", "-o", file])
         XCTAssertEqual(e.status, 0, e.stderr)
@@ -53,7 +53,7 @@ final class SafeTensorsCLITests: XCTestCase {
         let missing = try CLI.run(["import", tmp.appendingPathComponent("none.safetensors").path])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("none.safetensors: no such file"), missing.stderr)
-        let swift = try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove").path, "--format", "safetensors",
+        let swift = try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "--format", "safetensors",
                                  "--swift", "x.swift"])
         XCTAssertEqual(swift.status, 64)
         XCTAssertTrue(swift.stderr.contains("--swift goes with --format model"), swift.stderr)

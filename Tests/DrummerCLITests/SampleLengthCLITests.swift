@@ -6,7 +6,7 @@ import XCTest
 
 final class SampleLengthCLITests: XCTestCase {
     var root: URL!
-    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+    let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
     let primer = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session/6_hiphop-groove6_87_beat_4-4.mid").path
 
     override func setUpWithError() throws { root = try CLI.temporaryDirectory("sample-length-cli") }

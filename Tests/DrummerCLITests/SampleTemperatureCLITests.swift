@@ -7,7 +7,7 @@ import XCTest
 
 final class SampleTemperatureCLITests: XCTestCase {
     var root: URL!
-    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+    let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
 
     override func setUpWithError() throws { root = try CLI.temporaryDirectory("sample-temperature-cli") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }

@@ -1,6 +1,6 @@
 // Issue 22: `drummer export --format onnx`. The graph's structure (decoded with the same
 // generated ONNX messages), and, where onnxruntime is installed, per-step parity with drummer on
-// models/groove over 1,000 hits and with PyTorch's frozen logits of a 2-layer model.
+// models/groove-events over 1,000 hits and with PyTorch's frozen logits of a 2-layer model.
 import DrummerCore
 import Encode
 import Foundation
@@ -46,7 +46,7 @@ final class ONNXExportTests: XCTestCase {
         guard Self.onnxRuntime else {
             throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
         }
-        let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
+        let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove-events").path)
         let (fed, logits) = try SafeTensorsTests.sampledSequence(model, seed: 2)
         let k = model.shape.inputGroups.count, O = model.shape.outputWidth
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-\(UUID().uuidString)")

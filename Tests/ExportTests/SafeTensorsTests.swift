@@ -1,6 +1,6 @@
 // Issue 22: safetensors in and out. The container's bytes, its refusals, the PyTorch layout
 // (against a frozen fixture PyTorch wrote: python/make_fixtures.py), byte-identical round trips,
-// and, where PyTorch is installed, per-step parity of models/groove over 1,000 hits.
+// and, where PyTorch is installed, per-step parity of models/groove-events over 1,000 hits.
 import DrummerCore
 import Encode
 import Foundation
@@ -170,7 +170,7 @@ final class SafeTensorsTests: XCTestCase {
     // MARK: Round trips
 
     func testModelDirectoryRoundTripsByteForByte() throws {
-        for dir in [Self.repo.appendingPathComponent("models/groove").path, try Self.stackedDirectory()] {
+        for dir in [Self.repo.appendingPathComponent("models/groove-events").path, try Self.stackedDirectory()] {
             let model = try ModelDirectory.load(path: dir)
             let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: model.metadata, path: "m")
             let back = try TorchModel.decode(data, path: "m")
@@ -195,7 +195,7 @@ final class SafeTensorsTests: XCTestCase {
             throw XCTSkip("python3 with torch and safetensors is not installed (Scripts/test installs them from a CPU wheel when "
                           + "one is on the machine): parity with PyTorch not run; the frozen fixture test still checks the mapping")
         }
-        let model = try ModelDirectory.load(path: Self.repo.appendingPathComponent("models/groove").path)
+        let model = try ModelDirectory.load(path: Self.repo.appendingPathComponent("models/groove-events").path)
         let (fed, logits) = try Self.sampledSequence(model, seed: 1)
         let k = model.shape.inputGroups.count, O = model.shape.outputWidth
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID().uuidString)")

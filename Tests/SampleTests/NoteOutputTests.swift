@@ -47,7 +47,7 @@ final class NoteOutputTests: XCTestCase {
 
     static var grooveModel: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("models/groove")
+            .deletingLastPathComponent().appendingPathComponent("models/groove-events")
     }
 
     func testTheShippedModelWritesGeneralMIDINotesAndLosesNoHit() throws {
