@@ -69,6 +69,11 @@ public struct ModelCard: Sendable {
         let version = typed?.formatVersion ?? (json["format_version"] as? NSNumber)?.intValue
         rows.append(("format", (format ?? "none (the original project's vocab.json)") + (version.map { " v\($0)" } ?? "")))
         if let hidden { rows.append(("hidden size H", String(hidden))) }
+        if let grid = (json["groups"] as? [String: Any])?["grid"] as? [String: Any] {
+            let offsets = (grid["offsets"] as? [Any])?.count ?? 0
+            rows.append(("layout", "grid: 16th-note steps, 512 hit sets of 9 drum classes, per class a velocity bin and "
+                         + "one of \(2 * offsets) offset classes"))
+        }
         rows.append(("notes N", String(notes.count)))
         rows.append(("tick values K", ticks.isEmpty ? "0"
                      : "\(ticks.count) (\(ticks.first ?? 0) to \(ticks.last ?? 0) ticks)"))

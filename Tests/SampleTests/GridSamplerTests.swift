@@ -1,0 +1,68 @@
+// The grid runtime (Sample/GridSampler.swift) on a model whose logits are its biases alone
+// (all weights zero), so that what it must draw is known: a step of kick and snare, uniform
+// velocity bins and single-hit offset bins. Checks the hit count, the onsets (step·120 +
+// an offset of the table), the notes (each class's training notes) and the offset coupling:
+// with coupling 1 a step's kick and snare always land together, with 0 a quarter of the time.
+import DrummerCore
+import MIDIParse
+import XCTest
+@testable import Sample
+
+final class GridSamplerTests: XCTestCase {
+    func model(coupling: Double) throws -> Sampler {
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: 128), count: 9)
+        for (c, n) in DrumClasses.representatives.enumerated() { counts[c][n] = 1 }
+        counts[1][38] = 3
+        counts[1][40] = 1
+        let histogram = (1...127).map { _ in 1 }
+        let group = try GridGroup(ppq: 480, velocity: VelocityGroup(bins: [1...63, 64...127], histogram: histogram),
+                                  offsets: [-60, -30, 0, 30], notes: DrumClasses.representatives, noteCounts: counts,
+                                  offsetCoupling: coupling)
+        let groups = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36], ixToTick: [0]), grid: group)
+        let shape = groups.shape(hidden: 4)
+        let H = shape.hidden, O = shape.outputWidth
+        var wy = [Float](repeating: 0, count: (H + 1) * O)
+        let columns = shape.parameters.head.outputColumns
+        wy[H * O + columns[0].lowerBound + 0b11] = 30  // hit set {kick, snare}
+        for c in 0..<9 {
+            let off = columns[10 + c]
+            for k in 4..<8 { wy[H * O + off.lowerBound + k] = -30 }  // no double hits
+        }
+        let weights = try LSTMWeights(shape: shape, wx: [Float](repeating: 0, count: shape.wxCount), wy: wy)
+        return try Sampler(weights: weights, groups: groups)
+    }
+
+    func onsets(_ hits: [GeneratedHit]) -> [Int] {
+        var t = 0
+        return hits.map { t += $0.hit.delta; return t }
+    }
+
+    func testCountsOnsetsNotesVelocities() throws {
+        var rng = SeededRNG(seed: 9)
+        let hits = try model(coupling: 0.5).generate(count: 2000, rng: &rng)
+        XCTAssertEqual(hits.count, 2000)
+        XCTAssertTrue(hits.allSatisfy { $0.hit.delta >= 0 })
+        let ts = onsets(hits)
+        XCTAssertTrue(ts.allSatisfy { [0, 30, 60, 90].contains($0 % 120) }, "onsets: a step's line plus an offset of the table")
+        let notes = Dictionary(grouping: hits.map(\.hit.note), by: { $0 }).mapValues(\.count)
+        XCTAssertEqual(Set(notes.keys), [36, 38, 40], "kick 36; snare 38 and 40 from its note counts")
+        XCTAssertEqual(notes[36], 1000)
+        let share40 = Double(notes[40] ?? 0) / 1000
+        XCTAssertEqual(share40, 0.25, accuracy: 0.05, "snare notes in their counts' proportion (1 in 4)")
+        XCTAssertEqual(Set(hits.map { $0.hit.velocity >= 64 }), [false, true], "both velocity bins drawn")
+        XCTAssertTrue(hits.allSatisfy { (1...127).contains($0.hit.velocity) })
+        // Same seed, same hits.
+        var again = SeededRNG(seed: 9)
+        XCTAssertEqual(try model(coupling: 0.5).generate(count: 2000, rng: &again).map(\.hit), hits.map(\.hit))
+    }
+
+    func testOffsetCoupling() throws {
+        for (coupling, expected, tolerance) in [(1.0, 1.0, 0.0), (0.0, 0.25, 0.05), (0.5, 0.625, 0.06)] {
+            var rng = SeededRNG(seed: 3)
+            let hits = try model(coupling: coupling).generate(count: 4000, rng: &rng)
+            // Every step holds one kick and one snare: the steps whose two hits share an onset.
+            let together = Double(hits.filter { $0.hit.delta == 0 }.count) / 2000
+            XCTAssertEqual(together, expected, accuracy: tolerance, "coupling \(coupling)")
+        }
+    }
+}
