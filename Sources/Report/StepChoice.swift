@@ -29,6 +29,9 @@ public struct StepFigures: Sendable, Equatable {
     public var patterns: Double? = nil
     /// Every bar-structure target of issue 20 met (similarity at each lag, patterns, the fills).
     public var structureMet = false
+    /// Hits per bar and mean velocity as shares of the reference's.
+    public var hitsPerBar: Double? = nil
+    public var velocity: Double? = nil
     /// Every touch target of issue 20 met (hits per bar, simultaneous onsets, mean velocity,
     /// soft hits, each within 10% of the reference's).
     public var touchMet = false
@@ -59,6 +62,8 @@ public struct StepFigures: Sendable, Equatable {
         patterns = StatsResult.Pair(generated: g.patternsPer16Bars, reference: ref.patternsPer16Bars).ratio
         structureMet = met(StatsResult.structureTargets)
         touchMet = met(StatsResult.touchTargets)
+        hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
+        velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
     }
 }
 
