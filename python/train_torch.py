@@ -153,4 +153,7 @@ if rank == 0:
                                               "unroll": str(U), "optimizer": a.optimizer, "learning_rate": str(a.lr)})
     say(f"wrote {a.output}: drummer import {a.output} -o model")
 if distributed:
+    # Every process waits for rank 0's file, then all leave the group together (a process that
+    # tears gloo down while its peer still writes can abort at exit).
+    dist.barrier()
     dist.destroy_process_group()

@@ -272,7 +272,10 @@ extension Checkpoint {
                 }
                 do {
                     return try VelocityGroup(bins: ranges.map { Int($0.0)...Int($0.1) }, histogram: histogram.values.map { Int($0) })
-                } catch { throw bad(binsPath, "\(error)") }
+                } catch {
+                    // Named by the group holding the bins (/groups/velocity, /groups/grid).
+                    throw bad(String(binsPath[..<(binsPath.lastIndex(of: "/") ?? binsPath.endIndex)]), "\(error)")
+                }
             }
             if members.contains("velocity") {
                 groups.velocity = try velocityGroup(bins: "/groups/velocity/bins", histogram: "/groups/velocity/histogram")

@@ -485,20 +485,24 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(StepRule.choose([]))
     }
 
-    /// --structure: issue 20's bar-structure targets must be met too; the highest mean
+    /// --structure: issue 20's bar-structure and touch targets must be met too; the highest mean
     /// similarity wins. Without it they do not count (issue-10 targets only).
     func testStructureRuleNeedsTheBarTargetsAndRanksBySimilarity() {
-        func structured(_ step: Int, similarity: Double, met: Bool, periodicity: Double = 0.9) -> StepFigures {
+        func structured(_ step: Int, similarity: Double, met: Bool, touch: Bool = true, periodicity: Double = 0.9) -> StepFigures {
             var f = figures(step, periodicity: periodicity)
             f.similarity = similarity
             f.structureMet = met
+            f.touchMet = touch
             return f
         }
         let rows = [structured(1, similarity: 0.95, met: false, periodicity: 0.99), structured(2, similarity: 0.85, met: true),
-                    structured(3, similarity: 0.90, met: true, periodicity: 0.86)]
+                    structured(3, similarity: 0.90, met: true, periodicity: 0.86), structured(4, similarity: 0.97, met: true, touch: false)]
         XCTAssertEqual(StepRule.choose(rows), 0, "without --structure: the highest periodicity, bar targets ignored")
-        XCTAssertEqual(StepRule.choose(rows, structure: true), 2, "with it: step 1 misses a bar target; 0.90 beats 0.85")
+        XCTAssertEqual(StepRule.choose(rows, structure: true), 2,
+                       "with it: step 1 misses a bar target, step 4 a touch target; 0.90 beats 0.85")
         XCTAssertFalse(StepRule.meets(rows[0], structure: true))
+        XCTAssertFalse(StepRule.meets(rows[3], structure: true))
+        XCTAssertTrue(StepRule.meets(rows[3]), "the touch targets count only with --structure")
     }
 
     /// The issue-10 targets decide `targetsMet`, whatever issue 20's bar figures say.
