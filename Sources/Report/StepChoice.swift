@@ -29,6 +29,9 @@ public struct StepFigures: Sendable, Equatable {
     public var patterns: Double? = nil
     /// Every bar-structure target of issue 20 met (similarity at each lag, patterns, the fills).
     public var structureMet = false
+    /// The keys of the `drummer stats` targets not met (issue 10's, and issue 20's bar-structure
+    /// and touch targets), in table order.
+    public var missed: [String] = []
     /// Hits per bar and mean velocity as shares of the reference's.
     public var hitsPerBar: Double? = nil
     public var velocity: Double? = nil
@@ -62,6 +65,8 @@ public struct StepFigures: Sendable, Equatable {
         patterns = StatsResult.Pair(generated: g.patternsPer16Bars, reference: ref.patternsPer16Bars).ratio
         structureMet = met(StatsResult.structureTargets)
         touchMet = met(StatsResult.touchTargets)
+        let counted = Set(StatsResult.issue10Targets + StatsResult.structureTargets + StatsResult.touchTargets)
+        missed = r.targets.filter { counted.contains($0.key) && $0.met != true && ($0.key != "hits" || r.expectedHits != nil) }.map(\.key)
         hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
         velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
     }
@@ -92,6 +97,20 @@ public enum StepRule {
         if structure, !f.structureMet || !f.touchMet { return false }
         return p >= minimumPeriodicity && n <= maximumNoteJS && d <= maximumDeltaJS && v <= maximumVelocityJS
             && abs(g - 1) <= maximumGridDeviation && a >= minimumAccent
+    }
+
+    /// The candidate that misses the fewest targets (`missed`), the highest mean bar similarity
+    /// on a tie, then the earlier step; nil for none. (`choose-step --closest` when none meets
+    /// the rule.)
+    public static func closest(_ candidates: [StepFigures]) -> Int? {
+        var best: Int?
+        for (i, f) in candidates.enumerated() {
+            guard let b = best else { best = i; continue }
+            let g = candidates[b]
+            if f.missed.count < g.missed.count
+                || (f.missed.count == g.missed.count && (f.similarity ?? 0) > (g.similarity ?? 0)) { best = i }
+        }
+        return best
     }
 
     /// The index of the candidate to ship: of those that meet the rule, the highest periodicity

@@ -23,7 +23,8 @@ struct ChooseStepCommand: ParsableCommand {
             --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
             Prints one line per checkpoint and the choice; --export DIR exports the chosen \
             checkpoint as `drummer export` does. Exits 1 when no checkpoint meets the rule (the \
-            figures are still printed, nothing is exported). Use seeds you will not judge the \
+            figures are still printed, nothing is exported), unless --closest chooses the one \
+            that misses the fewest targets. Use seeds you will not judge the \
             result on: the chosen checkpoint's figures on these files are its best case.
             """)
 
@@ -54,6 +55,9 @@ struct ChooseStepCommand: ParsableCommand {
 
     @Flag(help: "Also require issue 20's targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps; hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%) and choose the highest mean bar similarity.")
     var structure = false
+
+    @Flag(help: "When no checkpoint meets the rule, choose the one that misses the fewest targets (issue 10's and issue 20's; then the highest bar similarity) instead of none, and name what it misses.")
+    var closest = false
 
     @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
     var export: String?
@@ -102,13 +106,21 @@ struct ChooseStepCommand: ParsableCommand {
             rows.append(figures)
             print(line(figures))
         }
-        guard let best = StepRule.choose(rows, structure: structure) else {
+        let best: Int
+        if let b = StepRule.choose(rows, structure: structure) {
+            best = b
+            let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
+            print("chosen: step \(rows[best].step) (\(rows[best].path)): "
+                  + (qualified == 1 ? "the only checkpoint that meets the rule"
+                                    : "the highest \(structure ? "bar similarity" : "periodicity") of the \(qualified) checkpoints that meet the rule"))
+        } else if closest, let b = StepRule.closest(rows) {
+            best = b
+            let f = rows[b]
+            print("no checkpoint meets the rule; closest: step \(f.step) (\(f.path)) misses \(f.missed.count) target"
+                  + (f.missed.count == 1 ? "" : "s") + (f.missed.isEmpty ? " (only margins)" : ": " + f.missed.joined(separator: ", ")))
+        } else {
             throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
         }
-        let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
-        print("chosen: step \(rows[best].step) (\(rows[best].path)): "
-              + (qualified == 1 ? "the only checkpoint that meets the rule"
-                                : "the highest \(structure ? "bar similarity" : "periodicity") of the \(qualified) checkpoints that meet the rule"))
         if let export {
             let s = try Exporter.export(checkpoint: rows[best].path, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)")

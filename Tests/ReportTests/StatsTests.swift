@@ -505,6 +505,20 @@ final class StepRuleTests: XCTestCase {
         XCTAssertTrue(StepRule.meets(rows[3]), "the touch targets count only with --structure")
     }
 
+    /// --closest: the fewest targets missed, then the highest similarity, then the earlier step.
+    func testClosestMissesTheFewestTargets() {
+        func missing(_ step: Int, _ keys: [String], similarity: Double) -> StepFigures {
+            var f = figures(step, periodicity: 0.9)
+            f.missed = keys
+            f.similarity = similarity
+            return f
+        }
+        let rows = [missing(1, ["hits_per_bar", "velocity_mean"], similarity: 0.99), missing(2, ["bar_similarity_lag8"], similarity: 0.8),
+                    missing(3, ["fill_tom_crash_ratio"], similarity: 0.9), missing(4, ["note_js_bits"], similarity: 0.9)]
+        XCTAssertEqual(StepRule.closest(rows), 2, "one target missed, and the higher similarity; step 4 ties and comes later")
+        XCTAssertNil(StepRule.closest([]))
+    }
+
     /// The issue-10 targets decide `targetsMet`, whatever issue 20's bar figures say.
     func testTargetsMetCountsIssue10TargetsOnly() {
         XCTAssertEqual(Set(StatsResult.issue10Targets).intersection(StatsResult.structureTargets), [])
