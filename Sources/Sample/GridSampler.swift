@@ -42,6 +42,15 @@ final class GridSampler {
         row.deallocate()
     }
 
+    /// h and c of every layer uniform in ±initScale (as the event sampler starts).
+    private func startState(initScale: Float, rng: inout SeededRNG) {
+        let scale = Double(initScale), H = weights.shape.hidden
+        for layer in 0..<weights.shape.layers {
+            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
+                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
+        }
+    }
+
     /// Draws one class of output group `g` at `temperature` (0: the most likely) and top-p `p`.
     private func draw(group g: Int, temperature: Float, p: Double, rng: inout SeededRNG) -> Int {
         draw(group: g, temperature: temperature, p: p, uniform: rng.nextDouble())
@@ -68,11 +77,7 @@ final class GridSampler {
         }
         let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
         let offsetT = effective(options.offsetTemperature)
-        let scale = Double(options.initScale), H = weights.shape.hidden
-        for layer in 0..<weights.shape.layers {
-            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
-                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
-        }
+        startState(initScale: options.initScale, rng: &rng)
         guard count > 0 else { return }
         var seq = primer?.sequence ?? GridSequence()
         // The primer's steps are read (rows −1 ..< P − 1); generation starts after its last step.
@@ -200,11 +205,7 @@ extension GridSampler {
             notes.append(h.note)
         }
         let (cells, cellOf) = GridGroup.cells(ticksPerStep: T, onsets: onsets, classes: classes, velocities: velocities, notes: notes)
-        let scale = Double(initScale), H = weights.shape.hidden
-        for layer in 0..<weights.shape.layers {
-            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
-                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
-        }
+        startState(initScale: initScale, rng: &rng)
         let steps = (cells.last?.step ?? -1) + 1
         var seq = GridSequence()
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity
