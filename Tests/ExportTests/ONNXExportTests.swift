@@ -60,6 +60,42 @@ final class ONNXExportTests: XCTestCase {
                                                 dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"]), 0)
     }
 
+    /// The shipped grid model (models/groove, 2 layers, 25 input groups) stepped over 1,000 rows
+    /// of a seeded random grid sequence, in drummer and in ONNX Runtime.
+    func testGridModelStepsMatchDrummerInONNXRuntime() throws {
+        guard Self.onnxRuntime else {
+            throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
+        }
+        let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
+        let grid = try XCTUnwrap(model.groups.grid, "models/groove is a grid model")
+        var rng = SeededRNG(seed: 4)
+        var seq = GridSequence()
+        for _ in 0..<999 {
+            seq.append(hitSet: rng.index(below: GridGroup.hitSets), velocity: { _ in rng.index(below: grid.velocityBins) },
+                       offset: { _ in rng.index(below: grid.offsetClasses) })
+        }
+        let encoder = GridEncoder(group: grid)
+        let fed = encoder.rows(of: seq)
+        let k = encoder.inputCount, O = model.shape.outputWidth
+        XCTAssertEqual(fed.count, 1000 * k)
+        let lstm = LSTMInference(weights: model.weights)
+        var logits: [Float] = []
+        for s in 0..<1000 {
+            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
+            lstm.step()
+            logits.append(contentsOf: lstm.logits())
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-grid-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try ONNXGraph.encode(weights: model.weights, groups: model.groups, modelJSON: "{}").write(to: dir.appendingPathComponent("m.onnx"))
+        try NPY.write(int32: fed, shape: [1000, k], to: dir.appendingPathComponent("c.npy").path)
+        try NPY.write(float32: logits, shape: [1000, O], to: dir.appendingPathComponent("y.npy").path)
+        XCTAssertEqual(SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path,
+                                                dir.appendingPathComponent("m.onnx").path, dir.appendingPathComponent("c.npy").path,
+                                                dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"]), 0)
+    }
+
     /// PyTorch's frozen logits of a 2-layer model (tests the stacked graph against PyTorch).
     func testStackedGraphMatchesPyTorchsFrozenLogits() throws {
         guard Self.onnxRuntime else { throw XCTSkip("python3 with onnxruntime is not installed: ONNX Runtime parity not run") }
