@@ -51,17 +51,24 @@ final class GridSampler {
         }
     }
 
-    /// Draws one class of output group `g` at `temperature` (0: the most likely) and top-p `p`.
-    private func draw(group g: Int, temperature: Float, p: Double, rng: inout SeededRNG) -> Int {
-        draw(group: g, temperature: temperature, p: p, uniform: rng.nextDouble())
+    /// Feeds row `s` of `seq` (−1: the start row) to the model: one LSTM step.
+    private func step(row s: Int, of seq: GridSequence) {
+        encoder.encode(row: s, of: seq, into: row)
+        for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
+        lstm.step()
     }
 
-    /// The same with the uniform number given (inverse-CDF: the class where the cumulative
-    /// probability passes u).
-    private func draw(group g: Int, temperature: Float, p: Double, uniform u: Double) -> Int {
-        let y = UnsafeBufferPointer(rebasing: lstm.logits()[columns[g]])
+    /// Draws one class of output group `g` at `temperature` (0: the most likely) and top-p `p`.
+    private func draw(group g: Int, temperature: Float, p: Double, rng: inout SeededRNG) -> Int {
+        draw(columns: columns[g], temperature: temperature, p: p, uniform: rng.nextDouble())
+    }
+
+    /// One of the logit `columns` (a group, or its first classes) with the uniform number given
+    /// (inverse-CDF: the class where the cumulative probability passes u).
+    private func draw(columns c: Range<Int>, temperature: Float, p: Double, uniform u: Double) -> Int {
+        let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
         if temperature == 0 { return Softmax.argmax(y) }
-        let r = UnsafeMutableBufferPointer(rebasing: probs[columns[g]])
+        let r = UnsafeMutableBufferPointer(rebasing: probs[c])
         Softmax.probabilities(y, temperature: temperature, into: r)
         Softmax.nucleus(r, p: p, order: order)
         return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
@@ -81,11 +88,7 @@ final class GridSampler {
         guard count > 0 else { return }
         var seq = primer?.sequence ?? GridSequence()
         // The primer's steps are read (rows −1 ..< P − 1); generation starts after its last step.
-        for s in -1..<(seq.count - 1) {
-            encoder.encode(row: s, of: seq, into: row)
-            for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
-            lstm.step()
-        }
+        for s in -1..<(seq.count - 1) { step(row: s, of: seq) }
         let C = GridGroup.classCount, T = group.ticksPerStep
         // Hits drawn but not yet emitted: (onset, class, velocity); a later step's hits start at
         // least T/2 ticks before that step, so a hit is emitted once no later one can precede it.
@@ -116,9 +119,7 @@ final class GridSampler {
         }
         var s = seq.count - 1, silent = 0
         while true {
-            encoder.encode(row: s, of: seq, into: row)
-            for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
-            lstm.step()
+            step(row: s, of: seq)
             let set = draw(group: 0, temperature: hitsT, p: options.topP, rng: &rng)
             // With probability offsetCoupling, one uniform number for the offsets of every class
             // of the step (each class keeps its own distribution; classes with alike
@@ -127,7 +128,7 @@ final class GridSampler {
             for c in 0..<C where set & (1 << c) != 0 {
                 velocity[c] = draw(group: 1 + c, temperature: velocityT, p: options.topP, rng: &rng)
                 offset[c] = coupled
-                    ? draw(group: 1 + C + c, temperature: offsetT, p: options.topP, uniform: uOffset)
+                    ? draw(columns: columns[1 + C + c], temperature: offsetT, p: options.topP, uniform: uOffset)
                     : draw(group: 1 + C + c, temperature: offsetT, p: options.topP, rng: &rng)
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
                 let raw = group.note(class: c, uniform: rng.nextDouble())
@@ -146,6 +147,42 @@ final class GridSampler {
     }
 }
 
+/// A beat's hits on the grid (GridPrimer and GridSampler.humanize read beats alike): its first
+/// bar line, and the hits of notes with a drum class as cells. Every bar must be 4/4.
+private struct GridBeat {
+    /// The beat's first bar line (its grid's tick 0), ticks.
+    let start: Int
+    /// Indices in the beat of the hits with a drum class, their onsets from `start`, and each
+    /// one's cell in `cells`.
+    let mapped: [Int], onsets: [Int], cellOf: [Int]
+    let cells: [GridHit]
+
+    /// `reading` says what the model does with the beat, for the 4/4 error ("reads", "humanizes").
+    init(_ beat: [BeatHit], group: GridGroup, reading: String) throws {
+        let bar = 4 * group.ppq
+        if let h = beat.first(where: { $0.barTicks != bar }) {
+            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
+        }
+        start = beat.first.map { $0.onset - $0.tickInBar } ?? 0
+        var mapped: [Int] = [], onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
+        for (i, h) in beat.enumerated() {
+            guard let c = DrumClasses.of(note: h.note) else { continue }
+            mapped.append(i)
+            onsets.append(h.onset - start)
+            classes.append(c)
+            velocities.append(h.velocity)
+            notes.append(h.note)
+        }
+        (cells, cellOf) = GridGroup.cells(ticksPerStep: group.ticksPerStep, onsets: onsets, classes: classes,
+                                          velocities: velocities, notes: notes)
+        self.mapped = mapped
+        self.onsets = onsets
+    }
+
+    /// Steps up to the last cell's.
+    var steps: Int { (cells.last?.step ?? -1) + 1 }
+}
+
 /// A primer for a grid model: its hits on the grid (the last bars of a beat), read before
 /// generating; generated onsets are ticks from the primer's first bar line.
 public struct GridPrimer: Equatable, Sendable {
@@ -158,25 +195,11 @@ public struct GridPrimer: Equatable, Sendable {
     /// The grid of `beat` (onsets non-decreasing, ticks at the model's PPQ; bar lines from
     /// tickInBar): every bar must be 4/4. Its first bar line is the grid's start.
     public init(beat: [BeatHit], group: GridGroup) throws {
-        let bar = 4 * group.ppq
-        guard let first = beat.first else { throw HumanizeError.badOption("the primer has no hits") }
-        if let h = beat.first(where: { $0.barTicks != bar }) {
-            throw HumanizeError.badOption("the grid model reads 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
-        }
-        let start = first.onset - first.tickInBar
-        var onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
-        unmapped = 0
-        for h in beat {
-            guard let c = DrumClasses.of(note: h.note) else { unmapped += 1; continue }
-            onsets.append(h.onset - start)
-            classes.append(c)
-            velocities.append(h.velocity)
-            notes.append(h.note)
-        }
-        let cells = GridGroup.cells(ticksPerStep: group.ticksPerStep, onsets: onsets, classes: classes, velocities: velocities,
-                                    notes: notes).hits
-        sequence = group.sequence(cells, steps: (cells.last?.step ?? -1) + 1)
-        lastOnset = beat.last!.onset - start
+        guard let last = beat.last else { throw HumanizeError.badOption("the primer has no hits") }
+        let grid = try GridBeat(beat, group: group, reading: "reads")
+        unmapped = beat.count - grid.mapped.count
+        sequence = group.sequence(grid.cells, steps: grid.steps)
+        lastOnset = last.onset - grid.start
     }
 }
 
@@ -190,31 +213,16 @@ extension GridSampler {
     /// drum class keep their onset and velocity. Returns the hits in the beat's order.
     func humanize(_ beat: [BeatHit], temperature: Float, initScale: Float, rng: inout SeededRNG) throws -> [BeatHit] {
         guard !beat.isEmpty else { return [] }
-        let bar = 4 * group.ppq, T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
-        if let h = beat.first(where: { $0.barTicks != bar }) {
-            throw HumanizeError.badOption("the grid model humanizes 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
-        }
-        let start = beat[0].onset - beat[0].tickInBar
-        var mapped: [Int] = [], onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
-        for (i, h) in beat.enumerated() {
-            guard let c = DrumClasses.of(note: h.note) else { continue }
-            mapped.append(i)
-            onsets.append(h.onset - start)
-            classes.append(c)
-            velocities.append(h.velocity)
-            notes.append(h.note)
-        }
-        let (cells, cellOf) = GridGroup.cells(ticksPerStep: T, onsets: onsets, classes: classes, velocities: velocities, notes: notes)
+        let T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
+        let grid = try GridBeat(beat, group: group, reading: "humanizes")
+        let cells = grid.cells
         startState(initScale: initScale, rng: &rng)
-        let steps = (cells.last?.step ?? -1) + 1
         var seq = GridSequence()
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity
         var velocity = [Int](repeating: 0, count: C), offset = velocity
         var c0 = 0
-        for s in -1..<(steps - 1) {
-            encoder.encode(row: s, of: seq, into: row)
-            for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
-            lstm.step()
+        for s in -1..<(grid.steps - 1) {
+            step(row: s, of: seq)
             var set = 0
             let coupled = rng.nextDouble() < group.offsetCoupling, uOffset = rng.nextDouble()
             while c0 < cells.count, cells[c0].step == s + 1 {
@@ -222,10 +230,8 @@ extension GridSampler {
                 set |= 1 << c
                 velocity[c] = draw(group: 1 + c, temperature: temperature, p: 1, rng: &rng)
                 // Offsets among the single-hit bins (the beat says how many hits there are).
-                let y = UnsafeBufferPointer(rebasing: lstm.logits()[columns[1 + C + c].prefix(F)])
-                let r = UnsafeMutableBufferPointer(rebasing: probs[columns[1 + C + c].prefix(F)])
-                Softmax.probabilities(y, temperature: temperature, into: r)
-                let bin = Softmax.draw(UnsafeBufferPointer(r), uniform: coupled ? uOffset : rng.nextDouble())
+                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: temperature, p: 1,
+                               uniform: coupled ? uOffset : rng.nextDouble())
                 offset[c] = group.offsetClass(bin: bin, double: h.double)
                 drawnVelocity[c0] = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
                 drawnOffset[c0] = group.offsets[bin]
@@ -234,11 +240,11 @@ extension GridSampler {
             seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
         }
         var out = beat
-        for (k, i) in mapped.enumerated() {
-            let j = cellOf[k], cell = cells[j]
-            let first = start + cell.step * T + drawnOffset[j]
+        for (k, i) in grid.mapped.enumerated() {
+            let j = grid.cellOf[k], cell = cells[j]
+            let first = grid.start + cell.step * T + drawnOffset[j]
             // A later hit of the cell keeps its distance from the cell's first hit.
-            let onset = max(0, first + (onsets[k] - onsets[cell.source]))
+            let onset = max(0, first + (grid.onsets[k] - grid.onsets[cell.source]))
             out[i].onset = onset
             out[i].velocity = drawnVelocity[j]
         }
