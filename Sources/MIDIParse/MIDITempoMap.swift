@@ -29,6 +29,9 @@ public struct MIDITempoMap: Sendable {
     private let segmentSeconds: [Double]
     private let segmentQuarters: [Double]
 
+    /// The first tempo change in quarter notes per minute (nil: the file sets none).
+    public var firstBPM: Double? { changes.first.map { 60_000_000 / Double($0.microsecondsPerQuarter) } }
+
     public init(division: MIDIDivision, changes: [MIDITempoChange]) {
         self.division = division
         self.changes = changes

@@ -140,8 +140,7 @@ extension Primer {
                             meter: f.meter, lastMeter: lastMeter, warnings: f.warnings.map(\.description))
         primer.barStarts = zip(f.ticks, f.tickInBar).map { $0 - $1 }
         primer.mappedAt = mappedAt
-        primer.bpm = (try? MIDIFile.read(path: path))?.file.tempoMap.changes.first
-            .map { 60_000_000 / Double($0.microsecondsPerQuarter) }
+        primer.bpm = (try? MIDIFile.read(path: path))?.file.tempoMap.firstBPM
         return primer
     }
 

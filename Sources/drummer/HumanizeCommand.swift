@@ -70,9 +70,7 @@ struct HumanizeCommand: ParsableCommand {
         settings.quantize = quantize
         let hits = try FileHits.read(path: input, settings: settings)
         guard hits.count > 0 else { throw ValidationError("\(input): no hits (NOTE ON with velocity > 0 not found)") }
-        let tempo = bpm ?? (try? MIDIFile.read(path: input)).flatMap { f in
-            f.file.tempoMap.changes.first.map { 60_000_000 / Double($0.microsecondsPerQuarter) }
-        } ?? 120
+        let tempo = bpm ?? (try? MIDIFile.read(path: input))?.file.tempoMap.firstBPM ?? 120
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                     tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0])

@@ -232,9 +232,7 @@ struct SampleCommand: ParsableCommand {
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw ValidationError("--primer \(p): \(error)")
             }
-            primerTempo = (try? MIDIFile.read(path: p)).flatMap { f in
-                f.file.tempoMap.changes.first.map { 60_000_000 / Double($0.microsecondsPerQuarter) }
-            }
+            primerTempo = (try? MIDIFile.read(path: p))?.file.tempoMap.firstBPM
             startTick = (beat.last!.onset - from) % barMeter.barTicks(ppq: ppq)
             if keepPrimer {
                 var previous = beat[0].onset
