@@ -105,11 +105,15 @@ public struct GridGroup: Equatable, Sendable {
     }
 
     /// The offset bin of `offset` ticks from its step (clamped to the bins).
-    public func offsetBin(of offset: Int) -> Int {
-        let t = ticksPerStep, f = offsetBins
-        let b = (offset + t / 2) * f / t
-        return min(max(b, 0), f - 1)
+    public func offsetBin(of offset: Int) -> Int { Self.offsetBin(of: offset, ticksPerStep: ticksPerStep, bins: offsetBins) }
+
+    /// The bin of `offset` among `bins` offset bins of a 16th of `T` ticks (clamped to the bins).
+    public static func offsetBin(of offset: Int, ticksPerStep T: Int, bins f: Int) -> Int {
+        min(max((offset + T / 2) * f / T, 0), f - 1)
     }
+
+    /// The first whole tick of offset bin `b` of `bins` (a 16th of `T` ticks).
+    public static func offsetBinStart(_ b: Int, ticksPerStep T: Int, bins f: Int) -> Int { -T / 2 + (b * T + f - 1) / f }
 
     public var inputGroups: [Int] {
         let c = Self.classCount

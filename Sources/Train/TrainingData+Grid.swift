@@ -114,24 +114,24 @@ extension TrainingData {
         var histogram = [Int](repeating: 0, count: 127)
         var sums = [Int](repeating: 0, count: f), counts = [Int](repeating: 0, count: f)
         var noteCounts = [[Int]](repeating: [Int](repeating: 0, count: 128), count: GridGroup.classCount)
-        let probe = try GridGroup(ppq: ppq, velocity: VelocityGroup(bins: [1...127], histogram: [Int](repeating: 1, count: 127)),
-                                  offsets: (0..<f).map { b in -T / 2 + (b * T + f - 1) / f }, notes: DrumClasses.representatives)
+        func bin(_ offset: Int) -> Int { GridGroup.offsetBin(of: offset, ticksPerStep: T, bins: f) }
+        let starts = (0..<f).map { GridGroup.offsetBinStart($0, ticksPerStep: T, bins: f) }
         for file in grid.files {
             for h in file.hits {
                 histogram[h.velocity - 1] += 1
                 noteCounts[h.drumClass][h.note] += 1
-                let b = probe.offsetBin(of: h.offset)
+                let b = bin(h.offset)
                 sums[b] += h.offset
                 counts[b] += 1
             }
         }
         let offsets = (0..<f).map { b in
-            counts[b] > 0 ? Int((Double(sums[b]) / Double(counts[b])).rounded(.down)) : probe.offsets[b]
+            counts[b] > 0 ? Int((Double(sums[b]) / Double(counts[b])).rounded(.down)) : starts[b]
         }
         return try GridGroup(ppq: ppq, velocity: try VelocityGroup.quantileBins(histogram: histogram, count: velocityBins),
-                             offsets: offsets.enumerated().map { b, o in probe.offsetBin(of: o) == b ? o : probe.offsets[b] },
+                             offsets: offsets.enumerated().map { b, o in bin(o) == b ? o : starts[b] },
                              notes: DrumClasses.representatives, noteCounts: noteCounts,
-                             offsetCoupling: Self.offsetCoupling(grid, group: probe))
+                             offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f))
     }
 
     /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:
@@ -139,10 +139,10 @@ extension TrainingData {
     /// bin, the share r_ind that independent draws from each class's offset-bin distribution
     /// give, and r_co that one shared uniform number gives (comonotone draws); then
     /// a = (r − r_ind) / (r_co − r_ind), clamped to [0, 1].
-    static func offsetCoupling(_ grid: GridFiles, group: GridGroup) -> Double {
-        let C = GridGroup.classCount, F = group.offsetBins
+    static func offsetCoupling(_ grid: GridFiles, bin: (Int) -> Int, bins F: Int) -> Double {
+        let C = GridGroup.classCount
         var counts = [[Double]](repeating: [Double](repeating: 0, count: F), count: C)
-        for file in grid.files { for h in file.hits { counts[h.drumClass][group.offsetBin(of: h.offset)] += 1 } }
+        for file in grid.files { for h in file.hits { counts[h.drumClass][bin(h.offset)] += 1 } }
         let p = counts.map { row -> [Double] in
             let t = row.reduce(0, +)
             return t > 0 ? row.map { $0 / t } : row
@@ -156,10 +156,10 @@ extension TrainingData {
                 var j = i
                 while j < file.hits.count, file.hits[j].step == file.hits[i].step { j += 1 }
                 for a in i..<j {
-                    for b in (a + 1)..<max(a + 1, j) {
+                    for b in (a + 1)..<j {
                         let ca = file.hits[a].drumClass, cb = file.hits[b].drumClass
                         pairs += 1
-                        if group.offsetBin(of: file.hits[a].offset) == group.offsetBin(of: file.hits[b].offset) { same += 1 }
+                        if bin(file.hits[a].offset) == bin(file.hits[b].offset) { same += 1 }
                         for k in 0..<F {
                             independent += p[ca][k] * p[cb][k]
                             let lo = max(k > 0 ? cdfs[ca][k - 1] : 0, k > 0 ? cdfs[cb][k - 1] : 0)
