@@ -176,34 +176,27 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             m.lookback = Lookback(toleranceTicks: try r.required(r.int("tolerance_ticks"), "tolerance_ticks"),
                                   window: try r.required(r.int("window"), "window"))
         }
-        if let v = o["velocity"], v != .null {
+        // A velocity table: "groups.velocity", or the grid's "groups.grid.velocity" (`key`).
+        func velocity(_ v: JSONValue, _ key: String) throws -> Velocity {
             guard case .object(let vo) = v, case .array(let rawBins)? = vo["bins"] else {
-                throw bad(".velocity is \(v.described), expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
+                throw bad("\(key) is \(v.described), expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
             }
             let bins: [[Int]] = try rawBins.enumerated().map { i, b in
-                guard case .array(let pair) = b else { throw bad(".velocity.bins[\(i)] is \(b.described), expected [low, high]") }
+                guard case .array(let pair) = b else { throw bad("\(key).bins[\(i)] is \(b.described), expected [low, high]") }
                 return try pair.map { x in
-                    guard let n = x.wholeNumber else { throw bad(".velocity.bins[\(i)] holds \(x.described), expected whole numbers") }
+                    guard let n = x.wholeNumber else { throw bad("\(key).bins[\(i)] holds \(x.described), expected whole numbers") }
                     return n
                 }
             }
-            let r = ManifestReader(object: vo, file: file, keyPath: "groups.velocity.")
-            let histogram = try r.required(r.ints("histogram"), "histogram")
-            m.velocity = Velocity(bins: bins, histogram: histogram)
+            let r = ManifestReader(object: vo, file: file, keyPath: "groups\(key).")
+            return Velocity(bins: bins, histogram: try r.required(r.ints("histogram"), "histogram"))
         }
+        if let v = o["velocity"], v != .null { m.velocity = try velocity(v, ".velocity") }
         if let gv = o["grid"], gv != .null {
             guard case .object(let go) = gv else { throw bad(".grid is \(gv.described), expected an object") }
             let r = ManifestReader(object: go, file: file, keyPath: "groups.grid.")
-            guard let vv = go["velocity"], case .object(let vo) = vv, case .array(let rawBins)? = vo["bins"] else {
-                throw bad(".grid.velocity is missing or not {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
-            }
-            let bins: [[Int]] = try rawBins.enumerated().map { i, b in
-                guard case .array(let pair) = b, pair.allSatisfy({ $0.wholeNumber != nil }) else {
-                    throw bad(".grid.velocity.bins[\(i)] is \(b.described), expected [low, high]")
-                }
-                return pair.compactMap(\.wholeNumber)
-            }
-            let vr = ManifestReader(object: vo, file: file, keyPath: "groups.grid.velocity.")
+            guard let vv = go["velocity"] else { throw bad(".grid.velocity is missing") }
+            let gridVelocity = try velocity(vv, ".grid.velocity")
             func coupling() throws -> Double {
                 switch go["offset_coupling"] {
                 case .double(let d)?: return d
@@ -222,7 +215,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                 }
             }
             m.grid = Grid(ppq: try r.required(r.int("ppq"), "ppq"),
-                          velocity: Velocity(bins: bins, histogram: try vr.required(vr.ints("histogram"), "histogram")),
+                          velocity: gridVelocity,
                           offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
                           noteCounts: try noteCounts(), offsetCoupling: try coupling())
         }
