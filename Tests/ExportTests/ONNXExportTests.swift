@@ -48,16 +48,22 @@ final class ONNXExportTests: XCTestCase {
         }
         let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove-events").path)
         let (fed, logits) = try SafeTensorsTests.sampledSequence(model, seed: 2)
-        let k = model.shape.inputGroups.count, O = model.shape.outputWidth
+        XCTAssertEqual(try Self.onnxRuntimeParity(model, fed: fed, logits: logits), 0)
+    }
+
+    /// Runs python/parity.py: `model`'s ONNX graph in ONNX Runtime over the rows `fed`, against
+    /// drummer's `logits` (tolerance 1e-4); its exit status.
+    static func onnxRuntimeParity(_ model: LoadedModel, fed: [Int32], logits: [Float]) throws -> Int32 {
+        let k = model.shape.inputGroups.count, O = model.shape.outputWidth, rows = fed.count / k
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try ONNXGraph.encode(weights: model.weights, groups: model.groups, modelJSON: "{}").write(to: dir.appendingPathComponent("m.onnx"))
-        try NPY.write(int32: fed, shape: [1000, k], to: dir.appendingPathComponent("c.npy").path)
-        try NPY.write(float32: logits, shape: [1000, O], to: dir.appendingPathComponent("y.npy").path)
-        XCTAssertEqual(SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path,
-                                                dir.appendingPathComponent("m.onnx").path, dir.appendingPathComponent("c.npy").path,
-                                                dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"]), 0)
+        try NPY.write(int32: fed, shape: [rows, k], to: dir.appendingPathComponent("c.npy").path)
+        try NPY.write(float32: logits, shape: [rows, O], to: dir.appendingPathComponent("y.npy").path)
+        return SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path,
+                                        dir.appendingPathComponent("m.onnx").path, dir.appendingPathComponent("c.npy").path,
+                                        dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"])
     }
 
     /// The shipped grid model (models/groove, 2 layers, 25 input groups) stepped over 1,000 rows
@@ -76,24 +82,9 @@ final class ONNXExportTests: XCTestCase {
         }
         let encoder = GridEncoder(group: grid)
         let fed = encoder.rows(of: seq)
-        let k = encoder.inputCount, O = model.shape.outputWidth
-        XCTAssertEqual(fed.count, 1000 * k)
-        let lstm = LSTMInference(weights: model.weights)
-        var logits: [Float] = []
-        for s in 0..<1000 {
-            for g in 0..<k { lstm.input[g] = fed[s * k + g] }
-            lstm.step()
-            logits.append(contentsOf: lstm.logits())
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-grid-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try ONNXGraph.encode(weights: model.weights, groups: model.groups, modelJSON: "{}").write(to: dir.appendingPathComponent("m.onnx"))
-        try NPY.write(int32: fed, shape: [1000, k], to: dir.appendingPathComponent("c.npy").path)
-        try NPY.write(float32: logits, shape: [1000, O], to: dir.appendingPathComponent("y.npy").path)
-        XCTAssertEqual(SafeTensorsTests.python([SafeTensorsTests.repo.appendingPathComponent("python/parity.py").path,
-                                                dir.appendingPathComponent("m.onnx").path, dir.appendingPathComponent("c.npy").path,
-                                                dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"]), 0)
+        XCTAssertEqual(fed.count, 1000 * encoder.inputCount)
+        let logits = SafeTensorsTests.logits(model.weights, fed: fed)
+        XCTAssertEqual(try Self.onnxRuntimeParity(model, fed: fed, logits: logits), 0)
     }
 
     /// PyTorch's frozen logits of a 2-layer model (tests the stacked graph against PyTorch).
