@@ -135,6 +135,8 @@ extension Checkpoint {
             try f.createGroup("/groups/grid")
             try f.setAttribute("/groups/grid", "ppq", int64: Int64(g.ppq))
             try f.setAttribute("/groups/grid", "offset_coupling", double: g.offsetCoupling)
+            // Written only when it is not the first grid models' (whose files have no key).
+            if g.lookback != .hitSets { try f.setAttribute("/groups/grid", "lookback", string: g.lookback.rawValue) }
             try f.write("/groups/grid/velocity_bins", int64: g.velocity.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
                         shape: [g.velocity.bins.count, 2])
             try f.write("/groups/grid/velocity_histogram", int64: g.velocity.histogram.map(Int64.init), shape: [127])
@@ -299,10 +301,18 @@ extension Checkpoint {
                     }
                     return (0..<a.shape[0]).map { r in a.values[(r * 128)..<(r * 128 + 128)].map { Int($0) } }
                 }
+                var lookback = GridLookback.hitSets
+                if try f.hasAttribute(g, "lookback") {
+                    let name = try f.stringAttribute(g, "lookback")
+                    guard let l = GridLookback(rawValue: name) else {
+                        throw bad(g, "has lookback \"\(name)\", expected one of " + GridLookback.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    lookback = l
+                }
                 do {
                     groups.grid = try GridGroup(ppq: try int(g, "ppq", min: 4), velocity: velocity, offsets: try small(g + "/offsets"),
                                                 notes: try small(g + "/notes"), noteCounts: try noteCounts(),
-                                                offsetCoupling: try f.doubleAttribute(g, "offset_coupling"))
+                                                offsetCoupling: try f.doubleAttribute(g, "offset_coupling"), lookback: lookback)
                 } catch let e as ModelGroupsError { throw bad(g, e.description) }
             }
         }

@@ -17,6 +17,8 @@
 //   phrase                 8  the bar of step s + 1 in its 8-bar phrase (bars counted from the file's first)
 //   lookback_1           513  the hit set one bar before step s + 1 (512: before the start)
 //   lookback_2           513  two bars before
+//     (lookback classes: lookback_1_<class> and lookback_2_<class>, C×3 each instead: whether
+//     the class was hit there, 0 no, 1 yes, 2 before the start)
 //   repeat_1, repeat_2     2  whether step s's hit set equals the one a bar / two bars before it
 // Output groups, in Wy column order: hits 512, velocity_<class> C×V, offset_<class> C×2F; each
 // predicts the same-named input of row s + 1. A target equal to its output group's size (a
@@ -24,6 +26,17 @@
 //
 // Times are ticks at `ppq` (the dataset's). A step's hit of class c at offset o sounds at
 // step·ticksPerStep + o ticks from the first bar line; o lies in [−ticksPerStep/2, ticksPerStep/2).
+
+/// How a grid model reads the hit sets one and two bars back.
+public enum GridLookback: String, CaseIterable, Sendable {
+    /// One group of 513 per bar back: the hit set (one of 512) or "before the start". A set the
+    /// training data hardly has gets a barely trained row (the first grid models).
+    case hitSets = "hit-sets"
+    /// One group of 3 per class and bar back (not hit, hit, before the start): 54 rows instead of
+    /// 1,026, and copying a bar back is the same few weights for every set, rare ones included
+    /// (the prototypes' multi-hot lookback).
+    case classes
+}
 
 /// The grid layout's tables: sizes, velocity bins, offset bins and the notes it writes.
 public struct GridGroup: Equatable, Sendable {
@@ -62,10 +75,13 @@ public struct GridGroup: Equatable, Sendable {
     /// Chosen from the training data so that two classes hit in one step share their offset bin
     /// as often as there (`TrainingData.gridGroup`).
     public var offsetCoupling: Double
+    /// How the lookback inputs read the bars before (files without the key: hit sets).
+    public var lookback: GridLookback
 
     public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil,
-                offsetCoupling: Double = 0) throws {
+                offsetCoupling: Double = 0, lookback: GridLookback = .hitSets) throws {
         self.ppq = ppq
+        self.lookback = lookback
         self.velocity = velocity
         self.offsets = offsets
         self.notes = notes
@@ -117,8 +133,9 @@ public struct GridGroup: Equatable, Sendable {
 
     public var inputGroups: [Int] {
         let c = Self.classCount
+        let lookbacks = lookback == .hitSets ? [Self.hitSets + 1, Self.hitSets + 1] : [Int](repeating: 3, count: 2 * c)
         return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
-            + [Self.stepsPerBar, Self.phraseBars, Self.hitSets + 1, Self.hitSets + 1, 2, 2]
+            + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2]
     }
 
     public var outputGroups: [Int] {
@@ -128,7 +145,10 @@ public struct GridGroup: Equatable, Sendable {
 
     public var inputNames: [String] {
         ["hits"] + Self.classNames.map { "velocity_" + $0 } + Self.classNames.map { "offset_" + $0 }
-            + ["position", "phrase", "lookback_1", "lookback_2", "repeat_1", "repeat_2"]
+            + ["position", "phrase"]
+            + (lookback == .hitSets ? ["lookback_1", "lookback_2"]
+                : [1, 2].flatMap { k in Self.classNames.map { "lookback_\(k)_" + $0 } })
+            + ["repeat_1", "repeat_2"]
     }
 
     public var outputNames: [String] {
@@ -197,7 +217,7 @@ public struct GridEncoder: Sendable {
     public init(group: GridGroup) { self.group = group }
 
     /// Columns per row.
-    public var inputCount: Int { 1 + 2 * GridGroup.classCount + 6 }
+    public var inputCount: Int { group.inputGroups.count }
 
     /// Writes row `s` (−1 ..< seq.count): the input for predicting step s + 1.
     public func encode(row s: Int, of seq: GridSequence, into out: UnsafeMutableBufferPointer<Int32>) {
@@ -222,10 +242,20 @@ public struct GridEncoder: Sendable {
         out[k] = Int32(next % GridGroup.stepsPerBar)
         out[k + 1] = Int32((next / GridGroup.stepsPerBar) % GridGroup.phraseBars)
         let bar = GridGroup.stepsPerBar
-        out[k + 2] = next - bar >= 0 ? seq.hitSets[next - bar] : start
-        out[k + 3] = next - 2 * bar >= 0 ? seq.hitSets[next - 2 * bar] : start
-        out[k + 4] = s >= bar && seq.hitSets[s] == seq.hitSets[s - bar] ? 1 : 0
-        out[k + 5] = s >= 2 * bar && seq.hitSets[s] == seq.hitSets[s - 2 * bar] ? 1 : 0
+        var r = k + 2
+        for back in 1...2 {
+            let t = next - back * bar
+            switch group.lookback {
+            case .hitSets:
+                out[r] = t >= 0 ? seq.hitSets[t] : start
+                r += 1
+            case .classes:
+                for c in 0..<C { out[r + c] = t >= 0 ? (seq.hitSets[t] >> Int32(c)) & 1 : 2 }
+                r += C
+            }
+        }
+        out[r] = s >= bar && seq.hitSets[s] == seq.hitSets[s - bar] ? 1 : 0
+        out[r + 1] = s >= 2 * bar && seq.hitSets[s] == seq.hitSets[s - 2 * bar] ? 1 : 0
     }
 
     /// Rows −1 ..< seq.count, one after another.

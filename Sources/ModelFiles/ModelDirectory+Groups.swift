@@ -10,7 +10,8 @@
 //     "lookback": {"tolerance_ticks": 60, "window": 512},   (inputs "lookback_note" N + 1, "lookback_tick" K + 1)
 //     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
 //     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
-//              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6}
+//              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6,
+//              "lookback": "classes"}   (absent: "hit-sets", the first grid models' lookback)
 //   }
 // A grid model has "grid" and none of "position", "lookback", "velocity" (GridGroup.swift).
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
@@ -61,9 +62,11 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         public var notes: [Int]
         public var noteCounts: [[Int]]
         public var offsetCoupling: Double
+        /// GridLookback's name; nil (not written) for hit sets.
+        public var lookback: String?
 
         enum CodingKeys: String, CodingKey {
-            case ppq, velocity, offsets, notes
+            case ppq, velocity, offsets, notes, lookback
             case noteCounts = "note_counts"
             case offsetCoupling = "offset_coupling"
         }
@@ -89,7 +92,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         grid = groups.grid.map {
             Grid(ppq: $0.ppq, velocity: Velocity(bins: $0.velocity.bins.map { [$0.lowerBound, $0.upperBound] },
                                                  histogram: $0.velocity.histogram),
-                 offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts, offsetCoupling: $0.offsetCoupling)
+                 offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts, offsetCoupling: $0.offsetCoupling,
+                 lookback: $0.lookback == .hitSets ? nil : $0.lookback.rawValue)
         }
     }
 
@@ -126,9 +130,12 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                 throw bad("grid comes without position, lookback and velocity")
             }
             let velocity = try velocityGroup(gr.velocity, "grid.velocity")
+            guard let lookback = gr.lookback.map(GridLookback.init(rawValue:)) ?? .hitSets else {
+                throw bad("grid.lookback \"\(gr.lookback ?? "")\" is not one of " + GridLookback.allCases.map(\.rawValue).joined(separator: ", "))
+            }
             do {
                 g.grid = try GridGroup(ppq: gr.ppq, velocity: velocity, offsets: gr.offsets, notes: gr.notes,
-                                       noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling)
+                                       noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling, lookback: lookback)
             } catch { throw bad("\(error)") }
         }
         let expected = GroupsManifest(g)
@@ -217,7 +224,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             m.grid = Grid(ppq: try r.required(r.int("ppq"), "ppq"),
                           velocity: gridVelocity,
                           offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
-                          noteCounts: try noteCounts(), offsetCoupling: try coupling())
+                          noteCounts: try noteCounts(), offsetCoupling: try coupling(),
+                          lookback: try r.string("lookback"))
         }
         return m
     }

@@ -103,7 +103,8 @@ extension TrainingData {
     /// The grid group of a new model on this dataset: velocity bins by quantiles of the training
     /// grid hits, each class's notes counted, `offsetBins` offset bins (default: one per --quantize step in a 16th when
     /// that is 1...8, else 8), each written at its training hits' mean offset.
-    public func gridGroup(velocityBins: Int = TrainingData.defaultGridVelocityBins, offsetBins: Int? = nil) throws -> GridGroup {
+    public func gridGroup(velocityBins: Int = TrainingData.defaultGridVelocityBins, offsetBins: Int? = nil,
+                          lookback: GridLookback = .classes) throws -> GridGroup {
         let grid = try gridFiles(validation: false)
         guard grid.hits > 0 else {
             throw DatasetError.invalid(path: path, reason: "no 4/4 file with drum hits: the grid layout needs 4/4 files"
@@ -131,7 +132,7 @@ extension TrainingData {
         return try GridGroup(ppq: ppq, velocity: try VelocityGroup.quantileBins(histogram: histogram, count: velocityBins),
                              offsets: offsets.enumerated().map { b, o in bin(o) == b ? o : starts[b] },
                              notes: DrumClasses.representatives, noteCounts: noteCounts,
-                             offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f))
+                             offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f), lookback: lookback)
     }
 
     /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:

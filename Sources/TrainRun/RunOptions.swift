@@ -82,6 +82,8 @@ public struct RunOptions: Sendable {
     public var layoutOriginal = false
     /// `--layout grid` (or `--recipe grid`): the 16th-note grid layout (GridGroup).
     public var layoutGrid = false
+    /// `--grid-lookback`: how a grid run reads the bars before (default: classes).
+    public var gridLookback: GridLookback?
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?
 
@@ -120,6 +122,9 @@ public struct RunOptions: Sendable {
         }
         if layoutGrid, position != nil || velocity != nil || lookback != nil || positionEncoding != nil || velocityBins != nil {
             throw SettingError(option: "--layout grid", message: "has its own groups: drop --position/--lookback/--velocity/--position-encoding/--velocity-bins")
+        }
+        if !layoutGrid, resume == nil, gridLookback != nil {
+            throw SettingError(option: "--grid-lookback", message: "needs --layout grid")
         }
         if layoutGrid, let g = inputNoiseGroups, !g.isEmpty {
             throw SettingError(option: "--input-noise-groups", message: "the grid layout trains without input noise")
@@ -167,6 +172,9 @@ public struct RunOptions: Sendable {
         }
         if layoutOriginal, !groups.isOriginalLayout {
             try refuse("--layout", "original", "groups " + groups.inputNames.joined(separator: ", "))
+        }
+        if let l = gridLookback, let grid = groups.grid, l != grid.lookback {
+            try refuse("--grid-lookback", l.rawValue, "grid lookback " + grid.lookback.rawValue)
         }
         if let e = positionEncoding, e != groups.position?.encoding {
             try refuse("--position-encoding", e.rawValue, "position encoding " + (groups.position?.encoding.rawValue ?? "none"))

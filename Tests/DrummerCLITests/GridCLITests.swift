@@ -57,6 +57,9 @@ final class GridCLITests: XCTestCase {
         let coupling = try XCTUnwrap(grid["offset_coupling"] as? Double)
         XCTAssertTrue(coupling >= 0 && coupling <= 1, "\(coupling)")
         XCTAssertEqual((groups["outputs"] as? [[String: Any]])?.first?["name"] as? String, "hits")
+        XCTAssertEqual(grid["lookback"] as? String, "classes", "new runs read the bars back per class")
+        let inputs = try XCTUnwrap(groups["inputs"] as? [[String: Any]])
+        XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int }, [Int?](repeating: 3, count: 18))
 
         // Exactly -n hits, in onset order; notes of the classes the training data played.
         let played = Set(noteCounts.flatMap { row in row.indices.filter { row[$0] > 0 } })
@@ -122,6 +125,33 @@ final class GridCLITests: XCTestCase {
         r = try CLI.run(["eval", model, "--data", src.appendingPathComponent("session2/111_rock-prog_110_beat_5-4.mid").path])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 files only: hit 0 lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
+    }
+
+    /// The first grid models' lookback (one 513-way group per bar back) still trains, resumes,
+    /// exports (model.json without the key, as those models have it) and samples.
+    func testHitSetLookback() throws {
+        var r = try train("h", ["--steps", "2", "--grid-lookback", "hit-sets"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains(", lookback_1 513, lookback_2 513, repeat_1 2"), r.stdout)
+        r = try CLI.run(["train", "--resume", root.appendingPathComponent("h/ckpt-2.h5").path, "--steps", "3", "--grid-lookback", "classes"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
+        r = try CLI.run(["train", "--resume", root.appendingPathComponent("h/ckpt-2.h5").path, "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let model = root.appendingPathComponent("m-h").path
+        r = try CLI.run(["export", root.appendingPathComponent("h/ckpt-3.h5").path, "-o", model])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        XCTAssertNil((groups["grid"] as? [String: Any])?["lookback"], "hit sets: no key, as in the first grid models")
+        XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
+                       [513, 513])
+        r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("h.mid").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["train", "--data", data.path, "--grid-lookback", "classes", "--steps", "1",
+                         "--checkpoint-dir", root.appendingPathComponent("x").path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback needs --layout grid"), r.stderr)
     }
 
     func testGridOptionsRefused() throws {

@@ -49,10 +49,17 @@ final class GridDataTests: XCTestCase {
     }
 
     /// Velocity bins and offsets from the training hits; sequences and rows as GridGroup.swift
-    /// defines them, checked on the first bars of a file by hand-written rules.
+    /// defines them, checked on the first bars of a file by hand-written rules, for both lookbacks.
     func testRowsFollowTheDefinition() throws {
         let data = try converted()
-        let group = try data.gridGroup()
+        XCTAssertEqual(try data.gridGroup().lookback, .classes, "new grid runs read the bars back per class")
+        try checkRows(data: data, lookback: .hitSets)
+        try checkRows(data: data, lookback: .classes)
+    }
+
+    func checkRows(data: TrainingData, lookback: GridLookback) throws {
+        let group = try data.gridGroup(lookback: lookback)
+        let lookbackColumns = lookback == .hitSets ? 2 : 18
         XCTAssertEqual(group.offsetBins, 8, "no --quantize: 8 offset bins")
         XCTAssertEqual(group.offsets.count, 8)
         for (b, o) in group.offsets.enumerated() {
@@ -64,13 +71,25 @@ final class GridDataTests: XCTestCase {
         let encoder = GridEncoder(group: group)
         let rows = encoder.rows(of: seq)
         let k = encoder.inputCount
-        XCTAssertEqual(k, 25)
+        XCTAssertEqual(k, 23 + lookbackColumns)
         XCTAssertEqual(rows.count, (seq.count + 1) * k)
+        XCTAssertEqual(group.inputNames.count, k)
+        XCTAssertEqual(group.inputNames[21], lookback == .hitSets ? "lookback_1" : "lookback_1_kick")
+        XCTAssertEqual(group.inputNames.last, "repeat_2")
+        let r1 = 21 + lookbackColumns  // the repeat flags
+        /// The lookback columns of a row: hit sets, or per class 0/1 (2: before the start).
+        func expectedLookback(_ set1: Int?, _ set2: Int?) -> [Int32] {
+            switch lookback {
+            case .hitSets: return [Int32(set1 ?? 512), Int32(set2 ?? 512)]
+            case .classes:
+                return [set1, set2].flatMap { set in (0..<9).map { c in set.map { Int32(($0 >> c) & 1) } ?? 2 } }
+            }
+        }
         // The start row: nothing played, step 0 next (bar 0 of the phrase), nothing to look back at.
         XCTAssertEqual(rows[0], 512)
         XCTAssertEqual(Array(rows[1..<10]), [Int32](repeating: Int32(group.velocityBins), count: 9))
         XCTAssertEqual(Array(rows[10..<19]), [Int32](repeating: Int32(group.offsetClasses), count: 9))
-        XCTAssertEqual(Array(rows[19..<25]), [0, 0, 512, 512, 0, 0])
+        XCTAssertEqual(Array(rows[19..<k]), [0, 0] + expectedLookback(nil, nil) + [0, 0])
         var sets = [Int](repeating: 0, count: seq.count)
         for h in hits { sets[h.step] |= 1 << h.drumClass }
         for s in 0..<seq.count {
@@ -83,13 +102,13 @@ final class GridDataTests: XCTestCase {
             }
             XCTAssertEqual(Int(r[19]), (s + 1) % 16, "position of the next step")
             XCTAssertEqual(Int(r[20]), (s + 1) / 16 % 8, "phrase bar of the next step")
-            XCTAssertEqual(Int(r[21]), s + 1 >= 16 ? sets[s + 1 - 16] : 512, "lookback one bar")
-            XCTAssertEqual(Int(r[22]), s + 1 >= 32 ? sets[s + 1 - 32] : 512, "lookback two bars")
-            XCTAssertEqual(Int(r[23]), s >= 16 && sets[s] == sets[s - 16] ? 1 : 0, "repeat flag one bar")
-            XCTAssertEqual(Int(r[24]), s >= 32 && sets[s] == sets[s - 32] ? 1 : 0, "repeat flag two bars")
+            XCTAssertEqual(Array(r[21..<r1]), expectedLookback(s + 1 >= 16 ? sets[s + 1 - 16] : nil,
+                                                               s + 1 >= 32 ? sets[s + 1 - 32] : nil), "step \(s) lookbacks")
+            XCTAssertEqual(Int(r[r1]), s >= 16 && sets[s] == sets[s - 16] ? 1 : 0, "repeat flag one bar")
+            XCTAssertEqual(Int(r[r1 + 1]), s >= 32 && sets[s] == sets[s - 32] ? 1 : 0, "repeat flag two bars")
         }
         // Some steps repeat the bar before: the flags are not all zero.
-        XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + 23] == 1 })
+        XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + r1] == 1 })
     }
 
     /// The grid's targets: the next row's same-named inputs, masked where a class is not hit.
@@ -97,7 +116,8 @@ final class GridDataTests: XCTestCase {
         let group = try converted().gridGroup()
         let groups = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36], ixToTick: [0]), grid: group)
         let shape = groups.shape(hidden: 8, layers: 2)
-        XCTAssertEqual(shape.inputGroups.count, 25)
+        XCTAssertEqual(shape.inputGroups.count, 23 + 18)
+        XCTAssertEqual(Array(shape.inputGroups[21..<39]), [Int](repeating: 3, count: 18), "lookback classes: not hit, hit, before the start")
         XCTAssertEqual(shape.outputGroups, [512] + [Int](repeating: group.velocityBins, count: 9) + [Int](repeating: 16, count: 9))
         XCTAssertEqual(shape.targetColumns, Array(0..<19))
         XCTAssertEqual(shape.lossGroups, 19)
