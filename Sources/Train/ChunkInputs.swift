@@ -53,7 +53,7 @@ final class ChunkInputs: @unchecked Sendable {
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
                 if let noise, noise.draw == .uniform {
                     for (j, g) in noise.groups.enumerated() {
-                        if let c = noise.replacement(step: noiseStep, event: e, slot: j) {
+                        if let c = noise.replacement(step: noiseStep, event: e, slot: j, current: Int(events[e * k + g])) {
                             inputRows[r * k + g] = Int32(inputOffsets[g] + c)
                         }
                     }
@@ -74,7 +74,8 @@ final class ChunkInputs: @unchecked Sendable {
                 let r = t * B + b
                 let e = event(step: t, stream: b, segment: segment, pointer: p)
                 for (j, g) in noise.groups.enumerated() {
-                    guard let w = noise.replacementWord(step: noiseStep, event: e, slot: j) else { continue }
+                    let current = Int(inputRows[r * k + g]) - inputOffsets[g]
+                    guard let w = noise.replacementWord(step: noiseStep, event: e, slot: j, current: current) else { continue }
                     let c = InputNoise.draw(from: prediction(r, noise.outputGroups[j]), w)
                     inputRows[r * k + g] = Int32(inputOffsets[g] + c)
                 }

@@ -18,6 +18,10 @@
 // Measured on the Groove corpus (see models/groove-events/TRAINING.md): bar periodicity of sampled
 // files from 64% to 80% of the corpus's.
 //
+// A class its group's output does not predict (a grid model's "not hit" velocity or offset
+// class: the input group has one class more than the output predicting it) is never
+// replaced, and is never a replacement: noise changes how a class was hit, not whether.
+//
 // The draws are a pure function of (run seed, step, event index, group): no generator state,
 // so a resumed run replays them bit for bit, and the stream groups and threads that split a
 // batch draw the same values as one thread would.
@@ -36,6 +40,8 @@ package struct InputNoise: Sendable, Equatable {
     /// With draw == .model: the output group (Wy column block) that predicts input group
     /// `groups[j]`, for each j.
     let outputGroups: [Int]
+    /// For each j: the class of `groups[j]` its output does not predict (its last), or nil.
+    let unpredicted: [Int?]
 
     /// The noise `configuration` asks for on a model of `modelGroups`, or nil when it asks
     /// for none. Throws when `--input-noise-groups` names a group the model does not have
@@ -53,9 +59,13 @@ package struct InputNoise: Sendable, Equatable {
         // Output group g predicts the input group in column targetColumns[g] of the next event.
         let predicting = targetColumns(of: shape)
         var outputs: [Int] = []
+        // An input group one class larger than the output predicting it: its last class is not predicted.
+        let unpredicted = indices.map { i in
+            predicting.firstIndex(of: i).flatMap { o in shape.outputGroups[o] + 1 == shape.inputGroups[i] ? shape.outputGroups[o] : nil }
+        }
         if c.inputNoiseDraw == .model {
-            for i in indices {
-                guard let o = predicting.firstIndex(of: i), shape.outputGroups[o] == shape.inputGroups[i] else {
+            for (j, i) in indices.enumerated() {
+                guard let o = predicting.firstIndex(of: i), shape.outputGroups[o] == shape.inputGroups[i] || unpredicted[j] != nil else {
                     let drawable = predicting.map { names[$0] }
                     throw SettingError(option: "--input-noise-groups", message:
                         "names \"\(names[i])\", which the model does not predict, so --input-noise-draw model cannot draw it (it predicts: \(drawable.joined(separator: ", ")))")
@@ -70,21 +80,24 @@ package struct InputNoise: Sendable, Equatable {
         seed = c.seed
         draw = c.inputNoiseDraw
         outputGroups = outputs
+        self.unpredicted = unpredicted
     }
 
-    /// The class fed instead of the true one for group `groups[j]` of event `event` at step
-    /// `step`, or nil to feed the true class. With probability P a draw, uniform over the
-    /// group's `sizes[j]` classes (it can be the true class).
+    /// The class fed instead of the true class `current` for group `groups[j]` of event `event`
+    /// at step `step`, or nil to feed the true class. With probability P a draw, uniform over
+    /// the group's predicted classes (it can be the true class); never for an unpredicted one.
     @inline(__always)
-    func replacement(step: Int, event: Int, slot j: Int) -> Int? {
-        guard let w = replacementWord(step: step, event: event, slot: j) else { return nil }
-        return Int(w.multipliedFullWidth(by: UInt64(sizes[j])).high)
+    func replacement(step: Int, event: Int, slot j: Int, current: Int) -> Int? {
+        guard let w = replacementWord(step: step, event: event, slot: j, current: current) else { return nil }
+        return Int(w.multipliedFullWidth(by: UInt64(unpredicted[j] ?? sizes[j])).high)
     }
 
-    /// Whether group `groups[j]` of event `event` at step `step` is replaced: nil when not, else
-    /// a random word that picks the replacement (`replacement`, or `draw(from:_:)`).
+    /// Whether group `groups[j]` of event `event` at step `step`, holding class `current`, is
+    /// replaced: nil when not (always for its unpredicted class), else a random word that
+    /// picks the replacement (`replacement`, or `draw(from:_:)`).
     @inline(__always)
-    func replacementWord(step: Int, event: Int, slot j: Int) -> UInt64? {
+    func replacementWord(step: Int, event: Int, slot j: Int, current: Int) -> UInt64? {
+        if let u = unpredicted[j], current == u { return nil }
         var z = InputNoise.mix(seed ^ 0x6E6F_6973_6520_696E)  // "noise in"
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
         z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))

@@ -130,8 +130,16 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
 
     /// The names of the input groups that get noise on a model with inputs `inputNames`: the
     /// ones asked for, else the default groups the model has.
+    /// A name that is not an input group but the stem of some (a grid model's `velocity` for
+    /// `velocity_kick`, `velocity_snare`, …) stands for all of them.
     package func inputNoiseGroupNames(modelInputs inputNames: [String]) -> [String] {
-        inputNoiseGroups ?? RunConfiguration.defaultInputNoiseGroups.filter(inputNames.contains)
+        func expand(_ name: String) -> [String] {
+            if inputNames.contains(name) { return [name] }
+            let stems = inputNames.filter { $0.hasPrefix(name + "_") }
+            return stems.isEmpty ? [name] : stems
+        }
+        return inputNoiseGroups?.flatMap(expand)
+            ?? RunConfiguration.defaultInputNoiseGroups.flatMap(expand).filter(inputNames.contains)
     }
 
     /// The optimizer settings at learning rate `rate`.

@@ -126,9 +126,6 @@ public struct RunOptions: Sendable {
         if !layoutGrid, resume == nil, gridLookback != nil {
             throw SettingError(option: "--grid-lookback", message: "needs --layout grid")
         }
-        if layoutGrid, let g = inputNoiseGroups, !g.isEmpty {
-            throw SettingError(option: "--input-noise-groups", message: "the grid layout trains without input noise")
-        }
         if layoutOriginal, position == true || velocity == true || lookback == true {
             throw SettingError(option: "--layout original", message: "has no position, lookback or velocity group: drop --position/--lookback/--velocity")
         }

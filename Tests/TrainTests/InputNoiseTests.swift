@@ -44,6 +44,33 @@ final class InputNoiseTests: XCTestCase {
         }
     }
 
+    /// A grid model: `velocity` stands for its nine velocity_<class> groups; a class not hit (the
+    /// group's last, which no output predicts) is never replaced and never drawn, so noise
+    /// changes how a class was hit, never whether; the model may draw them (output size + 1).
+    func testGridGroupsKeepTheirNotHitClass() throws {
+        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
+        let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
+                                 lookback: .classes)
+        let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+        let n = try XCTUnwrap(try noise(0.5, groups: ["velocity", "offset_kick"], on: model))
+        let names = model.inputNames
+        XCTAssertEqual(n.groups.map { names[$0] }, GridGroup.classNames.map { "velocity_" + $0 } + ["offset_kick"])
+        XCTAssertEqual(n.sizes, [Int](repeating: 4, count: 9) + [9])
+        for (j, notHit) in zip(n.groups.indices, [Int](repeating: 3, count: 9) + [8]) {
+            var drawn = Set<Int>(), replaced = 0
+            for e in 0..<4_000 {
+                XCTAssertNil(n.replacement(step: 1, event: e, slot: j, current: notHit), "slot \(j): a class not hit stays")
+                if let c = n.replacement(step: 1, event: e, slot: j, current: 0) { drawn.insert(c); replaced += 1 }
+            }
+            XCTAssertEqual(drawn, Set(0..<notHit), "slot \(j): every predicted class, never the not-hit one")
+            XCTAssertEqual(Double(replaced), 2_000, accuracy: 200)
+        }
+        XCTAssertNotNil(try noise(0.2, groups: ["velocity"], on: model, draw: .model), "the model predicts them")
+        XCTAssertThrowsError(try noise(0.2, groups: ["lookback_1"], on: model, draw: .model)) { e in
+            XCTAssertTrue("\(e)".contains("names \"lookback_1_kick\", which the model does not predict"), "\(e)")
+        }
+    }
+
     func testRateAndUniformity() throws {
         let p = 0.15
         let n = try XCTUnwrap(try noise(Float(p), on: try velocityGroups()))
@@ -52,7 +79,7 @@ final class InputNoiseTests: XCTestCase {
             var counts = [Int](repeating: 0, count: size)
             var replaced = 0
             for e in 0..<events {
-                if let c = n.replacement(step: 7, event: e, slot: j) {
+                if let c = n.replacement(step: 7, event: e, slot: j, current: 0) {
                     XCTAssertTrue((0..<size).contains(c))
                     counts[c] += 1
                     replaced += 1
@@ -74,7 +101,7 @@ final class InputNoiseTests: XCTestCase {
         let a = try XCTUnwrap(try noise(0.5, on: model)), b = try XCTUnwrap(try noise(0.5, on: model))
         let otherSeed = try XCTUnwrap(try noise(0.5, on: model, seed: 10))
         func pattern(_ n: InputNoise, step: Int, slot: Int) -> [Int] {
-            (0..<2_000).map { n.replacement(step: step, event: $0, slot: slot) ?? -1 }
+            (0..<2_000).map { n.replacement(step: step, event: $0, slot: slot, current: 0) ?? -1 }
         }
         XCTAssertEqual(pattern(a, step: 3, slot: 0), pattern(b, step: 3, slot: 0))
         // Independent draws agree on "replaced or not" about half the time at P = 0.5; equal
@@ -198,7 +225,7 @@ final class InputNoiseTests: XCTestCase {
                 let y = reference.logits(h)
                 for g in 0..<k {
                     let fed = Int(inputs.inputRows[r * k + g]) - shape.parameters.layers[0].inputGroupRows[g].lowerBound
-                    guard let j = n.groups.firstIndex(of: g), let w = n.replacementWord(step: 5, event: e, slot: j) else {
+                    guard let j = n.groups.firstIndex(of: g), let w = n.replacementWord(step: 5, event: e, slot: j, current: truth[g]) else {
                         XCTAssertEqual(fed, truth[g], "row \(r) group \(g): not replaced")
                         continue
                     }
