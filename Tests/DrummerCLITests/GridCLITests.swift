@@ -154,6 +154,31 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--grid-lookback needs --layout grid"), r.stderr)
     }
 
+    /// Model-drawn noise on the velocity and offset inputs: named by their stems, reported, and
+    /// replayed bit for bit on resume.
+    func testInputNoiseResumesBitForBit() throws {
+        let noise = ["--input-noise", "0.3", "--input-noise-groups", "velocity,offset", "--input-noise-draw", "model"]
+        let straight = try train("n1", ["--steps", "6"] + noise)
+        XCTAssertEqual(straight.status, 0, straight.stderr)
+        XCTAssertTrue(straight.stdout.contains("input noise: 0.3 on velocity_kick, velocity_snare, "), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains(", offset_ride, drawn from the model's predictions (training inputs only)"), straight.stdout)
+        let half = try train("n2", ["--steps", "3"] + noise)
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("n2/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        let clean = try train("n3", ["--steps", "6"])
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        var weights: [Data] = []
+        for run in ["n1", "n2", "n3"] {
+            let out = root.appendingPathComponent("m-" + run).path
+            let e = try CLI.run(["export", root.appendingPathComponent(run + "/ckpt-6.h5").path, "-o", out])
+            XCTAssertEqual(e.status, 0, e.stderr)
+            weights.append(try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) })
+        }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
+        XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
+    }
+
     func testGridOptionsRefused() throws {
         var r = try train("c", ["--steps", "1", "--lookback"])
         XCTAssertNotEqual(r.status, 0)
