@@ -214,10 +214,13 @@ public struct GridSequence: Equatable, Sendable {
 /// Turns a grid sequence into class-matrix rows (the trainer's and the sampler's inputs).
 public struct GridEncoder: Sendable {
     public let group: GridGroup
-    public init(group: GridGroup) { self.group = group }
-
     /// Columns per row.
-    public var inputCount: Int { group.inputGroups.count }
+    public let inputCount: Int
+
+    public init(group: GridGroup) {
+        self.group = group
+        inputCount = group.inputGroups.count
+    }
 
     /// Writes row `s` (−1 ..< seq.count): the input for predicting step s + 1.
     public func encode(row s: Int, of seq: GridSequence, into out: UnsafeMutableBufferPointer<Int32>) {
