@@ -66,7 +66,7 @@ final class ONNXExportTests: XCTestCase {
                                         dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"])
     }
 
-    /// The shipped grid model (models/groove, 2 layers, 25 input groups) stepped over 1,000 rows
+    /// The shipped grid model (models/groove, 2 layers, 41 input groups) stepped over 1,000 rows
     /// of a seeded random grid sequence, in drummer and in ONNX Runtime.
     func testGridModelStepsMatchDrummerInONNXRuntime() throws {
         guard Self.onnxRuntime else {
