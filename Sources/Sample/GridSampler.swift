@@ -13,7 +13,8 @@ final class GridSampler {
     let weights: LSTMWeights
     let group: GridGroup
     private let encoder: GridEncoder
-    private let lstm: LSTMInference
+    /// The forward step; Sampler and Humanizer use this one for a grid model (one copy of the weights).
+    let lstm: LSTMInference
     private let probs: UnsafeMutableBufferPointer<Float>
     private let order: UnsafeMutableBufferPointer<Int>
     private let row: UnsafeMutableBufferPointer<Int32>

@@ -74,13 +74,13 @@ public struct BeatHit: Hashable, Sendable {
 public final class Humanizer {
     public let weights: LSTMWeights
     public let groups: ModelGroups
-    private let lstm: LSTMInference
+    let lstm: LSTMInference
     private var encoder: HitEncoder
     private let velocity: VelocityGroup
     private let tickColumns: Range<Int>, velocityColumns: Range<Int>
 
     /// A grid model's humanizer (GridSampler.humanize); nil for the event layouts.
-    private let grid: GridSampler?
+    let grid: GridSampler?
 
     public init(weights: LSTMWeights, groups: ModelGroups) throws {
         guard groups.shape(hidden: weights.shape.hidden, layers: weights.shape.layers) == weights.shape else {
@@ -89,9 +89,10 @@ public final class Humanizer {
         if let g = groups.grid {
             self.weights = weights
             self.groups = groups
-            grid = GridSampler(weights: weights, group: g)
+            let grid = GridSampler(weights: weights, group: g)
+            self.grid = grid
             velocity = g.velocity
-            lstm = LSTMInference(weights: weights)
+            lstm = grid.lstm  // the grid humanizer steps there; no second copy of the parameters
             encoder = HitEncoder(groups: ModelGroups(vocabulary: groups.vocabulary))
             tickColumns = 0..<0
             velocityColumns = 0..<0

@@ -138,9 +138,9 @@ public final class Sampler {
     public var shape: ModelShape { weights.shape }
 
     /// The forward step (shared with evaluation) and the probabilities of every output group (O).
-    private let lstm: LSTMInference
+    let lstm: LSTMInference
     /// A grid model's runtime (GridSampler.swift); nil for the event layouts.
-    private let grid: GridSampler?
+    let grid: GridSampler?
     private let probs: UnsafeMutableBufferPointer<Float>
     /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
     private let noteWeights: UnsafeMutableBufferPointer<Double>
@@ -174,8 +174,10 @@ public final class Sampler {
         }
         self.weights = weights
         self.groups = groups
-        grid = groups.grid.map { GridSampler(weights: weights, group: $0) }
-        lstm = LSTMInference(weights: weights)
+        let grid = groups.grid.map { GridSampler(weights: weights, group: $0) }
+        self.grid = grid
+        // A grid model steps in its GridSampler: no second copy of the parameters.
+        lstm = grid?.lstm ?? LSTMInference(weights: weights)
         probs = .allocate(capacity: s.outputWidth)
         probs.initialize(repeating: 0)
         N = s.notes

@@ -32,6 +32,17 @@ final class GridSamplerTests: XCTestCase {
         return try Sampler(weights: weights, groups: groups)
     }
 
+    /// A grid model's Sampler and Humanizer step in their GridSampler's LSTMInference: the
+    /// runtime holds one copy of the parameters, not a second, unused event-layout one.
+    func testOneCopyOfTheParameters() throws {
+        let sampler = try model(coupling: 0.5)
+        let grid = try XCTUnwrap(sampler.grid)
+        XCTAssertTrue(sampler.lstm === grid.lstm)
+        let humanizer = try Humanizer(weights: sampler.weights, groups: sampler.groups)
+        let humanizerGrid = try XCTUnwrap(humanizer.grid)
+        XCTAssertTrue(humanizer.lstm === humanizerGrid.lstm)
+    }
+
     func onsets(_ hits: [GeneratedHit]) -> [Int] {
         var t = 0
         return hits.map { t += $0.hit.delta; return t }
