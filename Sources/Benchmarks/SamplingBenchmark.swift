@@ -1,7 +1,9 @@
 // Sampler speed: notes/s generating from a model of the original's sizes with random
 // weights (the work per note does not depend on the values), 1 OpenBLAS thread against
 // the default, in the same run. Optionally a groove model: a position-in-bar input group
-// (64 slots of 30 ticks, 4/4 bars at 480 PPQ, one-hot or binary) and a velocity group.
+// (64 slots of 30 ticks, 4/4 bars at 480 PPQ, one-hot or binary) and a velocity group. Or a
+// given model (a model directory or checkpoint, e.g. models/groove, a grid model): its own
+// weights, layout and sizes, hits per second.
 import DrummerCore
 import Sample
 
@@ -15,6 +17,9 @@ public struct SamplingBenchmark {
     /// Velocity bins (0: no velocity group).
     public var velocityBins = 0
     public var timing = TimingSettings(runs: 15, minimumSeconds: 0)
+    /// A model to time instead of the random one (its sizes replace the settings above), and
+    /// where it came from for the report.
+    public var model: (weights: LSTMWeights, groups: ModelGroups, origin: String)?
 
     public init() {}
 
@@ -47,18 +52,27 @@ public struct SamplingBenchmark {
     public func run(report: (String) -> Void) throws {
         try validate()
         report(MachineInfo.header)
-        let vocab = try Vocabulary(ixToNote: Array(0..<noteClasses), ixToTick: Array(0..<tickClasses))
-        let groups = try groups(vocab)
-        let shape = groups.shape(hidden: hidden)
-        var rng = SeededRNG(seed: 1)
-        // Random weights of the scale a trained model has (|w| ≲ 0.3).
-        let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
-        let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
-        let sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), groups: groups)
-        let sizes = groups.isOriginalLayout ? "V=\(shape.inputWidth)"
-            : "I=\(shape.inputWidth), O=\(shape.outputWidth) (inputs \(groups.inputNames.joined(separator: ", ")))"
-        report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), \(sizes); "
-               + "\(notes) notes per generation, median of \(timing.runs) runs")
+        let sampler: Sampler
+        if let model {
+            let shape = model.weights.shape
+            sampler = try Sampler(weights: model.weights, groups: model.groups)
+            let layout = model.groups.grid != nil ? "grid layout" : model.groups.isOriginalLayout ? "original layout" : "event layout"
+            report("model: \(model.origin) (\(layout), \(shape.layers) layer(s) of H=\(shape.hidden), "
+                   + "I=\(shape.inputWidth), O=\(shape.outputWidth)); \(notes) hits per generation, median of \(timing.runs) runs")
+        } else {
+            let vocab = try Vocabulary(ixToNote: Array(0..<noteClasses), ixToTick: Array(0..<tickClasses))
+            let groups = try groups(vocab)
+            let shape = groups.shape(hidden: hidden)
+            var rng = SeededRNG(seed: 1)
+            // Random weights of the scale a trained model has (|w| ≲ 0.3).
+            let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
+            let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
+            sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), groups: groups)
+            let sizes = groups.isOriginalLayout ? "V=\(shape.inputWidth)"
+                : "I=\(shape.inputWidth), O=\(shape.outputWidth) (inputs \(groups.inputNames.joined(separator: ", ")))"
+            report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), \(sizes); "
+                   + "\(notes) notes per generation, median of \(timing.runs) runs")
+        }
         let defaultThreads = BLASRuntime.threads
         defer { BLASRuntime.setThreads(defaultThreads) }
         var medians: [Int: Double] = [:]

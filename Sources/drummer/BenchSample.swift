@@ -6,7 +6,7 @@ import DrummerCore
 struct BenchSample: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample",
-        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default; optionally with position and velocity groups).")
+        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default; optionally with position and velocity groups, or a given model such as models/groove).")
 
     @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
@@ -26,6 +26,9 @@ struct BenchSample: ParsableCommand {
     @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Add a velocity group (in and out) of this many bins, 0...127 (default 0: none).")
     var velocityBins: Int = 0
 
+    @Option(help: "Time this model (a model directory, a checkpoint file, or a checkpoint directory's best) instead of random weights; its sizes replace --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins.")
+    var model: String?
+
     @OptionGroup var timing: TimingOptions
 
     var benchmark: SamplingBenchmark {
@@ -36,7 +39,19 @@ struct BenchSample: ParsableCommand {
         return b
     }
 
-    func validate() throws { try validated { try benchmark.validate() } }
+    func validate() throws {
+        if model != nil, hidden != 200 || noteClasses != 17 || tickClasses != 209 || positionEncoding != nil || velocityBins != 0 {
+            throw ValidationError("--model takes its sizes and groups from the model: drop --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins")
+        }
+        try validated { try benchmark.validate() }
+    }
 
-    func run() throws { try benchmark.run { print($0) } }
+    func run() throws {
+        var b = benchmark
+        if let model {
+            let m = try ModelSource.load(model, step: nil)
+            b.model = (m.weights, m.groups, m.origin)
+        }
+        try b.run { print($0) }
+    }
 }

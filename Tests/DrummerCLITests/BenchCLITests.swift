@@ -34,4 +34,17 @@ final class BenchCLITests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("float32 FMA peak") }, r.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("peak RSS: ") }, r.stdout)
     }
+
+    /// `drummer bench sample --model` times a model directory (the shipped grid model) with its
+    /// own sizes, and refuses sizes given beside it.
+    func testBenchSampleTimesAGivenModel() throws {
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let r = try CLI.run(["bench", "sample", "--model", model, "--notes", "50", "--runs", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model: \(model) (grid layout, 2 layer(s) of H=256, I=811, O=710); 50 hits per generation"), r.stdout)
+        XCTAssertTrue(r.stdout.split(separator: "\n").contains { $0.hasPrefix("threads=1  median") && $0.hasSuffix("ms per 50 notes") }, r.stdout)
+        let bad = try CLI.run(["bench", "sample", "--model", model, "--hidden", "16"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("--model takes its sizes and groups from the model"), bad.stderr)
+    }
 }
