@@ -8,7 +8,7 @@ Regenerate Tests/Fixtures/bar-structure/expected.json with:
   python3 Scripts/reference/bar_structure.py Tests/Fixtures/bar-structure/expected.json \
     --generated corpus/groove/drummer10/session1/*.mid --reference $(find corpus/groove/drummer4 -name '*.mid' | sort)
 """
-import argparse, json, sys
+import argparse, json, statistics, sys
 import mido
 
 # Magenta's 9 drum classes (note_seq DEFAULT_DRUM_TYPE_PITCHES with 22 and 26).
@@ -42,7 +42,7 @@ def jaccard(a, b):
 
 def side(paths):
     s = dict(lag={1: [], 2: [], 4: [], 8: []}, patterns=[], fill=[], other=[], onsets=0, multi=0, vel=[],
-             cls=[0] * 9, grid=[0] * 9)
+             cls=[0] * 9, grid=[0] * 9, hat_sd=[], drift=[])
     for p in paths:
         h = hits(p)
         ticks = [t for t, _, _ in h]
@@ -52,7 +52,7 @@ def side(paths):
         s['vel'] += [v for _, _, v in h]
         first, last = ticks[0] // BAR, ticks[-1] // BAR
         placed = []
-        for t, n, _ in h:
+        for t, n, v in h:
             if n not in CLASS:
                 continue
             c = CLASS[n]
@@ -60,14 +60,25 @@ def side(paths):
             r = t % SIX
             s['grid'][c] += min(r, SIX - r) <= 15
             q = (t + SIX // 2) // SIX          # nearest sixteenth from the file's start
-            placed.append((q // 16, q % 16, c))
-        last = max([last] + [b for b, _, _ in placed])
+            placed.append((q // 16, q % 16, c, v))
+        last = max([last] + [b for b, _, _, _ in placed])
         bars = {b: set() for b in range(first, last + 1)}
         count = {b: [0, 0] for b in range(first, last + 1)}
-        for b, k, c in placed:
+        vels = {b: [] for b in range(first, last + 1)}
+        for b, k, c, v in placed:
             bars[b].add((c, k))
             count[b][0] += 1
             count[b][1] += c in FILL
+            vels[b].append((c, v))
+        # Touch: closed hi-hat (class 2) velocity s.d. in bars with 4+ of them; s.d. of the mean
+        # velocity of bars with 4+ hits, in files with 4+ such bars (population s.d.).
+        for b in vels:
+            hat = [v for c, v in vels[b] if c == 2]
+            if len(hat) >= 4:
+                s['hat_sd'].append(statistics.pstdev(hat))
+        means = [sum(v for _, v in vels[b]) / len(vels[b]) for b in vels if len(vels[b]) >= 4]
+        if len(means) >= 4:
+            s['drift'].append(statistics.pstdev(means))
         for lag in s['lag']:
             s['lag'][lag] += [jaccard(bars[b], bars[b + lag]) for b in range(first, last + 1 - lag)]
         w = -(-first // 16) * 16
@@ -97,7 +108,8 @@ def figures(s):
     out = {f'bar_similarity_lag{k}': mean(v) for k, v in s['lag'].items()}
     out.update(patterns_per_16_bars=mean(s['patterns']), fill_hits_ratio=fh / oh, fill_tom_crash_ratio=fc / oc,
                fill_similarity_ratio=fs / os_, simultaneous_onset_share=s['multi'] / s['onsets'],
-               velocity_mean=mean(s['vel']), soft_hit_share=sum(v < 50 for v in s['vel']) / len(s['vel']))
+               velocity_mean=mean(s['vel']), soft_hit_share=sum(v < 50 for v in s['vel']) / len(s['vel']),
+               hihat_velocity_spread=mean(s['hat_sd']), loudness_drift=mean(s['drift']))
     names = ["kick", "snare", "closed hi-hat", "open hi-hat", "low tom", "mid tom", "high tom", "crash", "ride"]
     out['grid16_share_by_class'] = {names[c]: (s['grid'][c] / s['cls'][c] if s['cls'][c] else None) for c in range(9)}
     return out

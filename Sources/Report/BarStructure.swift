@@ -23,6 +23,11 @@
 // - Mean velocity and soft-hit share (velocity below 50) over every hit; every file.
 // - Grid share per drum class: the hits of that class within the grid tolerance of a
 //   sixteenth line, over the hits of that class; every file with bar positions.
+// - Touch within a bar (no target; what a bar classifier tells models apart by): hi-hat
+//   velocity spread, the mean over bars with 4 or more closed hi-hat hits of the standard
+//   deviation (population) of their velocities; loudness drift, the mean over files with 4
+//   or more bars of 4 or more hits with a class of the standard deviation of those bars' mean
+//   velocities. Bar figures' files and bars; files with velocities.
 import Foundation
 import MIDIParse
 
@@ -53,6 +58,12 @@ public struct BarStructureSums: Equatable, Sendable {
     /// Per drum class: hits with a bar position, and those on the 16th grid.
     public var classHits = [Int](repeating: 0, count: DrumClasses.count)
     public var classOnGrid = [Int](repeating: 0, count: DrumClasses.count)
+    /// Bars with 4+ closed hi-hat hits and the sum of their velocity standard deviations;
+    /// files with 4+ bars of 4+ hits and the sum of the standard deviations of those bars' means.
+    public var hatBars = 0
+    public var hatSpreadSum = 0.0
+    public var driftFiles = 0
+    public var driftSum = 0.0
 
     public init() {}
 
@@ -96,6 +107,10 @@ public struct BarStructureSums: Equatable, Sendable {
             classHits[c] += o.classHits[c]
             classOnGrid[c] += o.classOnGrid[c]
         }
+        hatBars += o.hatBars
+        hatSpreadSum += o.hatSpreadSum
+        driftFiles += o.driftFiles
+        driftSum += o.driftSum
     }
 
     // MARK: Figures (nil when nothing was measured)
@@ -109,6 +124,8 @@ public struct BarStructureSums: Equatable, Sendable {
     public var velocityMean: Double? { velocityHits > 0 ? Double(velocitySum) / Double(velocityHits) : nil }
     public var softShare: Double? { velocityHits > 0 ? Double(softHits) / Double(velocityHits) : nil }
     public func gridShare(drumClass c: Int) -> Double? { classHits[c] > 0 ? Double(classOnGrid[c]) / Double(classHits[c]) : nil }
+    public var hatVelocitySpread: Double? { hatBars > 0 ? hatSpreadSum / Double(hatBars) : nil }
+    public var loudnessDrift: Double? { driftFiles > 0 ? driftSum / Double(driftFiles) : nil }
 
     static func ratio(_ a: Double?, _ b: Double?) -> Double? {
         guard let a, let b, b != 0 else { return nil }
@@ -147,11 +164,26 @@ public enum BarStructure {
         }
     }
 
-    /// One bar of a file: its set, hits with a class, and hits on toms and crash.
+    /// One bar of a file: its set, hits with a class, and hits on toms and crash; the sum and
+    /// count of those hits' velocities and the closed hi-hat's velocities (files with velocities).
     public struct Bar: Equatable, Sendable {
         public var set = BarSet()
         public var hits = 0
         public var fillClassHits = 0
+        public var velocitySum = 0
+        public var velocityCount = 0
+        public var hatVelocities: [Int] = []
+    }
+
+    /// The closed hi-hat's class (hi-hat velocity spread).
+    static let closedHiHat = DrumClasses.names.firstIndex(of: "closed hi-hat")!
+    /// Hits a bar needs for the touch figures (closed hi-hat hits; hits with a class), and bars a file.
+    static let touchMinimum = 4
+
+    /// The population standard deviation.
+    static func standardDeviation(_ xs: [Double]) -> Double {
+        let mean = xs.reduce(0, +) / Double(xs.count)
+        return (xs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(xs.count)).squareRoot()
     }
 
     /// The bars of a file whose hits all lie in 4/4 bars, from its first hit's bar to its
@@ -162,11 +194,12 @@ public enum BarStructure {
         let barTicks = 4 * t.ticksPerQuarter
         guard slots.allSatisfy({ $0.barTicks == barTicks }) else { return nil }
         let s = Double(t.ticksPerQuarter) / 4
-        var placed: [(bar: Int, cell: Int, drumClass: Int)] = []
-        for (slot, note) in zip(slots, t.notes) {
+        var placed: [(bar: Int, cell: Int, drumClass: Int, velocity: Int?)] = []
+        for (i, (slot, note)) in zip(slots, t.notes).enumerated() {
             guard let c = DrumClasses.of(note: note) else { continue }
             let cell = Int((Double(slot.tickInBar) / s + 0.5).rounded(.down))
-            placed.append(cell >= 16 ? (slot.bar + 1, cell - 16, c) : (slot.bar, cell, c))
+            let v = t.velocities?[i]
+            placed.append(cell >= 16 ? (slot.bar + 1, cell - 16, c, v) : (slot.bar, cell, c, v))
         }
         let first = slots.map(\.bar).min()!, last = max(slots.map(\.bar).max()!, placed.map(\.bar).max() ?? first)
         var out = [Bar](repeating: Bar(), count: last - first + 1)
@@ -174,6 +207,11 @@ public enum BarStructure {
             out[p.bar - first].set.insert(drumClass: p.drumClass, sixteenth: p.cell)
             out[p.bar - first].hits += 1
             if DrumClasses.fillClasses.contains(p.drumClass) { out[p.bar - first].fillClassHits += 1 }
+            if let v = p.velocity {
+                out[p.bar - first].velocitySum += v
+                out[p.bar - first].velocityCount += 1
+                if p.drumClass == closedHiHat { out[p.bar - first].hatVelocities.append(v) }
+            }
         }
         return (first, out)
     }
@@ -219,6 +257,15 @@ public enum BarStructure {
         }
         out.files44 = 1
         out.bars = bars.count
+        for b in bars where b.hatVelocities.count >= touchMinimum {
+            out.hatBars += 1
+            out.hatSpreadSum += standardDeviation(b.hatVelocities.map(Double.init))
+        }
+        let means = bars.filter { $0.velocityCount >= touchMinimum }.map { Double($0.velocitySum) / Double($0.velocityCount) }
+        if means.count >= touchMinimum {
+            out.driftFiles = 1
+            out.driftSum = standardDeviation(means)
+        }
         let sets = bars.map(\.set)
         for (li, lag) in BarStructureSums.lags.enumerated() where sets.count > lag {
             for k in 0..<(sets.count - lag) {

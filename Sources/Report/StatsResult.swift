@@ -298,6 +298,9 @@ extension StatsResult {
                 ratio(g.simultaneousShare, r.simultaneousShare), key: "simultaneous_onset_share"),
             row("mean velocity", f2(g.velocityMean), f2(r.velocityMean), ratio(g.velocityMean, r.velocityMean), key: "velocity_mean"),
             row("soft hits (velocity < 50)", pct(g.softShare), pct(r.softShare), ratio(g.softShare, r.softShare), key: "soft_hit_share"),
+            row("hi-hat velocity s.d. in a bar", f2(g.hatVelocitySpread), f2(r.hatVelocitySpread),
+                ratio(g.hatVelocitySpread, r.hatVelocitySpread)),
+            row("loudness drift (s.d. of bar means)", f2(g.loudnessDrift), f2(r.loudnessDrift), ratio(g.loudnessDrift, r.loudnessDrift)),
         ]
         for c in 0..<DrumClasses.count where g.classHits[c] + r.classHits[c] > 0 {
             rows.append(row(c == 0 ? "on 16th grid, by class: \(DrumClasses.names[c])" : "  \(DrumClasses.names[c])",

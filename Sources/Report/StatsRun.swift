@@ -266,6 +266,8 @@ public struct StatsRun: Sendable {
             "simultaneous_onset_share": p(\.simultaneousShare),
             "velocity_mean": p(\.velocityMean),
             "soft_hit_share": p(\.softShare),
+            "hihat_velocity_spread": p(\.hatVelocitySpread),
+            "loudness_drift": p(\.loudnessDrift),
         ]
         for lag in BarStructureSums.lags { out["bar_similarity_lag\(lag)"] = p { $0.similarity(lag: lag) } }
         var byClass: [String: JSONValue] = [:]
