@@ -32,6 +32,8 @@ public struct StepFigures: Sendable, Equatable {
     /// The keys of the `drummer stats` targets not met (issue 10's, and issue 20's bar-structure
     /// and touch targets), in table order.
     public var missed: [String] = []
+    /// The fill's tom + crash bump (ratio − 1) as a share of the reference's (the target: ≥ 0.5).
+    public var fillBump: Double? = nil
     /// Hits per bar and mean velocity as shares of the reference's.
     public var hitsPerBar: Double? = nil
     public var velocity: Double? = nil
@@ -63,6 +65,7 @@ public struct StepFigures: Sendable, Equatable {
         }
         similarity = lags.count == BarStructureSums.lags.count ? lags.reduce(0, +) / Double(lags.count) : nil
         patterns = StatsResult.Pair(generated: g.patternsPer16Bars, reference: ref.patternsPer16Bars).ratio
+        fillBump = StatsResult.Pair(generated: g.fillClassRatio.map { $0 - 1 }, reference: ref.fillClassRatio.map { $0 - 1 }).ratio
         structureMet = met(StatsResult.structureTargets)
         touchMet = met(StatsResult.touchTargets)
         let counted = Set(StatsResult.issue10Targets + StatsResult.structureTargets + StatsResult.touchTargets)

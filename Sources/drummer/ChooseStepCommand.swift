@@ -127,11 +127,11 @@ struct ChooseStepCommand: ParsableCommand {
         }
     }
 
-    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  hits/bar  velocity  rule"
+    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  rule"
 
     /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured);
-    /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, hits per bar and mean
-    /// velocity as shares of the reference's.
+    /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
+    /// bump, hits per bar and mean velocity as shares of the reference's.
     func line(_ f: StepFigures) -> String {
         func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
@@ -141,7 +141,8 @@ struct ChooseStepCommand: ParsableCommand {
         return pad(String(f.step), 4) + "  " + pad(percent(f.periodicity), 15) + pad(bits(f.noteJS), 9)
             + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
             + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + pad(percent(f.similarity), 12)
-            + pad(percent(f.patterns), 10) + pad(percent(f.hitsPerBar), 10) + pad(percent(f.velocity), 10) + "  " + rule
+            + pad(percent(f.patterns), 10) + pad(f.fillBump.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a", 6)
+            + pad(percent(f.hitsPerBar), 10) + pad(percent(f.velocity), 10) + "  " + rule
     }
 
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back

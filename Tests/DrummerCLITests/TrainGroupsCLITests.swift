@@ -291,7 +291,7 @@ final class TrainGroupsCLITests: XCTestCase {
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "choose-step: 2 checkpoints of \(dir), 3 files × 40 hits each (seeds 7…9), against \(data.path)")
         XCTAssertEqual(lines.dropFirst(2).first,
-                       "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  hits/bar  velocity  rule")
+                       "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  rule")
         let rows = lines.filter { $0.hasPrefix("   2 ") || $0.hasPrefix("   3 ") }
         XCTAssertEqual(rows.count, 2, r.stdout)
         // A model trained 3 steps plays nothing like the data: nothing qualifies, nothing is exported.
@@ -322,11 +322,15 @@ final class TrainGroupsCLITests: XCTestCase {
         let lags = [1, 2, 4, 8].compactMap { ((structure["bar_similarity_lag\($0)"] as? [String: Any])?["ratio"] as? Double) }
         let similarity = lags.count == 4 ? percent(lags.reduce(0, +) / 4) : "n/a"
         let patterns = percent((structure["patterns_per_16_bars"] as? [String: Any])?["ratio"] as? Double)
+        // The fill's tom + crash bump as a share of the reference's (n/a: no 8-bar window).
+        let fillRatio = structure["fill_tom_crash_ratio"] as? [String: Any]
+        let fill = (fillRatio?["generated"] as? Double).flatMap { g in (fillRatio?["reference"] as? Double).map { r in
+            String(format: "%.0f%%", (g - 1) / (r - 1) * 100) } } ?? "n/a"
         let hitsPerBar = percent((structure["hits_per_bar"] as? [String: Any])?["ratio"] as? Double)
         let velocity = percent((structure["velocity_mean"] as? [String: Any])?["ratio"] as? Double)
         let row = try XCTUnwrap(rows.last)
-        XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(10)),
-                       expected + [similarity, patterns, hitsPerBar, velocity], row)
+        XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(11)),
+                       expected + [similarity, patterns, fill, hitsPerBar, velocity], row)
 
         // Errors: not a directory (usage), no checkpoint in the range (named, with what there is).
         let missing = try CLI.run(["choose-step", root.appendingPathComponent("nope").path, "--reference", data.path])

@@ -548,5 +548,8 @@ final class StepRuleTests: XCTestCase {
         plain.add(track(16, fills: false), tolerance: 0.125)
         let other = StepFigures(step: 1, path: "p", result: StatsResult(generated: plain, reference: r, tolerance: 0.125, quantize: nil))
         XCTAssertFalse(other.structureMet, "no fills where the reference has them")
+        // choose-step's fill column: the tom + crash bump as a share of the reference's.
+        XCTAssertEqual(try XCTUnwrap(same.fillBump), 1, accuracy: 1e-12)
+        XCTAssertNil(other.fillBump, "no tom or crash in any bar: no share ratio, no bump")
     }
 }
