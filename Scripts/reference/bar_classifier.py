@@ -9,24 +9,17 @@ from the sixteenth (as a share of it), both sides snapped to 30 ticks at 480 PPQ
 `drummer stats --quantize 30`). At most 60 bars per generated file; as many reference bars as
 generated ones, drawn at random (seed 0). Gradient boosting (scikit-learn), 5-fold
 cross-validation with a file's bars in one fold. Prints the accuracy with every feature, hits
-only, hits and offsets, velocities only (0.5 = cannot tell), and touch figures: the standard
-deviation of closed hi-hat velocities within a bar (bars with 4 or more) and of a bar's mean
-velocity within a file. --control also classifies two halves of the reference (about 0.5).
-Needs mido and scikit-learn (pip install mido scikit-learn).
+only, hits and offsets, velocities only (0.5 = cannot tell). --control also classifies two
+halves of the reference (about 0.5). The touch figures behind the velocity score (hi-hat
+velocity s.d. in a bar, loudness drift) are `drummer stats`'s. Needs mido and scikit-learn
+(pip install mido scikit-learn).
 """
 import argparse, glob, os, random
 import numpy as np
 import mido
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import GroupKFold
-
-# Magenta's 9 drum classes (note_seq DEFAULT_DRUM_TYPE_PITCHES with 22 and 26).
-CLASSES = [[36, 35], [38, 27, 28, 31, 32, 33, 34, 37, 39, 40, 56, 65, 66, 75, 85],
-           [42, 44, 54, 68, 69, 70, 71, 73, 78, 80, 22], [46, 67, 72, 74, 79, 81, 26],
-           [45, 29, 41, 43, 61, 64, 84], [48, 47, 60, 63, 77, 86, 87], [50, 30, 62, 76, 83],
-           [49, 52, 55, 57, 58], [51, 53, 59, 82]]
-CLASS_OF = {n: c for c, notes in enumerate(CLASSES) for n in notes}
-CLOSED_HAT = 2
+from bar_structure import CLASS as CLASS_OF  # Magenta's 9 drum classes, as the stats reference reads them
 
 
 def hits(path):
@@ -45,13 +38,13 @@ def hits(path):
 
 
 def bars(path, cap=None):
-    """Feature vectors (3 x 9 x 16) and (class, velocity) lists of the file's non-empty bars."""
+    """Feature vectors (3 x 9 x 16) of the file's non-empty bars."""
     h = hits(path)
     if not h:
-        return [], []
+        return []
     n = h[-1][0] // 1920 + 1
     x = np.zeros((n, 3, 9, 16), np.float32)
-    cells = [[] for _ in range(n)]
+    hit = [False] * n
     for t, c, v in h:
         s = int(round(t / 120))
         b, p = divmod(s, 16)
@@ -60,19 +53,17 @@ def bars(path, cap=None):
         x[b, 0, c, p] = 1
         x[b, 1, c, p] = max(x[b, 1, c, p], v / 127)
         x[b, 2, c, p] = (t - 120 * s) / 120
-        cells[b].append((c, v))
-    keep = [b for b in range(n) if cells[b]][:cap]
-    return [x[b].reshape(-1) for b in keep], [cells[b] for b in keep]
+        hit[b] = True
+    return [x[b].reshape(-1) for b in range(n) if hit[b]][:cap]
 
 
 def load(files, cap=None):
-    xs, groups, cells = [], [], []
+    xs, groups = [], []
     for f in files:
-        x, c = bars(f, cap)
+        x = bars(f, cap)
         xs += x
         groups += [f] * len(x)
-        cells.append(c)
-    return xs, groups, cells
+    return xs, groups
 
 
 def accuracy(x, y, groups):
@@ -83,19 +74,6 @@ def accuracy(x, y, groups):
     return float(np.mean(acc))
 
 
-def touch(cells):
-    hat, drift = [], []
-    for file_bars in cells:
-        means = [np.mean([v for _, v in b]) for b in file_bars if len(b) >= 4]
-        if len(means) >= 4:
-            drift.append(np.std(means))
-        for b in file_bars:
-            v = [v for c, v in b if c == CLOSED_HAT]
-            if len(v) >= 4:
-                hat.append(np.std(v))
-    return float(np.mean(hat)), float(np.mean(drift))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--reference', required=True)
@@ -103,9 +81,8 @@ def main():
     ap.add_argument('generated', nargs='+')
     a = ap.parse_args()
     ref_files = sorted(glob.glob(os.path.join(a.reference, '**', '*.mid'), recursive=True))
-    xr, gr, cr = load(ref_files)
-    print('reference %s: %d bars; touch: hi-hat s.d. in a bar %.1f, bar-mean s.d. in a file %.1f'
-          % (a.reference, len(xr), *touch(cr)))
+    xr, gr = load(ref_files)
+    print('reference %s: %d bars' % (a.reference, len(xr)))
     if a.control:
         files = sorted(set(gr))
         random.Random(1).shuffle(files)
@@ -113,18 +90,16 @@ def main():
         y = np.array([1 if g in half else 0 for g in gr])
         print('control, reference half against half: %.3f' % accuracy(np.array(xr), y, gr))
     for d in a.generated:
-        xg, gg, cg = load(sorted(glob.glob(os.path.join(d, '*.mid'))), cap=60)
+        xg, gg = load(sorted(glob.glob(os.path.join(d, '*.mid'))), cap=60)
         n = min(len(xr), len(xg))
         rng = random.Random(0)
         ir, ig = rng.sample(range(len(xr)), n), rng.sample(range(len(xg)), n)
         x = np.array([xr[i] for i in ir] + [xg[i] for i in ig]).reshape(2 * n, 3, -1)
         y = np.array([0] * n + [1] * n)
         groups = [gr[i] for i in ir] + [gg[i] for i in ig]
-        print('%s: %d bars each; accuracy all %.3f, hits %.3f, hits+offset %.3f, velocity %.3f; '
-              'touch: hi-hat s.d. in a bar %.1f, bar-mean s.d. in a file %.1f'
+        print('%s: %d bars each; accuracy all %.3f, hits %.3f, hits+offset %.3f, velocity %.3f'
               % (d, n, accuracy(x.reshape(2 * n, -1), y, groups), accuracy(x[:, 0], y, groups),
-                 accuracy(x[:, [0, 2]].reshape(2 * n, -1), y, groups), accuracy(x[:, 1], y, groups),
-                 *touch(cg)))
+                 accuracy(x[:, [0, 2]].reshape(2 * n, -1), y, groups), accuracy(x[:, 1], y, groups)))
 
 
 if __name__ == '__main__':

@@ -115,10 +115,11 @@ def figures(s):
     return out
 
 
-ap = argparse.ArgumentParser()
-ap.add_argument('out'); ap.add_argument('--generated', nargs='+', required=True); ap.add_argument('--reference', nargs='+', required=True)
-a = ap.parse_args()
-result = dict(generated=a.generated, reference=a.reference,
-              figures=dict(generated=figures(side(a.generated)), reference=figures(side(a.reference))))
-json.dump(result, open(a.out, 'w'), indent=1)
-json.dump(result['figures'], sys.stdout, indent=1)
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser()
+    ap.add_argument('out'); ap.add_argument('--generated', nargs='+', required=True); ap.add_argument('--reference', nargs='+', required=True)
+    a = ap.parse_args()
+    result = dict(generated=a.generated, reference=a.reference,
+                  figures=dict(generated=figures(side(a.generated)), reference=figures(side(a.reference))))
+    json.dump(result, open(a.out, 'w'), indent=1)
+    json.dump(result['figures'], sys.stdout, indent=1)
