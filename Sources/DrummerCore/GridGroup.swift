@@ -18,7 +18,8 @@
 //   lookback_1           513  the hit set one bar before step s + 1 (512: before the start)
 //   lookback_2           513  two bars before
 //     (lookback classes: lookback_1_<class> and lookback_2_<class>, C×3 each instead: whether
-//     the class was hit there, 0 no, 1 yes, 2 before the start)
+//     the class was hit there, 0 no, 1 yes, 2 before the start; lookback velocities: the same
+//     groups, C×(V+2) each: the velocity bin it was hit at, V not hit, V + 1 before the start)
 //   repeat_1, repeat_2     2  whether step s's hit set equals the one a bar / two bars before it
 // Output groups, in Wy column order: hits 512, velocity_<class> C×V, offset_<class> C×2F; each
 // predicts the same-named input of row s + 1. A target equal to its output group's size (a
@@ -36,6 +37,10 @@ public enum GridLookback: String, CaseIterable, Sendable {
     /// 1,026, and copying a bar back is the same few weights for every set, rare ones included
     /// (the prototypes' multi-hot lookback).
     case classes
+    /// One group of V + 2 per class and bar back (the velocity bin the class was hit at, not hit,
+    /// before the start): the classes lookback that also tells how loud each hit was, so the
+    /// touch of the bars before can be carried over as their pattern is.
+    case velocities
 }
 
 /// The grid layout's tables: sizes, velocity bins, offset bins and the notes it writes.
@@ -133,7 +138,12 @@ public struct GridGroup: Equatable, Sendable {
 
     public var inputGroups: [Int] {
         let c = Self.classCount
-        let lookbacks = lookback == .hitSets ? [Self.hitSets + 1, Self.hitSets + 1] : [Int](repeating: 3, count: 2 * c)
+        let lookbacks: [Int]
+        switch lookback {
+        case .hitSets: lookbacks = [Self.hitSets + 1, Self.hitSets + 1]
+        case .classes: lookbacks = [Int](repeating: 3, count: 2 * c)
+        case .velocities: lookbacks = [Int](repeating: velocityBins + 2, count: 2 * c)
+        }
         return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
             + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2]
     }
@@ -254,6 +264,12 @@ public struct GridEncoder: Sendable {
                 r += 1
             case .classes:
                 for c in 0..<C { out[r + c] = t >= 0 ? (seq.hitSets[t] >> Int32(c)) & 1 : 2 }
+                r += C
+            case .velocities:
+                for c in 0..<C {
+                    let v = t >= 0 ? seq.velocityBins[t * C + c] : -1
+                    out[r + c] = t < 0 ? V + 1 : v < 0 ? V : v
+                }
                 r += C
             }
         }

@@ -154,6 +154,35 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--grid-lookback needs --layout grid"), r.stderr)
     }
 
+    /// The lookback that carries the velocity bins of the bars back: its groups (V + 2 per
+    /// class and bar back), kept on resume and in model.json and the checkpoint, and sampled.
+    func testVelocityLookback() throws {
+        var r = try train("v", ["--steps", "2", "--grid-lookback", "velocities"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let trained = r.stdout
+        r = try CLI.run(["train", "--resume", root.appendingPathComponent("v/ckpt-2.h5").path, "--steps", "3", "--grid-lookback", "classes"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
+        r = try CLI.run(["train", "--resume", root.appendingPathComponent("v/ckpt-2.h5").path, "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let model = root.appendingPathComponent("m-v").path
+        r = try CLI.run(["export", root.appendingPathComponent("v/ckpt-3.h5").path, "-o", model])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        let grid = try XCTUnwrap(groups["grid"] as? [String: Any])
+        XCTAssertEqual(grid["lookback"] as? String, "velocities")
+        let bins = try XCTUnwrap((grid["velocity"] as? [String: Any])?["bins"] as? [Any]).count
+        XCTAssertGreaterThan(bins, 1)
+        let inputs = try XCTUnwrap(groups["inputs"] as? [[String: Any]])
+        XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
+                       [Int?](repeating: bins + 2, count: 18))
+        XCTAssertTrue(trained.contains(", lookback_1_kick \(bins + 2), "), trained)
+        r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("v.mid").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("100 notes"), r.stdout)
+    }
+
     /// Model-drawn noise on the velocity and offset inputs: named by their stems, reported, and
     /// replayed bit for bit on resume.
     func testInputNoiseResumesBitForBit() throws {

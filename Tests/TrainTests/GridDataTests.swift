@@ -49,17 +49,22 @@ final class GridDataTests: XCTestCase {
     }
 
     /// Velocity bins and offsets from the training hits; sequences and rows as GridGroup.swift
-    /// defines them, checked on the first bars of a file by hand-written rules, for both lookbacks.
+    /// defines them, checked on the first bars of a file by hand-written rules, for each lookback.
     func testRowsFollowTheDefinition() throws {
         let data = try converted()
         XCTAssertEqual(try data.gridGroup().lookback, .classes, "new grid runs read the bars back per class")
         try checkRows(data: data, lookback: .hitSets)
         try checkRows(data: data, lookback: .classes)
+        try checkRows(data: data, lookback: .velocities)
     }
 
     func checkRows(data: TrainingData, lookback: GridLookback) throws {
         let group = try data.gridGroup(lookback: lookback)
         let lookbackColumns = lookback == .hitSets ? 2 : 18
+        if lookback == .velocities {
+            XCTAssertEqual(Array(group.inputGroups[21..<39]), [Int](repeating: group.velocityBins + 2, count: 18),
+                           "lookback velocities: a velocity bin, not hit, before the start")
+        }
         XCTAssertEqual(group.offsetBins, 8, "no --quantize: 8 offset bins")
         XCTAssertEqual(group.offsets.count, 8)
         for (b, o) in group.offsets.enumerated() {
@@ -77,21 +82,30 @@ final class GridDataTests: XCTestCase {
         XCTAssertEqual(group.inputNames[21], lookback == .hitSets ? "lookback_1" : "lookback_1_kick")
         XCTAssertEqual(group.inputNames.last, "repeat_2")
         let r1 = 21 + lookbackColumns  // the repeat flags
-        /// The lookback columns of a row: hit sets, or per class 0/1 (2: before the start).
-        func expectedLookback(_ set1: Int?, _ set2: Int?) -> [Int32] {
+        var sets = [Int](repeating: 0, count: seq.count)
+        var bins = [[Int]](repeating: [Int](repeating: -1, count: 9), count: seq.count)
+        for h in hits {
+            sets[h.step] |= 1 << h.drumClass
+            bins[h.step][h.drumClass] = try XCTUnwrap(group.velocity.bin(of: h.velocity))
+        }
+        /// The lookback columns of the row before step `t`: hit sets, or per class 0/1 (2: before
+        /// the start), or per class the velocity bin (V: not hit, V + 1: before the start).
+        func expectedLookback(_ t: Int) -> [Int32] {
+            let back = [t - 16, t - 32].map { $0 >= 0 ? $0 : nil }
+            let V = group.velocityBins
             switch lookback {
-            case .hitSets: return [Int32(set1 ?? 512), Int32(set2 ?? 512)]
+            case .hitSets: return back.map { Int32($0.map { sets[$0] } ?? 512) }
             case .classes:
-                return [set1, set2].flatMap { set in (0..<9).map { c in set.map { Int32(($0 >> c) & 1) } ?? 2 } }
+                return back.flatMap { b in (0..<9).map { c in b.map { Int32((sets[$0] >> c) & 1) } ?? 2 } }
+            case .velocities:
+                return back.flatMap { b in (0..<9).map { c in b.map { bins[$0][c] < 0 ? Int32(V) : Int32(bins[$0][c]) } ?? Int32(V + 1) } }
             }
         }
         // The start row: nothing played, step 0 next (bar 0 of the phrase), nothing to look back at.
         XCTAssertEqual(rows[0], 512)
         XCTAssertEqual(Array(rows[1..<10]), [Int32](repeating: Int32(group.velocityBins), count: 9))
         XCTAssertEqual(Array(rows[10..<19]), [Int32](repeating: Int32(group.offsetClasses), count: 9))
-        XCTAssertEqual(Array(rows[19..<k]), [0, 0] + expectedLookback(nil, nil) + [0, 0])
-        var sets = [Int](repeating: 0, count: seq.count)
-        for h in hits { sets[h.step] |= 1 << h.drumClass }
+        XCTAssertEqual(Array(rows[19..<k]), [0, 0] + expectedLookback(0) + [0, 0])
         for s in 0..<seq.count {
             let r = Array(rows[((s + 1) * k)..<((s + 2) * k)])
             XCTAssertEqual(Int(r[0]), sets[s], "step \(s) hit set")
@@ -102,8 +116,7 @@ final class GridDataTests: XCTestCase {
             }
             XCTAssertEqual(Int(r[19]), (s + 1) % 16, "position of the next step")
             XCTAssertEqual(Int(r[20]), (s + 1) / 16 % 8, "phrase bar of the next step")
-            XCTAssertEqual(Array(r[21..<r1]), expectedLookback(s + 1 >= 16 ? sets[s + 1 - 16] : nil,
-                                                               s + 1 >= 32 ? sets[s + 1 - 32] : nil), "step \(s) lookbacks")
+            XCTAssertEqual(Array(r[21..<r1]), expectedLookback(s + 1), "step \(s) lookbacks")
             XCTAssertEqual(Int(r[r1]), s >= 16 && sets[s] == sets[s - 16] ? 1 : 0, "repeat flag one bar")
             XCTAssertEqual(Int(r[r1 + 1]), s >= 32 && sets[s] == sets[s - 32] ? 1 : 0, "repeat flag two bars")
         }
