@@ -42,7 +42,7 @@ def jaccard(a, b):
 
 def side(paths):
     s = dict(lag={1: [], 2: [], 4: [], 8: []}, patterns=[], fill=[], other=[], onsets=0, multi=0, vel=[],
-             cls=[0] * 9, grid=[0] * 9, hat_sd=[], drift=[])
+             cls=[0] * 9, grid=[0] * 9, cls_vel=[[] for _ in range(9)], hat_sd=[], drift=[])
     for p in paths:
         h = hits(p)
         ticks = [t for t, _, _ in h]
@@ -57,6 +57,7 @@ def side(paths):
                 continue
             c = CLASS[n]
             s['cls'][c] += 1
+            s['cls_vel'][c].append(v)
             r = t % SIX
             s['grid'][c] += min(r, SIX - r) <= 15
             q = (t + SIX // 2) // SIX          # nearest sixteenth from the file's start
@@ -112,6 +113,7 @@ def figures(s):
                hihat_velocity_spread=mean(s['hat_sd']), loudness_drift=mean(s['drift']))
     names = ["kick", "snare", "closed hi-hat", "open hi-hat", "low tom", "mid tom", "high tom", "crash", "ride"]
     out['grid16_share_by_class'] = {names[c]: (s['grid'][c] / s['cls'][c] if s['cls'][c] else None) for c in range(9)}
+    out['velocity_mean_by_class'] = {names[c]: mean(s['cls_vel'][c]) for c in range(9)}
     return out
 
 

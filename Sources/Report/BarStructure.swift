@@ -23,6 +23,8 @@
 // - Mean velocity and soft-hit share (velocity below 50) over every hit; every file.
 // - Grid share per drum class: the hits of that class within the grid tolerance of a
 //   sixteenth line, over the hits of that class; every file with bar positions.
+// - Mean velocity per drum class: the mean velocity of the hits of that class; every file
+//   with velocities.
 // - Touch within a bar (no target; what a bar classifier tells models apart by): hi-hat
 //   velocity spread, the mean over bars with 4 or more closed hi-hat hits of the standard
 //   deviation (population) of their velocities; loudness drift, the mean over files with 4
@@ -58,6 +60,9 @@ public struct BarStructureSums: Equatable, Sendable {
     /// Per drum class: hits with a bar position, and those on the 16th grid.
     public var classHits = [Int](repeating: 0, count: DrumClasses.count)
     public var classOnGrid = [Int](repeating: 0, count: DrumClasses.count)
+    /// Per drum class: hits with a velocity, and the sum of those velocities.
+    public var classVelocityHits = [Int](repeating: 0, count: DrumClasses.count)
+    public var classVelocitySum = [Int](repeating: 0, count: DrumClasses.count)
     /// Bars with 4+ closed hi-hat hits and the sum of their velocity standard deviations;
     /// files with 4+ bars of 4+ hits and the sum of the standard deviations of those bars' means.
     public var hatBars = 0
@@ -106,6 +111,8 @@ public struct BarStructureSums: Equatable, Sendable {
         for c in classHits.indices {
             classHits[c] += o.classHits[c]
             classOnGrid[c] += o.classOnGrid[c]
+            classVelocityHits[c] += o.classVelocityHits[c]
+            classVelocitySum[c] += o.classVelocitySum[c]
         }
         hatBars += o.hatBars
         hatSpreadSum += o.hatSpreadSum
@@ -124,6 +131,9 @@ public struct BarStructureSums: Equatable, Sendable {
     public var velocityMean: Double? { velocityHits > 0 ? Double(velocitySum) / Double(velocityHits) : nil }
     public var softShare: Double? { velocityHits > 0 ? Double(softHits) / Double(velocityHits) : nil }
     public func gridShare(drumClass c: Int) -> Double? { classHits[c] > 0 ? Double(classOnGrid[c]) / Double(classHits[c]) : nil }
+    public func velocityMean(drumClass c: Int) -> Double? {
+        classVelocityHits[c] > 0 ? Double(classVelocitySum[c]) / Double(classVelocityHits[c]) : nil
+    }
     public var hatVelocitySpread: Double? { hatBars > 0 ? hatSpreadSum / Double(hatBars) : nil }
     public var loudnessDrift: Double? { driftFiles > 0 ? driftSum / Double(driftFiles) : nil }
 
@@ -240,6 +250,11 @@ public enum BarStructure {
             out.velocityHits = v.count
             out.velocitySum = v.reduce(0, +)
             out.softHits = v.lazy.filter { $0 < 50 }.count
+            for (note, velocity) in zip(t.notes, v) {
+                guard let c = DrumClasses.of(note: note) else { continue }
+                out.classVelocityHits[c] += 1
+                out.classVelocitySum[c] += velocity
+            }
         }
         if let slots = t.bars {
             for (slot, note) in zip(slots, t.notes) {

@@ -302,11 +302,17 @@ extension StatsResult {
                 ratio(g.hatVelocitySpread, r.hatVelocitySpread)),
             row("loudness drift (s.d. of bar means)", f2(g.loudnessDrift), f2(r.loudnessDrift), ratio(g.loudnessDrift, r.loudnessDrift)),
         ]
-        for c in 0..<DrumClasses.count where g.classHits[c] + r.classHits[c] > 0 {
-            rows.append(row(c == 0 ? "on 16th grid, by class: \(DrumClasses.names[c])" : "  \(DrumClasses.names[c])",
-                            f3(g.gridShare(drumClass: c)), f3(r.gridShare(drumClass: c)),
-                            ratio(g.gridShare(drumClass: c), r.gridShare(drumClass: c))))
+        /// One row per class measured on either side, the first naming the figure.
+        func byClass(_ figure: String, measured: (Int) -> Bool, _ value: (BarStructureSums, Int) -> Double?,
+                     _ format: (Double?) -> String) {
+            for (i, c) in (0..<DrumClasses.count).filter(measured).enumerated() {
+                rows.append(row(i == 0 ? "\(figure), by class: \(DrumClasses.names[c])" : "  \(DrumClasses.names[c])",
+                                format(value(g, c)), format(value(r, c)), ratio(value(g, c), value(r, c))))
+            }
         }
+        byClass("mean velocity", measured: { g.classVelocityHits[$0] + r.classVelocityHits[$0] > 0 },
+                { $0.velocityMean(drumClass: $1) }, f2)
+        byClass("on 16th grid", measured: { g.classHits[$0] + r.classHits[$0] > 0 }, { $0.gridShare(drumClass: $1) }, f3)
         return rows
     }
 

@@ -273,6 +273,9 @@ public struct StatsRun: Sendable {
         var byClass: [String: JSONValue] = [:]
         for c in 0..<DrumClasses.count { byClass[DrumClasses.names[c]] = p { $0.gridShare(drumClass: c) } }
         out["grid16_share_by_class"] = .object(byClass)
+        var velocityByClass: [String: JSONValue] = [:]
+        for c in 0..<DrumClasses.count { velocityByClass[DrumClasses.names[c]] = p { $0.velocityMean(drumClass: c) } }
+        out["velocity_mean_by_class"] = .object(velocityByClass)
         return .object(out)
     }
 
