@@ -180,3 +180,57 @@ public enum ModelEvaluation {
         return Metrics.evaluate(weights: model.weights, events: events)
     }
 }
+
+/// A grid model's velocity for one drum class, teacher-forced over a class matrix: the mean of
+/// its predicted velocity (the bins' midpoints weighted by the softmax) over the steps the data
+/// hits the class, against the mean midpoint of the data's bins there. Equal means the model
+/// predicts the class's loudness right when it reads the data; a sampled file louder than
+/// the data then gets louder from its own draws.
+public struct VelocityCalibration: Codable, Equatable, Sendable {
+    public var drumClass: String
+    public var hits: Int
+    public var predicted: Double
+    public var data: Double
+
+    enum CodingKeys: String, CodingKey {
+        case drumClass = "class", hits, predicted, data
+    }
+}
+
+extension ModelEvaluation {
+    /// Per drum class with hits (VelocityCalibration), over `events` (a grid class matrix, rows
+    /// of the model's input groups) run from zero state as `evaluate` runs them.
+    public static func velocityCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32]) -> [VelocityCalibration] {
+        let C = GridGroup.classCount, k = weights.shape.inputGroups.count, V = grid.velocityBins
+        let rows = events.count / k
+        let mids = grid.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
+        let columns = weights.shape.parameters.head.outputColumns
+        let lstm = LSTMInference(weights: weights)
+        var predicted = [Double](repeating: 0, count: C), data = predicted, hits = [Int](repeating: 0, count: C)
+        for r in 0..<max(0, rows - 1) {
+            for g in 0..<k { lstm.input[g] = events[r * k + g] }
+            lstm.step()
+            let y = lstm.logits()
+            for c in 0..<C {
+                let bin = Int(events[(r + 1) * k + 1 + c])
+                guard bin < V else { continue }  // not hit (or the start of the next file)
+                let cols = columns[1 + c]
+                var top = -Double.infinity
+                for j in cols { top = max(top, Double(y[j])) }
+                var total = 0.0, weighted = 0.0
+                for (b, j) in cols.enumerated() {
+                    let w = exp(Double(y[j]) - top)
+                    total += w
+                    weighted += w * mids[b]
+                }
+                predicted[c] += weighted / total
+                data[c] += mids[bin]
+                hits[c] += 1
+            }
+        }
+        return (0..<C).filter { hits[$0] > 0 }.map { c in
+            VelocityCalibration(drumClass: GridGroup.classNames[c], hits: hits[c],
+                                predicted: predicted[c] / Double(hits[c]), data: data[c] / Double(hits[c]))
+        }
+    }
+}

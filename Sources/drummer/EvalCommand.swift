@@ -16,7 +16,10 @@ struct EvalCommand: ParsableCommand {
             zero state over the whole sequence. Prints the predictions made, the mean loss (negative \
             log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy; \
             for a model with the velocity group also its loss and accuracy, and the loss over every \
-            output group (loss_all).
+            output group (loss_all). A grid model prints its loss per 16th step, the hit set's loss and \
+            accuracy, and per drum class the mean velocity it predicts against the data's (both as \
+            the velocity bins' midpoints; --json: velocity_by_class): a model that predicts the \
+            loudness right here but samples louder files drifts on its own draws.
             """)
 
     @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
@@ -47,16 +50,21 @@ struct EvalCommand: ParsableCommand {
         let m = try EvaluatedModel.load(path: model)
         let events = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize)
         let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)
+        let calibration = m.groups.grid.map { ModelEvaluation.velocityCalibration(weights: m.weights, grid: $0, events: events) }
         if json {
-            FileHandle.standardOutput.write(try JSONOutput.encode(metrics))
+            FileHandle.standardOutput.write(try JSONOutput.encode(EvalJSON(metrics: metrics, velocityByClass: calibration)))
         } else {
-            if m.groups.grid != nil {
+            if let calibration {
                 print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")
                 print("data \(data)")
                 print("predictions \(metrics.events) (16th-note steps)")
                 print(String(format: "loss %.6f nats per step (hit set + velocity and offset of each hit)", metrics.loss))
                 print(String(format: "loss_hits %.6f", metrics.lossNote))
                 print(String(format: "accuracy_hits %.4f", metrics.accuracyNote))
+                print("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits")
+                for v in calibration {
+                    print("  \(v.drumClass) " + String(format: "%.1f / %.1f, %d", v.predicted, v.data, v.hits))
+                }
                 return
             }
             print("model \(model): \(m.vocabulary.notes) notes, \(m.vocabulary.ticks) ticks, hidden size \(m.weights.shape.hidden)")
@@ -83,9 +91,30 @@ enum EvalInput {
             guard ppq == nil, quantize == nil else {
                 throw ValidationError("--ppq and --quantize apply to a MIDI file; a dataset was converted with its own settings")
             }
+            // A grid model finds a split's files in the dataset's manifest.json: DIR/validation is
+            // read as DIR's validation split.
+            let parent = (path as NSString).deletingLastPathComponent
+            if model.groups.grid != nil, (path as NSString).lastPathComponent == "validation",
+               FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
+                return try ModelEvaluation.events(of: try TrainingData.load(path: parent), validation: true, for: model)
+            }
             let data = try TrainingData.load(path: path)
             return try ModelEvaluation.events(of: data, for: model)
         }
         return try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize)
+    }
+}
+
+/// `eval --json`: the metrics' keys, and for a grid model `velocity_by_class`.
+struct EvalJSON: Encodable {
+    let metrics: Metrics
+    let velocityByClass: [VelocityCalibration]?
+
+    enum CodingKeys: String, CodingKey { case velocityByClass = "velocity_by_class" }
+
+    func encode(to encoder: Encoder) throws {
+        try metrics.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(velocityByClass, forKey: .velocityByClass)
     }
 }

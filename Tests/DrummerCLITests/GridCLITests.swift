@@ -119,6 +119,26 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("model \(model): grid layout, hidden size 8"), r.stdout)
         XCTAssertTrue(r.stdout.contains("nats per step (hit set + velocity and offset of each hit)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits\n  kick "),
+                      r.stdout)
+        // A dataset's validation split (DIR/validation) is read through DIR's manifest; --json adds velocity_by_class.
+        let split = root.appendingPathComponent("split")
+        r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", split.path,
+                         "--quantize", "30", "--onset-order", "note", "--validation-fraction", "0.3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["eval", model, "--data", split.appendingPathComponent("validation").path, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let evaluated = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertNotNil(evaluated["loss"], r.stdout)
+        let byClass = try XCTUnwrap(evaluated["velocity_by_class"] as? [[String: Any]], r.stdout)
+        XCTAssertFalse(byClass.isEmpty)
+        for v in byClass {
+            XCTAssertTrue(GridGroupNames.all.contains(v["class"] as? String ?? ""), "\(v)")
+            XCTAssertGreaterThan(v["hits"] as? Int ?? 0, 0)
+            for key in ["predicted", "data"] {
+                XCTAssertTrue((1.0...127.0).contains((v[key] as? NSNumber)?.doubleValue ?? 0), "\(key) \(v)")
+            }
+        }
         let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1")
         r = try CLI.run(["eval", model, "--data", src.appendingPathComponent("session1/103_funk_95_fill_4-4.mid").path])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -218,4 +238,9 @@ final class GridCLITests: XCTestCase {
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--layout original"), r.stderr)
     }
+}
+
+/// The grid's class names as model.json and `eval` write them.
+enum GridGroupNames {
+    static let all = ["kick", "snare", "hihat_closed", "hihat_open", "tom_low", "tom_mid", "tom_high", "crash", "ride"]
 }

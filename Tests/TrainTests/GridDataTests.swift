@@ -7,6 +7,7 @@ import Foundation
 import MIDIParse
 import XCTest
 @testable import Train
+import TrainRun
 
 final class GridDataTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -122,6 +123,42 @@ final class GridDataTests: XCTestCase {
         }
         // Some steps repeat the bar before: the flags are not all zero.
         XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + r1] == 1 })
+    }
+
+    /// `drummer eval`'s velocity by class: with a class's velocity logits all equal the model
+    /// predicts the mean of the bins' midpoints; with one bin's bias far above the others, that
+    /// bin's midpoint; the data's side is the mean midpoint of the bins the rows hold.
+    func testVelocityCalibrationFollowsTheDefinition() throws {
+        let data = try converted()
+        let group = try data.gridGroup()
+        let (events, _) = try data.gridClasses(validation: false, group: group)
+        let shape = ModelGroups(vocabulary: data.vocabulary, grid: group).shape(hidden: 4, layers: 1)
+        var rng = SeededRNG(seed: 3)
+        var w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
+        let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth, H = shape.hidden
+        for c in 0..<9 {
+            for j in columns[1 + c] { for r in 0...H { w.wy[r * cols + j] = 0 } }
+        }
+        w.wy[H * cols + columns[2].lowerBound + 2] = 60  // the snare's bin 2, far above its others
+        let mids = group.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
+        let k = shape.inputGroups.count, V = group.velocityBins
+        var sums = [Double](repeating: 0, count: 9), counts = [Int](repeating: 0, count: 9)
+        for r in 1..<(events.count / k) {
+            for c in 0..<9 where events[r * k + 1 + c] < V {
+                sums[c] += mids[Int(events[r * k + 1 + c])]
+                counts[c] += 1
+            }
+        }
+        let got = ModelEvaluation.velocityCalibration(weights: w, grid: group, events: events)
+        XCTAssertEqual(got.map(\.drumClass), (0..<9).filter { counts[$0] > 0 }.map { GridGroup.classNames[$0] })
+        XCTAssertTrue(got.contains { $0.drumClass == "kick" } && got.contains { $0.drumClass == "snare" })
+        for v in got {
+            let c = try XCTUnwrap(GridGroup.classNames.firstIndex(of: v.drumClass))
+            XCTAssertEqual(v.hits, counts[c], v.drumClass)
+            XCTAssertEqual(v.data, sums[c] / Double(counts[c]), accuracy: 1e-9, v.drumClass)
+            let expected = c == 1 ? mids[2] : mids.reduce(0, +) / Double(mids.count)
+            XCTAssertEqual(v.predicted, expected, accuracy: 1e-6, v.drumClass)
+        }
     }
 
     /// The grid's targets: the next row's same-named inputs, masked where a class is not hit.
