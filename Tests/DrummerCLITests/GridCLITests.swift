@@ -147,26 +147,35 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 files only: hit 0 lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
     }
 
+    /// Trains 2 steps in `dir` with `--grid-lookback lookback`, checks that resuming with `other`
+    /// is refused and without it runs a step more, exports that checkpoint; returns the training's
+    /// output, model.json's groups and the model directory.
+    func trainResumeExport(_ dir: String, lookback: String, other: String) throws -> (trained: String, groups: [String: Any], model: String) {
+        var r = try train(dir, ["--steps", "2", "--grid-lookback", lookback])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let trained = r.stdout
+        let ckpt = root.appendingPathComponent("\(dir)/ckpt-2.h5").path
+        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3", "--grid-lookback", other])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
+        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let model = root.appendingPathComponent("m-\(dir)").path
+        r = try CLI.run(["export", root.appendingPathComponent("\(dir)/ckpt-3.h5").path, "-o", model])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        return (trained, try XCTUnwrap(json["groups"] as? [String: Any]), model)
+    }
+
     /// The first grid models' lookback (one 513-way group per bar back) still trains, resumes,
     /// exports (model.json without the key, as those models have it) and samples.
     func testHitSetLookback() throws {
-        var r = try train("h", ["--steps", "2", "--grid-lookback", "hit-sets"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains(", lookback_1 513, lookback_2 513, repeat_1 2"), r.stdout)
-        r = try CLI.run(["train", "--resume", root.appendingPathComponent("h/ckpt-2.h5").path, "--steps", "3", "--grid-lookback", "classes"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
-        r = try CLI.run(["train", "--resume", root.appendingPathComponent("h/ckpt-2.h5").path, "--steps", "3"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let model = root.appendingPathComponent("m-h").path
-        r = try CLI.run(["export", root.appendingPathComponent("h/ckpt-3.h5").path, "-o", model])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
-        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        let (trained, groups, model) = try trainResumeExport("h", lookback: "hit-sets", other: "classes")
+        XCTAssertTrue(trained.contains(", lookback_1 513, lookback_2 513, repeat_1 2"), trained)
         XCTAssertNil((groups["grid"] as? [String: Any])?["lookback"], "hit sets: no key, as in the first grid models")
         XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
                        [513, 513])
-        r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("h.mid").path])
+        var r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("h.mid").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         r = try CLI.run(["train", "--data", data.path, "--grid-lookback", "classes", "--steps", "1",
                          "--checkpoint-dir", root.appendingPathComponent("x").path])
@@ -177,19 +186,7 @@ final class GridCLITests: XCTestCase {
     /// The lookback that carries the velocity bins of the bars back: its groups (V + 2 per
     /// class and bar back), kept on resume and in model.json and the checkpoint, and sampled.
     func testVelocityLookback() throws {
-        var r = try train("v", ["--steps", "2", "--grid-lookback", "velocities"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let trained = r.stdout
-        r = try CLI.run(["train", "--resume", root.appendingPathComponent("v/ckpt-2.h5").path, "--steps", "3", "--grid-lookback", "classes"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
-        r = try CLI.run(["train", "--resume", root.appendingPathComponent("v/ckpt-2.h5").path, "--steps", "3"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let model = root.appendingPathComponent("m-v").path
-        r = try CLI.run(["export", root.appendingPathComponent("v/ckpt-3.h5").path, "-o", model])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
-        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        let (trained, groups, model) = try trainResumeExport("v", lookback: "velocities", other: "classes")
         let grid = try XCTUnwrap(groups["grid"] as? [String: Any])
         XCTAssertEqual(grid["lookback"] as? String, "velocities")
         let bins = try XCTUnwrap((grid["velocity"] as? [String: Any])?["bins"] as? [Any]).count
@@ -198,7 +195,7 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
                        [Int?](repeating: bins + 2, count: 18))
         XCTAssertTrue(trained.contains(", lookback_1_kick \(bins + 2), "), trained)
-        r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("v.mid").path])
+        let r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("v.mid").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("100 notes"), r.stdout)
     }
