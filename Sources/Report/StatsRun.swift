@@ -270,12 +270,12 @@ public struct StatsRun: Sendable {
             "loudness_drift": p(\.loudnessDrift),
         ]
         for lag in BarStructureSums.lags { out["bar_similarity_lag\(lag)"] = p { $0.similarity(lag: lag) } }
-        var byClass: [String: JSONValue] = [:]
-        for c in 0..<DrumClasses.count { byClass[DrumClasses.names[c]] = p { $0.gridShare(drumClass: c) } }
-        out["grid16_share_by_class"] = .object(byClass)
-        var velocityByClass: [String: JSONValue] = [:]
-        for c in 0..<DrumClasses.count { velocityByClass[DrumClasses.names[c]] = p { $0.velocityMean(drumClass: c) } }
-        out["velocity_mean_by_class"] = .object(velocityByClass)
+        /// {class name: pair} for a figure per drum class.
+        func byClass(_ f: (BarStructureSums, Int) -> Double?) -> JSONValue {
+            .object(Dictionary(uniqueKeysWithValues: (0..<DrumClasses.count).map { c in (DrumClasses.names[c], p { f($0, c) }) }))
+        }
+        out["grid16_share_by_class"] = byClass { $0.gridShare(drumClass: $1) }
+        out["velocity_mean_by_class"] = byClass { $0.velocityMean(drumClass: $1) }
         return .object(out)
     }
 

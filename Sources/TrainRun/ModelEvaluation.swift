@@ -206,6 +206,8 @@ extension ModelEvaluation {
         let mids = grid.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
         let columns = weights.shape.parameters.head.outputColumns
         let lstm = LSTMInference(weights: weights)
+        let probs = UnsafeMutableBufferPointer<Float>.allocate(capacity: V)
+        defer { probs.deallocate() }
         var predicted = [Double](repeating: 0, count: C), data = predicted, hits = [Int](repeating: 0, count: C)
         for r in 0..<max(0, rows - 1) {
             for g in 0..<k { lstm.input[g] = events[r * k + g] }
@@ -214,14 +216,12 @@ extension ModelEvaluation {
             for c in 0..<C {
                 let bin = Int(events[(r + 1) * k + 1 + c])
                 guard bin < V else { continue }  // not hit (or the start of the next file)
-                let cols = columns[1 + c]
-                var top = -Double.infinity
-                for j in cols { top = max(top, Double(y[j])) }
+                Softmax.probabilities(UnsafeBufferPointer(rebasing: y[columns[1 + c]]), into: probs)
+                // Over Σp in double, so that float rounding of the probabilities does not scale the mean.
                 var total = 0.0, weighted = 0.0
-                for (b, j) in cols.enumerated() {
-                    let w = exp(Double(y[j]) - top)
-                    total += w
-                    weighted += w * mids[b]
+                for b in 0..<V {
+                    total += Double(probs[b])
+                    weighted += Double(probs[b]) * mids[b]
                 }
                 predicted[c] += weighted / total
                 data[c] += mids[bin]
