@@ -15,7 +15,8 @@ public enum SafeTensorsImport {
                                    ? "cannot read: \(ErrorText.describe(error))" : "no such file")
         }
         let model = try TorchModel.decode(data, path: file)
-        try ModelDirectory.write(weights: model.weights, groups: model.groups, to: dir, metadata: model.metadata)
+        try ModelDirectory.write(weights: model.weights, groups: model.groups, to: dir, metadata: model.metadata,
+                                  temperatures: model.temperatures)
         return model.weights.shape
     }
 

@@ -107,15 +107,18 @@ public enum TorchModel {
     public static let formatName = "drummer-model"
 
     /// The safetensors bytes of a model (its model.json in the metadata).
-    public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], path: String) throws -> Data {
-        let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, path: path)
+    public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String],
+                              temperatures: [String: Float] = [:], path: String) throws -> Data {
+        let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: path)
         return try SafeTensors.encode(tensors(weights), metadata: ["format": formatName, "model_json": manifest])
     }
 
     /// A model from safetensors bytes: its weights, groups and model.json metadata. The
     /// model.json in the metadata gives the groups and sizes; its checksums, when present, must
     /// match the weights read.
-    public static func decode(_ data: Data, path: String) throws -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String]) {
+    public static func decode(_ data: Data, path: String) throws
+        -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], temperatures: [String: Float])
+    {
         let (tensors, meta) = try SafeTensors.decode(data, path: path)
         guard let text = meta["model_json"] else {
             throw SafeTensorsError(path, "__metadata__ has no \"model_json\" (the model.json of a drummer model: vocabulary, groups, sizes; "
@@ -125,7 +128,8 @@ public enum TorchModel {
         let (groups, shape) = try manifest.validated(file: path + ": __metadata__.model_json")
         let weights = try weights(tensors, shape: shape, path: path)
         if let sums = manifest.sha256 {
-            let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: manifest.metadata ?? [:], path: path)
+            let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: manifest.metadata ?? [:],
+                                                  temperatures: manifest.sampling?.temperatures ?? [:], path: path)
             for (name, bytes) in files where name != ModelDirectory.manifestFile {
                 if let expected = sums[name], expected.lowercased() != SHA256.hex(bytes) {
                     throw SafeTensorsError(path, "the weights of \(name) do not match the SHA-256 model_json records for it "
@@ -133,6 +137,6 @@ public enum TorchModel {
                 }
             }
         }
-        return (weights, groups, manifest.metadata ?? [:])
+        return (weights, groups, manifest.metadata ?? [:], manifest.sampling?.temperatures ?? [:])
     }
 }

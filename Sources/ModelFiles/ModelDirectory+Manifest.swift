@@ -22,12 +22,16 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var groups: GroupsManifest?
     /// The LSTM layers, one entry each (format version 3; absent: one layer, Wx.bin).
     public var layers: [LayerManifest]?
+    /// How the model is meant to be sampled (absent: every group at temperature 1). Readers that
+    /// do not know the key sample at 1, so it needs no new format version.
+    public var sampling: SamplingManifest?
 
     public init(format: String?, formatVersion: Int?, ixToNote: [Int], ixToTick: [Int], hiddenSize: Int,
                 wxShape: [Int]?, wyShape: [Int]?, gateOrder: [String]?, dtype: String?,
                 sha256: [String: String]?, metadata: [String: String]?, groups: GroupsManifest? = nil,
-                layers: [LayerManifest]? = nil) {
+                layers: [LayerManifest]? = nil, sampling: SamplingManifest? = nil) {
         self.groups = groups
+        self.sampling = sampling
         self.layers = layers
         self.format = format
         self.formatVersion = formatVersion
@@ -51,7 +55,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         case wxShape = "Wx_shape"
         case wyShape = "Wy_shape"
         case gateOrder = "gate_order"
-        case dtype, sha256, metadata, groups, layers
+        case dtype, sha256, metadata, groups, layers, sampling
     }
 
     /// Decodes model.json. Errors name the key, the expected type and the value found
@@ -80,7 +84,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
             sha256: try r.stringMap(CodingKeys.sha256.rawValue),
             metadata: try r.stringMap(CodingKeys.metadata.rawValue),
             groups: try object[CodingKeys.groups.rawValue].flatMap { $0 == .null ? nil : try GroupsManifest.read($0, file: file) },
-            layers: try LayerManifest.read(object[CodingKeys.layers.rawValue], file: file))
+            layers: try LayerManifest.read(object[CodingKeys.layers.rawValue], file: file),
+            sampling: try SamplingManifest.read(object[CodingKeys.sampling.rawValue], file: file))
     }
 
     /// Largest hidden size accepted, so a bad manifest cannot request a huge read.
@@ -139,7 +144,54 @@ public struct ModelManifest: Codable, Equatable, Sendable {
                 throw bad("dtype is \"\(d)\", only little-endian float32 is supported")
             }
         }
+        if let t = sampling?.temperature {
+            do { try TemperatureSetting(groups: t.mapValues(Float.init)).check(for: modelGroups, option: "sampling.temperature") } catch {
+                throw bad(error.description)
+            }
+        }
         return (modelGroups, shape)
+    }
+}
+
+/// model.json's "sampling": the temperatures the model was chosen at, by output group
+/// ({"temperature": {"velocity": 1.2}}); groups not listed sample at 1.
+public struct SamplingManifest: Codable, Equatable, Sendable {
+    public var temperature: [String: Double]?
+
+    public init(temperature: [String: Double]?) { self.temperature = temperature }
+
+    /// nil when `temperatures` holds nothing but 1s (a model sampled as it is needs no key).
+    public init?(temperatures: [String: Float]) {
+        let kept = temperatures.filter { $0.value != 1 }
+        guard !kept.isEmpty else { return nil }
+        // Through the shortest decimal text, so 1.2 is written 1.2 rather than 1.2000000476837158.
+        temperature = kept.mapValues { Double("\($0)") ?? Double($0) }
+    }
+
+    /// The temperatures by group, as the sampler takes them.
+    public var temperatures: [String: Float] { (temperature ?? [:]).mapValues(Float.init) }
+
+    static func read(_ value: JSONValue?, file: String) throws -> SamplingManifest? {
+        guard let value, value != .null else { return nil }
+        func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
+        guard case .object(let o) = value else { throw bad("sampling is \(value.described), expected an object") }
+        guard let t = o["temperature"], t != .null else { return SamplingManifest(temperature: nil) }
+        guard case .object(let entries) = t else {
+            throw bad("sampling.temperature is \(t.described), expected an object of numbers (\"velocity\": 1.2)")
+        }
+        var out: [String: Double] = [:]
+        for (name, item) in entries {
+            let number: Double? = switch item {
+            case .int(let i): Double(i)
+            case .double(let d): d
+            default: nil
+            }
+            guard let x = number, x.isFinite, x >= 0, x <= 100 else {
+                throw bad("sampling.temperature.\(name) is \(item.described), expected a number from 0 to 100")
+            }
+            out[name] = x
+        }
+        return SamplingManifest(temperature: out)
     }
 }
 

@@ -24,6 +24,9 @@ public struct LoadedModel: Sendable, Equatable {
     public let formatVersion: Int?
     /// True when the manifest listed checksums and both .bin files matched them.
     public let checksumsVerified: Bool
+    /// The temperatures by output group the model is sampled at by default (model.json's
+    /// "sampling"; empty: every group at 1).
+    public var temperatures: [String: Float] = [:]
 
     public var shape: ModelShape { weights.shape }
 }
@@ -49,9 +52,9 @@ public enum ModelDirectory {
     /// when it is empty or a model directory (holds model.json).
     public static func write(
         weights: LSTMWeights, groups: ModelGroups, to path: String,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:], temperatures: [String: Float] = [:]
     ) throws {
-        let files = try encode(weights: weights, groups: groups, metadata: metadata, path: path)
+        let files = try encode(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: path)
         try AtomicOutput.directory(at: path, kind: .model) { dir in try write(files, into: dir, path: path) }
     }
 
@@ -63,8 +66,10 @@ public enum ModelDirectory {
     }
 
     /// Checks and encodes the three files of a model directory (`path` names it in errors).
+    /// `temperatures` (by output group; 1s are left out) become model.json's "sampling".
     public static func encode(
-        weights: LSTMWeights, groups: ModelGroups, metadata: [String: String] = [:], path: String
+        weights: LSTMWeights, groups: ModelGroups, metadata: [String: String] = [:],
+        temperatures: [String: Float] = [:], path: String
     ) throws -> [(name: String, data: Data)] {
         let shape = weights.shape, vocabulary = groups.vocabulary
         guard groups.grid != nil || (shape.notes == vocabulary.notes && shape.ticks == vocabulary.ticks) else {
@@ -81,6 +86,9 @@ public enum ModelDirectory {
         do { try weights.checkFinite() } catch let e as WeightsError {
             throw ModelDirectoryError.weights(file: path, message: e.description)
         }
+        do { try TemperatureSetting(groups: temperatures).check(for: groups, option: "sampling temperature") } catch {
+            throw ModelDirectoryError.badManifest(file: manifestFile, message: error.description)
+        }
         let layout = shape.parameters
         let wx = weights.layerWx.map(littleEndianBytes)
         let wy = littleEndianBytes(weights.wy)
@@ -96,7 +104,8 @@ public enum ModelDirectory {
             hiddenSize: shape.hidden,
             wxShape: [shape.wxRows, shape.wxCols], wyShape: [shape.wyRows, shape.wyCols],
             gateOrder: ModelShape.gateOrder, dtype: dtype,
-            sha256: sums, metadata: metadata, groups: GroupsManifest(groups), layers: layers)
+            sha256: sums, metadata: metadata, groups: GroupsManifest(groups), layers: layers,
+            sampling: SamplingManifest(temperatures: temperatures))
         return wx.enumerated().map { (wxFile(layer: $0.offset), $0.element) } + [(wyFile, wy),
                 (manifestFile, try JSONOutput.encode(manifest))]
     }
@@ -174,7 +183,8 @@ public enum ModelDirectory {
         }
         return LoadedModel(weights: weights, groups: groups,
                            metadata: manifest.metadata ?? [:],
-                           formatVersion: manifest.formatVersion, checksumsVerified: verified)
+                           formatVersion: manifest.formatVersion, checksumsVerified: verified,
+                           temperatures: manifest.sampling?.temperatures ?? [:])
     }
 
     // MARK: - Bytes

@@ -212,7 +212,8 @@ extension GridSampler {
     /// hit sets given). A hit moves to its 16th's grid line plus the drawn offset; a second hit
     /// of its class in that 16th keeps its distance from the first. Hits of notes without a
     /// drum class keep their onset and velocity. Returns the hits in the beat's order.
-    func humanize(_ beat: [BeatHit], temperature: Float, initScale: Float, rng: inout SeededRNG) throws -> [BeatHit] {
+    func humanize(_ beat: [BeatHit], velocityTemperature: Float, offsetTemperature: Float, initScale: Float,
+                  rng: inout SeededRNG) throws -> [BeatHit] {
         guard !beat.isEmpty else { return [] }
         let T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
         let grid = try GridBeat(beat, group: group, reading: "humanizes")
@@ -229,9 +230,9 @@ extension GridSampler {
             while c0 < cells.count, cells[c0].step == s + 1 {
                 let h = cells[c0], c = h.drumClass
                 set |= 1 << c
-                velocity[c] = draw(group: 1 + c, temperature: temperature, p: 1, rng: &rng)
+                velocity[c] = draw(group: 1 + c, temperature: velocityTemperature, p: 1, rng: &rng)
                 // Offsets among the single-hit bins (the beat says how many hits there are).
-                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: temperature, p: 1,
+                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: offsetTemperature, p: 1,
                                uniform: coupled ? uOffset : rng.nextDouble())
                 offset[c] = group.offsetClass(bin: bin, double: h.double)
                 drawnVelocity[c0] = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())

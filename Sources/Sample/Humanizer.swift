@@ -24,6 +24,10 @@ public struct HumanizeOptions: Equatable, Sendable {
     public var window: Int
     /// Softmax temperature of the tick and velocity draws (1: the model's distribution).
     public var temperature: Float
+    /// The velocity draws' own temperature, and the timing draws' (tick, or a grid model's
+    /// offset) (nil: `temperature`).
+    public var velocityTemperature: Float?
+    public var timingTemperature: Float?
     /// h and c start uniform in ±initScale.
     public var initScale: Float
 
@@ -116,11 +120,14 @@ public final class Humanizer {
     public func humanize(_ beat: [BeatHit], options: HumanizeOptions = HumanizeOptions(),
                          rng: inout SeededRNG) throws -> [BeatHit] {
         guard options.window >= 0 else { throw HumanizeError.badOption("--window must not be negative, got \(options.window)") }
-        guard options.temperature.isFinite, options.temperature > 0 else {
-            throw HumanizeError.badOption("--temperature must be a positive number, got \(options.temperature)")
+        for t in [options.temperature, options.velocityTemperature, options.timingTemperature].compactMap({ $0 }) {
+            guard t.isFinite, t > 0 else { throw HumanizeError.badOption("--temperature must be a positive number, got \(t)") }
         }
+        let velocityT = options.velocityTemperature ?? options.temperature
+        let timingT = options.timingTemperature ?? options.temperature
         if let grid {
-            return try grid.humanize(beat, temperature: options.temperature, initScale: options.initScale, rng: &rng)
+            return try grid.humanize(beat, velocityTemperature: velocityT, offsetTemperature: timingT,
+                                     initScale: options.initScale, rng: &rng)
         }
         let index = VocabularyIndex(groups.vocabulary)
         let unknown = Set(beat.map(\.note).filter { index.note($0) == nil }).sorted()
@@ -147,10 +154,10 @@ public final class Humanizer {
                 let logits = lstm.logits()
                 let delta = drawDelta(logits, from: onset, to: hit.onset, window: options.window,
                                       sameOnsetAllowed: !struck.contains(hit.note),
-                                      temperature: options.temperature, ticks: ticks, rng: &rng)
+                                      temperature: timingT, ticks: ticks, rng: &rng)
                 if delta != 0 { struck.removeAll(keepingCapacity: true) }
                 onset += delta
-                velocityBin = drawFromLogits(logits, velocityColumns, temperature: options.temperature, rng: &rng)
+                velocityBin = drawFromLogits(logits, velocityColumns, temperature: velocityT, rng: &rng)
                 h.velocity = velocity.velocity(bin: velocityBin, uniform: rng.nextDouble())
                 // The hit's place in its bar moves with it (within its bar's length).
                 h.tickInBar = ((hit.tickInBar + onset - hit.onset) % hit.barTicks + hit.barTicks) % hit.barTicks

@@ -539,3 +539,15 @@ public final class Sampler {
         return out
     }
 }
+
+extension SamplingOptions {
+    /// Sets each group's temperature from `temperatures` (by output group name, as
+    /// `TemperatureSetting.resolved` gives them); groups not named keep `temperature`.
+    public mutating func set(_ temperatures: [String: Float]) {
+        noteTemperature = temperatures["note"]
+        tickTemperature = temperatures["tick"]
+        velocityTemperature = temperatures["velocity"]
+        hitsTemperature = temperatures["hits"]
+        offsetTemperature = temperatures["offset"]
+    }
+}

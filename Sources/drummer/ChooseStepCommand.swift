@@ -18,7 +18,7 @@ struct ChooseStepCommand: ParsableCommand {
         abstract: "Choose the checkpoint to export by issue 10's figures on files sampled from each.",
         discussion: """
             For each checkpoint ckpt-STEP.h5 of the directory (from --from to --to), samples --count \
-            files of -n hits at temperature 1 without a primer, seeds --seed, --seed + 1, … (the \
+            files of -n hits at temperature 1 (or --temperature) without a primer, seeds --seed, --seed + 1, … (the \
             files `drummer sample` writes with the same options), and measures them against \
             --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
             Prints one line per checkpoint and the choice; --export DIR exports the chosen \
@@ -62,6 +62,9 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
     var export: String?
 
+    @Option(parsing: .unconditional, help: "Sample at these temperatures (as sample --temperature: one number, or group=T pairs such as velocity=1.2; default 1); --export records them in model.json as the model's defaults.")
+    var temperature: String?
+
     func validate() throws {
         guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
         try StatsCommand.checkQuantize(quantize)
@@ -70,6 +73,7 @@ struct ChooseStepCommand: ParsableCommand {
         if let f = fromStep, f < 0 { throw ValidationError("--from must not be negative, got \(f)") }
         if let f = fromStep, let t = toStep, t < f { throw ValidationError("--to (\(t)) is before --from (\(f))") }
         if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
+        if let t = temperature { _ = try SampleCommand.setting(t) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("\(checkpointDir) is not a directory")
@@ -95,12 +99,17 @@ struct ChooseStepCommand: ParsableCommand {
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
+        let setting = try temperature.map(SampleCommand.setting) ?? TemperatureSetting()
+        var temperatures: [String: Float] = [:]
+        if temperature != nil { print("temperature: \(temperature!) (as sample --temperature)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(Self.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
-            let performances = try Self.sample(model, count: count, notes: notes, seed: seed)
+            do { try setting.check(for: model.groups) } catch { throw ValidationError(error.description) }
+            temperatures = setting.resolved(for: model.groups, defaults: [:])
+            let performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures)
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)
             rows.append(figures)
@@ -122,8 +131,9 @@ struct ChooseStepCommand: ParsableCommand {
             throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
         }
         if let export {
-            let s = try Exporter.export(checkpoint: rows[best].path, to: export)
-            print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)")
+            let s = try Exporter.export(checkpoint: rows[best].path, temperatures: temperatures, to: export)
+            print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
+                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(temperatures)) recorded in model.json"))
         }
     }
 
@@ -147,10 +157,12 @@ struct ChooseStepCommand: ParsableCommand {
 
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back
     /// as `drummer stats` reads them.
-    static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64) throws -> [DrumPerformance] {
+    static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64,
+                       temperatures: [String: Float] = [:]) throws -> [DrumPerformance] {
         let sampler = try Sampler(weights: model.weights, groups: model.groups)
         let meter = model.groups.defaultMeter
-        let options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
+        var options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
+        options.set(temperatures)
         let midi = DrumMIDIOptions(model: model.groups, meter: meter)
         return try (0..<count).map { k in
             var rng = SeededRNG(seed: seed &+ UInt64(k))

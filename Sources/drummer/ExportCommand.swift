@@ -44,7 +44,11 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "Also write a Swift source file with the sizes and lookup tables as constants (enum named after the file); - for standard output.")
     var swift: String?
 
+    @Option(parsing: .unconditional, help: "Sampling temperatures to record in model.json's sampling, the model's defaults for sample and humanize: one number for every output group or group=T pairs (hits=1,velocity=1.2); with a model directory as input, replaces the ones it carries (default: none, or the model directory's).")
+    var temperature: String?
+
     func validate() throws {
+        if let t = temperature { _ = try SampleCommand.setting(t) }
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
         guard destination != "" else { throw ValidationError("-o must name a directory") }
         if format != .model, swift != nil { throw ValidationError("--swift goes with --format model") }
@@ -66,7 +70,8 @@ struct ExportCommand: ParsableCommand {
            FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json")) {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
             let m = try ModelDirectory.load(path: checkpoint)
-            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata)
+            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
+                          temperatures: try temperatures(for: m.groups, defaults: m.temperatures))
             Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
             return
         }
@@ -78,12 +83,15 @@ struct ExportCommand: ParsableCommand {
         }
         if format != .model {
             let m = try Exporter.model(checkpoint: source)
-            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata)
+            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
+                          temperatures: try temperatures(for: m.groups, defaults: [:]))
             Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): \(format.rawValue), "
                         + Self.describe(m.weights.shape, format))
             return
         }
-        let s = try Exporter.export(checkpoint: source, to: destination, swiftFile: swift)
+        let model = try CheckpointReader.loadModel(path: source)
+        let s = try Exporter.export(model: model, temperatures: try temperatures(for: model.groups, defaults: [:]),
+                                    to: destination, swiftFile: swift)
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
@@ -96,13 +104,23 @@ struct ExportCommand: ParsableCommand {
         if let f = s.swiftFile { print("wrote \(f)") }
     }
 
+    /// The sampling temperatures to record: --temperature over `defaults`.
+    func temperatures(for groups: ModelGroups, defaults: [String: Float]) throws -> [String: Float] {
+        guard let temperature else { return defaults }
+        let setting = try SampleCommand.setting(temperature)
+        do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
+        return setting.resolved(for: groups, defaults: defaults)
+    }
+
     /// The safetensors or ONNX file of a model (written atomically).
-    func writeFile(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String]) throws {
+    func writeFile(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], temperatures: [String: Float]) throws {
         let data: Data
         switch format {
-        case .safetensors: data = try TorchModel.encode(weights: weights, groups: groups, metadata: metadata, path: destination)
+        case .safetensors:
+            data = try TorchModel.encode(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: destination)
         case .onnx:
-            let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, path: destination)
+            let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata,
+                                                 temperatures: temperatures, path: destination)
             data = try ONNXGraph.encode(weights: weights, groups: groups, modelJSON: manifest)
         case .model: preconditionFailure("a model directory is written by Exporter.export")
         }

@@ -35,8 +35,8 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How far a hit may move from its place, in ticks at the model's PPQ (default: a 32nd note).")
     var window: Int?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default 1).")
-    var temperature: Float = 1
+    @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")
+    var temperature: Float?
 
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
     var seed: UInt64?
@@ -50,7 +50,7 @@ struct HumanizeCommand: ParsableCommand {
     func validate() throws {
         if let w = window, w < 0 { throw ValidationError("--window must not be negative, got \(w)") }
         if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
-        guard temperature.isFinite, temperature > 0 else { throw ValidationError("--temperature must be a positive number, got \(temperature)") }
+        if let t = temperature, !(t.isFinite && t > 0) { throw ValidationError("--temperature must be a positive number, got \(t)") }
         if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
     }
 
@@ -79,8 +79,13 @@ struct HumanizeCommand: ParsableCommand {
         let s = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         var rng = SeededRNG(seed: s)
         let humanizer = try Humanizer(weights: loaded.weights, groups: loaded.groups)
-        let out = try humanizer.humanize(beat, options: HumanizeOptions(window: window ?? max(1, ppq / 8),
-                                                                        temperature: temperature), rng: &rng)
+        var options = HumanizeOptions(window: window ?? max(1, ppq / 8), temperature: temperature ?? 1)
+        if temperature == nil {
+            // The model's own sampling temperatures: velocity, and the timing group (offset or tick).
+            options.velocityTemperature = loaded.temperatures["velocity"]
+            options.timingTemperature = loaded.temperatures[loaded.groups.grid != nil ? "offset" : "tick"]
+        }
+        let out = try humanizer.humanize(beat, options: options, rng: &rng)
         var previous = 0
         // In onset order (a grid model may move a hit of one class past another's in its 16th).
         let ordered = out.enumerated().sorted { ($0.element.onset, $0.offset) < ($1.element.onset, $1.offset) }.map(\.element)

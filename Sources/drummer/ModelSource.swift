@@ -11,6 +11,8 @@ struct ModelSource {
     let groups: ModelGroups
     /// Which file the model came from, for status lines ("checkpoints/ckpt-4000.h5, the best …").
     let origin: String
+    /// The sampling temperatures a model directory carries (model.json "sampling"; a checkpoint: none).
+    var temperatures: [String: Float] = [:]
 
     var vocabulary: Vocabulary { groups.vocabulary }
 
@@ -29,7 +31,7 @@ struct ModelSource {
                 throw CheckpointChoiceError(description: "--step \(step) applies to a checkpoint directory; \(path) is a model directory")
             }
             let m = try ModelDirectory.load(path: path)
-            return ModelSource(weights: m.weights, groups: m.groups, origin: path)
+            return ModelSource(weights: m.weights, groups: m.groups, origin: path, temperatures: m.temperatures)
         }
         if exists {
             if let step {

@@ -27,9 +27,12 @@ struct SampleCommand: ParsableCommand {
             its training data was in). A model with the velocity \
             group draws each hit's velocity (a bin, then a value within it as in the training data); \
             --velocity N forces one velocity for every hit. --temperature T applies to every output group; \
-            --temperature note=0.9,tick=0.9 sets groups one by one (the others stay at 1), so that a \
-            safer rhythm keeps the model's touch. --top-p P draws each group from its most likely \
-            classes holding P of the probability.
+            --temperature note=0.9,tick=0.9 sets groups one by one (the others stay at the model's), so that a \
+            safer rhythm keeps the model's touch. A model directory may carry the temperatures it \
+            was chosen at (model.json "sampling", written by choose-step --temperature or export \
+            --temperature); they are the default, and --temperature 1 samples the model's own \
+            distribution. --top-p P draws each group from its most likely classes holding P of the \
+            probability.
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -60,33 +63,15 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0); 1 = the model's distribution, lower = safer, 0 = always the most likely (default 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
     @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, in (0, 1] (default 1: all).")
     var topP: Double?
 
-    /// --temperature parsed: one value for every group, and per group.
-    static func temperatures(_ text: String) throws -> (all: Float?, groups: [String: Float]) {
-        if let t = Float(text) {
-            guard t.isFinite, t >= 0 else { throw ValidationError("--temperature must be a finite number ≥ 0, got \(t)") }
-            return (t, [:])
-        }
-        var groups: [String: Float] = [:]
-        for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
-            guard parts.count == 2, let t = Float(parts[1]) else {
-                throw ValidationError("--temperature takes a number or group=T pairs (note=0.9,tick=0.9,velocity=1.0), got \"\(text)\"")
-            }
-            let name = String(parts[0])
-            guard ["note", "tick", "velocity", "hits", "offset"].contains(name) else {
-                throw ValidationError("--temperature names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)")
-            }
-            guard t.isFinite, t >= 0 else { throw ValidationError("--temperature \(name) must be a finite number ≥ 0, got \(t)") }
-            guard groups[name] == nil else { throw ValidationError("--temperature names \(name) twice") }
-            groups[name] = t
-        }
-        return (nil, groups)
+    /// --temperature parsed (its errors are usage errors).
+    static func setting(_ text: String) throws -> TemperatureSetting {
+        do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
     }
 
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
@@ -145,7 +130,7 @@ struct SampleCommand: ParsableCommand {
         }
         guard primerBars >= 1 else { throw ValidationError("--primer-bars must be at least 1, got \(primerBars)") }
         if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
-        if let t = temperature { _ = try Self.temperatures(t) }
+        if let t = temperature { _ = try Self.setting(t) }
         if let p = topP, !(p > 0 && p <= 1) { throw ValidationError("--top-p must be above 0 and at most 1, got \(p)") }
         if random, topP != nil { throw ValidationError("--random draws uniformly: --top-p has no effect with it") }
         guard initScale.isFinite, initScale >= 0 else {
@@ -274,19 +259,12 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
-        let parsed = try temperature.map(Self.temperatures) ?? (all: nil, groups: [:])
-        let temperatureGroups = loaded.groups.grid != nil ? ["hits", "velocity", "offset"]
-            : loaded.groups.velocity != nil ? ["note", "tick", "velocity"] : ["note", "tick"]
-        if let name = parsed.groups.keys.sorted().first(where: { !temperatureGroups.contains($0) }) {
-            throw ValidationError("--temperature names \(name), which this model does not predict (its temperature groups: \(temperatureGroups.joined(separator: ", ")))")
-        }
-        var options = SamplingOptions(temperature: parsed.all ?? 1, initScale: initScale,
+        let setting = try temperature.map(Self.setting) ?? TemperatureSetting()
+        do { try setting.check(for: loaded.groups) } catch { throw ValidationError(error.description) }
+        let temperatures = setting.resolved(for: loaded.groups, defaults: loaded.temperatures)
+        var options = SamplingOptions(temperature: 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
-        options.noteTemperature = parsed.groups["note"]
-        options.tickTemperature = parsed.groups["tick"]
-        options.velocityTemperature = parsed.groups["velocity"]
-        options.hitsTemperature = parsed.groups["hits"]
-        options.offsetTemperature = parsed.groups["offset"]
+        options.set(temperatures)
         options.topP = topP ?? 1
         options.noteOutput = rawNotes ? .raw : .generalMIDI
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
@@ -347,7 +325,8 @@ struct SampleCommand: ParsableCommand {
                 continue
             }
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
-            line += random ? ", uniform random" : ", temperature " + (temperature.flatMap { Float($0) == nil ? $0 : nil } ?? "\(options.temperature)")
+            line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
+                + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if let topP { line += ", top-p \(topP)" }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)

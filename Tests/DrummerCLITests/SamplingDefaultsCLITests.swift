@@ -1,0 +1,148 @@
+// A model's sampling temperatures (model.json "sampling"): written by `export --temperature`
+// and `choose-step --temperature --export`, the default of `sample` and `humanize`, overridden
+// by --temperature (one number: every group, the model's defaults ignored; pairs: the named
+// groups), carried through safetensors and back, and refused when wrong.
+import Foundation
+import XCTest
+
+final class SamplingDefaultsCLITests: XCTestCase {
+    var root: URL!
+    var checkpoint: String!
+
+    override func setUpWithError() throws {
+        root = try CLI.temporaryDirectory("sampling-defaults")
+        let data = root.appendingPathComponent("data").path
+        var r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", data,
+                             "--quantize", "30", "--onset-order", "note"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["train", "--layout", "grid", "--data", data, "--hidden", "8", "--unroll", "8", "--batch-size", "2",
+                         "--steps", "4", "--checkpoint-every", "2", "--eval-every", "2",
+                         "--checkpoint-dir", root.appendingPathComponent("ck").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        checkpoint = root.appendingPathComponent("ck/ckpt-4.h5").path
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+
+    func export(_ out: String, _ extra: [String] = []) throws {
+        let r = try CLI.run(["export", checkpoint, "-o", path(out)] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func manifest(_ model: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(model) + "/model.json"))) as? [String: Any])
+    }
+
+    /// The MIDI bytes `drummer sample MODEL --seed 5` writes with `extra`, and its status line.
+    func sample(_ model: String, _ extra: [String] = []) throws -> (midi: Data, status: String) {
+        let out = path("s-\(UUID().uuidString).mid")
+        let r = try CLI.run(["sample", model, "-n", "300", "--seed", "5", "-o", out] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (try Data(contentsOf: URL(fileURLWithPath: out)), r.stdout)
+    }
+
+    func testExportRecordsTheTemperaturesAndSampleDefaultsToThem() throws {
+        try export("plain")
+        try export("warm", ["--temperature", "velocity=1.3"])
+        XCTAssertNil(try manifest("plain")["sampling"], "no --temperature: no sampling key")
+        let sampling = try XCTUnwrap(try manifest("warm")["sampling"] as? [String: Any])
+        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.3], "groups at 1 are left out")
+        // Everything but model.json is the plain export's.
+        for file in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("plain/" + file))),
+                           try Data(contentsOf: URL(fileURLWithPath: path("warm/" + file))), file)
+        }
+
+        let byDefault = try sample(path("warm"))
+        XCTAssertEqual(byDefault.midi, try sample(checkpoint, ["--temperature", "velocity=1.3"]).midi,
+                       "the model's temperatures are the default")
+        XCTAssertNotEqual(byDefault.midi, try sample(path("plain")).midi, "velocity 1.3 draws other velocities than 1")
+        XCTAssertTrue(byDefault.status.contains("temperature hits=1.0,offset=1.0,velocity=1.3 (the model's)"), byDefault.status)
+        let one = try sample(path("warm"), ["--temperature", "1"])
+        XCTAssertEqual(one.midi, try sample(path("plain")).midi, "--temperature 1 is the model's own distribution")
+        XCTAssertTrue(one.status.contains("temperature 1.0"), one.status)
+        let pairs = try sample(path("warm"), ["--temperature", "hits=0.8"])
+        XCTAssertEqual(pairs.midi, try sample(checkpoint, ["--temperature", "hits=0.8,velocity=1.3"]).midi,
+                       "pairs set the named groups, the others keep the model's")
+        XCTAssertTrue(pairs.status.contains("(partly the model's)"), pairs.status)
+        XCTAssertEqual(try sample(path("warm"), ["--temperature", "velocity=1"]).midi, try sample(path("plain")).midi)
+
+        // Safetensors and back: the same model.json, byte for byte, sampling included.
+        var r = try CLI.run(["export", path("warm"), "--format", "safetensors", "-o", path("warm.safetensors")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", path("warm.safetensors"), "-o", path("back")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
+                       try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))))
+        // A model directory's temperatures replaced on the way to safetensors.
+        r = try CLI.run(["export", path("warm"), "--format", "safetensors", "--temperature", "velocity=1", "-o", path("cold.safetensors")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", path("cold.safetensors"), "-o", path("cold")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertNil(try manifest("cold")["sampling"])
+    }
+
+    /// humanize draws velocities and offsets at the model's temperatures unless --temperature.
+    func testHumanizeDefaultsToTheModelsTemperatures() throws {
+        try export("plain")
+        try export("warm", ["--temperature", "velocity=1.4,offset=1.4"])
+        let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
+        func humanize(_ model: String, _ extra: [String]) throws -> Data {
+            let out = path("h-\(UUID().uuidString).mid")
+            let r = try CLI.run(["humanize", beat, "--model", path(model), "--seed", "3", "-o", out] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try Data(contentsOf: URL(fileURLWithPath: out))
+        }
+        let warm = try humanize("warm", [])
+        XCTAssertEqual(warm, try humanize("plain", ["--temperature", "1.4"]))
+        XCTAssertNotEqual(warm, try humanize("plain", []))
+        XCTAssertEqual(try humanize("warm", ["--temperature", "1"]), try humanize("plain", []))
+    }
+
+    /// choose-step samples at --temperature and its --export records it.
+    func testChooseStepSamplesAtTheTemperatureAndRecordsIt() throws {
+        let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        func choose(_ extra: [String]) throws -> CLIResult {
+            try CLI.run(["choose-step", path("ck"), "--reference", reference, "--quantize", "30", "--count", "2", "-n", "200",
+                         "--closest"] + extra)
+        }
+        let plain = try choose([])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let warm = try choose(["--temperature", "velocity=1.5", "--export", path("chosen")])
+        XCTAssertEqual(warm.status, 0, warm.stderr)
+        XCTAssertTrue(warm.stdout.contains("temperature: velocity=1.5 (as sample --temperature)"), warm.stdout)
+        XCTAssertTrue(warm.stdout.contains("sampling temperature hits=1.0,offset=1.0,velocity=1.5 recorded in model.json"), warm.stdout)
+        // The figures are of files sampled at 1.5: the velocity column moves, the rest of each row's first columns do not.
+        func rows(_ s: String) -> [String] { s.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("2 ") || $0.hasPrefix("4 ") } }
+        XCTAssertEqual(rows(plain.stdout).count, 2, plain.stdout)
+        XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
+        let sampling = try XCTUnwrap(try manifest("chosen")["sampling"] as? [String: Any])
+        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.5])
+    }
+
+    func testWrongTemperaturesAreRefused() throws {
+        var r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "note=0.9"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset)"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
+        r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "velocity=-1"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--temperature velocity must be a finite number ≥ 0, got -1.0"), r.stderr)
+
+        try export("warm", ["--temperature", "velocity=1.3"])
+        let file = URL(fileURLWithPath: path("warm/model.json"))
+        let good = try String(contentsOf: file, encoding: .utf8)
+        for (bad, message) in [("\"velocity\" : 1.3", "sampling.temperature.velocity is \"x\" (a string), expected a number from 0 to 100"),
+                               ("\"velocity\" : 1.3", "sampling.temperature names note, which this model does not predict")] {
+            let replacement = message.contains("names note") ? "\"note\" : 1.3" : "\"velocity\" : \"x\""
+            XCTAssertTrue(good.contains(bad), good)
+            try good.replacingOccurrences(of: bad, with: replacement).write(to: file, atomically: true, encoding: .utf8)
+            r = try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")])
+            XCTAssertNotEqual(r.status, 0)
+            XCTAssertTrue(r.stderr.contains(path("warm/model.json") + ": " + message), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+        }
+    }
+}
