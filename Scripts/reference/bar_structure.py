@@ -8,7 +8,7 @@ Regenerate Tests/Fixtures/bar-structure/expected.json with:
   python3 Scripts/reference/bar_structure.py Tests/Fixtures/bar-structure/expected.json \
     --generated corpus/groove/drummer10/session1/*.mid --reference $(find corpus/groove/drummer4 -name '*.mid' | sort)
 """
-import argparse, json, statistics, sys
+import argparse, json, math, statistics, sys
 import mido
 
 # Magenta's 9 drum classes (note_seq DEFAULT_DRUM_TYPE_PITCHES with 22 and 26).
@@ -114,14 +114,25 @@ def figures(s):
     names = ["kick", "snare", "closed hi-hat", "open hi-hat", "low tom", "mid tom", "high tom", "crash", "ride"]
     out['grid16_share_by_class'] = {names[c]: (s['grid'][c] / s['cls'][c] if s['cls'][c] else None) for c in range(9)}
     out['velocity_mean_by_class'] = {names[c]: mean(s['cls_vel'][c]) for c in range(9)}
+    out['hit_share_by_class'] = {names[c]: (s['cls'][c] / sum(s['cls']) if sum(s['cls']) else None) for c in range(9)}
     return out
+
+
+def js_bits(a, b):
+    """Jensen-Shannon divergence in bits between two count vectors."""
+    p = [x / sum(a) for x in a]; q = [x / sum(b) for x in b]
+    kl = lambda u, v: sum(x * math.log2(x / y) for x, y in zip(u, v) if x > 0)
+    m = [(x + y) / 2 for x, y in zip(p, q)]
+    return (kl(p, m) + kl(q, m)) / 2
 
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser()
     ap.add_argument('out'); ap.add_argument('--generated', nargs='+', required=True); ap.add_argument('--reference', nargs='+', required=True)
     a = ap.parse_args()
+    g, r = side(a.generated), side(a.reference)
     result = dict(generated=a.generated, reference=a.reference,
-                  figures=dict(generated=figures(side(a.generated)), reference=figures(side(a.reference))))
+                  figures=dict(generated=figures(g), reference=figures(r)),
+                  class_mix_js_bits=js_bits(g['cls'], r['cls']))
     json.dump(result, open(a.out, 'w'), indent=1)
     json.dump(result['figures'], sys.stdout, indent=1)

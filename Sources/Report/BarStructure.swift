@@ -131,6 +131,11 @@ public struct BarStructureSums: Equatable, Sendable {
     public var velocityMean: Double? { velocityHits > 0 ? Double(velocitySum) / Double(velocityHits) : nil }
     public var softShare: Double? { velocityHits > 0 ? Double(softHits) / Double(velocityHits) : nil }
     public func gridShare(drumClass c: Int) -> Double? { classHits[c] > 0 ? Double(classOnGrid[c]) / Double(classHits[c]) : nil }
+    /// Class `c`'s share of the hits with a bar position (the class mix).
+    public func hitShare(drumClass c: Int) -> Double? {
+        let total = classHits.reduce(0, +)
+        return total > 0 ? Double(classHits[c]) / Double(total) : nil
+    }
     public func velocityMean(drumClass c: Int) -> Double? {
         classVelocityHits[c] > 0 ? Double(classVelocitySum[c]) / Double(classVelocityHits[c]) : nil
     }

@@ -260,6 +260,13 @@ extension StatsResult {
         ] + structureRows
     }
 
+    /// Jensen–Shannon divergence (bits) between the two sides' class mixes: how their hits with
+    /// a bar position divide among the 9 drum classes (nil when a side has none).
+    public var classMixJS: Double? {
+        Histogram.jensenShannonBits(Histogram(labels: [], counts: generated.structure.classHits),
+                                    Histogram(labels: [], counts: reference.structure.classHits))
+    }
+
     /// Issue 20's rows: bar structure, phrasing, touch, grid share per drum class.
     var structureRows: [StatsRow] {
         let g = generated.structure, r = reference.structure
@@ -310,6 +317,9 @@ extension StatsResult {
                                 format(value(g, c)), format(value(r, c)), ratio(value(g, c), value(r, c))))
             }
         }
+        rows.append(row("class mix (hits by drum class)", "", "",
+                        classMixJS.map { String(format: "JS %.4f bits", $0) } ?? "n/a"))
+        byClass("share of hits", measured: { g.classHits[$0] + r.classHits[$0] > 0 }, { $0.hitShare(drumClass: $1) }, pct)
         byClass("mean velocity", measured: { g.classVelocityHits[$0] + r.classVelocityHits[$0] > 0 },
                 { $0.velocityMean(drumClass: $1) }, f2)
         byClass("on 16th grid", measured: { g.classHits[$0] + r.classHits[$0] > 0 }, { $0.gridShare(drumClass: $1) }, f3)

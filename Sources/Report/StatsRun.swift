@@ -276,6 +276,8 @@ public struct StatsRun: Sendable {
         }
         out["grid16_share_by_class"] = byClass { $0.gridShare(drumClass: $1) }
         out["velocity_mean_by_class"] = byClass { $0.velocityMean(drumClass: $1) }
+        out["hit_share_by_class"] = byClass { $0.hitShare(drumClass: $1) }
+        out["class_mix_js_bits"] = result.classMixJS.map { .double($0) } ?? .null
         return .object(out)
     }
 

@@ -35,7 +35,10 @@ final class BarStructureCLITests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(compared, 2 * (13 + 9 + 9))
+        XCTAssertEqual(compared, 2 * (13 + 9 + 9 + 9))
+        // The class mix: the Jensen–Shannon divergence of the two sides' hits by class.
+        XCTAssertEqual(try XCTUnwrap(structure["class_mix_js_bits"] as? NSNumber).doubleValue,
+                       try XCTUnwrap(expected["class_mix_js_bits"] as? NSNumber).doubleValue, accuracy: 1e-9)
         // The terminal table carries the same figures with their targets.
         let text = try CLI.run(["stats"] + generated.map { CLI.repoRoot.appendingPathComponent($0).path }
                                + ["--reference", CLI.repoRoot.appendingPathComponent("corpus/groove/drummer4").path])
