@@ -82,7 +82,7 @@ public struct RunOptions: Sendable {
     public var layoutOriginal = false
     /// `--layout grid` (or `--recipe grid`): the 16th-note grid layout (GridGroup).
     public var layoutGrid = false
-    /// `--grid-lookback`: how a grid run reads the bars before (default: classes).
+    /// `--grid-lookback`: how a grid run reads the bars before (default: velocities, the shipped model's).
     public var gridLookback: GridLookback?
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?

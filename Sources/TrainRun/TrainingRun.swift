@@ -204,7 +204,7 @@ public final class TrainingRun {
         let lookback = options.lookback
             ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
         let groups = try options.layoutGrid
-            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .classes))
+            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .velocities))
             : options.layoutOriginal
             ? ModelGroups(vocabulary: data.vocabulary)
             : data.groups(position: options.position, velocity: options.velocity, lookback: lookback,

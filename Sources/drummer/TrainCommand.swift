@@ -155,7 +155,7 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity); grid trains on 16th-note steps of 4/4 files (each step one of the 512 sets of 9 drum classes, with velocity and micro-timing per hit, a lookback of one and two bars and the place in an 8-bar phrase), with --recipe grid unless told.")
     var layout: Layout?
 
-    @Option(name: .customLong("grid-lookback"), help: "With --layout grid: how the model reads the bars one and two back, as classes (per drum class, hit or not: few weights, shared by every pattern; default), velocities (per drum class, the velocity bin it was hit at, or not hit) or hit-sets (one of 513 per bar back, the first grid models').")
+    @Option(name: .customLong("grid-lookback"), help: "With --layout grid: how the model reads the bars one and two back, as velocities (per drum class, the velocity bin it was hit at, or not hit: the pattern and its touch; default, the shipped model's), classes (per drum class, hit or not: few weights, shared by every pattern) or hit-sets (one of 513 per bar back, the first grid models').")
     var gridLookback: GridLookback?
 
     @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")

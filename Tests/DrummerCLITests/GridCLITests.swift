@@ -57,9 +57,11 @@ final class GridCLITests: XCTestCase {
         let coupling = try XCTUnwrap(grid["offset_coupling"] as? Double)
         XCTAssertTrue(coupling >= 0 && coupling <= 1, "\(coupling)")
         XCTAssertEqual((groups["outputs"] as? [[String: Any]])?.first?["name"] as? String, "hits")
-        XCTAssertEqual(grid["lookback"] as? String, "classes", "new runs read the bars back per class")
+        XCTAssertEqual(grid["lookback"] as? String, "velocities", "new runs read the bars back per class with their velocity bins")
         let inputs = try XCTUnwrap(groups["inputs"] as? [[String: Any]])
-        XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int }, [Int?](repeating: 3, count: 18))
+        let velocityBins = try XCTUnwrap((grid["velocity"] as? [String: Any])?["bins"] as? [Any]).count
+        XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
+                       [Int?](repeating: velocityBins + 2, count: 18), "each class's bin one and two bars back, not hit, before the start")
 
         // Exactly -n hits, in onset order; notes of the classes the training data played.
         let played = Set(noteCounts.flatMap { row in row.indices.filter { row[$0] > 0 } })
