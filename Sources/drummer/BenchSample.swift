@@ -11,20 +11,22 @@ struct BenchSample: ParsableCommand {
     @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
 
-    @Option(parsing: .unconditional, help: "Hidden size H.")
-    var hidden: Int = 200
+    /// The synthetic model's sizes: nil when not given (SamplingBenchmark's defaults), so that
+    /// --model can refuse any of them given beside it, defaults included.
+    @Option(parsing: .unconditional, help: "Hidden size H (default \(SamplingBenchmark().hidden)).")
+    var hidden: Int?
 
-    @Option(name: .customLong("note-classes"), parsing: .unconditional, help: "Notes in the vocabulary (N); V = N + ticks.")
-    var noteClasses: Int = 17
+    @Option(name: .customLong("note-classes"), parsing: .unconditional, help: "Notes in the vocabulary (N); V = N + ticks (default \(SamplingBenchmark().noteClasses)).")
+    var noteClasses: Int?
 
-    @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K.")
-    var tickClasses: Int = 209
+    @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K (default \(SamplingBenchmark().tickClasses)).")
+    var tickClasses: Int?
 
     @Option(name: .customLong("position-encoding"), help: "Add a position-in-bar input group (64 slots of 30 ticks, 4/4 at 480 PPQ): onehot or binary (default: none).")
     var positionEncoding: PositionEncoding?
 
-    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Add a velocity group (in and out) of this many bins, 0...127 (default 0: none).")
-    var velocityBins: Int = 0
+    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Add a velocity group (in and out) of this many bins, 0...127 (default \(SamplingBenchmark().velocityBins): none).")
+    var velocityBins: Int?
 
     @Option(help: "Time this model (a model directory, a checkpoint file, or a checkpoint directory's best) instead of random weights; its sizes replace --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins.")
     var model: String?
@@ -33,14 +35,18 @@ struct BenchSample: ParsableCommand {
 
     var benchmark: SamplingBenchmark {
         var b = SamplingBenchmark()
-        b.notes = notes; b.hidden = hidden; b.noteClasses = noteClasses; b.tickClasses = tickClasses
-        b.positionEncoding = positionEncoding; b.velocityBins = velocityBins
+        b.notes = notes
+        if let hidden { b.hidden = hidden }
+        if let noteClasses { b.noteClasses = noteClasses }
+        if let tickClasses { b.tickClasses = tickClasses }
+        if let velocityBins { b.velocityBins = velocityBins }
+        b.positionEncoding = positionEncoding
         b.timing = timing.settings(defaultRuns: 15, defaultSeconds: 0)
         return b
     }
 
     func validate() throws {
-        if model != nil, hidden != 200 || noteClasses != 17 || tickClasses != 209 || positionEncoding != nil || velocityBins != 0 {
+        if model != nil, hidden != nil || noteClasses != nil || tickClasses != nil || positionEncoding != nil || velocityBins != nil {
             throw ValidationError("--model takes its sizes and groups from the model: drop --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins")
         }
         try validated { try benchmark.validate() }

@@ -43,8 +43,11 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("model: \(model) (grid layout, 2 layer(s) of H=256, I=1045, O=710); 50 hits per generation"), r.stdout)
         XCTAssertTrue(r.stdout.split(separator: "\n").contains { $0.hasPrefix("threads=1  median") && $0.hasSuffix("ms per 50 notes") }, r.stdout)
-        let bad = try CLI.run(["bench", "sample", "--model", model, "--hidden", "16"])
-        XCTAssertEqual(bad.status, 64)
-        XCTAssertTrue(bad.stderr.contains("--model takes its sizes and groups from the model"), bad.stderr)
+        // Any size beside --model is refused, its default value included.
+        for size in [["--hidden", "16"], ["--hidden", "200"], ["--velocity-bins", "0"]] {
+            let bad = try CLI.run(["bench", "sample", "--model", model] + size)
+            XCTAssertEqual(bad.status, 64, "\(size)")
+            XCTAssertTrue(bad.stderr.contains("--model takes its sizes and groups from the model"), bad.stderr)
+        }
     }
 }
