@@ -24,7 +24,7 @@ public struct ModelCard: Sendable {
     public var other: [(String, String)]
 
     static let knownKeys: Set<String> = ["format", "format_version", "ix_to_note", "ix_to_tick", "hidden_size",
-                                         "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups"]
+                                         "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups", "sampling"]
 
     /// Reads `directory`/model.json.
     /// - Throws: `ReportError` when the directory or its model.json is missing or not a JSON object.
@@ -92,6 +92,11 @@ public struct ModelCard: Sendable {
             }
         }
         rows.append(("checksums", json["sha256"] == nil ? "none in model.json" : "SHA-256 of both .bin files in model.json"))
+        // The temperatures sample and humanize use by default (model.json "sampling").
+        let temperatures = ((json["sampling"] as? [String: Any])?["temperature"] as? [String: Any] ?? [:])
+            .compactMap { k, v in (v as? NSNumber).map { (k, $0) } }.sorted { $0.0 < $1.0 }
+        rows.append(("sampling temperature", temperatures.isEmpty ? "1 for every output group"
+                     : temperatures.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " (sample's and humanize's defaults; other groups 1)"))
         summary = rows
 
         metadata = (json["metadata"] as? [String: Any] ?? [:]).map { ($0.key, Self.compact($0.value)) }

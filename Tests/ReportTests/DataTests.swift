@@ -199,6 +199,17 @@ final class ModelCardTests: XCTestCase {
         XCTAssertEqual(card.metadata.map(\.0), ["dataset_fingerprint", "step"])
         XCTAssertTrue(card.groups.isEmpty)
         XCTAssertTrue(card.other.isEmpty)
+        XCTAssertEqual(value(card.summary, "sampling temperature"), "1 for every output group")
+    }
+
+    func testSamplingTemperaturesAreShown() throws {
+        try """
+            {"format": "drummer-model", "format_version": 2, "ix_to_note": [36], "ix_to_tick": [0], "hidden_size": 4,
+             "sampling": {"temperature": {"velocity": 1.3, "hits": 0.98}}}
+            """.write(to: tmp.appendingPathComponent("model.json"), atomically: true, encoding: .utf8)
+        let card = try ModelCard.load(directory: tmp.path)
+        XCTAssertEqual(value(card.summary, "sampling temperature"), "hits 0.98, velocity 1.3 (sample's and humanize's defaults; other groups 1)")
+        XCTAssertTrue(card.other.isEmpty, "sampling is a known key: \(card.other)")
     }
 
     func testVersionTwoWithGroupsAndUnknownKeysIsShownGenerically() throws {
