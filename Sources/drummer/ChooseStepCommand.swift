@@ -99,16 +99,14 @@ struct ChooseStepCommand: ParsableCommand {
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
-        let setting = try temperature.map(SampleCommand.setting) ?? TemperatureSetting()
         var temperatures: [String: Float] = [:]
-        if temperature != nil { print("temperature: \(temperature!) (as sample --temperature)") }
+        if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(Self.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
-            do { try setting.check(for: model.groups) } catch { throw ValidationError(error.description) }
-            temperatures = setting.resolved(for: model.groups, defaults: [:])
+            temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
             let performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures)
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)

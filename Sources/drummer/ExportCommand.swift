@@ -104,12 +104,9 @@ struct ExportCommand: ParsableCommand {
         if let f = s.swiftFile { print("wrote \(f)") }
     }
 
-    /// The sampling temperatures to record: --temperature over `defaults`.
+    /// The sampling temperatures to record: --temperature over `defaults` (groups at 1 are not written).
     func temperatures(for groups: ModelGroups, defaults: [String: Float]) throws -> [String: Float] {
-        guard let temperature else { return defaults }
-        let setting = try SampleCommand.setting(temperature)
-        do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
-        return setting.resolved(for: groups, defaults: defaults)
+        try SampleCommand.temperatures(temperature, for: groups, defaults: defaults).resolved
     }
 
     /// The safetensors or ONNX file of a model (written atomically).

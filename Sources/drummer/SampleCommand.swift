@@ -74,6 +74,16 @@ struct SampleCommand: ParsableCommand {
         do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
     }
 
+    /// --temperature's `text` (nil: not given) over a model's `defaults`, checked against the
+    /// model's groups (its errors are usage errors): the setting and each group's temperature.
+    static func temperatures(_ text: String?, for groups: ModelGroups, defaults: [String: Float]) throws
+        -> (setting: TemperatureSetting, resolved: [String: Float])
+    {
+        let setting = try text.map(Self.setting) ?? TemperatureSetting()
+        do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
+        return (setting, setting.resolved(for: groups, defaults: defaults))
+    }
+
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
@@ -259,9 +269,7 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
-        let setting = try temperature.map(Self.setting) ?? TemperatureSetting()
-        do { try setting.check(for: loaded.groups) } catch { throw ValidationError(error.description) }
-        let temperatures = setting.resolved(for: loaded.groups, defaults: loaded.temperatures)
+        let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.temperatures)
         var options = SamplingOptions(temperature: 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         options.set(temperatures)
