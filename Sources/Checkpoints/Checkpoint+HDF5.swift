@@ -143,6 +143,13 @@ extension Checkpoint {
             try f.write("/groups/grid/offsets", int64: g.offsets.map(Int64.init), shape: [g.offsets.count])
             try f.write("/groups/grid/notes", int64: g.notes.map(Int64.init), shape: [g.notes.count])
             try f.write("/groups/grid/note_counts", int64: g.noteCounts.flatMap { $0.map(Int64.init) }, shape: [g.noteCounts.count, 128])
+            // The style input (GridStyles), only when the model has one: its rule, its names (one
+            // per line) and each style's training steps.
+            if let s = g.styles {
+                try f.setAttribute("/groups/grid", "style_rule", string: s.rule.rawValue)
+                try f.setAttribute("/groups/grid", "style_names", string: s.names.joined(separator: "\n"))
+                try f.write("/groups/grid/style_steps", int64: s.steps.map(Int64.init), shape: [s.steps.count])
+            }
         }
 
         // Every training setting, as the settings table stores it.
@@ -309,10 +316,26 @@ extension Checkpoint {
                     }
                     lookback = l
                 }
+                var styles: GridStyles?
+                if try f.hasAttribute(g, "style_rule") {
+                    let name = try f.stringAttribute(g, "style_rule")
+                    guard let rule = GridStyleRule(rawValue: name) else {
+                        throw bad(g, "has style_rule \"\(name)\", expected one of " + GridStyleRule.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    let steps = try f.readInt64(g + "/style_steps")
+                    guard steps.shape.count == 1, steps.values.allSatisfy({ (0...Int64(Int32.max) * 64).contains($0) }) else {
+                        throw bad(g + "/style_steps", "has shape \(steps.shape) or values out of range")
+                    }
+                    do {
+                        styles = try GridStyles(rule: rule, names: try f.stringAttribute(g, "style_names").components(separatedBy: "\n"),
+                                                steps: steps.values.map { Int($0) })
+                    } catch let e as ModelGroupsError { throw bad(g, e.description) }
+                }
                 do {
                     groups.grid = try GridGroup(ppq: try int(g, "ppq", min: 4), velocity: velocity, offsets: try small(g + "/offsets"),
                                                 notes: try small(g + "/notes"), noteCounts: try noteCounts(),
-                                                offsetCoupling: try f.doubleAttribute(g, "offset_coupling"), lookback: lookback)
+                                                offsetCoupling: try f.doubleAttribute(g, "offset_coupling"), lookback: lookback,
+                                                styles: styles)
                 } catch let e as ModelGroupsError { throw bad(g, e.description) }
             }
         }

@@ -21,6 +21,7 @@
 //     the class was hit there, 0 no, 1 yes, 2 before the start; lookback velocities: the same
 //     groups, C×(V+2) each: the velocity bin it was hit at, V not hit, V + 1 before the start)
 //   repeat_1, repeat_2     2  whether step s's hit set equals the one a bar / two bars before it
+//   style             styles  the file's style (only with a style input: GridStyles.swift)
 // Output groups, in Wy column order: hits 512, velocity_<class> C×V, offset_<class> C×2F; each
 // predicts the same-named input of row s + 1. A target equal to its output group's size (a
 // class not hit, the start of the next file) is not predicted: it adds no loss and no gradient.
@@ -82,11 +83,14 @@ public struct GridGroup: Equatable, Sendable {
     public var offsetCoupling: Double
     /// How the lookback inputs read the bars before (files without the key: hit sets).
     public var lookback: GridLookback
+    /// The styles of the style input; nil: the model has none.
+    public var styles: GridStyles?
 
     public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil,
-                offsetCoupling: Double = 0, lookback: GridLookback = .hitSets) throws {
+                offsetCoupling: Double = 0, lookback: GridLookback = .hitSets, styles: GridStyles? = nil) throws {
         self.ppq = ppq
         self.lookback = lookback
+        self.styles = styles
         self.velocity = velocity
         self.offsets = offsets
         self.notes = notes
@@ -145,7 +149,7 @@ public struct GridGroup: Equatable, Sendable {
         case .velocities: lookbacks = [Int](repeating: velocityBins + 2, count: 2 * c)
         }
         return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
-            + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2]
+            + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2] + (styles.map { [$0.count] } ?? [])
     }
 
     public var outputGroups: [Int] {
@@ -158,7 +162,7 @@ public struct GridGroup: Equatable, Sendable {
             + ["position", "phrase"]
             + (lookback == .hitSets ? ["lookback_1", "lookback_2"]
                 : [1, 2].flatMap { k in Self.classNames.map { "lookback_\(k)_" + $0 } })
-            + ["repeat_1", "repeat_2"]
+            + ["repeat_1", "repeat_2"] + (styles == nil ? [] : ["style"])
     }
 
     public var outputNames: [String] {
@@ -188,6 +192,7 @@ public struct GridGroup: Equatable, Sendable {
         guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
             throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")
         }
+        try styles?.validate()
     }
 }
 
@@ -200,8 +205,10 @@ public struct GridSequence: Equatable, Sendable {
     public private(set) var velocityBins: [Int32] = []
     /// Offset classes (GridGroup.offsetClass), classCount per step.
     public private(set) var offsetClasses: [Int32] = []
+    /// The style the sequence plays (read only by a model with a style input).
+    public var style: Int = 0
 
-    public init() {}
+    public init(style: Int = 0) { self.style = style }
 
     public var count: Int { hitSets.count }
 
@@ -275,6 +282,10 @@ public struct GridEncoder: Sendable {
         }
         out[r] = s >= bar && seq.hitSets[s] == seq.hitSets[s - bar] ? 1 : 0
         out[r + 1] = s >= 2 * bar && seq.hitSets[s] == seq.hitSets[s - 2 * bar] ? 1 : 0
+        if let styles = group.styles {
+            precondition((0..<styles.count).contains(seq.style))
+            out[r + 2] = Int32(seq.style)
+        }
     }
 
     /// Rows −1 ..< seq.count, one after another.
@@ -340,8 +351,8 @@ extension GridGroup {
     }
 
     /// The sequence of `hits` (cells in step order, from `cells`) over `steps` steps.
-    public func sequence(_ hits: [GridHit], steps: Int) -> GridSequence {
-        var seq = GridSequence()
+    public func sequence(_ hits: [GridHit], steps: Int, style: Int = 0) -> GridSequence {
+        var seq = GridSequence(style: style)
         var velocity = [Int](repeating: 0, count: Self.classCount), offset = velocity
         var i = 0
         for s in 0..<steps {

@@ -11,7 +11,9 @@
 //     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
 //     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
 //              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6,
-//              "lookback": "classes"}   (absent: "hit-sets", the first grid models' lookback)
+//              "lookback": "classes",   (absent: "hit-sets", the first grid models' lookback)
+//              "styles": {"rule": "groove-names", "names": ["rock", …, "other"], "steps": [training steps per style]}}
+//                (absent: no style input; present: the input group "style", one class per name)
 //   }
 // A grid model has "grid" and none of "position", "lookback", "velocity" (GridGroup.swift).
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
@@ -64,12 +66,20 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         public var offsetCoupling: Double
         /// GridLookback's name; nil (not written) for hit sets.
         public var lookback: String?
+        /// The style input (GridStyles); nil (not written) for none.
+        public var styles: Styles?
 
         enum CodingKeys: String, CodingKey {
-            case ppq, velocity, offsets, notes, lookback
+            case ppq, velocity, offsets, notes, lookback, styles
             case noteCounts = "note_counts"
             case offsetCoupling = "offset_coupling"
         }
+    }
+
+    public struct Styles: Codable, Equatable, Sendable {
+        public var rule: String
+        public var names: [String]
+        public var steps: [Int]
     }
 
     public var inputs: [Entry]
@@ -93,7 +103,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             Grid(ppq: $0.ppq, velocity: Velocity(bins: $0.velocity.bins.map { [$0.lowerBound, $0.upperBound] },
                                                  histogram: $0.velocity.histogram),
                  offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts, offsetCoupling: $0.offsetCoupling,
-                 lookback: $0.lookback == .hitSets ? nil : $0.lookback.rawValue)
+                 lookback: $0.lookback == .hitSets ? nil : $0.lookback.rawValue,
+                 styles: $0.styles.map { Styles(rule: $0.rule.rawValue, names: $0.names, steps: $0.steps) })
         }
     }
 
@@ -133,9 +144,17 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             guard let lookback = gr.lookback.map(GridLookback.init(rawValue:)) ?? .hitSets else {
                 throw bad("grid.lookback \"\(gr.lookback ?? "")\" is not one of " + GridLookback.allCases.map(\.rawValue).joined(separator: ", "))
             }
+            var styles: GridStyles?
+            if let s = gr.styles {
+                guard let rule = GridStyleRule(rawValue: s.rule) else {
+                    throw bad("grid.styles.rule \"\(s.rule)\" is not one of " + GridStyleRule.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                do { styles = try GridStyles(rule: rule, names: s.names, steps: s.steps) } catch { throw bad("grid.styles: \(error)") }
+            }
             do {
                 g.grid = try GridGroup(ppq: gr.ppq, velocity: velocity, offsets: gr.offsets, notes: gr.notes,
-                                       noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling, lookback: lookback)
+                                       noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling, lookback: lookback,
+                                       styles: styles)
             } catch { throw bad("\(error)") }
         }
         let expected = GroupsManifest(g)
@@ -212,6 +231,13 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                 case nil: throw bad(".grid.offset_coupling is missing")
                 }
             }
+            func styles() throws -> Styles? {
+                guard let sv = go["styles"], sv != .null else { return nil }
+                guard case .object(let so) = sv else { throw bad(".grid.styles is \(sv.described), expected an object") }
+                let sr = ManifestReader(object: so, file: file, keyPath: "groups.grid.styles.")
+                return Styles(rule: try sr.required(sr.string("rule"), "rule"), names: try sr.required(sr.strings("names"), "names"),
+                              steps: try sr.required(sr.ints("steps"), "steps"))
+            }
             func noteCounts() throws -> [[Int]] {
                 guard case .array(let rows)? = go["note_counts"] else { throw bad(".grid.note_counts is missing or not an array") }
                 return try rows.enumerated().map { i, row in
@@ -225,7 +251,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                           velocity: gridVelocity,
                           offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
                           noteCounts: try noteCounts(), offsetCoupling: try coupling(),
-                          lookback: try r.string("lookback"))
+                          lookback: try r.string("lookback"), styles: try styles())
         }
         return m
     }

@@ -73,6 +73,13 @@ public struct ModelCard: Sendable {
             let offsets = (grid["offsets"] as? [Any])?.count ?? 0
             rows.append(("layout", "grid: 16th-note steps, 512 hit sets of 9 drum classes, per class a velocity bin and "
                          + "one of \(2 * offsets) offset classes"))
+            if let styles = grid["styles"] as? [String: Any], let names = styles["names"] as? [String],
+               let steps = (styles["steps"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }), steps.count == names.count {
+                let total = Double(max(1, steps.reduce(0, +)))
+                rows.append(("styles", "\(names.count), read from " + ((styles["rule"] as? String).map { "the files' paths (\($0))" } ?? "?")
+                             + ": " + zip(names, steps).map { "\($0) \(String(format: "%.0f", Double($1) / total * 100))%" }.joined(separator: ", ")
+                             + " of training steps (sample draws one per file, or takes --style)"))
+            }
         }
         rows.append(("notes N", String(notes.count)))
         rows.append(("tick values K", ticks.isEmpty ? "0"

@@ -85,9 +85,12 @@ final class GridSampler {
         }
         let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
         let offsetT = effective(options.offsetTemperature)
+        // A style input's style: the one asked for, or drawn first (Sampler.drawStyle).
+        let style = group.styles.map { options.style ?? $0.draw(uniform: rng.nextDouble()) } ?? 0
         startState(initScale: options.initScale, rng: &rng)
         guard count > 0 else { return }
         var seq = primer?.sequence ?? GridSequence()
+        seq.style = style
         // The primer's steps are read (rows −1 ..< P − 1); generation starts after its last step.
         for s in -1..<(seq.count - 1) { step(row: s, of: seq) }
         let C = GridGroup.classCount, T = group.ticksPerStep
@@ -205,6 +208,33 @@ public struct GridPrimer: Equatable, Sendable {
 }
 
 extension GridSampler {
+    /// Steps of a beat `likeliestStyle` reads (64 bars).
+    static let styleScoringSteps = 64 * GridGroup.stepsPerBar
+
+    /// For a model with a style input, the style under which the model finds the beat's hit sets
+    /// likeliest (the sum of the log-probabilities of its first 64 bars' hit sets, each step read
+    /// as the beat plays it, from h = c = 0); ties go to the commoner style. nil without a style
+    /// input. What it reads does not depend on a random number.
+    func likeliestStyle(_ beat: [BeatHit]) throws -> Int? {
+        guard let styles = group.styles, !beat.isEmpty else { return nil }
+        let grid = try GridBeat(beat, group: group, reading: "reads")
+        var seq = group.sequence(grid.cells, steps: min(grid.steps, Self.styleScoringSteps))
+        let H = weights.shape.hidden, zeros = [Float](repeating: 0, count: H), hits = columns[0]
+        var best = 0, bestScore = -Double.infinity
+        for style in 0..<styles.count {
+            seq.style = style
+            for layer in 0..<weights.shape.layers { lstm.setState(layer: layer, h: zeros, c: zeros) }
+            var score = 0.0
+            for s in -1..<(seq.count - 1) {
+                step(row: s, of: seq)
+                let y = UnsafeBufferPointer(rebasing: lstm.logits()[hits])
+                score += Double(y[Int(seq.hitSets[s + 1])] - Softmax.logSumExp(y))
+            }
+            if score > bestScore { (best, bestScore) = (style, score) }
+        }
+        return best
+    }
+
     /// Humanizes `beat` (onsets non-decreasing, ticks at the model's PPQ, 4/4 bars): the model
     /// reads the beat's steps one after another, and for each step it draws, for every class
     /// the beat hits there, a velocity (bin, then value) and an offset among the single-hit
@@ -212,14 +242,16 @@ extension GridSampler {
     /// hit sets given). A hit moves to its 16th's grid line plus the drawn offset; a second hit
     /// of its class in that 16th keeps its distance from the first. Hits of notes without a
     /// drum class keep their onset and velocity. Returns the hits in the beat's order.
+    /// With a style input, plays `style` (nil: the likeliest for the beat, `likeliestStyle`).
     func humanize(_ beat: [BeatHit], velocityTemperature: Float, offsetTemperature: Float, initScale: Float,
-                  rng: inout SeededRNG) throws -> [BeatHit] {
+                  style: Int? = nil, rng: inout SeededRNG) throws -> [BeatHit] {
         guard !beat.isEmpty else { return [] }
         let T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
         let grid = try GridBeat(beat, group: group, reading: "humanizes")
         let cells = grid.cells
+        let chosen = group.styles == nil ? 0 : try style ?? likeliestStyle(beat) ?? 0
         startState(initScale: initScale, rng: &rng)
-        var seq = GridSequence()
+        var seq = GridSequence(style: chosen)
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity
         var velocity = [Int](repeating: 0, count: C), offset = velocity
         var c0 = 0

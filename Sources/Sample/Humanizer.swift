@@ -30,6 +30,9 @@ public struct HumanizeOptions: Equatable, Sendable {
     public var timingTemperature: Float?
     /// h and c start uniform in ±initScale.
     public var initScale: Float
+    /// A grid model with a style input: the style it plays (nil: the likeliest for the beat,
+    /// `Humanizer.likeliestStyle`).
+    public var style: Int?
 
     public init(window: Int = 60, temperature: Float = 1, initScale: Float = 0.1) {
         self.window = window
@@ -115,6 +118,10 @@ public final class Humanizer {
         velocityColumns = columns[2]
     }
 
+    /// For a grid model with a style input, the style under which it finds the beat's hit sets
+    /// likeliest (what `humanize` plays when `HumanizeOptions.style` is nil); nil for other models.
+    public func likeliestStyle(_ beat: [BeatHit]) throws -> Int? { try grid?.likeliestStyle(beat) }
+
     /// The beat's hits (onsets non-decreasing) with drawn onsets and velocities; notes and
     /// order kept.
     public func humanize(_ beat: [BeatHit], options: HumanizeOptions = HumanizeOptions(),
@@ -126,8 +133,11 @@ public final class Humanizer {
         let velocityT = options.velocityTemperature ?? options.temperature
         let timingT = options.timingTemperature ?? options.temperature
         if let grid {
+            if let s = options.style, !(0..<(grid.group.styles?.count ?? 0)).contains(s) {
+                throw HumanizeError.badOption("style \(s): the model has " + (grid.group.styles.map { "styles 0..<\($0.count)" } ?? "no style input"))
+            }
             return try grid.humanize(beat, velocityTemperature: velocityT, offsetTemperature: timingT,
-                                     initScale: options.initScale, rng: &rng)
+                                     initScale: options.initScale, style: options.style, rng: &rng)
         }
         let index = VocabularyIndex(groups.vocabulary)
         let unknown = Set(beat.map(\.note).filter { index.note($0) == nil }).sorted()

@@ -59,6 +59,9 @@ public struct SamplingOptions: Equatable, Sendable {
     /// Which notes are written: General MIDI drum notes (the default: every hit sounds on a GM
     /// kit), or the training data's own.
     public var noteOutput: NoteOutput = .generalMIDI
+    /// The style a grid model with a style input plays (an index into its styles; nil: drawn
+    /// from them with the generator's first number, in proportion to their training steps).
+    public var style: Int?
 
     public init(temperature: Float = 1, initScale: Float = 0.1, meter: Meter? = nil) {
         self.temperature = temperature
@@ -74,6 +77,8 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
     /// Event primers given to a grid model, or a grid primer to an event model.
     case gridPrimer
     case badTopP(Double)
+    /// A style index the model does not have.
+    case badStyle(Int, styles: Int)
     /// Temperature 0 (argmax) for one of note and tick but not the other.
     case mixedArgmax
     case badInitScale(Float)
@@ -93,6 +98,8 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
             return "temperature \(t) is invalid: it must be a finite number ≥ 0"
         case .badTopP(let p):
             return "top-p \(p) is invalid: it must be above 0 and at most 1"
+        case .badStyle(let s, let n):
+            return n == 0 ? "the model has no style input: it plays no chosen style" : "style \(s) is invalid: the model has styles 0..<\(n)"
         case .mixedArgmax:
             return "temperature 0 (always the most likely) applies to note and tick together: give both 0 or neither"
         case .badInitScale(let s):
@@ -234,6 +241,13 @@ public final class Sampler {
         }
     }
 
+    /// The style a grid model with a style input would draw as the first use of `rng` when
+    /// `SamplingOptions.style` is nil (nil for other models; `rng` is then not used). Drawing it
+    /// here and passing it as `style` samples what generating with `style` nil samples.
+    public func drawStyle(rng: inout SeededRNG) -> Int? {
+        grid?.group.styles.map { $0.draw(uniform: rng.nextDouble()) }
+    }
+
     /// Generates `count` hits. Without a primer the start event is drawn uniformly from the
     /// vocabulary with `rng` (after h and c) at the first beat of a bar; with one, see the file header.
     public func generate(
@@ -286,6 +300,10 @@ public final class Sampler {
             guard t.isFinite, t >= 0 else { throw SamplerError.badTemperature(t) }
         }
         guard options.topP > 0, options.topP <= 1 else { throw SamplerError.badTopP(options.topP) }
+        if let s = options.style {
+            let n = grid?.group.styles?.count ?? 0
+            guard (0..<n).contains(s) else { throw SamplerError.badStyle(s, styles: n) }
+        }
         guard options.initScale.isFinite, options.initScale >= 0 else {
             throw SamplerError.badInitScale(options.initScale)
         }

@@ -12,8 +12,9 @@ import MIDIParse
 
 /// A split as grid hits per file.
 public struct GridFiles: Sendable {
-    /// Per kept file: its hits in step order and its steps (last hit's step + 1).
-    public var files: [(hits: [GridHit], steps: Int)]
+    /// Per kept file: its path (manifest.json's), its hits in step order and its steps (last
+    /// hit's step + 1).
+    public var files: [(path: String, hits: [GridHit], steps: Int)]
     /// Files left out, with why.
     public var skipped: [(path: String, reason: String)]
     /// Hits after the first of a class in one 16th (the first becomes a double hit).
@@ -95,16 +96,17 @@ extension TrainingData {
             out.merged += onsets.count - hits.count
             out.unmapped += unmapped
             guard let last = hits.last else { continue }
-            out.files.append((hits, last.step + 1))
+            out.files.append((f.path, hits, last.step + 1))
         }
         return out
     }
 
     /// The grid group of a new model on this dataset: velocity bins by quantiles of the training
     /// grid hits, each class's notes counted, `offsetBins` offset bins (default: one per --quantize step in a 16th when
-    /// that is 1...8, else 8), each written at its training hits' mean offset.
+    /// that is 1...8, else 8), each written at its training hits' mean offset; a style input
+    /// when `styles` names a rule (the styles of the training files).
     public func gridGroup(velocityBins: Int = TrainingData.defaultGridVelocityBins, offsetBins: Int? = nil,
-                          lookback: GridLookback = .classes) throws -> GridGroup {
+                          lookback: GridLookback = .classes, styles: GridStyleRule? = nil) throws -> GridGroup {
         let grid = try gridFiles(validation: false)
         guard grid.hits > 0 else {
             throw DatasetError.invalid(path: path, reason: "no 4/4 file with drum hits: the grid layout needs 4/4 files"
@@ -132,7 +134,8 @@ extension TrainingData {
         return try GridGroup(ppq: ppq, velocity: try VelocityGroup.quantileBins(histogram: histogram, count: velocityBins),
                              offsets: offsets.enumerated().map { b, o in bin(o) == b ? o : starts[b] },
                              notes: DrumClasses.representatives, noteCounts: noteCounts,
-                             offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f), lookback: lookback)
+                             offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f), lookback: lookback,
+                             styles: try styles.map { try GridStyles(rule: $0, files: grid.files.map { ($0.path, $0.steps) }) })
     }
 
     /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:
@@ -178,7 +181,7 @@ extension TrainingData {
     /// The grid sequences of a split: one per kept file.
     public func gridSequences(validation: Bool, group: GridGroup) throws -> (sequences: [GridSequence], files: GridFiles) {
         let grid = try gridFiles(validation: validation)
-        return (grid.files.map { group.sequence($0.hits, steps: $0.steps) }, grid)
+        return (grid.files.map { group.sequence($0.hits, steps: $0.steps, style: group.styles?.index(ofPath: $0.path) ?? 0) }, grid)
     }
 
     /// The grid class matrix of a split: each kept file's rows (its start row, then one per

@@ -84,6 +84,10 @@ public struct RunOptions: Sendable {
     public var layoutGrid = false
     /// `--grid-lookback`: how a grid run reads the bars before (default: velocities, the shipped model's).
     public var gridLookback: GridLookback?
+    /// `--styles`: a grid run's style input, read from the files' paths by a rule (default: none).
+    public var gridStyles: GridStyleRule?
+    /// `--styles none` given.
+    public var noGridStyles = false
     public var positionEncoding: PositionEncoding?
     public var velocityBins: Int?
 
@@ -125,6 +129,9 @@ public struct RunOptions: Sendable {
         }
         if !layoutGrid, resume == nil, gridLookback != nil {
             throw SettingError(option: "--grid-lookback", message: "needs --layout grid")
+        }
+        if !layoutGrid, resume == nil, gridStyles != nil {
+            throw SettingError(option: "--styles", message: "needs --layout grid")
         }
         if layoutOriginal, position == true || velocity == true || lookback == true {
             throw SettingError(option: "--layout original", message: "has no position, lookback or velocity group: drop --position/--lookback/--velocity")
@@ -172,6 +179,9 @@ public struct RunOptions: Sendable {
         }
         if let l = gridLookback, let grid = groups.grid, l != grid.lookback {
             try refuse("--grid-lookback", l.rawValue, "grid lookback " + grid.lookback.rawValue)
+        }
+        if let grid = groups.grid, gridStyles != nil || noGridStyles, gridStyles != grid.styles?.rule {
+            try refuse("--styles", gridStyles?.rawValue ?? "none", "styles " + (grid.styles?.rule.rawValue ?? "none"))
         }
         if let e = positionEncoding, e != groups.position?.encoding {
             try refuse("--position-encoding", e.rawValue, "position encoding " + (groups.position?.encoding.rawValue ?? "none"))

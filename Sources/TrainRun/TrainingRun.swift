@@ -204,7 +204,8 @@ public final class TrainingRun {
         let lookback = options.lookback
             ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
         let groups = try options.layoutGrid
-            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .velocities))
+            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .velocities,
+                                                                             styles: options.gridStyles))
             : options.layoutOriginal
             ? ModelGroups(vocabulary: data.vocabulary)
             : data.groups(position: options.position, velocity: options.velocity, lookback: lookback,
@@ -266,6 +267,11 @@ public final class TrainingRun {
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
                 if !files.skipped.isEmpty { line += "; \(files.skipped.count) files left out (first: \(files.skipped[0].path): \(files.skipped[0].reason))" }
                 reporter.line(line)
+                if !validation, let styles = grid.styles {
+                    let total = Double(styles.steps.reduce(0, +))
+                    reporter.line("grid styles (\(styles.rule.rawValue), share of training steps): "
+                        + zip(styles.names, styles.steps).map { "\($0) \(Int((Double($1) / total * 100).rounded()))%" }.joined(separator: ", "))
+                }
                 out.append(classes)
             }
             return (out[0], out.count > 1 ? out[1] : nil)

@@ -38,6 +38,9 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")
     var temperature: Float?
 
+    @Option(help: "For a model with a style input: the style to play the beat in, one of the model's (default: the one under which the model finds the beat likeliest).")
+    var style: String?
+
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
     var seed: UInt64?
 
@@ -85,6 +88,14 @@ struct HumanizeCommand: ParsableCommand {
             options.velocityTemperature = loaded.temperatures["velocity"]
             options.timingTemperature = loaded.temperatures[loaded.groups.grid != nil ? "offset" : "tick"]
         }
+        var styleNote = ""
+        if let names = loaded.groups.grid?.styles?.names {
+            let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
+            options.style = try given ?? humanizer.likeliestStyle(beat)
+            if let s = options.style { styleNote = ", style \(names[s])" + (given == nil ? " (likeliest for the beat)" : "") }
+        } else if let style {
+            _ = try SampleCommand.style(style, in: loaded.groups, model: model)  // refused: no style input
+        }
         let out = try humanizer.humanize(beat, options: options, rng: &rng)
         var previous = 0
         // In onset order (a grid model may move a hit of one class past another's in its 16th).
@@ -96,6 +107,6 @@ struct HumanizeCommand: ParsableCommand {
         let meter = Meter(hits.meter) ?? .common
         try DrumMIDI.write(drumHits, to: output, options: DrumMIDIOptions(model: loaded.groups, meter: meter, bpm: tempo))
         let moved = zip(beat, out).filter { $0.onset != $1.onset }.count
-        status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s), to \(output)")
+        status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s)\(styleNote), to \(output)")
     }
 }

@@ -66,6 +66,20 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
+    @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them; default: drawn per file in proportion to the training data's styles).")
+    var style: String?
+
+    /// The index of `name` among the styles of `groups` (a usage error naming them when it is none).
+    static func style(_ name: String, in groups: ModelGroups, model: String) throws -> Int {
+        guard let styles = groups.grid?.styles else {
+            throw ValidationError("--style needs a model with a style input (trained with --styles); \(model) has none")
+        }
+        guard let i = styles.index(named: name) else {
+            throw ValidationError("--style \(name): \(model) knows the styles " + styles.names.joined(separator: ", "))
+        }
+        return i
+    }
+
     @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, in (0, 1] (default 1: all).")
     var topP: Double?
 
@@ -163,6 +177,7 @@ struct SampleCommand: ParsableCommand {
             guard !json else { throw ValidationError("--json prints to standard output, where --wav - writes the audio; name a file with --wav") }
         }
         if random, primer != nil { throw ValidationError("--random draws uniformly: --primer has no effect with it") }
+        if random, style != nil { throw ValidationError("--random draws uniformly: --style has no effect with it") }
         if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
         if let w = wav, w.isEmpty || w.hasSuffix("/") { throw ValidationError("--wav must name a file") }
@@ -275,6 +290,8 @@ struct SampleCommand: ParsableCommand {
         options.set(temperatures)
         options.topP = topP ?? 1
         options.noteOutput = rawNotes ? .raw : .generalMIDI
+        let fixedStyle = try style.map { try Self.style($0, in: loaded.groups, model: model) }
+        let styleNames = loaded.groups.grid?.styles?.names
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
         let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm ?? primerTempo ?? 120, velocity: velocity,
                                    startTick: random ? 0 : startTick)
@@ -286,6 +303,12 @@ struct SampleCommand: ParsableCommand {
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
             var generated: [GeneratedHit] = []
+            // A style model's style: drawn with the file's first random number, or the one given
+            // (the number is drawn anyway: --style X gives the file the seed gives when it draws X).
+            if !random {
+                let drawn = sampler.drawStyle(rng: &rng)
+                options.style = drawn == nil ? nil : fixedStyle ?? drawn
+            }
             if let endTick {
                 var tick = generationStart
                 do {
@@ -328,6 +351,7 @@ struct SampleCommand: ParsableCommand {
             }
             if json {
                 report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
+                                                style: options.style.flatMap { styleNames?[$0] },
                                                 events: kept.map { [$0.note, $0.delta] },
                                                 velocities: kept.map { velocity ?? $0.velocity }))
                 continue
@@ -336,6 +360,7 @@ struct SampleCommand: ParsableCommand {
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if let topP { line += ", top-p \(topP)" }
+            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? " (drawn)" : "") }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }
@@ -357,6 +382,8 @@ struct SampleReport: Encodable {
     struct File: Encodable {
         let path: String
         let seed: UInt64
+        /// The style a model with a style input played (absent for other models).
+        let style: String?
         /// [MIDI note, ticks since the previous onset] per written hit.
         let events: [[Int]]
         /// The NOTE ON velocity of each written hit.

@@ -158,6 +158,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("grid-lookback"), help: "With --layout grid: how the model reads the bars one and two back, as velocities (per drum class, the velocity bin it was hit at, or not hit: the pattern and its touch; default, the shipped model's), classes (per drum class, hit or not: few weights, shared by every pattern) or hit-sets (one of 513 per bar back, the first grid models').")
     var gridLookback: GridLookback?
 
+    @Option(help: "With --layout grid: give the model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), folders (the folder a file lies in) or none (default). Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
+    var styles: StyleOption?
+
     @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")
     var positionEncoding: PositionEncoding?
 
@@ -166,6 +169,12 @@ struct TrainCommand: ParsableCommand {
 
     enum Layout: String, ExpressibleByArgument, CaseIterable {
         case original, grid
+    }
+
+    enum StyleOption: String, ExpressibleByArgument, CaseIterable {
+        case none
+        case grooveNames = "groove-names"
+        case folders
     }
 
     @Option(help: "Continue the run saved in this checkpoint.")
@@ -222,6 +231,8 @@ struct TrainCommand: ParsableCommand {
         o.layoutGrid = layout == .grid || (layout == nil && recipe == .grid)
         o.positionEncoding = positionEncoding
         o.gridLookback = gridLookback
+        o.gridStyles = styles.flatMap { GridStyleRule(rawValue: $0.rawValue) }
+        o.noGridStyles = styles == StyleOption.none
         o.velocityBins = velocityBins
         return o
     }

@@ -1,0 +1,107 @@
+// The style input of a grid model (issue 20): one more input group, "style", constant over a
+// file, that says which style the file plays (its genre). Sampled without it, a model keeps to no
+// style: bar by bar it drifts to the commonest (a rock backbeat); told the style, it keeps to
+// it. The style of a training file comes from its path, by one of two rules:
+//   groove-names  the Groove MIDI Dataset's file names, "<id>_<style>[-<substyle>]_<bpm>_<beat|fill>_<meter>.mid":
+//                 the style before the first "-" ("1_funk-groove1_138_beat_4-4.mid": funk)
+//   folders       the folder the file lies in ("rock/take3.mid": rock)
+// Styles with fewer than `minimumFiles` training files, and files the rule gives no style, are
+// "other", always the last style. The sampler draws a file's style in proportion to the training
+// steps of each style (so that the styles come back in the corpus's proportions), or takes the
+// one it is told.
+
+/// How a grid model's style input reads a file's style from its path.
+public enum GridStyleRule: String, CaseIterable, Sendable {
+    case grooveNames = "groove-names"
+    case folders
+
+    /// The style of the file at `path` (relative to the dataset's source directory), lowercased;
+    /// nil when the rule finds none there.
+    public func style(ofPath path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        switch self {
+        case .grooveNames:
+            guard let file = parts.last else { return nil }
+            let fields = file.split(separator: "_", omittingEmptySubsequences: false)
+            guard fields.count >= 3, let id = fields.first, !id.isEmpty, id.allSatisfy(\.isNumber),
+                  let top = fields[1].split(separator: "-").first, !top.isEmpty, !top.contains("\n") else { return nil }
+            return top.lowercased()
+        case .folders:
+            guard parts.count >= 2, !parts[parts.count - 2].contains("\n") else { return nil }
+            return parts[parts.count - 2].lowercased()
+        }
+    }
+}
+
+/// The styles a grid model knows: their names (the input group "style", in this order), how
+/// many training steps each had, and the rule that read them.
+public struct GridStyles: Equatable, Sendable {
+    /// A style needs this many training files of its own (else it is "other").
+    public static let minimumFiles = 10
+    /// The last style: files of rare styles and files without one.
+    public static let other = "other"
+
+    public var rule: GridStyleRule
+    /// Style names, commonest (most training steps) first, "other" last.
+    public var names: [String]
+    /// Training 16th steps of each style (the sampler's draw weights).
+    public var steps: [Int]
+
+    public init(rule: GridStyleRule, names: [String], steps: [Int]) throws {
+        self.rule = rule
+        self.names = names
+        self.steps = steps
+        try validate()
+    }
+
+    /// The styles of training files given as (path, steps): each style with at least
+    /// `minimumFiles` files, by steps (most first, then by name), then "other".
+    public init(rule: GridStyleRule, files: [(path: String, steps: Int)]) throws {
+        var fileCount: [String: Int] = [:], stepCount: [String: Int] = [:]
+        for f in files {
+            let s = rule.style(ofPath: f.path) ?? Self.other
+            fileCount[s, default: 0] += 1
+            stepCount[s, default: 0] += f.steps
+        }
+        let kept = fileCount.filter { $0.key != Self.other && $0.value >= Self.minimumFiles }.map(\.key)
+            .sorted { (stepCount[$0]!, $1) > (stepCount[$1]!, $0) }
+        let otherSteps = stepCount.filter { !kept.contains($0.key) }.values.reduce(0, +)
+        try self.init(rule: rule, names: kept + [Self.other], steps: kept.map { stepCount[$0]! } + [otherSteps])
+    }
+
+    public var count: Int { names.count }
+
+    /// The style index of the file at `path` ("other" for a style the model does not know).
+    public func index(ofPath path: String) -> Int {
+        rule.style(ofPath: path).flatMap { names.firstIndex(of: $0) } ?? names.count - 1
+    }
+
+    /// The index of the style named `name` (case does not matter), nil when the model has none.
+    public func index(named name: String) -> Int? { names.firstIndex(of: name.lowercased()) }
+
+    /// A style drawn in proportion to `steps` with a uniform u in [0, 1).
+    public func draw(uniform u: Double) -> Int {
+        let total = steps.reduce(0, +)
+        guard total > 0 else { return 0 }
+        let target = Int(u * Double(total))
+        var acc = 0
+        for (i, n) in steps.enumerated() {
+            acc += n
+            if target < acc { return i }
+        }
+        return steps.count - 1
+    }
+
+    public func validate() throws {
+        guard names.count >= 1, names.count <= 1000, names.last == Self.other else {
+            throw ModelGroupsError("grid styles: expected 1 to 1000 names, \"\(Self.other)\" last, got \(names.count)")
+        }
+        guard Set(names).count == names.count,
+              names.allSatisfy({ !$0.isEmpty && $0 == $0.lowercased() && !$0.contains("\n") }) else {
+            throw ModelGroupsError("grid styles: names must be distinct, lowercase, not empty, without a line break")
+        }
+        guard steps.count == names.count, steps.allSatisfy({ $0 >= 0 }), steps.reduce(0, +) > 0 else {
+            throw ModelGroupsError("grid styles: expected \(names.count) non-negative step counts, not all 0")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+// `drummer train --layout grid --styles …` end to end through the built binary (issue 20): a
+// style input read from Groove file names (ten funk and ten second-line copies of the grid
+// fixture's files), kept on resume (and `--styles none` refused there), carried by the
+// checkpoint, model.json, safetensors and back; `sample` draws a style per file and says which,
+// `--style` plays one (the file the seed gives when it draws that style), unknown styles and
+// models without a style input are refused; `humanize` takes the likeliest style or `--style`;
+// the report's model card lists the styles.
+import Foundation
+import XCTest
+
+final class StyleCLITests: XCTestCase {
+    var root: URL!
+    var data: URL!
+
+    override func setUpWithError() throws {
+        root = try CLI.temporaryDirectory("style-cli")
+        let src = root.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let fixtures = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1")
+        for i in 0..<10 {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent("102_funk_95_beat_4-4.mid"),
+                                             to: src.appendingPathComponent("\(i)_funk_95_beat_4-4.mid"))
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent("100_neworleans-secondline_94_beat_4-4.mid"),
+                                             to: src.appendingPathComponent("\(20 + i)_neworleans-secondline_94_beat_4-4.mid"))
+        }
+        data = root.appendingPathComponent("data")
+        let r = try CLI.run(["convert-midi", src.path, "-o", data.path, "--quantize", "30", "--onset-order", "note",
+                             "--validation-fraction", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+
+    func testStylesTrainExportSampleHumanize() throws {
+        var r = try CLI.run(["train", "--layout", "grid", "--styles", "groove-names", "--data", data.path, "--hidden", "8",
+                             "--unroll", "8", "--batch-size", "2", "--steps", "2", "--checkpoint-every", "2", "--eval-every", "2",
+                             "--checkpoint-dir", path("ckpt")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("grid styles (groove-names, share of training steps): funk "), r.stdout)
+        XCTAssertTrue(r.stdout.contains(", neworleans "), r.stdout)
+        XCTAssertTrue(r.stdout.contains(", other 0%"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(", repeat_2 2, style 3;"), r.stdout)
+        // Resume keeps the style input; --styles none is refused there.
+        r = try CLI.run(["train", "--resume", path("ckpt/ckpt-2.h5"), "--steps", "3", "--styles", "none"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--styles"), r.stderr)
+        r = try CLI.run(["train", "--resume", path("ckpt/ckpt-2.h5"), "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["export", path("ckpt/ckpt-3.h5"), "-o", path("m")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("m/model.json")))) as? [String: Any])
+        let grid = try XCTUnwrap((json["groups"] as? [String: Any])?["grid"] as? [String: Any])
+        let styles = try XCTUnwrap(grid["styles"] as? [String: Any])
+        XCTAssertEqual(styles["rule"] as? String, "groove-names")
+        XCTAssertEqual(styles["names"] as? [String], ["funk", "neworleans", "other"], "more steps first")
+        let steps = try XCTUnwrap(styles["steps"] as? [Int])
+        XCTAssertEqual(steps.count, 3)
+        XCTAssertGreaterThan(steps[0], steps[1])
+        XCTAssertEqual(steps[2], 0)
+
+        // sample: a style drawn per file, said; --style plays the one given.
+        r = try CLI.run(["sample", path("m"), "-n", "60", "--count", "6", "--seed", "11", "-o", path("g.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("wrote ") }
+        XCTAssertEqual(lines.count, 6)
+        let drawn = lines.map { line -> String in
+            line.contains("style funk (drawn)") ? "funk" : line.contains("style neworleans (drawn)") ? "neworleans" : "?"
+        }
+        XCTAssertFalse(drawn.contains("?"), r.stdout)
+        for (k, style) in drawn.enumerated() {
+            r = try CLI.run(["sample", path("m"), "-n", "60", "--seed", "\(11 + k)", "--style", style, "-o", path("one.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains("style \(style)") && !r.stdout.contains("(drawn)"), r.stdout)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("one.mid"))),
+                           try Data(contentsOf: URL(fileURLWithPath: path("g-\(k + 1).mid"))),
+                           "file \(k + 1): --style \(style) with its seed is the file that drew it")
+        }
+        // The other style at the same seeds plays other files.
+        var differ = 0
+        for (k, style) in drawn.enumerated() {
+            r = try CLI.run(["sample", path("m"), "-n", "60", "--seed", "\(11 + k)", "--style", style == "funk" ? "neworleans" : "funk",
+                             "-o", path("other.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            if try Data(contentsOf: URL(fileURLWithPath: path("other.mid"))) != Data(contentsOf: URL(fileURLWithPath: path("g-\(k + 1).mid"))) {
+                differ += 1
+            }
+        }
+        XCTAssertGreaterThan(differ, 0, "the style input changes what is played")
+        r = try CLI.run(["sample", path("m"), "-n", "10", "--seed", "1", "--json", "-o", path("j.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let style = try XCTUnwrap((report["files"] as? [[String: Any]])?.first?["style"] as? String)
+        XCTAssertTrue(["funk", "neworleans"].contains(style), style)
+        // A checkpoint samples as its export does.
+        r = try CLI.run(["sample", path("ckpt/ckpt-3.h5"), "-n", "60", "--seed", "11", "-o", path("c.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("c.mid"))), try Data(contentsOf: URL(fileURLWithPath: path("g-1.mid"))))
+
+        // Refused: a style the model lacks (the message lists its styles), --style on a model
+        // without a style input; nothing written.
+        r = try CLI.run(["sample", path("m"), "-n", "10", "--style", "polka", "-o", path("x.mid")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--style polka: \(path("m")) knows the styles funk, neworleans, other"), r.stderr)
+        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "10", "--style", "funk",
+                         "-o", path("x.mid")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--style needs a model with a style input (trained with --styles)"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+
+        // humanize: the likeliest style for the beat, or the one given.
+        let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
+        r = try CLI.run(["humanize", beat, "--model", path("m"), "--seed", "3", "-o", path("h.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("(likeliest for the beat)"), r.stdout)
+        r = try CLI.run(["humanize", beat, "--model", path("m"), "--seed", "3", "--style", "funk", "-o", path("h2.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains(", style funk, "), r.stdout)
+        r = try CLI.run(["humanize", beat, "--model", path("m"), "--style", "polka", "-o", path("h3.mid")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("h3.mid")))
+
+        // The model card lists the styles.
+        r = try CLI.run(["report", "--model", path("m"), "-o", path("card.html")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let card = try String(contentsOfFile: path("card.html"), encoding: .utf8)
+        XCTAssertTrue(card.contains("3, read from the files&#39; paths (groove-names): funk ")
+                      || card.contains("3, read from the files' paths (groove-names): funk "), card)
+
+        // Safetensors and back: model.json (its styles) byte for byte.
+        r = try CLI.run(["export", path("m"), "--format", "safetensors", "-o", path("m.safetensors")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", path("m.safetensors"), "-o", path("back")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
+                       try Data(contentsOf: URL(fileURLWithPath: path("m/model.json"))))
+    }
+
+    func testStylesNeedTheGridLayout() throws {
+        let r = try CLI.run(["train", "--data", data.path, "--styles", "folders", "--steps", "1", "--checkpoint-dir", path("x")])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--styles needs --layout grid"), r.stderr)
+    }
+}
