@@ -208,11 +208,12 @@ public struct GridPrimer: Equatable, Sendable {
 }
 
 extension GridSampler {
-    /// Steps of a beat `likeliestStyle` reads (64 bars).
-    static let styleScoringSteps = 64 * GridGroup.stepsPerBar
+    /// Steps of a beat `likeliestStyle` reads (16 bars: a style shows in a few bars, and each
+    /// style costs one pass).
+    static let styleScoringSteps = 16 * GridGroup.stepsPerBar
 
     /// For a model with a style input, the style under which the model finds the beat's hit sets
-    /// likeliest (the sum of the log-probabilities of its first 64 bars' hit sets, each step read
+    /// likeliest (the sum of the log-probabilities of its first 16 bars' hit sets, each step read
     /// as the beat plays it, from h = c = 0); ties go to the commoner style. nil without a style
     /// input. What it reads does not depend on a random number.
     func likeliestStyle(_ beat: [BeatHit]) throws -> Int? {
