@@ -8,6 +8,12 @@
 //
 // The rule: every issue-10 target met, each with a margin (so that a new sample of files
 // still meets it), and among those the highest bar periodicity (the earlier step on a tie).
+// With --structure, issue 20's targets too, and among those that meet them the widest margin:
+// the checkpoint whose nearest issue-20 target is furthest from its limit. (Ranking by bar
+// similarity, as before, rewarded repeating more than the corpus does and chose checkpoints
+// that met a target by a hair on 300 files and missed it on 1,000 others.)
+
+import Foundation
 
 /// One candidate's figures.
 public struct StepFigures: Sendable, Equatable {
@@ -40,6 +46,10 @@ public struct StepFigures: Sendable, Equatable {
     /// Every touch target of issue 20 met (hits per bar, simultaneous onsets, mean velocity,
     /// soft hits, each within 10% of the reference's).
     public var touchMet = false
+    /// The smallest margin of issue 20's targets (bar structure and touch): for each, how far its
+    /// figure is from the target's limit, as the natural log of their ratio (0.02: the figure
+    /// could move about 2% before it fails; negative: missed); nil when one cannot be measured.
+    public var margin: Double? = nil
 
     public init(step: Int, path: String, periodicity: Double?, noteJS: Double?, deltaJS: Double?,
                 velocityJS: Double?, grid: Double?, accent: Double?, targetsMet: Bool) {
@@ -72,6 +82,31 @@ public struct StepFigures: Sendable, Equatable {
         missed = r.targets.filter { counted.contains($0.key) && $0.met != true && ($0.key != "hits" || r.expectedHits != nil) }.map(\.key)
         hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
         velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
+        margin = Self.margin(r)
+    }
+
+    /// The smallest of issue 20's targets' margins (`margin`).
+    static func margin(_ r: StatsResult) -> Double? {
+        let g = r.generated.structure, ref = r.reference.structure
+        func ratio(_ a: Double?, _ b: Double?) -> Double? { StatsResult.Pair(generated: a, reference: b).ratio }
+        func log(_ x: Double) -> Double { x > 0 ? Foundation.log(x) : -.infinity }
+        var margins: [Double?] = BarStructureSums.lags.map { lag in
+            ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
+        }
+        margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%
+        for (a, b) in [(g.fillClassRatio, ref.fillClassRatio), (g.fillSimilarityRatio, ref.fillSimilarityRatio)] {
+            // The bump (ratio − 1) at least half the reference's, same sign.
+            margins.append(ratio(a.map { $0 - 1 }, b.map { $0 - 1 }).map { log($0 / 0.5) })
+        }
+        for (a, b) in [(r.generated.hitsPerBar, r.reference.hitsPerBar), (g.simultaneousShare, ref.simultaneousShare),
+                       (g.velocityMean, ref.velocityMean), (g.softShare, ref.softShare)] {
+            // Within 10% (0 against 0 is within, with room to spare).
+            guard let a, let b else { margins.append(nil); continue }
+            if b == 0 { margins.append(a == 0 ? .infinity : -.infinity); continue }
+            margins.append(min(log(1.1 * b / a), log(a / (0.9 * b))))
+        }
+        guard margins.allSatisfy({ $0 != nil && !$0!.isNaN }) else { return nil }
+        return margins.compactMap { $0 }.min()
     }
 }
 
@@ -87,10 +122,11 @@ public enum StepRule {
         + "note and delta JS <= 0.025 bits, velocity JS <= 0.04 bits, grid share within 10% of the reference's, "
         + "accent r >= 0.85; then the highest periodicity"
 
-    /// The rule with `--structure`: issue 20's bar-structure targets too, ranked by similarity.
+    /// The rule with `--structure`: issue 20's bar-structure targets too, ranked by margin.
     public static let structureDescription = "with --structure also issue 20's targets (similarity at lags 1, 2, 4, 8 "
         + ">= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps, hits per bar, simultaneous onsets, "
-        + "mean velocity and soft-hit share within 10%); then the highest mean similarity"
+        + "mean velocity and soft-hit share within 10%); then the widest margin (the checkpoint whose nearest "
+        + "issue-20 target is furthest from its limit)"
 
     /// Whether `f` meets every target with the margins (and, with `structure`, issue 20's
     /// bar-structure targets).
@@ -117,10 +153,10 @@ public enum StepRule {
     }
 
     /// The index of the candidate to ship: of those that meet the rule, the highest periodicity
-    /// (with `structure`: the highest mean bar similarity), the earliest step on a tie; nil when
+    /// (with `structure`: the widest issue-20 margin), the earliest step on a tie; nil when
     /// none does.
     public static func choose(_ candidates: [StepFigures], structure: Bool = false) -> Int? {
-        func key(_ f: StepFigures) -> Double { (structure ? f.similarity : f.periodicity) ?? 0 }
+        func key(_ f: StepFigures) -> Double { (structure ? f.margin : f.periodicity) ?? -.infinity }
         var best: Int?
         for (i, f) in candidates.enumerated() where meets(f, structure: structure) {
             guard let b = best else { best = i; continue }

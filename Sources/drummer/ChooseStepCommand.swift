@@ -53,7 +53,7 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
     var seed: UInt64 = 1001
 
-    @Flag(help: "Also require issue 20's targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps; hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%) and choose the highest mean bar similarity.")
+    @Flag(help: "Also require issue 20's targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps; hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%) and choose the checkpoint whose nearest issue-20 target is furthest from its limit (the widest margin).")
     var structure = false
 
     @Flag(help: "When no checkpoint meets the rule, choose the one that misses the fewest targets (issue 10's and issue 20's; then the highest bar similarity) instead of none, and name what it misses.")
@@ -119,7 +119,7 @@ struct ChooseStepCommand: ParsableCommand {
             let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
             print("chosen: step \(rows[best].step) (\(rows[best].path)): "
                   + (qualified == 1 ? "the only checkpoint that meets the rule"
-                                    : "the highest \(structure ? "bar similarity" : "periodicity") of the \(qualified) checkpoints that meet the rule"))
+                                    : "the \(structure ? "widest margin" : "highest periodicity") of the \(qualified) checkpoints that meet the rule"))
         } else if closest, let b = StepRule.closest(rows) {
             best = b
             let f = rows[b]
@@ -135,11 +135,12 @@ struct ChooseStepCommand: ParsableCommand {
         }
     }
 
-    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  rule"
+    static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule"
 
     /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured);
     /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
-    /// bump, hits per bar and mean velocity as shares of the reference's.
+    /// bump, hits per bar and mean velocity as shares of the reference's; the smallest issue-20
+    /// margin (StepFigures.margin) in percent.
     func line(_ f: StepFigures) -> String {
         func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
@@ -150,7 +151,8 @@ struct ChooseStepCommand: ParsableCommand {
             + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
             + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + pad(percent(f.similarity), 12)
             + pad(percent(f.patterns), 10) + pad(f.fillBump.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a", 6)
-            + pad(percent(f.hitsPerBar), 10) + pad(percent(f.velocity), 10) + "  " + rule
+            + pad(percent(f.hitsPerBar), 10) + pad(percent(f.velocity), 10)
+            + pad(f.margin.map { $0.isFinite ? String(format: "%.1f%%", $0 * 100) : "-inf" } ?? "n/a", 8) + "  " + rule
     }
 
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back

@@ -291,7 +291,7 @@ final class TrainGroupsCLITests: XCTestCase {
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "choose-step: 2 checkpoints of \(dir), 3 files × 40 hits each (seeds 7…9), against \(data.path)")
         XCTAssertEqual(lines.dropFirst(2).first,
-                       "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  rule")
+                       "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule")
         let rows = lines.filter { $0.hasPrefix("   2 ") || $0.hasPrefix("   3 ") }
         XCTAssertEqual(rows.count, 2, r.stdout)
         // A model trained 3 steps plays nothing like the data: nothing qualifies, nothing is exported.
@@ -331,6 +331,8 @@ final class TrainGroupsCLITests: XCTestCase {
         let row = try XCTUnwrap(rows.last)
         XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(11)),
                        expected + [similarity, patterns, fill, hitsPerBar, velocity], row)
+        XCTAssertEqual(row.split(separator: " ").map(String.init).dropFirst(12).first, "n/a",
+                       "the margin needs every issue-20 figure; 40 hits make no 16-bar window: n/a")
 
         // Errors: not a directory (usage), no checkpoint in the range (named, with what there is).
         let missing = try CLI.run(["choose-step", root.appendingPathComponent("nope").path, "--reference", data.path])

@@ -485,21 +485,28 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(StepRule.choose([]))
     }
 
-    /// --structure: issue 20's bar-structure and touch targets must be met too; the highest mean
-    /// similarity wins. Without it they do not count (issue-10 targets only).
-    func testStructureRuleNeedsTheBarTargetsAndRanksBySimilarity() {
-        func structured(_ step: Int, similarity: Double, met: Bool, touch: Bool = true, periodicity: Double = 0.9) -> StepFigures {
+    /// --structure: issue 20's bar-structure and touch targets must be met too; the widest margin
+    /// wins (not the highest similarity). Without it they do not count (issue-10 targets only).
+    func testStructureRuleNeedsTheBarTargetsAndRanksByMargin() {
+        func structured(_ step: Int, similarity: Double, margin: Double, met: Bool, touch: Bool = true,
+                        periodicity: Double = 0.9) -> StepFigures {
             var f = figures(step, periodicity: periodicity)
             f.similarity = similarity
+            f.margin = margin
             f.structureMet = met
             f.touchMet = touch
             return f
         }
-        let rows = [structured(1, similarity: 0.95, met: false, periodicity: 0.99), structured(2, similarity: 0.85, met: true),
-                    structured(3, similarity: 0.90, met: true, periodicity: 0.86), structured(4, similarity: 0.97, met: true, touch: false)]
+        let rows = [structured(1, similarity: 0.95, margin: 0.2, met: false, periodicity: 0.99),
+                    structured(2, similarity: 0.99, margin: 0.01, met: true),
+                    structured(3, similarity: 0.90, margin: 0.05, met: true, periodicity: 0.86),
+                    structured(4, similarity: 0.97, margin: 0.3, met: true, touch: false)]
         XCTAssertEqual(StepRule.choose(rows), 0, "without --structure: the highest periodicity, bar targets ignored")
         XCTAssertEqual(StepRule.choose(rows, structure: true), 2,
-                       "with it: step 1 misses a bar target, step 4 a touch target; 0.90 beats 0.85")
+                       "with it: step 1 misses a bar target, step 4 a touch target; a margin of 5% beats 1% (and a higher similarity)")
+        XCTAssertEqual(StepRule.choose([structured(5, similarity: 0.9, margin: 0.05, met: true),
+                                        structured(3, similarity: 0.8, margin: 0.05, met: true)], structure: true), 1,
+                       "a tie: the earlier step")
         XCTAssertFalse(StepRule.meets(rows[0], structure: true))
         XCTAssertFalse(StepRule.meets(rows[3], structure: true))
         XCTAssertTrue(StepRule.meets(rows[3]), "the touch targets count only with --structure")
@@ -520,7 +527,7 @@ final class StepRuleTests: XCTestCase {
     }
 
     /// The issue-10 targets decide `targetsMet`, whatever issue 20's bar figures say.
-    func testTargetsMetCountsIssue10TargetsOnly() {
+    func testTargetsMetCountsIssue10TargetsOnly() throws {
         XCTAssertEqual(Set(StatsResult.issue10Targets).intersection(StatsResult.structureTargets), [])
         var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
         // The same two bars of a beat on both sides, then a reference with many different bars.
@@ -551,5 +558,24 @@ final class StepRuleTests: XCTestCase {
         // choose-step's fill column: the tom + crash bump as a share of the reference's.
         XCTAssertEqual(try XCTUnwrap(same.fillBump), 1, accuracy: 1e-12)
         XCTAssertNil(other.fillBump, "no tom or crash in any bar: no share ratio, no bump")
+        // The margin: the same files on both sides are nearest the 10% of the touch targets
+        // (log 1.1; the lags have log(1/0.8), patterns log 1.3, the bumps log 2; no soft hits on
+        // either side: within with room to spare); no fill bump: no margin.
+        XCTAssertEqual(try XCTUnwrap(same.margin), log(1.1), accuracy: 1e-9)
+        XCTAssertNil(other.margin)
+        var denser = GrooveTally(ticksPerQuarter: 480)
+        let dense = track(16)
+        // A second kick in every bar's last 16th (the fills' 16th): 10 hits a bar where there were 10 or 11.
+        var notes = dense.notes, onsets = dense.onsets
+        for b in 0..<16 { notes.append(36); onsets.append(b * 1920 + 1800) }
+        let order = onsets.indices.sorted { (onsets[$0], notes[$0]) < (onsets[$1], notes[$1]) }
+        denser.add(HitTrack(path: "d", ticksPerQuarter: 480, notes: order.map { notes[$0] }, onsets: order.map { onsets[$0] },
+                            velocities: order.map { onsets[$0] % 480 == 0 ? 100 : 60 },
+                            bars: order.map { BarSlot(bar: onsets[$0] / 1920, tickInBar: onsets[$0] % 1920, barTicks: 1920) }),
+                   tolerance: 0.125)
+        let more = StepFigures(step: 1, path: "p", result: StatsResult(generated: denser, reference: r, tolerance: 0.125, quantize: nil))
+        let perBar = try XCTUnwrap(more.hitsPerBar)
+        XCTAssertGreaterThan(perBar, 1)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(more.margin), log(1.1 / perBar) + 1e-9, "more hits per bar: nearer its limit")
     }
 }
