@@ -248,6 +248,10 @@ public final class Sampler {
         grid?.group.styles.map { $0.draw(uniform: rng.nextDouble()) }
     }
 
+    /// For a grid model with a style input, the style under which it finds `beat`'s hit sets
+    /// likeliest (its first 16 bars, all 4/4; see GridSampler.likeliestStyle); nil for other models.
+    public func likeliestStyle(_ beat: [BeatHit]) throws -> Int? { try grid?.likeliestStyle(beat) }
+
     /// Generates `count` hits. Without a primer the start event is drawn uniformly from the
     /// vocabulary with `rng` (after h and c) at the first beat of a bar; with one, see the file header.
     public func generate(

@@ -227,6 +227,8 @@ struct SampleCommand: ParsableCommand {
         var primerTempo: Double?
         var startTick = 0
         var gridPrimer: GridPrimer?
+        // The whole primer as a beat (a style model plays the style it finds likeliest for it).
+        var primerBeat: [BeatHit] = []
         if let p = primer, let grid = loaded.groups.grid {
             // A grid model reads the primer's last bars as 16th-note steps.
             var settings = HitExtractionSettings()
@@ -237,8 +239,9 @@ struct SampleCommand: ParsableCommand {
             let starts = Array(Set(barLines)).sorted()
             let from = starts[max(0, starts.count - primerBars)]
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
-            let beat = kept.map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
-                                          tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
+            primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
+                                                        tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
+            let beat = kept.map { primerBeat[$0] }
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw ValidationError("--primer \(p): \(error)")
             }
@@ -290,8 +293,15 @@ struct SampleCommand: ParsableCommand {
         options.set(temperatures)
         options.topP = topP ?? 1
         options.noteOutput = rawNotes ? .raw : .generalMIDI
-        let fixedStyle = try style.map { try Self.style($0, in: loaded.groups, model: model) }
         let styleNames = loaded.groups.grid?.styles?.names
+        // --style, else with a primer the style the model finds likeliest for it (its first 16
+        // bars; drawn per file when they are not all 4/4), else drawn per file.
+        var fixedStyle = try style.map { try Self.style($0, in: loaded.groups, model: model) }
+        var styleSource = ""
+        if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty, let s = try? sampler.likeliestStyle(primerBeat) {
+            fixedStyle = s
+            styleSource = " (likeliest for the primer)"
+        }
         // The file's bars are the generator's: its meter, and the start event's place in its bar.
         let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm ?? primerTempo ?? 120, velocity: velocity,
                                    startTick: random ? 0 : startTick)
@@ -360,7 +370,7 @@ struct SampleCommand: ParsableCommand {
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if let topP { line += ", top-p \(topP)" }
-            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? " (drawn)" : "") }
+            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? " (drawn)" : styleSource) }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }

@@ -3,7 +3,8 @@
 // fixture's files), kept on resume (and `--styles none` refused there), carried by the
 // checkpoint, model.json, safetensors and back; `sample` draws a style per file and says which,
 // `--style` plays one (the file the seed gives when it draws that style), unknown styles and
-// models without a style input are refused; `humanize` takes the likeliest style or `--style`;
+// models without a style input are refused; with a primer, the style likeliest for it;
+// `humanize` takes the likeliest style or `--style`;
 // the report's model card lists the styles.
 import Foundation
 import XCTest
@@ -108,6 +109,18 @@ final class StyleCLITests: XCTestCase {
         XCTAssertEqual(r.status, 64)
         XCTAssertTrue(r.stderr.contains("--style needs a model with a style input (trained with --styles)"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+
+        // With a primer: the style the model finds likeliest for it, unless --style.
+        let primer = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
+        r = try CLI.run(["sample", path("m"), "-n", "30", "--count", "2", "--seed", "5", "--primer", primer, "-o", path("p.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let primed = r.stdout.split(separator: "\n").filter { $0.hasPrefix("wrote ") }
+        XCTAssertEqual(primed.count, 2)
+        XCTAssertTrue(primed.allSatisfy { $0.contains(" (likeliest for the primer)") }, r.stdout)
+        XCTAssertEqual(Set(primed.map { $0.contains("style funk") }).count, 1, "one style for every file: the primer's")
+        r = try CLI.run(["sample", path("m"), "-n", "30", "--seed", "5", "--primer", primer, "--style", "neworleans", "-o", path("p2.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains(", style neworleans\n") || r.stdout.hasSuffix(", style neworleans"), r.stdout)
 
         // humanize: the likeliest style for the beat, or the one given.
         let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
