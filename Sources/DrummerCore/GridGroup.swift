@@ -102,16 +102,7 @@ public struct GridGroup: Equatable, Sendable {
     /// The note of a hit of class `c`, drawn from its training notes with a uniform u in [0, 1).
     public func note(class c: Int, uniform u: Double) -> Int {
         let row = noteCounts[c]
-        var total = 0
-        for n in row { total += n }
-        guard total > 0 else { return notes[c] }
-        let target = Int(u * Double(total))
-        var acc = 0
-        for (note, n) in row.enumerated() {
-            acc += n
-            if target < acc { return note }
-        }
-        return notes[c]
+        return Softmax.draw(count: row.count, counts: { row[$0] }, uniform: u) ?? notes[c]
     }
 
     public var ticksPerStep: Int { ppq / 4 }

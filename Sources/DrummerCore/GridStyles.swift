@@ -80,17 +80,7 @@ public struct GridStyles: Equatable, Sendable {
     public func index(named name: String) -> Int? { names.firstIndex(of: name.lowercased()) }
 
     /// A style drawn in proportion to `steps` with a uniform u in [0, 1).
-    public func draw(uniform u: Double) -> Int {
-        let total = steps.reduce(0, +)
-        guard total > 0 else { return 0 }
-        let target = Int(u * Double(total))
-        var acc = 0
-        for (i, n) in steps.enumerated() {
-            acc += n
-            if target < acc { return i }
-        }
-        return steps.count - 1
-    }
+    public func draw(uniform u: Double) -> Int { Softmax.draw(count: steps.count, counts: { steps[$0] }, uniform: u) ?? 0 }
 
     public func validate() throws {
         guard names.count >= 1, names.count <= 1000, names.last == Self.other else {

@@ -156,16 +156,10 @@ public struct VelocityGroup: Equatable, Sendable {
     /// number u in [0, 1) (the bin's middle when the data had none there).
     public func velocity(bin b: Int, uniform u: Double) -> Int {
         let r = bins[b]
-        var total = 0
-        for v in r { total += histogram[v - 1] }
-        guard total > 0 else { return (r.lowerBound + r.upperBound) / 2 }
-        let target = Int(u * Double(total))
-        var acc = 0
-        for v in r {
-            acc += histogram[v - 1]
-            if target < acc { return v }
+        guard let i = Softmax.draw(count: r.count, counts: { histogram[r.lowerBound + $0 - 1] }, uniform: u) else {
+            return (r.lowerBound + r.upperBound) / 2
         }
-        return r.upperBound
+        return r.lowerBound + i
     }
 
     /// Up to `count` bins over the velocities of `histogram`, each holding about the same share of

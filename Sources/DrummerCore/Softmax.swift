@@ -74,6 +74,24 @@ public enum Softmax {
         return last
     }
 
+    /// Draws an index in 0..<count from whole-number counts (`count(i)`) with u in [0, 1): the
+    /// first index whose running sum exceeds ⌊u · Σ⌋ (each index as often as its count says;
+    /// clamped to Σ − 1 when u · Σ rounds up to Σ, so the index always has a count); nil when
+    /// every count is 0. The velocity within a bin, a class's note and a file's style are drawn
+    /// this way. Allocates nothing (the sampler's per-hit path).
+    public static func draw(count: Int, counts: (Int) -> Int, uniform u: Double) -> Int? {
+        var total = 0
+        for i in 0..<count { total += counts(i) }
+        guard total > 0 else { return nil }
+        let target = min(Int(u * Double(total)), total - 1)
+        var acc = 0
+        for i in 0..<count {
+            acc += counts(i)
+            if target < acc { return i }
+        }
+        preconditionFailure("unreachable: target < total")
+    }
+
     /// Nucleus (top-p) filtering in place: keeps the smallest set of classes, most likely first,
     /// whose probabilities add up to at least `p` of the total, sets the others to 0 and scales
     /// the kept ones to sum to 1. `order` is scratch of at least `weights.count` indices (the
