@@ -217,8 +217,13 @@ extension GridSampler {
     /// as the beat plays it, from h = c = 0); ties go to the commoner style. nil without a style
     /// input. What it reads does not depend on a random number.
     func likeliestStyle(_ beat: [BeatHit]) throws -> Int? {
-        guard let styles = group.styles, !beat.isEmpty else { return nil }
-        let grid = try GridBeat(beat, group: group, reading: "reads")
+        guard group.styles != nil, !beat.isEmpty else { return nil }
+        return likeliestStyle(of: try GridBeat(beat, group: group, reading: "reads"))
+    }
+
+    /// `likeliestStyle` of a beat already on the grid.
+    private func likeliestStyle(of grid: GridBeat) -> Int? {
+        guard let styles = group.styles else { return nil }
         var seq = group.sequence(grid.cells, steps: min(grid.steps, Self.styleScoringSteps))
         let H = weights.shape.hidden, zeros = [Float](repeating: 0, count: H), hits = columns[0]
         var best = 0, bestScore = -Double.infinity
@@ -250,7 +255,7 @@ extension GridSampler {
         let T = group.ticksPerStep, C = GridGroup.classCount, F = group.offsetBins
         let grid = try GridBeat(beat, group: group, reading: "humanizes")
         let cells = grid.cells
-        let chosen = group.styles == nil ? 0 : try style ?? likeliestStyle(beat) ?? 0
+        let chosen = style ?? likeliestStyle(of: grid) ?? 0
         startState(initScale: initScale, rng: &rng)
         var seq = GridSequence(style: chosen)
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity

@@ -88,13 +88,12 @@ struct HumanizeCommand: ParsableCommand {
             options.velocityTemperature = loaded.temperatures["velocity"]
             options.timingTemperature = loaded.temperatures[loaded.groups.grid != nil ? "offset" : "tick"]
         }
+        // --style (refused for a model without a style input), else the likeliest for the beat.
+        let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
         var styleNote = ""
         if let names = loaded.groups.grid?.styles?.names {
-            let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
             options.style = try given ?? humanizer.likeliestStyle(beat)
             if let s = options.style { styleNote = ", style \(names[s])" + (given == nil ? " (likeliest for the beat)" : "") }
-        } else if let style {
-            _ = try SampleCommand.style(style, in: loaded.groups, model: model)  // refused: no style input
         }
         let out = try humanizer.humanize(beat, options: options, rng: &rng)
         var previous = 0
