@@ -120,4 +120,29 @@ public enum Softmax {
         for k in cut..<n { weights[idx[k]] = 0 }
         for k in 0..<cut { weights[idx[k]] = F(Double(weights[idx[k]]) / kept) }
     }
+
+    /// Nucleus filtering that leaves class `kept` out of the cut: it keeps its share of the
+    /// total, and the other classes share the rest as `nucleus` cuts them (the smallest set of
+    /// the likeliest of them holding at least `p` of their own total). A grid model's hit set
+    /// draws so with class 0, the empty set: top-p narrows the patterns, not the chance of a
+    /// rest. The weights come out summing to 1. p ≥ 1 changes nothing.
+    public static func nucleus<F: BinaryFloatingPoint>(_ weights: UnsafeMutableBufferPointer<F>, p: Double,
+                                                       order: UnsafeMutableBufferPointer<Int>, keeping kept: Int) {
+        guard p < 1, weights.count > 1 else { return }
+        var total = 0.0
+        for w in weights { total += Double(w) }
+        guard total > 0 else { return }
+        let share = Double(weights[kept]) / total
+        // The others, cut among themselves (the kept class at 0 is never needed to reach p).
+        weights[kept] = 0
+        nucleus(weights, p: p, order: order)
+        var rest = 0.0
+        for w in weights { rest += Double(w) }
+        if rest > 0 {
+            for j in weights.indices { weights[j] = F(Double(weights[j]) * (1 - share)) }
+            weights[kept] = F(share)
+        } else {
+            weights[kept] = 1
+        }
+    }
 }

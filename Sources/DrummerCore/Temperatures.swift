@@ -31,34 +31,14 @@ public struct TemperatureSetting: Equatable, Sendable {
 
     /// Parses "0.9" or "note=0.9,tick=0.9"; `option` names the flag in messages.
     public init(parsing text: String, option: String = "--temperature") throws(TemperatureError) {
-        if let t = Float(text) {
-            guard t.isFinite, t >= 0 else { throw TemperatureError("\(option) must be a finite number ≥ 0, got \(t)") }
-            self.init(all: t)
-            return
-        }
-        var groups: [String: Float] = [:]
-        for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
-            guard parts.count == 2, let t = Float(parts[1]) else {
-                throw TemperatureError("\(option) takes a number or group=T pairs (note=0.9,tick=0.9,velocity=1.0), got \"\(text)\"")
-            }
-            let name = String(parts[0])
-            guard Self.knownGroups.contains(name) else {
-                throw TemperatureError("\(option) names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)")
-            }
-            guard t.isFinite, t >= 0 else { throw TemperatureError("\(option) \(name) must be a finite number ≥ 0, got \(t)") }
-            guard groups[name] == nil else { throw TemperatureError("\(option) names \(name) twice") }
-            groups[name] = t
-        }
-        self.init(groups: groups)
+        let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=T pairs (note=0.9,tick=0.9,velocity=1.0)",
+                                                  requirement: "a finite number ≥ 0") { (t: Float) in t.isFinite && t >= 0 }
+        self.init(all: all, groups: groups)
     }
 
     /// Throws when a named group is not one a model of `groups` predicts.
     public func check(for groups: ModelGroups, option: String = "--temperature") throws(TemperatureError) {
-        let names = Self.names(for: groups)
-        if let name = self.groups.keys.sorted().first(where: { !names.contains($0) }) {
-            throw TemperatureError("\(option) names \(name), which this model does not predict (its temperature groups: \(names.joined(separator: ", ")))")
-        }
+        try GroupValues.check(Array(self.groups.keys), for: groups, option: option, kind: "temperature")
     }
 
     /// The temperature of each of the model's groups: this setting over the model's `defaults`.
@@ -73,6 +53,79 @@ public struct TemperatureSetting: Equatable, Sendable {
         let values = Set(temperatures.values)
         if values.count <= 1 { return "\(values.first ?? 1)" }
         return temperatures.keys.sorted().map { "\($0)=\(temperatures[$0]!)" }.joined(separator: ",")
+    }
+}
+
+/// `--top-p`'s text, parsed: one share for every group (`--top-p 0.95`) or group=P pairs
+/// (`--top-p hits=0.95`), each above 0 and at most 1; a group named nowhere draws from every
+/// class (1). Not carried in model.json: only what the command line says applies.
+public struct TopPSetting: Equatable, Sendable {
+    public var all: Double?
+    public var groups: [String: Double]
+
+    public init(all: Double? = nil, groups: [String: Double] = [:]) {
+        self.all = all
+        self.groups = groups
+    }
+
+    public init(parsing text: String, option: String = "--top-p") throws(TemperatureError) {
+        let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=P pairs (hits=0.95,velocity=1)",
+                                                  requirement: "above 0 and at most 1") { (p: Double) in p > 0 && p <= 1 }
+        self.init(all: all, groups: groups)
+    }
+
+    /// Throws when a named group is not one a model of `groups` predicts.
+    public func check(for groups: ModelGroups, option: String = "--top-p") throws(TemperatureError) {
+        try GroupValues.check(Array(self.groups.keys), for: groups, option: option, kind: "top-p")
+    }
+
+    /// The top-p of each of the model's groups.
+    public func resolved(for groups: ModelGroups) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for name in TemperatureSetting.names(for: groups) { out[name] = all ?? self.groups[name] ?? 1 }
+        return out
+    }
+
+    /// "0.95" or "hits=0.95,offset=1,velocity=1" for status lines.
+    public static func describe(_ shares: [String: Double]) -> String {
+        let values = Set(shares.values)
+        if values.count <= 1 { return "\(values.first ?? 1)" }
+        return shares.keys.sorted().map { "\($0)=\(shares[$0]!)" }.joined(separator: ",")
+    }
+}
+
+/// What `--temperature` and `--top-p` share: one number, or group=value pairs over the output
+/// groups' names.
+enum GroupValues {
+    static func parse<X: LosslessStringConvertible>(
+        _ text: String, option: String, pairs: String, requirement: String, valid: (X) -> Bool
+    ) throws(TemperatureError) -> (all: X?, groups: [String: X]) {
+        if let x = X(text) {
+            guard valid(x) else { throw TemperatureError("\(option) must be \(requirement), got \(x)") }
+            return (x, [:])
+        }
+        var groups: [String: X] = [:]
+        for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
+            guard parts.count == 2, let x = X(String(parts[1])) else {
+                throw TemperatureError("\(option) takes a number or \(pairs), got \"\(text)\"")
+            }
+            let name = String(parts[0])
+            guard TemperatureSetting.knownGroups.contains(name) else {
+                throw TemperatureError("\(option) names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)")
+            }
+            guard valid(x) else { throw TemperatureError("\(option) \(name) must be \(requirement), got \(x)") }
+            guard groups[name] == nil else { throw TemperatureError("\(option) names \(name) twice") }
+            groups[name] = x
+        }
+        return (nil, groups)
+    }
+
+    static func check(_ named: [String], for groups: ModelGroups, option: String, kind: String) throws(TemperatureError) {
+        let names = TemperatureSetting.names(for: groups)
+        if let name = named.sorted().first(where: { !names.contains($0) }) {
+            throw TemperatureError("\(option) names \(name), which this model does not predict (its \(kind) groups: \(names.joined(separator: ", ")))")
+        }
     }
 }
 

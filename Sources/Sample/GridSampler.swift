@@ -71,7 +71,21 @@ final class GridSampler {
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[c])
         Softmax.probabilities(y, temperature: temperature, into: r)
-        Softmax.nucleus(r, p: p, order: order)
+        Softmax.nucleus(r, p: p, order: order, keeping: 0)
+        return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
+    }
+
+    /// The next step's hit set at `temperature` (0: the most likely) and top-p `p`, which cuts
+    /// the patterns and not the rests: the empty set keeps its probability (were it in the
+    /// nucleus, a likely rest would become a certain one, and rests in a row can silence the
+    /// model for good).
+    private func drawHitSet(temperature: Float, p: Double, uniform u: Double) -> Int {
+        let c = columns[0]
+        let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
+        if temperature == 0 { return Softmax.argmax(y) }
+        let r = UnsafeMutableBufferPointer(rebasing: probs[c])
+        Softmax.probabilities(y, temperature: temperature, into: r)
+        Softmax.nucleus(r, p: p, order: order, keeping: 0)
         return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
     }
 
@@ -85,6 +99,8 @@ final class GridSampler {
         }
         let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
         let offsetT = effective(options.offsetTemperature)
+        let hitsP = options.hitsTopP ?? options.topP, velocityP = options.velocityTopP ?? options.topP
+        let offsetP = options.offsetTopP ?? options.topP
         // A style input's style: the one asked for, or drawn first (Sampler.drawStyle).
         let style = group.styles.map { options.style ?? $0.draw(uniform: rng.nextDouble()) } ?? 0
         startState(initScale: options.initScale, rng: &rng)
@@ -124,16 +140,16 @@ final class GridSampler {
         var s = seq.count - 1, silent = 0
         while true {
             step(row: s, of: seq)
-            let set = draw(group: 0, temperature: hitsT, p: options.topP, rng: &rng)
+            let set = drawHitSet(temperature: hitsT, p: hitsP, uniform: rng.nextDouble())
             // With probability offsetCoupling, one uniform number for the offsets of every class
             // of the step (each class keeps its own distribution; classes with alike
             // distributions land on one tick, as a drummer's often do); else one per class.
             let coupled = rng.nextDouble() < group.offsetCoupling, uOffset = rng.nextDouble()
             for c in 0..<C where set & (1 << c) != 0 {
-                velocity[c] = draw(group: 1 + c, temperature: velocityT, p: options.topP, rng: &rng)
+                velocity[c] = draw(group: 1 + c, temperature: velocityT, p: velocityP, rng: &rng)
                 offset[c] = coupled
-                    ? draw(columns: columns[1 + C + c], temperature: offsetT, p: options.topP, uniform: uOffset)
-                    : draw(group: 1 + C + c, temperature: offsetT, p: options.topP, rng: &rng)
+                    ? draw(columns: columns[1 + C + c], temperature: offsetT, p: offsetP, uniform: uOffset)
+                    : draw(group: 1 + C + c, temperature: offsetT, p: offsetP, rng: &rng)
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
                 let raw = group.note(class: c, uniform: rng.nextDouble())
                 let note = options.noteOutput == .raw ? raw : GeneralMIDIDrums.audible(note: raw)

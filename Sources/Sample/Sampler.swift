@@ -54,8 +54,15 @@ public struct SamplingOptions: Equatable, Sendable {
     public var hitsTemperature: Float?
     public var offsetTemperature: Float?
     /// Nucleus sampling: each group draws from its smallest set of most likely classes that
-    /// holds at least this share of the probability (1: every class).
+    /// holds at least this share of the probability (1: every class). A grid model's hit set
+    /// keeps the empty set's probability and cuts among the others (`Softmax.nucleus(keeping:)`).
     public var topP: Double = 1
+    /// Top-p of each group (nil: `topP`), named as the temperatures are.
+    public var noteTopP: Double?
+    public var tickTopP: Double?
+    public var velocityTopP: Double?
+    public var hitsTopP: Double?
+    public var offsetTopP: Double?
     /// Which notes are written: General MIDI drum notes (the default: every hit sounds on a GM
     /// kit), or the training data's own.
     public var noteOutput: NoteOutput = .generalMIDI
@@ -152,9 +159,9 @@ public final class Sampler {
     /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
     private let noteWeights: UnsafeMutableBufferPointer<Double>
     private let tickScratch: UnsafeMutableBufferPointer<Float>
-    /// Scratch for nucleus sampling (one index per class of the widest group), and its p.
+    /// Scratch for nucleus sampling (one index per class of the widest group), and each group's p.
     private let order: UnsafeMutableBufferPointer<Int>
-    private var topP = 1.0
+    private var noteTopP = 1.0, tickTopP = 1.0, velocityTopP = 1.0
     /// Notes struck at the current onset: bit n of word n / 64.
     private var struck: (UInt64, UInt64) = (0, 0)
     /// For each note index, the note indices written as the same note (itself at least):
@@ -303,7 +310,10 @@ public final class Sampler {
                   options.hitsTemperature, options.offsetTemperature].compactMap({ $0 }) {
             guard t.isFinite, t >= 0 else { throw SamplerError.badTemperature(t) }
         }
-        guard options.topP > 0, options.topP <= 1 else { throw SamplerError.badTopP(options.topP) }
+        for p in [options.topP, options.noteTopP, options.tickTopP, options.velocityTopP, options.hitsTopP,
+                  options.offsetTopP].compactMap({ $0 }) {
+            guard p > 0, p <= 1 else { throw SamplerError.badTopP(p) }
+        }
         if let s = options.style {
             let n = grid?.group.styles?.count ?? 0
             guard (0..<n).contains(s) else { throw SamplerError.badStyle(s, styles: n) }
@@ -370,7 +380,9 @@ public final class Sampler {
         let noteT = effective(options.noteTemperature), tickT = effective(options.tickTemperature)
         let velocityT = effective(options.velocityTemperature)
         guard (noteT == 0) == (tickT == 0) else { throw SamplerError.mixedArgmax }
-        topP = options.topP
+        noteTopP = options.noteTopP ?? options.topP
+        tickTopP = options.tickTopP ?? options.topP
+        velocityTopP = options.velocityTopP ?? options.topP
         for _ in 0..<count {
             step(x, tickInBar: position, onset: onset, barTicks: barTicks)
             let logits = lstm.logits()
@@ -454,11 +466,11 @@ public final class Sampler {
                 top = max(top, a)
             }
             for n in 0..<N { noteWeights[n] = exp(noteWeights[n] - top) }
-            Softmax.nucleus(noteWeights, p: topP, order: order)
+            Softmax.nucleus(noteWeights, p: noteTopP, order: order)
             note = Softmax.draw(UnsafeBufferPointer(noteWeights), uniform: rng.nextDouble())
         } else {
             Softmax.probabilities(noteLogits, temperature: noteTemperature, into: noteProbs)
-            Softmax.nucleus(noteProbs, p: topP, order: order)
+            Softmax.nucleus(noteProbs, p: noteTopP, order: order)
             note = Softmax.draw(UnsafeBufferPointer(noteProbs), uniform: rng.nextDouble())
         }
         if masked, isStruck(note) {
@@ -468,7 +480,7 @@ public final class Sampler {
         } else {
             Softmax.probabilities(tickLogits, temperature: temperature, into: tickProbs)
         }
-        Softmax.nucleus(tickProbs, p: topP, order: order)
+        Softmax.nucleus(tickProbs, p: tickTopP, order: order)
         return SampledEvent(note: note, tick: Softmax.draw(UnsafeBufferPointer(tickProbs), uniform: rng.nextDouble()))
     }
 
@@ -494,7 +506,7 @@ public final class Sampler {
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[velocityColumns])
         Softmax.probabilities(y, temperature: temperature, into: r)
-        Softmax.nucleus(r, p: topP, order: order)
+        Softmax.nucleus(r, p: velocityTopP, order: order)
         return Softmax.draw(UnsafeBufferPointer(r), uniform: rng.nextDouble())
     }
 
@@ -571,5 +583,15 @@ extension SamplingOptions {
         velocityTemperature = temperatures["velocity"]
         hitsTemperature = temperatures["hits"]
         offsetTemperature = temperatures["offset"]
+    }
+
+    /// Sets each group's top-p from `shares` (by output group name, as `TopPSetting.resolved`
+    /// gives them); groups not named keep `topP`.
+    public mutating func set(topP shares: [String: Double]) {
+        noteTopP = shares["note"]
+        tickTopP = shares["tick"]
+        velocityTopP = shares["velocity"]
+        hitsTopP = shares["hits"]
+        offsetTopP = shares["offset"]
     }
 }

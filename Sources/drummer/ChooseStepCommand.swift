@@ -65,6 +65,9 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sample at these temperatures (as sample --temperature: one number, or group=T pairs such as velocity=1.2; default 1); --export records them in model.json as the model's defaults.")
     var temperature: String?
 
+    @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Sample with nucleus sampling (as sample --top-p: one share, or group=P pairs such as hits=0.95; default 1). model.json does not carry it: with --export, give the same --top-p to sample.")
+    var topP: String?
+
     func validate() throws {
         guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
         try StatsCommand.checkQuantize(quantize)
@@ -74,6 +77,7 @@ struct ChooseStepCommand: ParsableCommand {
         if let f = fromStep, let t = toStep, t < f { throw ValidationError("--to (\(t)) is before --from (\(f))") }
         if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
         if let t = temperature { _ = try SampleCommand.setting(t) }
+        if let p = topP { _ = try SampleCommand.topP(p) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("\(checkpointDir) is not a directory")
@@ -101,13 +105,15 @@ struct ChooseStepCommand: ParsableCommand {
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
         var temperatures: [String: Float] = [:]
         if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
+        if let topP { print("top-p: \(topP) (as sample --top-p)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(Self.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
             temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
-            let performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures)
+            let performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures,
+                                               topP: try SampleCommand.topPs(topP, for: model.groups))
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)
             rows.append(figures)
@@ -131,7 +137,8 @@ struct ChooseStepCommand: ParsableCommand {
         if let export {
             let s = try Exporter.export(checkpoint: rows[best].path, temperatures: temperatures, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
-                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(temperatures)) recorded in model.json"))
+                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(temperatures)) recorded in model.json")
+                  + (topP == nil ? "" : "; model.json does not carry top-p: sample it with --top-p \(topP!)"))
         }
     }
 
@@ -158,11 +165,12 @@ struct ChooseStepCommand: ParsableCommand {
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back
     /// as `drummer stats` reads them.
     static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64,
-                       temperatures: [String: Float] = [:]) throws -> [DrumPerformance] {
+                       temperatures: [String: Float] = [:], topP: [String: Double] = [:]) throws -> [DrumPerformance] {
         let sampler = try Sampler(weights: model.weights, groups: model.groups)
         let meter = model.groups.defaultMeter
         var options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
         options.set(temperatures)
+        options.set(topP: topP)
         let midi = DrumMIDIOptions(model: model.groups, meter: meter)
         return try (0..<count).map { k in
             var rng = SeededRNG(seed: seed &+ UInt64(k))

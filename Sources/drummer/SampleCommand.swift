@@ -32,7 +32,8 @@ struct SampleCommand: ParsableCommand {
             was chosen at (model.json "sampling", written by choose-step --temperature or export \
             --temperature); they are the default, and --temperature 1 samples the model's own \
             distribution. --top-p P draws each group from its most likely classes holding P of the \
-            probability.
+            probability (--top-p hits=0.95: the hit set of a grid model alone; its chance of a rest \
+            stays the model's).
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -80,12 +81,24 @@ struct SampleCommand: ParsableCommand {
         return i
     }
 
-    @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, in (0, 1] (default 1: all).")
-    var topP: Double?
+    @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, above 0 and at most 1: one number for every group, or group=P pairs (hits=0.95); a grid model's hit set keeps the chance of a rest and cuts among the patterns (default 1: every class).")
+    var topP: String?
 
     /// --temperature parsed (its errors are usage errors).
     static func setting(_ text: String) throws -> TemperatureSetting {
         do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
+    }
+
+    /// --top-p parsed (its errors are usage errors).
+    static func topP(_ text: String) throws -> TopPSetting {
+        do { return try TopPSetting(parsing: text) } catch { throw ValidationError(error.description) }
+    }
+
+    /// --top-p's `text` (nil: every class) checked against a model's groups: each group's top-p.
+    static func topPs(_ text: String?, for groups: ModelGroups) throws -> [String: Double] {
+        let setting = try text.map(Self.topP) ?? TopPSetting()
+        do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
+        return setting.resolved(for: groups)
     }
 
     /// --temperature's `text` (nil: not given) over a model's `defaults`, checked against the
@@ -155,7 +168,7 @@ struct SampleCommand: ParsableCommand {
         guard primerBars >= 1 else { throw ValidationError("--primer-bars must be at least 1, got \(primerBars)") }
         if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
         if let t = temperature { _ = try Self.setting(t) }
-        if let p = topP, !(p > 0 && p <= 1) { throw ValidationError("--top-p must be above 0 and at most 1, got \(p)") }
+        if let p = topP { _ = try Self.topP(p) }
         if random, topP != nil { throw ValidationError("--random draws uniformly: --top-p has no effect with it") }
         guard initScale.isFinite, initScale >= 0 else {
             throw ValidationError("--init-scale must be a finite number ≥ 0, got \(initScale)")
@@ -291,7 +304,8 @@ struct SampleCommand: ParsableCommand {
         var options = SamplingOptions(temperature: 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         options.set(temperatures)
-        options.topP = topP ?? 1
+        let shares = try Self.topPs(topP, for: loaded.groups)
+        options.set(topP: shares)
         options.noteOutput = rawNotes ? .raw : .generalMIDI
         let styleNames = loaded.groups.grid?.styles?.names
         // --style, else with a primer the style the model finds likeliest for it (its first 16
@@ -369,7 +383,7 @@ struct SampleCommand: ParsableCommand {
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
-            if let topP { line += ", top-p \(topP)" }
+            if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? " (drawn)" : styleSource) }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)

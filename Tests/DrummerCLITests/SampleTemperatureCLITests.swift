@@ -29,8 +29,9 @@ final class SampleTemperatureCLITests: XCTestCase {
         _ = try sample("one", ["--temperature", "1"])
         _ = try sample("groups", ["--temperature", "note=1,tick=1,velocity=1"])
         _ = try sample("p1", ["--top-p", "1"])
+        _ = try sample("pgroups", ["--top-p", "note=1,tick=1,velocity=1"])
         let plain = try bytes("plain")
-        for name in ["one", "groups", "p1"] { XCTAssertEqual(try bytes(name), plain, name) }
+        for name in ["one", "groups", "p1", "pgroups"] { XCTAssertEqual(try bytes(name), plain, name) }
     }
 
     /// Velocities over 8 files × 400 hits: JS divergence (bits) of 16-bin histograms from T = 1's.
@@ -58,12 +59,40 @@ final class SampleTemperatureCLITests: XCTestCase {
         XCTAssertLessThan(distinctDeltas(narrow), distinctDeltas(all))
     }
 
+    /// --top-p note=P narrows the notes alone: the tick draws keep every class.
+    func testTopPByGroup() throws {
+        let all = try sample("all", [], count: 4, notes: 400), notes = try sample("notes", ["--top-p", "note=0.5"], count: 4, notes: 400)
+        XCTAssertLessThan(Set(notes.flatMap(\.notes)).count, Set(all.flatMap(\.notes)).count)
+        let r = try CLI.run(["sample", model, "-n", "10", "--seed", "1", "-o", root.appendingPathComponent("s.mid").path,
+                             "--top-p", "tick=0.9,note=0.5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("top-p note=0.5,tick=0.9,velocity=1.0"), r.stdout)
+    }
+
+    /// A grid model takes --top-p per group too (GridSamplerTests: its hit set keeps the rests).
+    func testGridTopPByGroup() throws {
+        let grid = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let out = root.appendingPathComponent("grid.mid").path
+        let plain = try CLI.run(["sample", grid, "-n", "300", "--seed", "7", "-o", out])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let plainBytes = try Data(contentsOf: URL(fileURLWithPath: out))
+        let one = try CLI.run(["sample", grid, "-n", "300", "--seed", "7", "-o", out, "--top-p", "hits=1,velocity=1,offset=1"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), plainBytes, "top-p 1 in every group samples as before")
+        let r = try CLI.run(["sample", grid, "-n", "300", "--seed", "7", "-o", out, "--top-p", "hits=0.5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("top-p hits=0.5,offset=1.0,velocity=1.0"), r.stdout)
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: out)), plainBytes)
+    }
+
     func testBadValues() throws {
         let out = root.appendingPathComponent("x.mid").path
         for (args, status, text) in [(["--temperature", "snare=0.5"], 64, "the output groups are note, tick and velocity"),
                                      (["--temperature", "note=0.5,note=0.6"], 64, "names note twice"),
                                      (["--temperature", "fast"], 64, "takes a number or group=T pairs"),
                                      (["--top-p", "0"], 64, "--top-p must be above 0 and at most 1"),
+                                     (["--top-p", "note=1.5"], 64, "--top-p note must be above 0 and at most 1, got 1.5"),
+                                     (["--top-p", "hits=0.9"], 64, "--top-p names hits, which this model does not predict (its top-p groups: note, tick, velocity)"),
                                      (["--temperature", "note=0,tick=0.5"], 1, "applies to note and tick together")] {
             let r = try CLI.run(["sample", model, "-n", "10", "-o", out] + args)
             XCTAssertEqual(r.status, Int32(status), "\(args): \(r.stderr)")

@@ -120,6 +120,16 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
         let sampling = try XCTUnwrap(try manifest("chosen")["sampling"] as? [String: Any])
         XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.5])
+        // --top-p: the files are sampled with it; model.json does not carry it, and the export says so.
+        let narrow = try choose(["--top-p", "hits=0.5", "--export", path("narrow")])
+        XCTAssertEqual(narrow.status, 0, narrow.stderr)
+        XCTAssertTrue(narrow.stdout.contains("top-p: hits=0.5 (as sample --top-p)"), narrow.stdout)
+        XCTAssertTrue(narrow.stdout.contains("model.json does not carry top-p: sample it with --top-p hits=0.5"), narrow.stdout)
+        XCTAssertNotEqual(rows(plain.stdout), rows(narrow.stdout))
+        XCTAssertNil(try manifest("narrow")["sampling"])
+        let wrong = try choose(["--top-p", "note=0.5"])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains("--top-p names note, which this model does not predict (its top-p groups: hits, velocity, offset)"), wrong.stderr)
     }
 
     func testWrongTemperaturesAreRefused() throws {

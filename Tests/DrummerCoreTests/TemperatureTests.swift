@@ -33,4 +33,26 @@ final class TemperatureTests: XCTestCase {
         XCTAssertEqual(TemperatureSetting.describe(["note": 0.9, "tick": 0.9]), "0.9")
         XCTAssertEqual(TemperatureSetting.describe(["tick": 1.2, "note": 1]), "note=1.0,tick=1.2")
     }
+
+    /// --top-p: one share or group=P pairs, each above 0 and at most 1; unnamed groups at 1.
+    func testTopP() throws {
+        XCTAssertEqual(try TopPSetting(parsing: "0.95"), TopPSetting(all: 0.95))
+        XCTAssertEqual(try TopPSetting(parsing: "hits=0.9,velocity=1"), TopPSetting(groups: ["hits": 0.9, "velocity": 1]))
+        for (text, message) in [("0", "--top-p must be above 0 and at most 1, got 0.0"),
+                                ("hits=1.5", "--top-p hits must be above 0 and at most 1, got 1.5"),
+                                ("hits=0.9,hits=1", "--top-p names hits twice"),
+                                ("kick=0.9", "--top-p names \"kick\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)"),
+                                ("hits:0.9", "--top-p takes a number or group=P pairs (hits=0.95,velocity=1), got \"hits:0.9\"")] {
+            XCTAssertThrowsError(try TopPSetting(parsing: text)) { XCTAssertEqual(($0 as? TemperatureError)?.description, message) }
+        }
+        let g = Self.original
+        XCTAssertEqual(TopPSetting().resolved(for: g), ["note": 1, "tick": 1])
+        XCTAssertEqual(TopPSetting(all: 0.9).resolved(for: g), ["note": 0.9, "tick": 0.9])
+        XCTAssertEqual(TopPSetting(groups: ["tick": 0.8]).resolved(for: g), ["note": 1, "tick": 0.8])
+        XCTAssertThrowsError(try TopPSetting(groups: ["hits": 0.9]).check(for: g)) {
+            XCTAssertEqual(($0 as? TemperatureError)?.description,
+                           "--top-p names hits, which this model does not predict (its top-p groups: note, tick)")
+        }
+        XCTAssertEqual(TopPSetting.describe(["note": 0.9, "tick": 1]), "note=0.9,tick=1.0")
+    }
 }

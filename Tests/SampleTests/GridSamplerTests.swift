@@ -9,7 +9,8 @@ import XCTest
 @testable import Sample
 
 final class GridSamplerTests: XCTestCase {
-    func model(coupling: Double) throws -> Sampler {
+    /// `hitSets`: the hit-set logits (nil: {kick, snare} at 30, the others 0).
+    func model(coupling: Double, hitSets: [Int: Float]? = nil) throws -> Sampler {
         var counts = [[Int]](repeating: [Int](repeating: 0, count: 128), count: 9)
         for (c, n) in DrumClasses.representatives.enumerated() { counts[c][n] = 1 }
         counts[1][38] = 3
@@ -23,7 +24,11 @@ final class GridSamplerTests: XCTestCase {
         let H = shape.hidden, O = shape.outputWidth
         var wy = [Float](repeating: 0, count: (H + 1) * O)
         let columns = shape.parameters.head.outputColumns
-        wy[H * O + columns[0].lowerBound + 0b11] = 30  // hit set {kick, snare}
+        if let hitSets {
+            for set in 0..<GridGroup.hitSets { wy[H * O + columns[0].lowerBound + set] = hitSets[set] ?? -30 }
+        } else {
+            wy[H * O + columns[0].lowerBound + 0b11] = 30  // hit set {kick, snare}
+        }
         for c in 0..<9 {
             let off = columns[10 + c]
             for k in 4..<8 { wy[H * O + off.lowerBound + k] = -30 }  // no double hits
@@ -75,5 +80,30 @@ final class GridSamplerTests: XCTestCase {
             let together = Double(hits.filter { $0.hit.delta == 0 }.count) / 2000
             XCTAssertEqual(together, expected, accuracy: tolerance, "coupling \(coupling)")
         }
+    }
+
+    /// Top-p on the hit set cuts among the patterns and keeps the chance of a rest. The model
+    /// rests with p 0.6, plays {kick, snare} with 0.3 and {kick} with 0.1: at top-p 0.5 it
+    /// still plays 40% of the steps, all {kick, snare} (0.75 of the non-empty mass holds 0.5).
+    /// A nucleus over every set would hold the rest alone and the model would fall silent.
+    func testTopPKeepsTheRests() throws {
+        let logits: [Int: Float] = [0: log(0.6), 0b11: log(0.3), 0b01: log(0.1)]
+        func played(topP: Double) throws -> (share: Double, kicks: Int, snares: Int) {
+            var options = SamplingOptions()
+            options.hitsTopP = topP
+            var rng = SeededRNG(seed: 5)
+            let hits = try model(coupling: 1, hitSets: logits).generate(count: 2000, options: options, rng: &rng)
+            XCTAssertEqual(hits.count, 2000)
+            let kicks = hits.filter { $0.hit.note == 36 }.count
+            // Steps to the last hit's (onsets lie within half a step of their step's line).
+            let steps = Double((onsets(hits).last! + 60) / 120 + 1)
+            return (Double(kicks) / steps, kicks, hits.count - kicks)
+        }
+        let cut = try played(topP: 0.5)
+        XCTAssertEqual(cut.share, 0.4, accuracy: 0.04, "steps played")
+        XCTAssertEqual(cut.kicks, cut.snares, "no {kick} alone: it falls outside the nucleus")
+        let all = try played(topP: 1)
+        XCTAssertEqual(all.share, 0.4, accuracy: 0.04, "steps played at top-p 1")
+        XCTAssertGreaterThan(all.kicks, all.snares + 100, "at top-p 1, {kick} alone a quarter of the played steps")
     }
 }
