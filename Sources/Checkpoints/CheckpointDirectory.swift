@@ -166,7 +166,7 @@ public final class RunLock: @unchecked Sendable {
     /// Takes the lock again after `release` (no-op while held).
     package func acquire() throws {
         guard fd < 0 else { return }
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PathNames.parent(of: path)
         // Another run may remove the file between our open and flock (it releases): then we
         // hold a lock on a file no longer in the directory, and try again with a new one.
         for _ in 0..<100 {

@@ -561,10 +561,7 @@ public enum AtomicOutput {
     }
 
     /// The directory holding `path` ("." for a bare name).
-    static func parentDirectory(_ path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
-    }
+    static func parentDirectory(_ path: String) -> String { PathNames.parent(of: path) }
 
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()

@@ -17,6 +17,7 @@
 // disagrees is an error naming both files and lengths, never silently ignored.
 import DrummerCore
 import Encode
+import FileOutput
 import Foundation
 import MIDIParse
 
@@ -241,7 +242,7 @@ public struct ReferenceSet: Sendable {
             // beside the dataset).
             let bases = source.hasPrefix("/") ? [source]
                 : [FileManager.default.currentDirectoryPath + "/" + source,
-                   ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(source)]
+                   (PathNames.parent(of: path) as NSString).appendingPathComponent(source)]
             if let base = bases.first(where: { FileManager.default.fileExists(atPath: $0) }) {
                 let ordered = manifest.entries.filter { $0.split == "validation" } + manifest.entries.filter { $0.split != "validation" }
                 for entry in ordered.prefix(50) {

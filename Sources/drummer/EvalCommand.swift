@@ -93,7 +93,7 @@ enum EvalInput {
             }
             // A grid model finds a split's files in the dataset's manifest.json: DIR/validation is
             // read as DIR's validation split.
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = PathNames.parent(of: path)
             if model.groups.grid != nil, (path as NSString).lastPathComponent == "validation",
                FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
                 return try ModelEvaluation.events(of: try TrainingData.load(path: parent), validation: true, for: model)

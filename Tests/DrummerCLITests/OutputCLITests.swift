@@ -30,6 +30,18 @@ final class OutputCLITests: XCTestCase {
     // MARK: Write, don't replace
 
     /// `mknod n c 1 3; drummer sample MODEL -n 3 --seed 1 -o n` leaves `n` a device.
+    /// One-character names relative to the working directory (Foundation's
+    /// deletingLastPathComponent traps on them): written like any other.
+    func testOneCharacterNames() throws {
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        var r = try CLI.run(["convert-midi", src, "-o", "d"], cwd: tmp)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: path("d/events.npy")))
+        r = try CLI.run(["sample", model, "-n", "20", "-o", "g"], cwd: tmp)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: path("g")))
+    }
+
     func testSampleIntoACharacterDeviceLeavesTheDevice() throws {
         guard mknod(path("n"), S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 else {
             throw XCTSkip("mknod is not permitted here (needs root)")
