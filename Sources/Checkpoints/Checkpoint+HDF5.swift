@@ -137,6 +137,10 @@ extension Checkpoint {
             try f.setAttribute("/groups/grid", "offset_coupling", double: g.offsetCoupling)
             // Written only when it is not the first grid models' (whose files have no key).
             if g.lookback != .hitSets { try f.setAttribute("/groups/grid", "lookback", string: g.lookback.rawValue) }
+            // The bars back, only when they are not the first grid models' 1 and 2.
+            if g.lookbackBars != GridGroup.defaultLookbackBars {
+                try f.write("/groups/grid/lookback_bars", int64: g.lookbackBars.map(Int64.init), shape: [g.lookbackBars.count])
+            }
             try f.write("/groups/grid/velocity_bins", int64: g.velocity.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
                         shape: [g.velocity.bins.count, 2])
             try f.write("/groups/grid/velocity_histogram", int64: g.velocity.histogram.map(Int64.init), shape: [127])
@@ -316,6 +320,8 @@ extension Checkpoint {
                     }
                     lookback = l
                 }
+                let lookbackBars = try f.children(g).contains("lookback_bars") ? try small(g + "/lookback_bars")
+                    : GridGroup.defaultLookbackBars
                 var styles: GridStyles?
                 if try f.hasAttribute(g, "style_rule") {
                     let name = try f.stringAttribute(g, "style_rule")
@@ -335,7 +341,7 @@ extension Checkpoint {
                     groups.grid = try GridGroup(ppq: try int(g, "ppq", min: 4), velocity: velocity, offsets: try small(g + "/offsets"),
                                                 notes: try small(g + "/notes"), noteCounts: try noteCounts(),
                                                 offsetCoupling: try f.doubleAttribute(g, "offset_coupling"), lookback: lookback,
-                                                styles: styles)
+                                                lookbackBars: lookbackBars, styles: styles)
                 } catch let e as ModelGroupsError { throw bad(g, e.description) }
             }
         }

@@ -19,7 +19,8 @@
 //   lookback_2           513  two bars before
 //     (lookback classes: lookback_1_<class> and lookback_2_<class>, C×3 each instead: whether
 //     the class was hit there, 0 no, 1 yes, 2 before the start; lookback velocities: the same
-//     groups, C×(V+2) each: the velocity bin it was hit at, V not hit, V + 1 before the start)
+//     groups, C×(V+2) each: the velocity bin it was hit at, V not hit, V + 1 before the start;
+//     `lookbackBars` [1, 2, 4]: a third set of groups, lookback_4…, four bars before)
 //   repeat_1, repeat_2     2  whether step s's hit set equals the one a bar / two bars before it
 //   style             styles  the file's style (only with a style input: GridStyles.swift)
 // Output groups, in Wy column order: hits 512, velocity_<class> C×V, offset_<class> C×2F; each
@@ -83,13 +84,19 @@ public struct GridGroup: Equatable, Sendable {
     public var offsetCoupling: Double
     /// How the lookback inputs read the bars before (files without the key: hit sets).
     public var lookback: GridLookback
+    /// The bars back the lookback inputs read, increasing (files without the key: 1 and 2).
+    public var lookbackBars: [Int]
+    /// The first grid models' bars back.
+    public static let defaultLookbackBars = [1, 2]
     /// The styles of the style input; nil: the model has none.
     public var styles: GridStyles?
 
     public init(ppq: Int, velocity: VelocityGroup, offsets: [Int], notes: [Int], noteCounts: [[Int]]? = nil,
-                offsetCoupling: Double = 0, lookback: GridLookback = .hitSets, styles: GridStyles? = nil) throws {
+                offsetCoupling: Double = 0, lookback: GridLookback = .hitSets, lookbackBars: [Int] = defaultLookbackBars,
+                styles: GridStyles? = nil) throws {
         self.ppq = ppq
         self.lookback = lookback
+        self.lookbackBars = lookbackBars
         self.styles = styles
         self.velocity = velocity
         self.offsets = offsets
@@ -134,10 +141,11 @@ public struct GridGroup: Equatable, Sendable {
     public var inputGroups: [Int] {
         let c = Self.classCount
         let lookbacks: [Int]
+        let bars = lookbackBars.count
         switch lookback {
-        case .hitSets: lookbacks = [Self.hitSets + 1, Self.hitSets + 1]
-        case .classes: lookbacks = [Int](repeating: 3, count: 2 * c)
-        case .velocities: lookbacks = [Int](repeating: velocityBins + 2, count: 2 * c)
+        case .hitSets: lookbacks = [Int](repeating: Self.hitSets + 1, count: bars)
+        case .classes: lookbacks = [Int](repeating: 3, count: bars * c)
+        case .velocities: lookbacks = [Int](repeating: velocityBins + 2, count: bars * c)
         }
         return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
             + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2] + (styles.map { [$0.count] } ?? [])
@@ -151,8 +159,8 @@ public struct GridGroup: Equatable, Sendable {
     public var inputNames: [String] {
         ["hits"] + Self.classNames.map { "velocity_" + $0 } + Self.classNames.map { "offset_" + $0 }
             + ["position", "phrase"]
-            + (lookback == .hitSets ? ["lookback_1", "lookback_2"]
-                : [1, 2].flatMap { k in Self.classNames.map { "lookback_\(k)_" + $0 } })
+            + (lookback == .hitSets ? lookbackBars.map { "lookback_\($0)" }
+                : lookbackBars.flatMap { k in Self.classNames.map { "lookback_\(k)_" + $0 } })
             + ["repeat_1", "repeat_2"] + (styles == nil ? [] : ["style"])
     }
 
@@ -182,6 +190,10 @@ public struct GridGroup: Equatable, Sendable {
         }
         guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
             throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")
+        }
+        guard !lookbackBars.isEmpty, lookbackBars.count <= 8, lookbackBars.allSatisfy({ (1...64).contains($0) }),
+              zip(lookbackBars, lookbackBars.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw ModelGroupsError("grid lookback bars \(lookbackBars): expected 1 to 8 increasing numbers of bars back, each 1...64")
         }
         try styles?.validate()
     }
@@ -254,7 +266,7 @@ public struct GridEncoder: Sendable {
         out[k + 1] = Int32((next / GridGroup.stepsPerBar) % GridGroup.phraseBars)
         let bar = GridGroup.stepsPerBar
         var r = k + 2
-        for back in 1...2 {
+        for back in group.lookbackBars {
             let t = next - back * bar
             switch group.lookback {
             case .hitSets:

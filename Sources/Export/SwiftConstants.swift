@@ -84,11 +84,12 @@ public enum SwiftConstants {
                 /// Grid layout (16th-note steps of 4/4 bars; see docs/training.md): input row s is step s's
                 /// hit set (bit c = class c; 512 = start), each class's velocity bin and offset class (their
                 /// "not hit" = the group's last class), the next step's 16th and bar in an 8-bar phrase,
-                /// the hit sets one and two bars before it (gridLookback "hit-sets": one group of 513 per bar,
+                /// the hit sets gridLookbackBars bars before it (gridLookback "hit-sets": one group of 513 per bar,
                 /// 512 = none; "classes": per bar back and class a group of 3, 0 not hit, 1 hit, 2 none;
                 /// "velocities": per bar back and class a group of V + 2, the velocity bin, V not hit, V + 1
-                /// none), and whether step s repeats them.
+                /// none), and whether step s repeats the hit sets one and two bars before it.
                 public static let gridLookback = "\(g.lookback.rawValue)"
+                public static let gridLookbackBars = \(g.lookbackBars)
                 public static let gridPPQ = \(g.ppq)
                 public static let gridVelocityBins: [ClosedRange<Int>] = [\(g.velocity.bins.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", "))]
                 public static let gridVelocityHistogram: [Int] = \(table(g.velocity.histogram))

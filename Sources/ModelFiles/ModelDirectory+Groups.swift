@@ -12,6 +12,7 @@
 //     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
 //              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6,
 //              "lookback": "classes",   (absent: "hit-sets", the first grid models' lookback)
+//              "lookback_bars": [1, 2, 4],   (absent: [1, 2]; the bars back the lookback reads)
 //              "styles": {"rule": "groove-names", "names": ["rock", …, "other"], "steps": [training steps per style]}}
 //                (absent: no style input; present: the input group "style", one class per name)
 //   }
@@ -66,6 +67,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         public var offsetCoupling: Double
         /// GridLookback's name; nil (not written) for hit sets.
         public var lookback: String?
+        /// The bars back the lookback reads; nil (not written) for 1 and 2.
+        public var lookbackBars: [Int]?
         /// The style input (GridStyles); nil (not written) for none.
         public var styles: Styles?
 
@@ -73,6 +76,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             case ppq, velocity, offsets, notes, lookback, styles
             case noteCounts = "note_counts"
             case offsetCoupling = "offset_coupling"
+            case lookbackBars = "lookback_bars"
         }
     }
 
@@ -104,6 +108,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                                                  histogram: $0.velocity.histogram),
                  offsets: $0.offsets, notes: $0.notes, noteCounts: $0.noteCounts, offsetCoupling: $0.offsetCoupling,
                  lookback: $0.lookback == .hitSets ? nil : $0.lookback.rawValue,
+                 lookbackBars: $0.lookbackBars == GridGroup.defaultLookbackBars ? nil : $0.lookbackBars,
                  styles: $0.styles.map { Styles(rule: $0.rule.rawValue, names: $0.names, steps: $0.steps) })
         }
     }
@@ -154,7 +159,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             do {
                 g.grid = try GridGroup(ppq: gr.ppq, velocity: velocity, offsets: gr.offsets, notes: gr.notes,
                                        noteCounts: gr.noteCounts, offsetCoupling: gr.offsetCoupling, lookback: lookback,
-                                       styles: styles)
+                                       lookbackBars: gr.lookbackBars ?? GridGroup.defaultLookbackBars, styles: styles)
             } catch { throw bad("\(error)") }
         }
         let expected = GroupsManifest(g)
@@ -251,7 +256,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
                           velocity: gridVelocity,
                           offsets: try r.required(r.ints("offsets"), "offsets"), notes: try r.required(r.ints("notes"), "notes"),
                           noteCounts: try noteCounts(), offsetCoupling: try coupling(),
-                          lookback: try r.string("lookback"), styles: try styles())
+                          lookback: try r.string("lookback"), lookbackBars: try r.ints("lookback_bars"), styles: try styles())
         }
         return m
     }

@@ -106,7 +106,8 @@ extension TrainingData {
     /// that is 1...8, else 8), each written at its training hits' mean offset; a style input
     /// when `styles` names a rule (the styles of the training files).
     public func gridGroup(velocityBins: Int = TrainingData.defaultGridVelocityBins, offsetBins: Int? = nil,
-                          lookback: GridLookback = .classes, styles: GridStyleRule? = nil) throws -> GridGroup {
+                          lookback: GridLookback = .classes, lookbackBars: [Int] = GridGroup.defaultLookbackBars,
+                          styles: GridStyleRule? = nil) throws -> GridGroup {
         let grid = try gridFiles(validation: false)
         guard grid.hits > 0 else {
             throw DatasetError.invalid(path: path, reason: "no 4/4 file with drum hits: the grid layout needs 4/4 files"
@@ -135,7 +136,7 @@ extension TrainingData {
                              offsets: offsets.enumerated().map { b, o in bin(o) == b ? o : starts[b] },
                              notes: DrumClasses.representatives, noteCounts: noteCounts,
                              offsetCoupling: Self.offsetCoupling(grid, bin: bin, bins: f), lookback: lookback,
-                             styles: try styles.map { try GridStyles(rule: $0, files: grid.files.map { ($0.path, $0.steps) }) })
+                             lookbackBars: lookbackBars, styles: try styles.map { try GridStyles(rule: $0, files: grid.files.map { ($0.path, $0.steps) }) })
     }
 
     /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:

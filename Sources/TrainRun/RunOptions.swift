@@ -2,6 +2,7 @@
 // combines with defaults (a new run) or with a checkpoint (a resumed run).
 import Checkpoints
 import DrummerCore
+import FileOutput
 import Foundation
 import Train
 
@@ -84,6 +85,8 @@ public struct RunOptions: Sendable {
     public var layoutGrid = false
     /// `--grid-lookback`: how a grid run reads the bars before (default: velocities, the shipped model's).
     public var gridLookback: GridLookback?
+    /// `--grid-lookback-bars`: the bars back a grid run's lookback reads (default: 1 and 2).
+    public var gridLookbackBars: [Int]?
     /// `--styles`: a grid run's style input, read from the files' paths by a rule (default: none).
     public var gridStyles: GridStyleRule?
     /// `--styles none` given.
@@ -129,6 +132,13 @@ public struct RunOptions: Sendable {
         }
         if !layoutGrid, resume == nil, gridLookback != nil {
             throw SettingError(option: "--grid-lookback", message: "needs --layout grid")
+        }
+        if !layoutGrid, resume == nil, gridLookbackBars != nil {
+            throw SettingError(option: "--grid-lookback-bars", message: "needs --layout grid")
+        }
+        if let bars = gridLookbackBars, bars.isEmpty || bars.count > 8 || !bars.allSatisfy({ (1...64).contains($0) })
+            || !zip(bars, bars.dropFirst()).allSatisfy({ $0 < $1 }) {
+            throw SettingError(option: "--grid-lookback-bars", message: "takes 1 to 8 increasing numbers of bars back, each 1...64 (such as 1,2,4), got \(bars.map(String.init).joined(separator: ","))")
         }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
@@ -180,6 +190,10 @@ public struct RunOptions: Sendable {
         if let l = gridLookback, let grid = groups.grid, l != grid.lookback {
             try refuse("--grid-lookback", l.rawValue, "grid lookback " + grid.lookback.rawValue)
         }
+        if let bars = gridLookbackBars, let grid = groups.grid, bars != grid.lookbackBars {
+            try refuse("--grid-lookback-bars", bars.map(String.init).joined(separator: ","),
+                       "lookback bars " + grid.lookbackBars.map(String.init).joined(separator: ","))
+        }
         if let grid = groups.grid, gridStyles != nil || noGridStyles, gridStyles != grid.styles?.rule {
             try refuse("--styles", gridStyles?.rawValue ?? "none", "styles " + (grid.styles?.rule.rawValue ?? "none"))
         }
@@ -214,8 +228,7 @@ public struct RunOptions: Sendable {
                                            checkpoint: "\(s.noun) \(s.text(in: c))", path: path)
         }
         // Checkpoints of a resumed run go beside the one it resumed from unless told otherwise.
-        c.checkpointDirectory = (path as NSString).deletingLastPathComponent
-        if c.checkpointDirectory.isEmpty { c.checkpointDirectory = "." }
+        c.checkpointDirectory = PathNames.parent(of: path)
         for s in givenSettings where s.onResume == .mayChange { try? s.restore(s.stored(in: values), into: &c) }
         return c
     }

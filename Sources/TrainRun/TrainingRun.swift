@@ -205,6 +205,7 @@ public final class TrainingRun {
             ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
         let groups = try options.layoutGrid
             ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .velocities,
+                                                                             lookbackBars: options.gridLookbackBars ?? GridGroup.defaultLookbackBars,
                                                                              styles: options.gridStyles))
             : options.layoutOriginal
             ? ModelGroups(vocabulary: data.vocabulary)

@@ -152,11 +152,14 @@ struct TrainCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Give the model each hit's velocity and have it predict the next one's (default: when the dataset has velocities.npy).")
     var velocity: Bool?
 
-    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity); grid trains on 16th-note steps of 4/4 files (each step one of the 512 sets of 9 drum classes, with velocity and micro-timing per hit, a lookback of one and two bars and the place in an 8-bar phrase), with --recipe grid unless told.")
+    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity); grid trains on 16th-note steps of 4/4 files (each step one of the 512 sets of 9 drum classes, with velocity and micro-timing per hit, a lookback of one and two bars (--grid-lookback-bars) and the place in an 8-bar phrase), with --recipe grid unless told.")
     var layout: Layout?
 
     @Option(name: .customLong("grid-lookback"), help: "With --layout grid: how the model reads the bars one and two back, as velocities (per drum class, the velocity bin it was hit at, or not hit: the pattern and its touch; default, the shipped model's), classes (per drum class, hit or not: few weights, shared by every pattern) or hit-sets (one of 513 per bar back, the first grid models').")
     var gridLookback: GridLookback?
+
+    @Option(name: .customLong("grid-lookback-bars"), help: ArgumentHelp("With --layout grid: the bars back the lookback reads, increasing and comma-separated (default 1,2; 1,2,4 adds the bar four back, where the corpus's four-bar patterns repeat).", valueName: "bars"))
+    var gridLookbackBars: BarList?
 
     @Option(help: "With --layout grid: give the model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), folders (the folder a file lies in) or none (default). Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
     var styles: StyleOption?
@@ -231,6 +234,7 @@ struct TrainCommand: ParsableCommand {
         o.layoutGrid = layout == .grid || (layout == nil && recipe == .grid)
         o.positionEncoding = positionEncoding
         o.gridLookback = gridLookback
+        o.gridLookbackBars = gridLookbackBars?.bars
         o.gridStyles = styles.flatMap { GridStyleRule(rawValue: $0.rawValue) }
         o.noGridStyles = styles == StyleOption.none
         o.velocityBins = velocityBins
@@ -277,5 +281,16 @@ extension Setting {
 extension InitScheme: ExpressibleByArgument {}
 extension PositionEncoding: ExpressibleByArgument {}
 extension GridLookback: ExpressibleByArgument {}
+
+/// `--grid-lookback-bars 1,2,4`: whole numbers separated by commas (their range and order are
+/// RunOptions' to check).
+struct BarList: ExpressibleByArgument {
+    var bars: [Int]
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
+        bars = parts.compactMap { $0 }
+    }
+}
 extension InputNoiseDraw: ExpressibleByArgument {}
 extension Recipe: ExpressibleByArgument {}

@@ -175,6 +175,7 @@ final class GridCLITests: XCTestCase {
         let (trained, groups, model) = try trainResumeExport("h", lookback: "hit-sets", other: "classes")
         XCTAssertTrue(trained.contains(", lookback_1 513, lookback_2 513, repeat_1 2"), trained)
         XCTAssertNil((groups["grid"] as? [String: Any])?["lookback"], "hit sets: no key, as in the first grid models")
+        XCTAssertNil((groups["grid"] as? [String: Any])?["lookback_bars"], "bars 1 and 2: no key, as in the first grid models")
         XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
                        [513, 513])
         var r = try CLI.run(["sample", model, "-n", "100", "--seed", "1", "-o", root.appendingPathComponent("h.mid").path])
@@ -183,6 +184,43 @@ final class GridCLITests: XCTestCase {
                          "--checkpoint-dir", root.appendingPathComponent("x").path])
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--grid-lookback needs --layout grid"), r.stderr)
+    }
+
+    /// --grid-lookback-bars 1,2,4: a third lookback (four bars back), kept on resume, in the
+    /// checkpoint and in model.json ("lookback_bars"), and sampled; bad lists are refused.
+    func testLookbackBars() throws {
+        var r = try train("b4", ["--steps", "2", "--grid-lookback-bars", "1,2,4"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let ride2 = try XCTUnwrap(r.stdout.range(of: ", lookback_2_ride "), r.stdout)
+        let kick4 = try XCTUnwrap(r.stdout.range(of: ", lookback_4_kick "), r.stdout)
+        let repeat1 = try XCTUnwrap(r.stdout.range(of: ", repeat_1 2"), r.stdout)
+        XCTAssertTrue(ride2.upperBound < kick4.lowerBound && kick4.upperBound < repeat1.lowerBound, "four bars back after two, before the repeat flags")
+        let ckpt = root.appendingPathComponent("b4/ckpt-2.h5").path
+        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3", "--grid-lookback-bars", "1,2"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback-bars 1,2 differs from the checkpoint"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("lookback bars 1,2,4"), r.stderr)
+        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let model = root.appendingPathComponent("m-b4").path
+        r = try CLI.run(["export", root.appendingPathComponent("b4/ckpt-3.h5").path, "-o", model])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        XCTAssertEqual((groups["grid"] as? [String: Any])?["lookback_bars"] as? [Int], [1, 2, 4])
+        XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.count, 27)
+        r = try CLI.run(["sample", model, "-n", "600", "--seed", "1", "-o", root.appendingPathComponent("b4.mid").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for (bars, message) in [("2,1", "--grid-lookback-bars takes 1 to 8 increasing numbers of bars back, each 1...64 (such as 1,2,4), got 2,1"),
+                                ("0,1", "got 0,1"), ("1,x", "--grid-lookback-bars")] {
+            r = try train("bad", ["--steps", "1", "--grid-lookback-bars", bars])
+            XCTAssertNotEqual(r.status, 0, bars)
+            XCTAssertTrue(r.stderr.contains(message), "\(bars): \(r.stderr)")
+        }
+        r = try CLI.run(["train", "--data", data.path, "--grid-lookback-bars", "1,2,4", "--steps", "1",
+                         "--checkpoint-dir", root.appendingPathComponent("y").path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--grid-lookback-bars needs --layout grid"), r.stderr)
     }
 
     /// The lookback that carries the velocity bins of the bars back: its groups (V + 2 per

@@ -57,15 +57,22 @@ final class GridDataTests: XCTestCase {
         try checkRows(data: data, lookback: .hitSets)
         try checkRows(data: data, lookback: .classes)
         try checkRows(data: data, lookback: .velocities)
+        XCTAssertEqual(try data.gridGroup().lookbackBars, [1, 2])
+        try checkRows(data: data, lookback: .hitSets, bars: [1, 2, 4])
+        try checkRows(data: data, lookback: .velocities, bars: [1, 2, 4])
+        try checkRows(data: data, lookback: .classes, bars: [1])
     }
 
-    func checkRows(data: TrainingData, lookback: GridLookback) throws {
-        let group = try data.gridGroup(lookback: lookback)
-        let lookbackColumns = lookback == .hitSets ? 2 : 18
+    func checkRows(data: TrainingData, lookback: GridLookback, bars: [Int] = [1, 2]) throws {
+        let group = try data.gridGroup(lookback: lookback, lookbackBars: bars)
+        let lookbackColumns = (lookback == .hitSets ? 1 : 9) * bars.count
         if lookback == .velocities {
-            XCTAssertEqual(Array(group.inputGroups[21..<39]), [Int](repeating: group.velocityBins + 2, count: 18),
+            XCTAssertEqual(Array(group.inputGroups[21..<(21 + lookbackColumns)]),
+                           [Int](repeating: group.velocityBins + 2, count: lookbackColumns),
                            "lookback velocities: a velocity bin, not hit, before the start")
         }
+        XCTAssertEqual(group.inputNames[21 + lookbackColumns - 1],
+                       lookback == .hitSets ? "lookback_\(bars.last!)" : "lookback_\(bars.last!)_ride")
         XCTAssertEqual(group.offsetBins, 8, "no --quantize: 8 offset bins")
         XCTAssertEqual(group.offsets.count, 8)
         for (b, o) in group.offsets.enumerated() {
@@ -92,7 +99,7 @@ final class GridDataTests: XCTestCase {
         /// The lookback columns of the row before step `t`: hit sets, or per class 0/1 (2: before
         /// the start), or per class the velocity bin (V: not hit, V + 1: before the start).
         func expectedLookback(_ t: Int) -> [Int32] {
-            let back = [t - 16, t - 32].map { $0 >= 0 ? $0 : nil }
+            let back = bars.map { t - 16 * $0 }.map { $0 >= 0 ? $0 : nil }
             let V = group.velocityBins
             switch lookback {
             case .hitSets: return back.map { Int32($0.map { sets[$0] } ?? 512) }
@@ -117,7 +124,7 @@ final class GridDataTests: XCTestCase {
             }
             XCTAssertEqual(Int(r[19]), (s + 1) % 16, "position of the next step")
             XCTAssertEqual(Int(r[20]), (s + 1) / 16 % 8, "phrase bar of the next step")
-            XCTAssertEqual(Array(r[21..<r1]), expectedLookback(s + 1), "step \(s) lookbacks")
+            XCTAssertEqual(Array(r[21..<r1]), expectedLookback(s + 1), "step \(s) lookbacks (bars \(bars))")
             XCTAssertEqual(Int(r[r1]), s >= 16 && sets[s] == sets[s - 16] ? 1 : 0, "repeat flag one bar")
             XCTAssertEqual(Int(r[r1 + 1]), s >= 32 && sets[s] == sets[s - 32] ? 1 : 0, "repeat flag two bars")
         }
