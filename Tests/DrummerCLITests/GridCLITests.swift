@@ -149,17 +149,18 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 files only: hit 0 lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
     }
 
-    /// Trains 2 steps in `dir` with `--grid-lookback lookback`, checks that resuming with `other`
-    /// is refused and without it runs a step more, exports that checkpoint; returns the training's
-    /// output, model.json's groups and the model directory.
-    func trainResumeExport(_ dir: String, lookback: String, other: String) throws -> (trained: String, groups: [String: Any], model: String) {
-        var r = try train(dir, ["--steps", "2", "--grid-lookback", lookback])
+    /// Trains 2 steps in `dir` with `flag lookback`, checks that resuming with `flag other` is
+    /// refused (the message holding `refusal`) and without it runs a step more, exports that
+    /// checkpoint; returns the training's output, model.json's groups and the model directory.
+    func trainResumeExport(_ dir: String, flag: String = "--grid-lookback", lookback: String, other: String,
+                           refusal: String = "--grid-lookback") throws -> (trained: String, groups: [String: Any], model: String) {
+        var r = try train(dir, ["--steps", "2", flag, lookback])
         XCTAssertEqual(r.status, 0, r.stderr)
         let trained = r.stdout
         let ckpt = root.appendingPathComponent("\(dir)/ckpt-2.h5").path
-        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3", "--grid-lookback", other])
+        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3", flag, other])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--grid-lookback"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(refusal), r.stderr)
         r = try CLI.run(["train", "--resume", ckpt, "--steps", "3"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let model = root.appendingPathComponent("m-\(dir)").path
@@ -189,27 +190,15 @@ final class GridCLITests: XCTestCase {
     /// --grid-lookback-bars 1,2,4: a third lookback (four bars back), kept on resume, in the
     /// checkpoint and in model.json ("lookback_bars"), and sampled; bad lists are refused.
     func testLookbackBars() throws {
-        var r = try train("b4", ["--steps", "2", "--grid-lookback-bars", "1,2,4"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let ride2 = try XCTUnwrap(r.stdout.range(of: ", lookback_2_ride "), r.stdout)
-        let kick4 = try XCTUnwrap(r.stdout.range(of: ", lookback_4_kick "), r.stdout)
-        let repeat1 = try XCTUnwrap(r.stdout.range(of: ", repeat_1 2"), r.stdout)
+        let (trained, groups, model) = try trainResumeExport("b4", flag: "--grid-lookback-bars", lookback: "1,2,4", other: "1,2",
+                                                             refusal: "--grid-lookback-bars 1,2 differs from the checkpoint")
+        let ride2 = try XCTUnwrap(trained.range(of: ", lookback_2_ride "), trained)
+        let kick4 = try XCTUnwrap(trained.range(of: ", lookback_4_kick "), trained)
+        let repeat1 = try XCTUnwrap(trained.range(of: ", repeat_1 2"), trained)
         XCTAssertTrue(ride2.upperBound < kick4.lowerBound && kick4.upperBound < repeat1.lowerBound, "four bars back after two, before the repeat flags")
-        let ckpt = root.appendingPathComponent("b4/ckpt-2.h5").path
-        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3", "--grid-lookback-bars", "1,2"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--grid-lookback-bars 1,2 differs from the checkpoint"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("lookback bars 1,2,4"), r.stderr)
-        r = try CLI.run(["train", "--resume", ckpt, "--steps", "3"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let model = root.appendingPathComponent("m-b4").path
-        r = try CLI.run(["export", root.appendingPathComponent("b4/ckpt-3.h5").path, "-o", model])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
-        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
         XCTAssertEqual((groups["grid"] as? [String: Any])?["lookback_bars"] as? [Int], [1, 2, 4])
         XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.count, 27)
-        r = try CLI.run(["sample", model, "-n", "600", "--seed", "1", "-o", root.appendingPathComponent("b4.mid").path])
+        var r = try CLI.run(["sample", model, "-n", "600", "--seed", "1", "-o", root.appendingPathComponent("b4.mid").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         for (bars, message) in [("2,1", "--grid-lookback-bars takes 1 to 8 increasing numbers of bars back, each 1...64 (such as 1,2,4), got 2,1"),
                                 ("0,1", "got 0,1"), ("1,x", "--grid-lookback-bars")] {
