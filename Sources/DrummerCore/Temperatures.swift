@@ -7,6 +7,9 @@
 // `--temperature 1` is always the model's own distribution); pairs set the groups they name and
 // leave the others at the model's defaults; no option takes the defaults; a group named nowhere
 // samples at 1.
+//
+// `--top-p` (TopPSetting) takes the same shapes, each share in (0, 1]; it is not carried in
+// model.json, so only what the command line says applies.
 
 /// `--temperature`'s text, parsed.
 public struct TemperatureSetting: Equatable, Sendable {

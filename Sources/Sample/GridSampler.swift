@@ -6,6 +6,7 @@
 //
 // Temperatures: `hitsTemperature` (the pattern), `velocityTemperature`, `offsetTemperature`
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
+// Top-p likewise per group; the hit set's keeps the chance of a rest (`drawHitSet`).
 import DrummerCore
 import MIDIParse
 
