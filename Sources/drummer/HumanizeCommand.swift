@@ -85,8 +85,14 @@ struct HumanizeCommand: ParsableCommand {
         var options = HumanizeOptions(window: window ?? max(1, ppq / 8), temperature: temperature ?? 1)
         if temperature == nil {
             // The model's own sampling temperatures: velocity, and the timing group (offset or tick).
+            let timing = loaded.groups.grid != nil ? "offset" : "tick"
             options.velocityTemperature = loaded.temperatures["velocity"]
-            options.timingTemperature = loaded.temperatures[loaded.groups.grid != nil ? "offset" : "tick"]
+            options.timingTemperature = loaded.temperatures[timing]
+            // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in
+            // its model.json, which is the model's to fix or --temperature's to override.
+            if let group = ["velocity", timing].first(where: { loaded.temperatures[$0] == 0 }) {
+                throw ValidationError("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
+            }
         }
         // --style (refused for a model without a style input), else the likeliest for the beat.
         let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }

@@ -99,6 +99,13 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(warm, try humanize("plain", ["--temperature", "1.4"]))
         XCTAssertNotEqual(warm, try humanize("plain", []))
         XCTAssertEqual(try humanize("warm", ["--temperature", "1"]), try humanize("plain", []))
+        // A model chosen at temperature 0: humanize names model.json's setting and --temperature overrides it.
+        try export("argmax", ["--temperature", "velocity=0"])
+        let r = try CLI.run(["humanize", beat, "--model", path("argmax"), "--seed", "3", "-o", path("h0.mid")])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("\(path("argmax")): model.json's sampling gives velocity temperature 0 (always the most likely), and humanize draws: give --temperature"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("h0.mid")), "nothing written")
+        XCTAssertEqual(try humanize("argmax", ["--temperature", "1"]), try humanize("plain", []))
     }
 
     /// choose-step samples at --temperature and its --export records it.
