@@ -6,7 +6,7 @@
 //
 // Temperatures: `hitsTemperature` (the pattern), `velocityTemperature`, `offsetTemperature`
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
-// Top-p likewise per group; the hit set's keeps the chance of a rest (`drawHitSet`).
+// Top-p likewise per group; the hit set's keeps the chance of a rest (`draw(columns:…keeping:)`).
 import DrummerCore
 import MIDIParse
 
@@ -66,27 +66,16 @@ final class GridSampler {
     }
 
     /// One of the logit `columns` (a group, or its first classes) with the uniform number given
-    /// (inverse-CDF: the class where the cumulative probability passes u).
-    private func draw(columns c: Range<Int>, temperature: Float, p: Double, uniform u: Double) -> Int {
+    /// (inverse-CDF: the class where the cumulative probability passes u). Top-p leaves class
+    /// `keeping` out of the cut (`Softmax.nucleus(keeping:)`): the hit set's empty set, so that
+    /// top-p cuts the patterns and not the rests (were the empty set in the nucleus, a likely
+    /// rest would become a certain one, and rests in a row can silence the model for good).
+    private func draw(columns c: Range<Int>, temperature: Float, p: Double, uniform u: Double, keeping: Int? = nil) -> Int {
         let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[c])
         Softmax.probabilities(y, temperature: temperature, into: r)
-        Softmax.nucleus(r, p: p, order: order, keeping: 0)
-        return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
-    }
-
-    /// The next step's hit set at `temperature` (0: the most likely) and top-p `p`, which cuts
-    /// the patterns and not the rests: the empty set keeps its probability (were it in the
-    /// nucleus, a likely rest would become a certain one, and rests in a row can silence the
-    /// model for good).
-    private func drawHitSet(temperature: Float, p: Double, uniform u: Double) -> Int {
-        let c = columns[0]
-        let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
-        if temperature == 0 { return Softmax.argmax(y) }
-        let r = UnsafeMutableBufferPointer(rebasing: probs[c])
-        Softmax.probabilities(y, temperature: temperature, into: r)
-        Softmax.nucleus(r, p: p, order: order, keeping: 0)
+        if let k = keeping { Softmax.nucleus(r, p: p, order: order, keeping: k) } else { Softmax.nucleus(r, p: p, order: order) }
         return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
     }
 
@@ -141,7 +130,7 @@ final class GridSampler {
         var s = seq.count - 1, silent = 0
         while true {
             step(row: s, of: seq)
-            let set = drawHitSet(temperature: hitsT, p: hitsP, uniform: rng.nextDouble())
+            let set = draw(columns: columns[0], temperature: hitsT, p: hitsP, uniform: rng.nextDouble(), keeping: 0)
             // With probability offsetCoupling, one uniform number for the offsets of every class
             // of the step (each class keeps its own distribution; classes with alike
             // distributions land on one tick, as a drummer's often do); else one per class.

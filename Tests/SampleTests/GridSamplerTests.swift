@@ -9,8 +9,9 @@ import XCTest
 @testable import Sample
 
 final class GridSamplerTests: XCTestCase {
-    /// `hitSets`: the hit-set logits (nil: {kick, snare} at 30, the others 0).
-    func model(coupling: Double, hitSets: [Int: Float]? = nil) throws -> Sampler {
+    /// `hitSets`: the hit-set logits (nil: {kick, snare} at 30, the others 0); `velocityBins`:
+    /// every class's velocity-bin logits (nil: 0, uniform).
+    func model(coupling: Double, hitSets: [Int: Float]? = nil, velocityBins: [Float]? = nil) throws -> Sampler {
         var counts = [[Int]](repeating: [Int](repeating: 0, count: 128), count: 9)
         for (c, n) in DrumClasses.representatives.enumerated() { counts[c][n] = 1 }
         counts[1][38] = 3
@@ -30,6 +31,7 @@ final class GridSamplerTests: XCTestCase {
             wy[H * O + columns[0].lowerBound + 0b11] = 30  // hit set {kick, snare}
         }
         for c in 0..<9 {
+            for (b, y) in (velocityBins ?? []).enumerated() { wy[H * O + columns[1 + c].lowerBound + b] = y }
             let off = columns[10 + c]
             for k in 4..<8 { wy[H * O + off.lowerBound + k] = -30 }  // no double hits
         }
@@ -105,5 +107,20 @@ final class GridSamplerTests: XCTestCase {
         let all = try played(topP: 1)
         XCTAssertEqual(all.share, 0.4, accuracy: 0.04, "steps played at top-p 1")
         XCTAssertGreaterThan(all.kicks, all.snares + 100, "at top-p 1, {kick} alone a quarter of the played steps")
+    }
+
+    /// Top-p on the velocity (and offset) groups cuts every class alike, the first included: only
+    /// the hit set keeps a class (the rest) out of the cut. Bin 0 (velocities 1–63) has p 0.1,
+    /// bin 1 (64–127) 0.9: at top-p 0.5 every hit is loud; at 1 about a tenth are soft.
+    func testVelocityTopPCutsEveryBin() throws {
+        func soft(topP: Double) throws -> Double {
+            var options = SamplingOptions()
+            options.velocityTopP = topP
+            var rng = SeededRNG(seed: 4)
+            let hits = try model(coupling: 0.5, velocityBins: [log(0.1), log(0.9)]).generate(count: 2000, options: options, rng: &rng)
+            return Double(hits.filter { $0.hit.velocity < 64 }.count) / Double(hits.count)
+        }
+        XCTAssertEqual(try soft(topP: 0.5), 0, "bin 0 lies outside the nucleus")
+        XCTAssertEqual(try soft(topP: 1), 0.1, accuracy: 0.03)
     }
 }
