@@ -88,6 +88,10 @@ public struct GridGroup: Equatable, Sendable {
     public var lookbackBars: [Int]
     /// The first grid models' bars back.
     public static let defaultLookbackBars = [1, 2]
+    /// Whether `bars` can be a model's bars back: 1 to 8 increasing numbers, each 1...64.
+    public static func validLookbackBars(_ bars: [Int]) -> Bool {
+        !bars.isEmpty && bars.count <= 8 && bars.allSatisfy { (1...64).contains($0) } && zip(bars, bars.dropFirst()).allSatisfy { $0 < $1 }
+    }
     /// The styles of the style input; nil: the model has none.
     public var styles: GridStyles?
 
@@ -191,8 +195,7 @@ public struct GridGroup: Equatable, Sendable {
         guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
             throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")
         }
-        guard !lookbackBars.isEmpty, lookbackBars.count <= 8, lookbackBars.allSatisfy({ (1...64).contains($0) }),
-              zip(lookbackBars, lookbackBars.dropFirst()).allSatisfy({ $0 < $1 }) else {
+        guard Self.validLookbackBars(lookbackBars) else {
             throw ModelGroupsError("grid lookback bars \(lookbackBars): expected 1 to 8 increasing numbers of bars back, each 1...64")
         }
         try styles?.validate()

@@ -52,11 +52,7 @@ public struct TemperatureSetting: Equatable, Sendable {
     }
 
     /// "1", "0.9" or "hits=1,offset=1,velocity=1.2" (groups in name order) for status lines.
-    public static func describe(_ temperatures: [String: Float]) -> String {
-        let values = Set(temperatures.values)
-        if values.count <= 1 { return "\(values.first ?? 1)" }
-        return temperatures.keys.sorted().map { "\($0)=\(temperatures[$0]!)" }.joined(separator: ",")
-    }
+    public static func describe(_ temperatures: [String: Float]) -> String { GroupValues.describe(temperatures) }
 }
 
 /// `--top-p`'s text, parsed: one share for every group (`--top-p 0.95`) or group=P pairs
@@ -90,11 +86,7 @@ public struct TopPSetting: Equatable, Sendable {
     }
 
     /// "0.95" or "hits=0.95,offset=1,velocity=1" for status lines.
-    public static func describe(_ shares: [String: Double]) -> String {
-        let values = Set(shares.values)
-        if values.count <= 1 { return "\(values.first ?? 1)" }
-        return shares.keys.sorted().map { "\($0)=\(shares[$0]!)" }.joined(separator: ",")
-    }
+    public static func describe(_ shares: [String: Double]) -> String { GroupValues.describe(shares) }
 }
 
 /// What `--temperature` and `--top-p` share: one number, or group=value pairs over the output
@@ -122,6 +114,13 @@ enum GroupValues {
             groups[name] = x
         }
         return (nil, groups)
+    }
+
+    /// One value when every group has it (none: "1.0"), else group=value pairs in name order.
+    static func describe<X: Hashable & ExpressibleByIntegerLiteral>(_ values: [String: X]) -> String {
+        let distinct = Set(values.values)
+        if distinct.count <= 1 { return "\(distinct.first ?? 1)" }
+        return values.keys.sorted().map { "\($0)=\(values[$0]!)" }.joined(separator: ",")
     }
 
     static func check(_ named: [String], for groups: ModelGroups, option: String, kind: String) throws(TemperatureError) {

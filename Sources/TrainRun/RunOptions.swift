@@ -136,8 +136,7 @@ public struct RunOptions: Sendable {
         if !layoutGrid, resume == nil, gridLookbackBars != nil {
             throw SettingError(option: "--grid-lookback-bars", message: "needs --layout grid")
         }
-        if let bars = gridLookbackBars, bars.isEmpty || bars.count > 8 || !bars.allSatisfy({ (1...64).contains($0) })
-            || !zip(bars, bars.dropFirst()).allSatisfy({ $0 < $1 }) {
+        if let bars = gridLookbackBars, !GridGroup.validLookbackBars(bars) {
             throw SettingError(option: "--grid-lookback-bars", message: "takes 1 to 8 increasing numbers of bars back, each 1...64 (such as 1,2,4), got \(bars.map(String.init).joined(separator: ","))")
         }
         if !layoutGrid, resume == nil, gridStyles != nil {
