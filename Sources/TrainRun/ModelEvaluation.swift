@@ -181,6 +181,20 @@ public enum ModelEvaluation {
     }
 }
 
+/// A grid model's hits for one drum class, teacher-forced over a class matrix: per 4/4 bar (16
+/// steps), the hits it expects (the sum over the steps of the chance that the step's hit set holds
+/// the class) against the data's. Equal means the model plays the class as densely as the data
+/// when it reads the data; a sampled file sparser than the data then thins on its own draws.
+public struct HitCalibration: Codable, Equatable, Sendable {
+    public var drumClass: String
+    public var predicted: Double
+    public var data: Double
+
+    enum CodingKeys: String, CodingKey {
+        case drumClass = "class", predicted, data
+    }
+}
+
 /// A grid model's velocity for one drum class, teacher-forced over a class matrix: the mean of
 /// its predicted velocity (the bins' midpoints weighted by the softmax) over the steps the data
 /// hits the class, against the mean midpoint of the data's bins there. Equal means the model
@@ -197,22 +211,48 @@ public struct VelocityCalibration: Codable, Equatable, Sendable {
     }
 }
 
+/// `ModelEvaluation.gridCalibration`: hits per bar of every class, velocity of the classes hit.
+public struct GridCalibration: Equatable, Sendable {
+    public var hits: [HitCalibration]
+    public var velocity: [VelocityCalibration]
+}
+
 extension ModelEvaluation {
-    /// Per drum class with hits (VelocityCalibration), over `events` (a grid class matrix, rows
-    /// of the model's input groups) run from zero state as `evaluate` runs them.
-    public static func velocityCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32]) -> [VelocityCalibration] {
-        let C = GridGroup.classCount, k = weights.shape.inputGroups.count, V = grid.velocityBins
+    /// Per drum class, HitCalibration (every class) and VelocityCalibration (the classes with
+    /// hits), over `events` (a grid class matrix, rows of the model's input groups) run from zero
+    /// state as `evaluate` runs them. A step whose target is the start of the next file counts
+    /// for neither side.
+    public static func gridCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32]) -> GridCalibration {
+        let C = GridGroup.classCount, k = weights.shape.inputGroups.count, V = grid.velocityBins, S = GridGroup.hitSets
         let rows = events.count / k
         let mids = grid.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
         let columns = weights.shape.parameters.head.outputColumns
         let lstm = LSTMInference(weights: weights)
-        let probs = UnsafeMutableBufferPointer<Float>.allocate(capacity: V)
-        defer { probs.deallocate() }
+        let setProbs = UnsafeMutableBufferPointer<Float>.allocate(capacity: S), probs = UnsafeMutableBufferPointer<Float>.allocate(capacity: V)
+        defer { setProbs.deallocate(); probs.deallocate() }
         var predicted = [Double](repeating: 0, count: C), data = predicted, hits = [Int](repeating: 0, count: C)
+        var expectedHits = [Double](repeating: 0, count: C), dataHits = [Int](repeating: 0, count: C), steps = 0
+        var marginal = [Double](repeating: 0, count: C)
         for r in 0..<max(0, rows - 1) {
             for g in 0..<k { lstm.input[g] = events[r * k + g] }
             lstm.step()
             let y = lstm.logits()
+            let set = Int(events[(r + 1) * k])
+            if set < S {
+                Softmax.probabilities(UnsafeBufferPointer(rebasing: y[columns[0]]), into: setProbs)
+                var total = 0.0
+                for c in 0..<C { marginal[c] = 0 }
+                for s in 1..<S where setProbs[s] > 0 {
+                    let p = Double(setProbs[s])
+                    for c in 0..<C where s & (1 << c) != 0 { marginal[c] += p }
+                }
+                for s in 0..<S { total += Double(setProbs[s]) }
+                for c in 0..<C {
+                    expectedHits[c] += marginal[c] / total
+                    if set & (1 << c) != 0 { dataHits[c] += 1 }
+                }
+                steps += 1
+            }
             for c in 0..<C {
                 let bin = Int(events[(r + 1) * k + 1 + c])
                 guard bin < V else { continue }  // not hit (or the start of the next file)
@@ -228,9 +268,14 @@ extension ModelEvaluation {
                 hits[c] += 1
             }
         }
-        return (0..<C).filter { hits[$0] > 0 }.map { c in
-            VelocityCalibration(drumClass: GridGroup.classNames[c], hits: hits[c],
-                                predicted: predicted[c] / Double(hits[c]), data: data[c] / Double(hits[c]))
-        }
+        let bars = Double(max(steps, 1)) / Double(GridGroup.stepsPerBar)
+        return GridCalibration(
+            hits: (0..<C).map { c in
+                HitCalibration(drumClass: GridGroup.classNames[c], predicted: expectedHits[c] / bars, data: Double(dataHits[c]) / bars)
+            },
+            velocity: (0..<C).filter { hits[$0] > 0 }.map { c in
+                VelocityCalibration(drumClass: GridGroup.classNames[c], hits: hits[c],
+                                    predicted: predicted[c] / Double(hits[c]), data: data[c] / Double(hits[c]))
+            })
     }
 }

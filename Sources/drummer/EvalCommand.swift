@@ -17,9 +17,10 @@ struct EvalCommand: ParsableCommand {
             log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy; \
             for a model with the velocity group also its loss and accuracy, and the loss over every \
             output group (loss_all). A grid model prints its loss per 16th step, the hit set's loss and \
-            accuracy, and per drum class the mean velocity it predicts against the data's (both as \
-            the velocity bins' midpoints; --json: velocity_by_class): a model that predicts the \
-            loudness right here but samples louder files drifts on its own draws.
+            accuracy, and per drum class the hits per bar it expects against the data's (--json: \
+            hits_by_class) and the mean velocity it predicts against the data's (both as the \
+            velocity bins' midpoints; --json: velocity_by_class): a model that predicts the density \
+            and loudness right here but samples sparser or louder files drifts on its own draws.
             """)
 
     @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
@@ -34,7 +35,7 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
     var quantize: Int?
 
-    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity.")
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity; for a grid model also hits_by_class and velocity_by_class.")
     var json = false
 
     func validate() throws {
@@ -50,9 +51,9 @@ struct EvalCommand: ParsableCommand {
         let m = try EvaluatedModel.load(path: model)
         let events = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize)
         let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)
-        let calibration = m.groups.grid.map { ModelEvaluation.velocityCalibration(weights: m.weights, grid: $0, events: events) }
+        let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events) }
         if json {
-            FileHandle.standardOutput.write(try JSONOutput.encode(EvalJSON(metrics: metrics, velocityByClass: calibration)))
+            FileHandle.standardOutput.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration)))
         } else {
             if let calibration {
                 print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")
@@ -61,8 +62,13 @@ struct EvalCommand: ParsableCommand {
                 print(String(format: "loss %.6f nats per step (hit set + velocity and offset of each hit)", metrics.loss))
                 print(String(format: "loss_hits %.6f", metrics.lossNote))
                 print(String(format: "accuracy_hits %.4f", metrics.accuracyNote))
+                print("hits per bar by class, the model reading the data: predicted / data")
+                for h in calibration.hits {
+                    print("  \(h.drumClass) " + String(format: "%.2f / %.2f", h.predicted, h.data))
+                }
+                print(String(format: "  all %.2f / %.2f", calibration.hits.map(\.predicted).reduce(0, +), calibration.hits.map(\.data).reduce(0, +)))
                 print("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits")
-                for v in calibration {
+                for v in calibration.velocity {
                     print("  \(v.drumClass) " + String(format: "%.1f / %.1f, %d", v.predicted, v.data, v.hits))
                 }
                 return
@@ -105,16 +111,19 @@ enum EvalInput {
     }
 }
 
-/// `eval --json`: the metrics' keys, and for a grid model `velocity_by_class`.
+/// `eval --json`: the metrics' keys, and for a grid model `hits_by_class` and `velocity_by_class`.
 struct EvalJSON: Encodable {
     let metrics: Metrics
-    let velocityByClass: [VelocityCalibration]?
+    let calibration: GridCalibration?
 
-    enum CodingKeys: String, CodingKey { case velocityByClass = "velocity_by_class" }
+    enum CodingKeys: String, CodingKey {
+        case hitsByClass = "hits_by_class", velocityByClass = "velocity_by_class"
+    }
 
     func encode(to encoder: Encoder) throws {
         try metrics.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(velocityByClass, forKey: .velocityByClass)
+        try c.encodeIfPresent(calibration?.hits, forKey: .hitsByClass)
+        try c.encodeIfPresent(calibration?.velocity, forKey: .velocityByClass)
     }
 }

@@ -121,6 +121,8 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("model \(model): grid layout, hidden size 8"), r.stdout)
         XCTAssertTrue(r.stdout.contains("nats per step (hit set + velocity and offset of each hit)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("hits per bar by class, the model reading the data: predicted / data\n  kick "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\n  all "), r.stdout)
         XCTAssertTrue(r.stdout.contains("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits\n  kick "),
                       r.stdout)
         // A dataset's validation split (DIR/validation) is read through DIR's manifest; --json adds velocity_by_class.
@@ -132,6 +134,14 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let evaluated = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         XCTAssertNotNil(evaluated["loss"], r.stdout)
+        let hitsByClass = try XCTUnwrap(evaluated["hits_by_class"] as? [[String: Any]], r.stdout)
+        XCTAssertEqual(hitsByClass.compactMap { $0["class"] as? String }, GridGroupNames.all)
+        for h in hitsByClass {
+            for key in ["predicted", "data"] {
+                XCTAssertTrue((0.0...16.0).contains((h[key] as? NSNumber)?.doubleValue ?? -1), "\(key) \(h)")
+            }
+        }
+        XCTAssertGreaterThan(hitsByClass.compactMap { ($0["data"] as? NSNumber)?.doubleValue }.reduce(0, +), 0)
         let byClass = try XCTUnwrap(evaluated["velocity_by_class"] as? [[String: Any]], r.stdout)
         XCTAssertFalse(byClass.isEmpty)
         for v in byClass {

@@ -156,7 +156,7 @@ final class GridDataTests: XCTestCase {
                 counts[c] += 1
             }
         }
-        let got = ModelEvaluation.velocityCalibration(weights: w, grid: group, events: events)
+        let got = ModelEvaluation.gridCalibration(weights: w, grid: group, events: events).velocity
         XCTAssertEqual(got.map(\.drumClass), (0..<9).filter { counts[$0] > 0 }.map { GridGroup.classNames[$0] })
         XCTAssertTrue(got.contains { $0.drumClass == "kick" } && got.contains { $0.drumClass == "snare" })
         for v in got {
@@ -166,6 +166,45 @@ final class GridDataTests: XCTestCase {
             let expected = c == 1 ? mids[2] : mids.reduce(0, +) / Double(mids.count)
             XCTAssertEqual(v.predicted, expected, accuracy: 1e-6, v.drumClass)
         }
+    }
+
+    /// `drummer eval`'s hits per bar by class: with the hit set's logits all equal but one set's
+    /// far above, each class is expected at the chance of the sets holding it (by counting the
+    /// sets, not by the code's marginals); the data's side counts the rows' hit sets, leaving out
+    /// the targets that start the next file.
+    func testHitCalibrationFollowsTheDefinition() throws {
+        let data = try converted()
+        let group = try data.gridGroup()
+        let (events, _) = try data.gridClasses(validation: false, group: group)
+        let shape = ModelGroups(vocabulary: data.vocabulary, grid: group).shape(hidden: 4, layers: 1)
+        var rng = SeededRNG(seed: 5)
+        var w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
+        let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth, H = shape.hidden
+        for j in columns[0] { for r in 0...H { w.wy[r * cols + j] = 0 } }
+        let favoured = 0b1_0000_0101  // kick, closed hi-hat, ride
+        w.wy[H * cols + columns[0].lowerBound + favoured] = log(511.0)  // as likely as the other 511 together
+        // P(favoured) = 511 / (511 + 511) = 1/2; each other set 1/1022. A class is in 256 of the
+        // 512 sets: 256 · 1/1022, plus 1/2 for the three classes of the favoured set.
+        var expected = [Double](repeating: 0, count: 9)
+        for s in 0..<512 {
+            let p = s == favoured ? 0.5 : 1.0 / 1022
+            for c in 0..<9 where s >> c & 1 == 1 { expected[c] += p }
+        }
+        XCTAssertEqual(expected[0], 0.5 + 255.0 / 1022, accuracy: 1e-12)
+        let k = shape.inputGroups.count
+        var counts = [Int](repeating: 0, count: 9), steps = 0
+        for r in 1..<(events.count / k) where events[r * k] < 512 {
+            steps += 1
+            for c in 0..<9 where events[r * k] >> c & 1 == 1 { counts[c] += 1 }
+        }
+        XCTAssertLessThan(steps, events.count / k - 1, "the data has a start of file among its targets")
+        let got = ModelEvaluation.gridCalibration(weights: w, grid: group, events: events).hits
+        XCTAssertEqual(got.map(\.drumClass), GridGroup.classNames)
+        for (c, h) in got.enumerated() {
+            XCTAssertEqual(h.predicted, 16 * expected[c], accuracy: 1e-4, h.drumClass)
+            XCTAssertEqual(h.data, 16 * Double(counts[c]) / Double(steps), accuracy: 1e-9, h.drumClass)
+        }
+        XCTAssertGreaterThan(got[0].data, 0, "the fixture plays the kick")
     }
 
     /// The grid's targets: the next row's same-named inputs, masked where a class is not hit.
