@@ -204,19 +204,25 @@ public struct GridGroup: Equatable, Sendable {
 
 /// What a grid model has played so far: per step, its hit set and each class's velocity and
 /// offset bin (−1 where the class is not hit). Built from a file by the dataset view and one
-/// step at a time by the sampler; `GridEncoder` reads it.
+/// step at a time by the sampler; `GridEncoder` reads it. Steps are numbered from the first; a
+/// sampler that plays for long drops the steps its model no longer reads (`forget(before:)`),
+/// so that its memory does not grow with the file.
 public struct GridSequence: Equatable, Sendable {
-    public private(set) var hitSets: [Int32] = []
+    /// The steps from `first` on, one after another.
+    private var hitSets: [Int32] = []
     /// classCount per step.
-    public private(set) var velocityBins: [Int32] = []
+    private var velocityBins: [Int32] = []
     /// Offset classes (GridGroup.offsetClass), classCount per step.
-    public private(set) var offsetClasses: [Int32] = []
+    private var offsetClasses: [Int32] = []
+    /// The first step still kept (0 until steps are forgotten).
+    public private(set) var first = 0
     /// The style the sequence plays (read only by a model with a style input).
     public var style: Int = 0
 
     public init(style: Int = 0) { self.style = style }
 
-    public var count: Int { hitSets.count }
+    /// Steps played (forgotten ones included).
+    public var count: Int { first + hitSets.count }
 
     /// Appends a step: `velocity(c)` (a bin) and `offset(c)` (an offset class) are read for the
     /// classes in `hitSet` only.
@@ -230,8 +236,26 @@ public struct GridSequence: Equatable, Sendable {
         }
     }
 
-    public func velocityBin(step s: Int, class c: Int) -> Int { Int(velocityBins[s * GridGroup.classCount + c]) }
-    public func offsetClass(step s: Int, class c: Int) -> Int { Int(offsetClasses[s * GridGroup.classCount + c]) }
+    /// Drops the steps before `step` (those at or after it stay readable; nothing happens if they
+    /// are gone already).
+    public mutating func forget(before step: Int) {
+        let n = min(step, count) - first
+        guard n > 0 else { return }
+        hitSets.removeFirst(n)
+        velocityBins.removeFirst(n * GridGroup.classCount)
+        offsetClasses.removeFirst(n * GridGroup.classCount)
+        first += n
+    }
+
+    public func hitSet(step s: Int) -> Int32 { hitSets[s - first] }
+    public func velocityBin(step s: Int, class c: Int) -> Int32 { velocityBins[(s - first) * GridGroup.classCount + c] }
+    public func offsetClass(step s: Int, class c: Int) -> Int32 { offsetClasses[(s - first) * GridGroup.classCount + c] }
+}
+
+extension GridGroup {
+    /// How many steps back from step s row s reads (s itself included): the lookback's bars back
+    /// from s + 1, and the repeat flags' two bars back from s.
+    public var stepsRead: Int { max((lookbackBars.last ?? 0) * Self.stepsPerBar - 1, 2 * Self.stepsPerBar) + 1 }
 }
 
 /// Turns a grid sequence into class-matrix rows (the trainer's and the sampler's inputs).
@@ -257,9 +281,9 @@ public struct GridEncoder: Sendable {
                 out[1 + C + c] = F
             }
         } else {
-            out[0] = seq.hitSets[s]
+            out[0] = seq.hitSet(step: s)
             for c in 0..<C {
-                let v = seq.velocityBins[s * C + c], o = seq.offsetClasses[s * C + c]
+                let v = seq.velocityBin(step: s, class: c), o = seq.offsetClass(step: s, class: c)
                 out[1 + c] = v < 0 ? V : v
                 out[1 + C + c] = o < 0 ? F : o
             }
@@ -273,21 +297,21 @@ public struct GridEncoder: Sendable {
             let t = next - back * bar
             switch group.lookback {
             case .hitSets:
-                out[r] = t >= 0 ? seq.hitSets[t] : start
+                out[r] = t >= 0 ? seq.hitSet(step: t) : start
                 r += 1
             case .classes:
-                for c in 0..<C { out[r + c] = t >= 0 ? (seq.hitSets[t] >> Int32(c)) & 1 : 2 }
+                for c in 0..<C { out[r + c] = t >= 0 ? (seq.hitSet(step: t) >> Int32(c)) & 1 : 2 }
                 r += C
             case .velocities:
                 for c in 0..<C {
-                    let v = t >= 0 ? seq.velocityBins[t * C + c] : -1
+                    let v = t >= 0 ? seq.velocityBin(step: t, class: c) : -1
                     out[r + c] = t < 0 ? V + 1 : v < 0 ? V : v
                 }
                 r += C
             }
         }
-        out[r] = s >= bar && seq.hitSets[s] == seq.hitSets[s - bar] ? 1 : 0
-        out[r + 1] = s >= 2 * bar && seq.hitSets[s] == seq.hitSets[s - 2 * bar] ? 1 : 0
+        out[r] = s >= bar && seq.hitSet(step: s) == seq.hitSet(step: s - bar) ? 1 : 0
+        out[r + 1] = s >= 2 * bar && seq.hitSet(step: s) == seq.hitSet(step: s - 2 * bar) ? 1 : 0
         if let styles = group.styles {
             precondition((0..<styles.count).contains(seq.style))
             out[r + 2] = Int32(seq.style)

@@ -128,6 +128,7 @@ final class GridSampler {
             return false
         }
         var s = seq.count - 1, silent = 0
+        let window = group.stepsRead
         while true {
             step(row: s, of: seq)
             let set = draw(columns: columns[0], temperature: hitsT, p: hitsP, uniform: rng.nextDouble(), keeping: 0)
@@ -151,6 +152,8 @@ final class GridSampler {
             guard silent < Self.longestSilence else { throw SamplerError.silentGrid(steps: silent) }
             seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
             s += 1
+            // Keep the steps the next rows read, dropping the older ones a window at a time.
+            if seq.count - seq.first >= 2 * window { seq.forget(before: seq.count - window) }
             // Step s + 1's hits start at (s + 1)·T − T/2 at the earliest.
             if try flush(before: (s + 1) * T - T / 2) { return }
         }
@@ -240,7 +243,7 @@ extension GridSampler {
             for s in -1..<(seq.count - 1) {
                 step(row: s, of: seq)
                 let y = UnsafeBufferPointer(rebasing: lstm.logits()[hits])
-                score += Double(y[Int(seq.hitSets[s + 1])] - Softmax.logSumExp(y))
+                score += Double(y[Int(seq.hitSet(step: s + 1))] - Softmax.logSumExp(y))
             }
             if score > bestScore { (best, bestScore) = (style, score) }
         }
@@ -284,6 +287,7 @@ extension GridSampler {
                 c0 += 1
             }
             seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
+            if seq.count - seq.first >= 2 * group.stepsRead { seq.forget(before: seq.count - group.stepsRead) }
         }
         var out = beat
         for (k, i) in grid.mapped.enumerated() {
