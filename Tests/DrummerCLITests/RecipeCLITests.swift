@@ -1,4 +1,4 @@
-// `drummer train` with no training flag trains the shipped model's recipe (--recipe groove):
+// `drummer train` with no training flag trains the event model's recipe (--recipe groove):
 // the settings and groups it picks, its --help, --recipe original (the 2017 settings), and the
 // refusal of --recipe with --resume. On a dataset converted from the repository's own corpus.
 import Foundation
