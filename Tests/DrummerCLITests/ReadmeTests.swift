@@ -89,6 +89,8 @@ final class ReadmeTests: XCTestCase {
         let substitutions: [(String, String)] = [
             ("drummer train --data data", "drummer train --data data --hidden 16 --steps 4 --eval-every 2 --checkpoint-every 2"),
             ("-n 1000 --count 20", "-n 60 --count 2"),
+            (" --steps 10000", ""),
+            ("--count 300 --seed 30001 --from 5500", "--count 2 --seed 30001"),
         ]
         let bin = CLI.binary.deletingLastPathComponent().path
         for command in commands {

@@ -104,11 +104,17 @@ final class StyleCLITests: XCTestCase {
         r = try CLI.run(["sample", path("m"), "-n", "10", "--style", "polka", "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
         XCTAssertTrue(r.stderr.contains("--style polka: \(path("m")) knows the styles funk, neworleans, other"), r.stderr)
-        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "10", "--style", "funk",
+        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "10", "--style", "funk",
                          "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
         XCTAssertTrue(r.stderr.contains("--style needs a model with a style input (trained with --styles)"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+        // The shipped model has one (the Groove file names' styles).
+        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "10", "--style", "funk",
+                         "--seed", "1", "-o", path("x.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue((r.stdout + r.stderr).contains("style funk"), r.stdout + r.stderr)
+        try FileManager.default.removeItem(atPath: path("x.mid"))
 
         // With a primer: the style the model finds likeliest for it, unless --style.
         let primer = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path

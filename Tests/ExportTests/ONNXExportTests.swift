@@ -66,16 +66,18 @@ final class ONNXExportTests: XCTestCase {
                                         dir.appendingPathComponent("y.npy").path, "--tolerance", "1e-4"])
     }
 
-    /// The shipped grid model (models/groove, 2 layers, 41 input groups) stepped over 1,000 rows
-    /// of a seeded random grid sequence, in drummer and in ONNX Runtime.
+    /// The shipped grid model (models/groove, 2 layers, 51 input groups: a style input and the
+    /// lookback four bars back) stepped over 1,000 rows of a seeded random grid sequence, in its
+    /// last style, in drummer and in ONNX Runtime.
     func testGridModelStepsMatchDrummerInONNXRuntime() throws {
         guard Self.onnxRuntime else {
             throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
         }
         let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
         let grid = try XCTUnwrap(model.groups.grid, "models/groove is a grid model")
+        XCTAssertEqual(grid.inputGroups.count, 51)
         var rng = SeededRNG(seed: 4)
-        var seq = GridSequence()
+        var seq = GridSequence(style: (grid.styles?.count ?? 1) - 1)
         for _ in 0..<999 {
             seq.append(hitSet: rng.index(below: GridGroup.hitSets), velocity: { _ in rng.index(below: grid.velocityBins) },
                        offset: { _ in rng.index(below: grid.offsetClasses) })
