@@ -247,6 +247,12 @@ public struct GridSequence: Equatable, Sendable {
         first += n
     }
 
+    /// Keeps at least the last `steps` steps readable, forgetting older ones a window at a time
+    /// (once twice `steps` are kept), so that a sampler's memory stays bounded at little copying.
+    public mutating func keepLast(_ steps: Int) {
+        if count - first >= 2 * steps { forget(before: count - steps) }
+    }
+
     public func hitSet(step s: Int) -> Int32 { hitSets[s - first] }
     public func velocityBin(step s: Int, class c: Int) -> Int32 { velocityBins[(s - first) * GridGroup.classCount + c] }
     public func offsetClass(step s: Int, class c: Int) -> Int32 { offsetClasses[(s - first) * GridGroup.classCount + c] }

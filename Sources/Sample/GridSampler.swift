@@ -152,8 +152,7 @@ final class GridSampler {
             guard silent < Self.longestSilence else { throw SamplerError.silentGrid(steps: silent) }
             seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
             s += 1
-            // Keep the steps the next rows read, dropping the older ones a window at a time.
-            if seq.count - seq.first >= 2 * window { seq.forget(before: seq.count - window) }
+            seq.keepLast(window)  // the steps the next rows read
             // Step s + 1's hits start at (s + 1)·T − T/2 at the earliest.
             if try flush(before: (s + 1) * T - T / 2) { return }
         }
@@ -267,6 +266,7 @@ extension GridSampler {
         let chosen = style ?? likeliestStyle(of: grid) ?? 0
         startState(initScale: initScale, rng: &rng)
         var seq = GridSequence(style: chosen)
+        let window = group.stepsRead
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity
         var velocity = [Int](repeating: 0, count: C), offset = velocity
         var c0 = 0
@@ -287,7 +287,7 @@ extension GridSampler {
                 c0 += 1
             }
             seq.append(hitSet: set, velocity: { velocity[$0] }, offset: { offset[$0] })
-            if seq.count - seq.first >= 2 * group.stepsRead { seq.forget(before: seq.count - group.stepsRead) }
+            seq.keepLast(window)
         }
         var out = beat
         for (k, i) in grid.mapped.enumerated() {

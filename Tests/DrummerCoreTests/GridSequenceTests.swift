@@ -39,8 +39,9 @@ final class GridSequenceTests: XCTestCase {
                 append(7, to: &windowed, rng: &r2)
                 rng = r1
                 XCTAssertEqual(windowed.count, whole.count)
-                // As the sampler forgets: a window at a time, once twice the window is kept.
-                if windowed.count - windowed.first >= 2 * g.stepsRead { windowed.forget(before: windowed.count - g.stepsRead) }
+                windowed.keepLast(g.stepsRead)  // as the sampler keeps them
+                XCTAssertLessThan(windowed.count - windowed.first, 2 * g.stepsRead, "the kept steps stay bounded")
+                XCTAssertGreaterThanOrEqual(windowed.count - windowed.first, min(windowed.count, g.stepsRead))
                 // Every row that reads only kept steps: the last one, as the sampler reads it, and
                 // the rows before it back to the window's start.
                 for s in max(windowed.first + g.stepsRead - 1, 0)..<max(windowed.count, windowed.first + g.stepsRead - 1, 0) {
