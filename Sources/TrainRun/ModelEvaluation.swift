@@ -242,11 +242,11 @@ extension ModelEvaluation {
                 Softmax.probabilities(UnsafeBufferPointer(rebasing: y[columns[0]]), into: setProbs)
                 var total = 0.0
                 for c in 0..<C { marginal[c] = 0 }
-                for s in 1..<S where setProbs[s] > 0 {
+                for s in 0..<S {
                     let p = Double(setProbs[s])
+                    total += p
                     for c in 0..<C where s & (1 << c) != 0 { marginal[c] += p }
                 }
-                for s in 0..<S { total += Double(setProbs[s]) }
                 for c in 0..<C {
                     expectedHits[c] += marginal[c] / total
                     if set & (1 << c) != 0 { dataHits[c] += 1 }
