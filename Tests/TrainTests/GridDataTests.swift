@@ -132,20 +132,32 @@ final class GridDataTests: XCTestCase {
         XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + r1] == 1 })
     }
 
-    /// `drummer eval`'s velocity by class: with a class's velocity logits all equal the model
-    /// predicts the mean of the bins' midpoints; with one bin's bias far above the others, that
-    /// bin's midpoint; the data's side is the mean midpoint of the bins the rows hold.
-    func testVelocityCalibrationFollowsTheDefinition() throws {
+    /// A 1-layer H = 4 grid model of the fixture's group with random weights, except that the
+    /// output groups `equalLogits` get all-zero Wy columns (every class's logit 0), and the
+    /// fixture's training rows.
+    func calibrationModel(seed: UInt64, equalLogits groups: [Int]) throws
+        -> (group: GridGroup, events: [Int32], shape: ModelShape, weights: LSTMWeights)
+    {
         let data = try converted()
         let group = try data.gridGroup()
         let (events, _) = try data.gridClasses(validation: false, group: group)
         let shape = ModelGroups(vocabulary: data.vocabulary, grid: group).shape(hidden: 4, layers: 1)
-        var rng = SeededRNG(seed: 3)
+        var rng = SeededRNG(seed: seed)
         var w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
-        let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth, H = shape.hidden
-        for c in 0..<9 {
-            for j in columns[1 + c] { for r in 0...H { w.wy[r * cols + j] = 0 } }
+        let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth
+        for g in groups {
+            for j in columns[g] { for r in 0...shape.hidden { w.wy[r * cols + j] = 0 } }
         }
+        return (group, events, shape, w)
+    }
+
+    /// `drummer eval`'s velocity by class: with a class's velocity logits all equal the model
+    /// predicts the mean of the bins' midpoints; with one bin's bias far above the others, that
+    /// bin's midpoint; the data's side is the mean midpoint of the bins the rows hold.
+    func testVelocityCalibrationFollowsTheDefinition() throws {
+        let (group, events, shape, model) = try calibrationModel(seed: 3, equalLogits: Array(1...9))
+        var w = model
+        let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth, H = shape.hidden
         w.wy[H * cols + columns[2].lowerBound + 2] = 60  // the snare's bin 2, far above its others
         let mids = group.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
         let k = shape.inputGroups.count, V = group.velocityBins
@@ -173,14 +185,9 @@ final class GridDataTests: XCTestCase {
     /// sets, not by the code's marginals); the data's side counts the rows' hit sets, leaving out
     /// the targets that start the next file.
     func testHitCalibrationFollowsTheDefinition() throws {
-        let data = try converted()
-        let group = try data.gridGroup()
-        let (events, _) = try data.gridClasses(validation: false, group: group)
-        let shape = ModelGroups(vocabulary: data.vocabulary, grid: group).shape(hidden: 4, layers: 1)
-        var rng = SeededRNG(seed: 5)
-        var w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
+        let (group, events, shape, model) = try calibrationModel(seed: 5, equalLogits: [0])
+        var w = model
         let columns = shape.parameters.head.outputColumns, cols = shape.outputWidth, H = shape.hidden
-        for j in columns[0] { for r in 0...H { w.wy[r * cols + j] = 0 } }
         let favoured = 0b1_0000_0101  // kick, closed hi-hat, ride
         w.wy[H * cols + columns[0].lowerBound + favoured] = log(511.0)  // as likely as the other 511 together
         // P(favoured) = 511 / (511 + 511) = 1/2; each other set 1/1022. A class is in 256 of the
