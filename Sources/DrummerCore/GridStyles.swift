@@ -1,19 +1,28 @@
 // The style input of a grid model (issue 20): one more input group, "style", constant over a
 // file, that says which style the file plays (its genre). Sampled without it, a model keeps to no
 // style: bar by bar it drifts to the commonest (a rock backbeat); told the style, it keeps to
-// it. The style of a training file comes from its path, by one of two rules:
-//   groove-names  the Groove MIDI Dataset's file names, "<id>_<style>[-<substyle>]_<bpm>_<beat|fill>_<meter>.mid":
-//                 the style before the first "-" ("1_funk-groove1_138_beat_4-4.mid": funk)
-//   folders       the folder the file lies in ("rock/take3.mid": rock)
+// it. The style of a training file comes from its path, by one of four rules:
+//   groove-names          the Groove MIDI Dataset's file names, "<id>_<style>[-<substyle>]_<bpm>_<beat|fill>_<meter>.mid":
+//                         the style before the first "-" ("1_funk-groove1_138_beat_4-4.mid": funk)
+//   folders               the folder the file lies in ("rock/take3.mid": rock)
+//   groove-drummers       the Groove dataset's drummer, the path's "drummer<N>" folder
+//                         ("drummer5/session1/…": drummer5)
+//   groove-drummer-names  both, "drummer5-latin": who plays, and what. A drummer's touch is
+//                         set by the player and the kit (Groove's drummers' mean kick velocity
+//                         runs from 34 to 104); a model told neither guesses it from its own
+//                         first hits and plays the average of them.
 // Styles with fewer than `minimumFiles` training files, and files the rule gives no style, are
 // "other", always the last style. The sampler draws a file's style in proportion to the training
 // steps of each style (so that the styles come back in the corpus's proportions), or takes the
-// one it is told.
+// one it is told; told a part of a name ("latin", "drummer5": `indices(matching:)`), it draws
+// among the styles that have it, in the same proportions.
 
 /// How a grid model's style input reads a file's style from its path.
 public enum GridStyleRule: String, CaseIterable, Sendable {
     case grooveNames = "groove-names"
     case folders
+    case grooveDrummers = "groove-drummers"
+    case grooveDrummerNames = "groove-drummer-names"
 
     /// The style of the file at `path` (relative to the dataset's source directory), lowercased;
     /// nil when the rule finds none there.
@@ -26,6 +35,14 @@ public enum GridStyleRule: String, CaseIterable, Sendable {
             guard fields.count >= 3, let id = fields.first, !id.isEmpty, id.allSatisfy(\.isNumber),
                   let top = fields[1].split(separator: "-").first, !top.isEmpty, !top.contains("\n") else { return nil }
             return top.lowercased()
+        case .grooveDrummers:
+            let prefix = "drummer"
+            return parts.last(where: { $0.count > prefix.count && $0.lowercased().hasPrefix(prefix)
+                                       && $0.dropFirst(prefix.count).allSatisfy { $0.isASCII && $0.isNumber } })
+                .map { $0.lowercased() }
+        case .grooveDrummerNames:
+            guard let d = Self.grooveDrummers.style(ofPath: path), let n = Self.grooveNames.style(ofPath: path) else { return nil }
+            return d + "-" + n
         case .folders:
             guard parts.count >= 2, !parts[parts.count - 2].contains("\n") else { return nil }
             return parts[parts.count - 2].lowercased()
@@ -79,8 +96,25 @@ public struct GridStyles: Equatable, Sendable {
     /// The index of the style named `name` (case does not matter), nil when the model has none.
     public func index(named name: String) -> Int? { names.firstIndex(of: name.lowercased()) }
 
+    /// The styles `name` stands for (case does not matter): the one so named, else every style
+    /// with `name` as one of its "-"-separated parts ("latin" for "drummer5-latin" and
+    /// "drummer1-latin", "drummer5" for "drummer5-latin" and "drummer5-rock"); empty for none.
+    public func indices(matching name: String) -> [Int] {
+        let n = name.lowercased()
+        if let i = names.firstIndex(of: n) { return [i] }
+        guard !n.isEmpty, !n.contains("-") else { return [] }
+        return names.indices.filter { names[$0].split(separator: "-").contains(Substring(n)) }
+    }
+
     /// A style drawn in proportion to `steps` with a uniform u in [0, 1).
     public func draw(uniform u: Double) -> Int { Softmax.draw(count: steps.count, counts: { steps[$0] }, uniform: u) ?? 0 }
+
+    /// A style among `among` (indices of styles, not empty) drawn in proportion to their steps
+    /// with a uniform u in [0, 1) (the first when none of them has steps).
+    public func draw(uniform u: Double, among: [Int]) -> Int {
+        precondition(!among.isEmpty && among.allSatisfy(names.indices.contains), "draw(among:) needs styles of the model")
+        return Softmax.draw(count: among.count, counts: { steps[among[$0]] }, uniform: u).map { among[$0] } ?? among[0]
+    }
 
     public func validate() throws {
         guard names.count >= 1, names.count <= 1000, names.last == Self.other else {

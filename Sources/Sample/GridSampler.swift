@@ -223,19 +223,21 @@ extension GridSampler {
     /// For a model with a style input, the style under which the model finds the beat's hit sets
     /// likeliest (the sum of the log-probabilities of its first 16 bars' hit sets, each step read
     /// as the beat plays it, from h = c = 0); ties go to the commoner style. nil without a style
-    /// input. What it reads does not depend on a random number.
-    func likeliestStyle(_ beat: [BeatHit]) throws -> Int? {
+    /// input. `among` limits the styles weighed (nil: all). What it reads does not depend on a
+    /// random number.
+    func likeliestStyle(_ beat: [BeatHit], among: [Int]? = nil) throws -> Int? {
         guard group.styles != nil, !beat.isEmpty else { return nil }
-        return likeliestStyle(of: try GridBeat(beat, group: group, reading: "reads"))
+        return likeliestStyle(of: try GridBeat(beat, group: group, reading: "reads"), among: among)
     }
 
     /// `likeliestStyle` of a beat already on the grid.
-    private func likeliestStyle(of grid: GridBeat) -> Int? {
+    private func likeliestStyle(of grid: GridBeat, among: [Int]? = nil) -> Int? {
         guard let styles = group.styles else { return nil }
+        let candidates = among ?? Array(0..<styles.count)
         var seq = group.sequence(grid.cells, steps: min(grid.steps, Self.styleScoringSteps))
         let H = weights.shape.hidden, zeros = [Float](repeating: 0, count: H), hits = columns[0]
-        var best = 0, bestScore = -Double.infinity
-        for style in 0..<styles.count {
+        var best = candidates.first ?? 0, bestScore = -Double.infinity
+        for style in candidates {
             seq.style = style
             for layer in 0..<weights.shape.layers { lstm.setState(layer: layer, h: zeros, c: zeros) }
             var score = 0.0

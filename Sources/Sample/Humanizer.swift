@@ -119,8 +119,9 @@ public final class Humanizer {
     }
 
     /// For a grid model with a style input, the style under which it finds the beat's hit sets
-    /// likeliest (what `humanize` plays when `HumanizeOptions.style` is nil); nil for other models.
-    public func likeliestStyle(_ beat: [BeatHit]) throws -> Int? { try grid?.likeliestStyle(beat) }
+    /// likeliest (what `humanize` plays when `HumanizeOptions.style` is nil), among the styles
+    /// `among` (nil: all); nil for other models.
+    public func likeliestStyle(_ beat: [BeatHit], among: [Int]? = nil) throws -> Int? { try grid?.likeliestStyle(beat, among: among) }
 
     /// The beat's hits (onsets non-decreasing) with drawn onsets and velocities; notes and
     /// order kept.

@@ -251,13 +251,19 @@ public final class Sampler {
     /// The style a grid model with a style input would draw as the first use of `rng` when
     /// `SamplingOptions.style` is nil (nil for other models; `rng` is then not used). Drawing it
     /// here and passing it as `style` samples what generating with `style` nil samples.
-    public func drawStyle(rng: inout SeededRNG) -> Int? {
-        grid?.group.styles.map { $0.draw(uniform: rng.nextDouble()) }
+    /// With `among` (style indices, not empty), the draw is among those styles, with the same
+    /// random number (`GridStyles.draw(uniform:among:)`).
+    public func drawStyle(rng: inout SeededRNG, among: [Int]? = nil) -> Int? {
+        grid?.group.styles.map { styles in
+            let u = rng.nextDouble()
+            return among.map { styles.draw(uniform: u, among: $0) } ?? styles.draw(uniform: u)
+        }
     }
 
     /// For a grid model with a style input, the style under which it finds `beat`'s hit sets
-    /// likeliest (its first 16 bars, all 4/4; see GridSampler.likeliestStyle); nil for other models.
-    public func likeliestStyle(_ beat: [BeatHit]) throws -> Int? { try grid?.likeliestStyle(beat) }
+    /// likeliest (its first 16 bars, all 4/4; see GridSampler.likeliestStyle), among the styles
+    /// `among` (nil: all); nil for other models.
+    public func likeliestStyle(_ beat: [BeatHit], among: [Int]? = nil) throws -> Int? { try grid?.likeliestStyle(beat, among: among) }
 
     /// Generates `count` hits. Without a primer the start event is drawn uniformly from the
     /// vocabulary with `rng` (after h and c) at the first beat of a bar; with one, see the file header.

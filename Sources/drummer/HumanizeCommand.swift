@@ -38,7 +38,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")
     var temperature: Float?
 
-    @Option(help: "For a model with a style input: the style to play the beat in, one of the model's (default: the one under which the model finds the beat likeliest).")
+    @Option(help: "For a model with a style input: the style to play the beat in, one of the model's, or a part of their names (\"drummer5\": the likeliest of the model's drummer5 styles); default: the one under which the model finds the beat likeliest.")
     var style: String?
 
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
@@ -98,8 +98,9 @@ struct HumanizeCommand: ParsableCommand {
         let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
         var styleNote = ""
         if let names = loaded.groups.grid?.styles?.names {
-            options.style = try given ?? humanizer.likeliestStyle(beat)
-            if let s = options.style { styleNote = ", style \(names[s])" + (given == nil ? " (likeliest for the beat)" : "") }
+            // A --style that stands for several styles: the likeliest of them.
+            options.style = try given.flatMap { $0.count == 1 ? $0[0] : nil } ?? humanizer.likeliestStyle(beat, among: given)
+            if let s = options.style { styleNote = ", style \(names[s])" + (given?.count == 1 ? "" : " (likeliest for the beat)") }
         }
         let out = try humanizer.humanize(beat, options: options, rng: &rng)
         var previous = 0

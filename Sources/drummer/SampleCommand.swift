@@ -67,18 +67,20 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
-    @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them; default: drawn per file in proportion to the training data's styles).")
+    @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles.")
     var style: String?
 
-    /// The index of `name` among the styles of `groups` (a usage error naming them when it is none).
-    static func style(_ name: String, in groups: ModelGroups, model: String) throws -> Int {
+    /// The indices of the styles of `groups` that `name` stands for (GridStyles.indices(matching:);
+    /// a usage error naming them when it is none).
+    static func style(_ name: String, in groups: ModelGroups, model: String) throws -> [Int] {
         guard let styles = groups.grid?.styles else {
             throw ValidationError("--style needs a model with a style input (trained with --styles); \(model) has none")
         }
-        guard let i = styles.index(named: name) else {
+        let found = styles.indices(matching: name)
+        guard !found.isEmpty else {
             throw ValidationError("--style \(name): \(model) knows the styles " + styles.names.joined(separator: ", "))
         }
-        return i
+        return found
     }
 
     @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, above 0 and at most 1: one number for every group, or group=P pairs (hits=0.95); a grid model's hit set keeps the chance of a rest and cuts among the patterns (default 1: every class).")
@@ -310,9 +312,12 @@ struct SampleCommand: ParsableCommand {
         let styleNames = loaded.groups.grid?.styles?.names
         // --style, else with a primer the style the model finds likeliest for it (its first 16
         // bars; drawn per file when they are not all 4/4), else drawn per file.
-        var fixedStyle = try style.map { try Self.style($0, in: loaded.groups, model: model) }
+        // A --style that stands for several styles: with a primer the likeliest of them, else
+        // drawn per file among them.
+        let givenStyles = try style.map { try Self.style($0, in: loaded.groups, model: model) }
+        var fixedStyle = givenStyles.flatMap { $0.count == 1 ? $0[0] : nil }
         var styleSource = ""
-        if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty, let s = try? sampler.likeliestStyle(primerBeat) {
+        if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty, let s = try? sampler.likeliestStyle(primerBeat, among: givenStyles) {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
         }
@@ -330,7 +335,7 @@ struct SampleCommand: ParsableCommand {
             // A style model's style: drawn with the file's first random number, or the one given
             // (the number is drawn anyway: --style X gives the file the seed gives when it draws X).
             if !random {
-                let drawn = sampler.drawStyle(rng: &rng)
+                let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
                 options.style = drawn == nil ? nil : fixedStyle ?? drawn
             }
             if let endTick {
@@ -384,7 +389,7 @@ struct SampleCommand: ParsableCommand {
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
-            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? " (drawn)" : styleSource) }
+            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? givenStyles == nil ? " (drawn)" : " (drawn for \(style ?? ""))" : styleSource) }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }

@@ -5,7 +5,8 @@
 // `--style` plays one (the file the seed gives when it draws that style), unknown styles and
 // models without a style input are refused; with a primer, the style likeliest for it;
 // `humanize` takes the likeliest style or `--style`;
-// the report's model card lists the styles.
+// the report's model card lists the styles. The drummer rules, and `--style` given a part of
+// the styles' names (`testDrummerStylesAndAPartOfTheirNames`).
 import Foundation
 import XCTest
 
@@ -154,6 +155,67 @@ final class StyleCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
                        try Data(contentsOf: URL(fileURLWithPath: path("m/model.json"))))
+    }
+
+    /// `--styles groove-drummer-names`: a style per drummer and file-name style ("drummer2-funk");
+    /// `--style` given a part of the names draws among the styles that have it, and humanize
+    /// takes the likeliest of them.
+    func testDrummerStylesAndAPartOfTheirNames() throws {
+        let src = root.appendingPathComponent("src-drummers")
+        let fixtures = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1")
+        for (folder, name) in [("drummer1/s", "102_funk_95_beat_4-4.mid"), ("drummer2/s", "102_funk_95_beat_4-4.mid"),
+                               ("drummer2/s", "100_neworleans-secondline_94_beat_4-4.mid")] {
+            let dir = src.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            for i in 0..<10 {
+                try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name),
+                                                 to: dir.appendingPathComponent(name.replacingOccurrences(of: "10", with: "1\(i)", options: .anchored)))
+            }
+        }
+        var r = try CLI.run(["convert-midi", src.path, "-o", path("data-drummers"), "--quantize", "30", "--onset-order", "note",
+                             "--validation-fraction", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["train", "--layout", "grid", "--styles", "groove-drummer-names", "--data", path("data-drummers"), "--hidden", "8",
+                         "--unroll", "8", "--batch-size", "2", "--steps", "1", "--checkpoint-every", "1", "--eval-every", "1",
+                         "--seed", "4", "--checkpoint-dir", path("ckpt-d")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("grid styles (groove-drummer-names, share of training steps): "), r.stdout)
+        for name in ["drummer1-funk ", "drummer2-funk ", "drummer2-neworleans ", "other 0%"] {
+            XCTAssertTrue(r.stdout.contains(name), "\(name): \(r.stdout)")
+        }
+        r = try CLI.run(["export", path("ckpt-d/ckpt-1.h5"), "-o", path("m-d")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let model = path("m-d")
+        // --style funk: each file draws one of the two funk styles, and says so.
+        r = try CLI.run(["sample", model, "-n", "20", "--count", "8", "--seed", "21", "--style", "funk", "-o", path("f.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("wrote ") }
+        XCTAssertEqual(lines.count, 8)
+        let drawn = lines.map { line in ["drummer1-funk", "drummer2-funk"].first { line.contains("style \($0) (drawn for funk)") } ?? "?" }
+        XCTAssertFalse(drawn.contains("?"), r.stdout)
+        XCTAssertEqual(Set(drawn).count, 2, "both funk styles drawn over 8 files: \(r.stdout)")
+        // The whole name at a file's seed plays the file that drew it.
+        for (k, style) in drawn.enumerated().prefix(3) {
+            r = try CLI.run(["sample", model, "-n", "20", "--seed", "\(21 + k)", "--style", style, "-o", path("one.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains("style \(style)") && !r.stdout.contains("(drawn"), r.stdout)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("one.mid"))),
+                           try Data(contentsOf: URL(fileURLWithPath: path("f-\(k + 1).mid"))), "file \(k + 1), \(style)")
+        }
+        // --style drummer1 has one style: that one, as its whole name.
+        r = try CLI.run(["sample", model, "-n", "20", "--seed", "7", "--style", "drummer1", "-o", path("d1.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("style drummer1-funk") && !r.stdout.contains("(drawn"), r.stdout)
+        r = try CLI.run(["sample", model, "-n", "20", "--style", "drummer3", "-o", path("x.mid")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--style drummer3: \(model) knows the styles "), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+        // humanize --style drummer2: the likeliest of drummer2's two styles.
+        let beat = fixtures.appendingPathComponent("102_funk_95_beat_4-4.mid").path
+        r = try CLI.run(["humanize", beat, "--model", model, "--seed", "3", "--style", "drummer2", "-o", path("h.mid")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains(", style drummer2-funk (likeliest for the beat)")
+                      || r.stdout.contains(", style drummer2-neworleans (likeliest for the beat)"), r.stdout)
     }
 
     func testStylesNeedTheGridLayout() throws {

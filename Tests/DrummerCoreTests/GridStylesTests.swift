@@ -1,6 +1,7 @@
-// GridStyles (the grid layout's style input): the two rules that read a file's style from its
-// path, the styles of a training set (rare ones and files without a style are "other", the last),
-// the draw in proportion to training steps, what is refused, and the encoder's style column.
+// GridStyles (the grid layout's style input): the rules that read a file's style from its path,
+// the styles of a training set (rare ones and files without a style are "other", the last), the
+// draw in proportion to training steps, a part of a name standing for the styles that have it
+// (and the draw among them), what is refused, and the encoder's style column.
 import XCTest
 @testable import DrummerCore
 
@@ -17,6 +18,36 @@ final class GridStylesTests: XCTestCase {
         XCTAssertEqual(folders.style(ofPath: "Rock/take3.mid"), "rock")
         XCTAssertEqual(folders.style(ofPath: "a/jazz/take3.mid"), "jazz", "the folder the file lies in")
         XCTAssertNil(folders.style(ofPath: "take3.mid"), "a file at the top has none")
+        let drummers = GridStyleRule.grooveDrummers
+        XCTAssertEqual(drummers.style(ofPath: "drummer5/session1/1_funk-groove1_138_beat_4-4.mid"), "drummer5")
+        XCTAssertEqual(drummers.style(ofPath: "groove/Drummer10/eval_session/take.mid"), "drummer10", "lowercased")
+        XCTAssertNil(drummers.style(ofPath: "drummer/session1/take.mid"), "no number")
+        XCTAssertNil(drummers.style(ofPath: "drummer5x/take.mid"))
+        XCTAssertNil(drummers.style(ofPath: "drummer5.mid"), "the file's own name is no folder")
+        let both = GridStyleRule.grooveDrummerNames
+        XCTAssertEqual(both.style(ofPath: "drummer5/session1/7_latin-samba_90_beat_4-4.mid"), "drummer5-latin")
+        XCTAssertNil(both.style(ofPath: "session1/7_latin-samba_90_beat_4-4.mid"), "no drummer")
+        XCTAssertNil(both.style(ofPath: "drummer5/take3.mid"), "no Groove name")
+    }
+
+    func testAPartOfANameStandsForTheStylesThatHaveIt() throws {
+        let styles = try GridStyles(rule: .grooveDrummerNames, names: ["drummer5-latin", "drummer1-latin", "drummer1-rock", "other"],
+                                    steps: [6, 2, 1, 1])
+        XCTAssertEqual(styles.indices(matching: "drummer1-rock"), [2], "a whole name: that style")
+        XCTAssertEqual(styles.indices(matching: "Latin"), [0, 1])
+        XCTAssertEqual(styles.indices(matching: "drummer1"), [1, 2])
+        XCTAssertEqual(styles.indices(matching: "other"), [3])
+        XCTAssertEqual(styles.indices(matching: "lat"), [], "a part, not a prefix")
+        XCTAssertEqual(styles.indices(matching: "drummer5-rock"), [], "a name the model does not have")
+        XCTAssertEqual(styles.indices(matching: ""), [])
+        // Among [0, 1] (steps 6 and 2): u below 0.75 gives 0, above 1.
+        XCTAssertEqual(styles.draw(uniform: 0, among: [0, 1]), 0)
+        XCTAssertEqual(styles.draw(uniform: 0.74, among: [0, 1]), 0)
+        XCTAssertEqual(styles.draw(uniform: 0.75, among: [0, 1]), 1)
+        XCTAssertEqual(styles.draw(uniform: 0.999, among: [1, 2]), 2)
+        XCTAssertEqual(styles.draw(uniform: 0.5, among: [2]), 2)
+        let unplayed = try GridStyles(rule: .folders, names: ["a", "b", "other"], steps: [0, 0, 1])
+        XCTAssertEqual(unplayed.draw(uniform: 0.9, among: [1, 0]), 1, "none of them has steps: the first")
     }
 
     func testStylesOfATrainingSet() throws {
