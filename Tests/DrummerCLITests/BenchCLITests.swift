@@ -41,7 +41,7 @@ final class BenchCLITests: XCTestCase {
         let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let r = try CLI.run(["bench", "sample", "--model", model, "--notes", "50", "--runs", "1"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("model: \(model) (grid layout, 2 layer(s) of H=256, I=1204, O=710); 50 hits per generation"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("model: \(model) (grid layout, 2 layer(s) of H=256, I=1218, O=710); 50 hits per generation"), r.stdout)
         XCTAssertTrue(r.stdout.split(separator: "\n").contains { $0.hasPrefix("threads=1  median") && $0.hasSuffix("ms per 50 notes") }, r.stdout)
         // Any size beside --model is refused, its default value included.
         for size in [["--hidden", "16"], ["--hidden", "200"], ["--velocity-bins", "0"]] {
