@@ -100,20 +100,18 @@ public struct GridStyles: Equatable, Sendable {
     /// with `name` as one of its "-"-separated parts ("latin" for "drummer5-latin" and
     /// "drummer1-latin", "drummer5" for "drummer5-latin" and "drummer5-rock"); empty for none.
     public func indices(matching name: String) -> [Int] {
+        if let i = index(named: name) { return [i] }
         let n = name.lowercased()
-        if let i = names.firstIndex(of: n) { return [i] }
         guard !n.isEmpty, !n.contains("-") else { return [] }
         return names.indices.filter { names[$0].split(separator: "-").contains(Substring(n)) }
     }
 
-    /// A style drawn in proportion to `steps` with a uniform u in [0, 1).
-    public func draw(uniform u: Double) -> Int { Softmax.draw(count: steps.count, counts: { steps[$0] }, uniform: u) ?? 0 }
-
-    /// A style among `among` (indices of styles, not empty) drawn in proportion to their steps
-    /// with a uniform u in [0, 1) (the first when none of them has steps).
-    public func draw(uniform u: Double, among: [Int]) -> Int {
-        precondition(!among.isEmpty && among.allSatisfy(names.indices.contains), "draw(among:) needs styles of the model")
-        return Softmax.draw(count: among.count, counts: { steps[among[$0]] }, uniform: u).map { among[$0] } ?? among[0]
+    /// A style drawn in proportion to `steps` with a uniform u in [0, 1), among the styles
+    /// `among` (indices of styles, not empty; nil: all); the first of them when none has steps.
+    public func draw(uniform u: Double, among: [Int]? = nil) -> Int {
+        precondition(among.map { !$0.isEmpty && $0.allSatisfy(names.indices.contains) } ?? true, "draw(among:) needs styles of the model")
+        let style = { (k: Int) in among?[k] ?? k }
+        return style(Softmax.draw(count: among?.count ?? steps.count, counts: { steps[style($0)] }, uniform: u) ?? 0)
     }
 
     public func validate() throws {

@@ -254,10 +254,7 @@ public final class Sampler {
     /// With `among` (style indices, not empty), the draw is among those styles, with the same
     /// random number (`GridStyles.draw(uniform:among:)`).
     public func drawStyle(rng: inout SeededRNG, among: [Int]? = nil) -> Int? {
-        grid?.group.styles.map { styles in
-            let u = rng.nextDouble()
-            return among.map { styles.draw(uniform: u, among: $0) } ?? styles.draw(uniform: u)
-        }
+        grid?.group.styles.map { $0.draw(uniform: rng.nextDouble(), among: among) }
     }
 
     /// For a grid model with a style input, the style under which it finds `beat`'s hit sets

@@ -314,9 +314,10 @@ struct SampleCommand: ParsableCommand {
         // bars; drawn per file when they are not all 4/4), else drawn per file.
         // A --style that stands for several styles: with a primer the likeliest of them, else
         // drawn per file among them.
+        // The status line says where a file's style came from (nothing: the one given).
         let givenStyles = try style.map { try Self.style($0, in: loaded.groups, model: model) }
         var fixedStyle = givenStyles.flatMap { $0.count == 1 ? $0[0] : nil }
-        var styleSource = ""
+        var styleSource = fixedStyle != nil ? "" : style.map { " (drawn for \($0))" } ?? " (drawn)"
         if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty, let s = try? sampler.likeliestStyle(primerBeat, among: givenStyles) {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
@@ -389,7 +390,7 @@ struct SampleCommand: ParsableCommand {
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
-            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + (fixedStyle == nil ? givenStyles == nil ? " (drawn)" : " (drawn for \(style ?? ""))" : styleSource) }
+            if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }
