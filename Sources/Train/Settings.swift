@@ -351,6 +351,13 @@ public enum Settings {
         help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
         onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
 
+    public static let shuffleFiles = Setting<Bool>(
+        "shuffle_files", flag: "shuffle-files", default: false,
+        help: "Train a grid model on its training files in an order shuffled with --seed (else in the dataset's, where "
+            + "neighbours are mostly one drummer's files of one style and a file's first steps read the state its "
+            + "neighbour left; models/groove keeps the dataset's order: docs/training.md, File order)",
+        onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
+
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -363,7 +370,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles,
     ]
 
     /// The flags a resumed run may change, for --help.

@@ -186,13 +186,27 @@ extension TrainingData {
     }
 
     /// The grid class matrix of a split: each kept file's rows (its start row, then one per
-    /// step), one file after another.
-    public func gridClasses(validation: Bool, group: GridGroup) throws -> (classes: [Int32], files: GridFiles) {
+    /// step), one file after another: in the dataset's order, or shuffled with `shuffleSeed`
+    /// (`fileOrder(count:seed:)`).
+    public func gridClasses(validation: Bool, group: GridGroup, shuffleSeed: UInt64? = nil) throws
+        -> (classes: [Int32], files: GridFiles)
+    {
         let (sequences, grid) = try gridSequences(validation: validation, group: group)
         let encoder = GridEncoder(group: group)
         var out: [Int32] = []
         out.reserveCapacity(sequences.reduce(0) { $0 + $1.count + 1 } * encoder.inputCount)
-        for seq in sequences { out += encoder.rows(of: seq) }
+        let order = shuffleSeed.map { Self.fileOrder(count: sequences.count, seed: $0) } ?? Array(sequences.indices)
+        for i in order { out += encoder.rows(of: sequences[i]) }
         return (out, grid)
+    }
+
+    /// The order `--shuffle-files` trains `count` files in: a Fisher–Yates shuffle driven by a
+    /// SeededRNG of the run's seed (mixed with "shuffle", so that it draws apart from the
+    /// initialisation's numbers).
+    public static func fileOrder(count: Int, seed: UInt64) -> [Int] {
+        var rng = SeededRNG(seed: seed ^ 0x7368_7566_666C_6500)  // "shuffle"
+        var order = Array(0..<count)
+        for i in stride(from: count - 1, to: 0, by: -1) { order.swapAt(i, rng.index(below: i + 1)) }
+        return order
     }
 }

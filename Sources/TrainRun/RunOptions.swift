@@ -139,6 +139,9 @@ public struct RunOptions: Sendable {
         if let bars = gridLookbackBars, !GridGroup.validLookbackBars(bars) {
             throw SettingError(option: "--grid-lookback-bars", message: "takes 1 to 8 increasing numbers of bars back, each 1...64 (such as 1,2,4), got \(bars.map(String.init).joined(separator: ","))")
         }
+        if !layoutGrid, resume == nil, self[Settings.shuffleFiles] == true {
+            throw SettingError(option: "--shuffle-files", message: "needs --layout grid (the event layouts read events.npy in its order)")
+        }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
         }

@@ -141,7 +141,7 @@ public final class TrainingRun {
                 for i in state.c.indices { state.c[i] = 0 }
             }
         }
-        let classes = try Self.classes(of: data, for: ckpt.groups, reporter: reporter)
+        let classes = try Self.classes(of: data, for: ckpt.groups, config: config, reporter: reporter)
         let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config,
                                            groups: ckpt.groups)
         reporter.line("resumed \(path) at step \(state.step), epoch \(state.epoch)")
@@ -170,7 +170,7 @@ public final class TrainingRun {
         config.layers = weights.shape.layers
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
-        let classes = try Self.classes(of: data, for: groups, reporter: reporter)
+        let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
         let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config, groups: groups)
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -254,16 +254,20 @@ public final class TrainingRun {
         return trainer
     }
 
-    /// The class matrices of the training and validation splits for `groups`, saying how many
-    /// positions or velocities fell outside what the groups know.
-    static func classes(of data: TrainingData, for groups: ModelGroups, reporter: RunReporter) throws
+    /// The class matrices of the training and validation splits for `groups` (a grid model's
+    /// training files in `config`'s order), saying how many positions or velocities fell outside
+    /// what the groups know.
+    static func classes(of data: TrainingData, for groups: ModelGroups, config: RunConfiguration, reporter: RunReporter) throws
         -> (training: [Int32], validation: [Int32]?)
     {
         if let grid = groups.grid {
             var out: [[Int32]] = []
             for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
-                let (classes, files) = try data.gridClasses(validation: validation, group: grid)
-                var line = "grid \(name): \(files.files.count) files in 4/4, \(files.steps) 16th steps, \(files.hits) hits"
+                let shuffle = !validation && config[Settings.shuffleFiles]
+                let (classes, files) = try data.gridClasses(validation: validation, group: grid,
+                                                            shuffleSeed: shuffle ? config.seed : nil)
+                var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
+                    + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
                 if !files.skipped.isEmpty { line += "; \(files.skipped.count) files left out (first: \(files.skipped[0].path): \(files.skipped[0].reason))" }

@@ -264,6 +264,42 @@ final class GridCLITests: XCTestCase {
         XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
     }
 
+    /// --shuffle-files: the training files in an order shuffled with the seed (the first line
+    /// says so), kept on resume bit for bit, listed in
+    /// model.json's metadata; refused without the grid layout and when resuming a run trained
+    /// in the dataset's order.
+    func testShuffleFilesResumesBitForBit() throws {
+        let straight = try train("s1", ["--steps", "6", "--shuffle-files"])
+        XCTAssertEqual(straight.status, 0, straight.stderr)
+        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4 (shuffled with seed 1), "), straight.stdout)
+        let half = try train("s2", ["--steps", "3", "--shuffle-files"])
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("s2/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stdout.contains("grid training: 3 files in 4/4 (shuffled with seed 1), "), resumed.stdout)
+        let plain = try train("s3", ["--steps", "6"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        var weights: [Data] = []
+        for run in ["s1", "s2", "s3"] {
+            let out = root.appendingPathComponent("m-" + run).path
+            let e = try CLI.run(["export", root.appendingPathComponent(run + "/ckpt-6.h5").path, "-o", out])
+            XCTAssertEqual(e.status, 0, e.stderr)
+            weights.append(try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) })
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
+            XCTAssertEqual((json["metadata"] as? [String: Any])?["shuffle_files"] as? String, run == "s3" ? nil : "on", run)
+        }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
+        XCTAssertNotEqual(weights[0], weights[2], "the order changed what was trained")
+
+        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("s3/ckpt-3.h5").path, "--steps", "6", "--shuffle-files"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--shuffle-files on differs from the checkpoint's shuffle files off"), r.stderr)
+        r = try CLI.run(["train", "--data", data.path, "--shuffle-files", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z").path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--shuffle-files needs --layout grid"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z").path), "nothing written")
+    }
+
     func testGridOptionsRefused() throws {
         var r = try train("c", ["--steps", "1", "--lookback"])
         XCTAssertNotEqual(r.status, 0)

@@ -132,6 +132,43 @@ final class GridDataTests: XCTestCase {
         XCTAssertTrue((0..<seq.count).contains { rows[($0 + 1) * k + r1] == 1 })
     }
 
+    /// --shuffle-files' order: a permutation, the same for a seed, another for another seed;
+    /// the shuffled class matrix holds each file's rows (its start row, then its steps) whole,
+    /// in that order.
+    func testShuffledFilesKeepEachFilesRows() throws {
+        for count in [0, 1, 2, 10, 1031] {
+            let order = TrainingData.fileOrder(count: count, seed: 3)
+            XCTAssertEqual(order.sorted(), Array(0..<count), "a permutation of \(count) files")
+            XCTAssertEqual(order, TrainingData.fileOrder(count: count, seed: 3), "the same order for the same seed")
+        }
+        let orders = (1...5).map { TrainingData.fileOrder(count: 1031, seed: $0) }
+        XCTAssertEqual(Set(orders).count, 5, "another order for another seed")
+        for order in orders {
+            // Few files keep their place (about 1 of 1,031 expected) and few neighbours stay neighbours.
+            XCTAssertLessThan(zip(order, 0...).filter { $0 == $1 }.count, 10)
+            XCTAssertLessThan(zip(order, order.dropFirst()).filter { $1 == $0 + 1 }.count, 10)
+        }
+
+        let data = try converted()
+        let group = try data.gridGroup()
+        let (sequences, _) = try data.gridSequences(validation: false, group: group)
+        XCTAssertEqual(sequences.count, 3)
+        let encoder = GridEncoder(group: group)
+        let inDatasetOrder = try data.gridClasses(validation: false, group: group).classes
+        XCTAssertEqual(inDatasetOrder, sequences.flatMap { encoder.rows(of: $0) })
+        var shuffledOnce = false
+        for seed: UInt64 in 1...6 {
+            let order = TrainingData.fileOrder(count: 3, seed: seed)
+            let shuffled = try data.gridClasses(validation: false, group: group, shuffleSeed: seed).classes
+            XCTAssertEqual(shuffled, order.flatMap { encoder.rows(of: sequences[$0]) }, "seed \(seed): files whole, in the order")
+            if order != [0, 1, 2] {
+                shuffledOnce = true
+                XCTAssertNotEqual(shuffled, inDatasetOrder, "seed \(seed)")
+            }
+        }
+        XCTAssertTrue(shuffledOnce, "some seed moves a file")
+    }
+
     /// A 1-layer H = 4 grid model of the fixture's group with random weights, except that the
     /// output groups `equalLogits` get all-zero Wy columns (every class's logit 0), and the
     /// fixture's training rows.
