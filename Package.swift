@@ -111,6 +111,6 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "ONNXExport", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
-        .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse"]),
+        .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse", "Checkpoints"]),
     ]
 )

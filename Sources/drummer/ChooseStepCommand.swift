@@ -112,8 +112,16 @@ struct ChooseStepCommand: ParsableCommand {
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
             temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
-            let performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures,
+            let performances: [DrumPerformance]
+            do {
+                performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures,
                                                topP: try SampleCommand.topPs(topP, for: model.groups))
+            } catch let failure as StepSampleFailure {
+                // A checkpoint that cannot play the files (a grid model gone silent) has no figures
+                // and cannot be chosen; the others are still measured.
+                print(Self.pad(String(step), 4) + "  not measured: file \(failure.file) (seed \(failure.seed)): \(failure.reason)  ✗")
+                continue
+            }
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)
             rows.append(figures)
@@ -148,8 +156,10 @@ struct ChooseStepCommand: ParsableCommand {
     /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
     /// bump, hits per bar and mean velocity as shares of the reference's; the smallest issue-20
     /// margin (StepFigures.margin) in percent.
+    static func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+
     func line(_ f: StepFigures) -> String {
-        func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+        let pad = Self.pad
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
         func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
         let rule = StepRule.meets(f, structure: structure) ? "✓"
@@ -174,12 +184,24 @@ struct ChooseStepCommand: ParsableCommand {
         let midi = DrumMIDIOptions(model: model.groups, meter: meter)
         return try (0..<count).map { k in
             var rng = SeededRNG(seed: seed &+ UInt64(k))
-            let hits = try sampler.generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
+            let hits: [DrumHit]
+            do {
+                hits = try sampler.generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
+            } catch let error as SamplerError {
+                throw StepSampleFailure(file: k + 1, seed: seed &+ UInt64(k), reason: error.description)
+            }
             let name = "step-sample-\(k + 1).mid"
             let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
             return DrumPerformance(file: file, path: name, warnings: warnings)
         }
     }
+}
+
+/// A checkpoint's file `file` (of --count, sampled with `seed`) could not be played.
+struct StepSampleFailure: Error {
+    let file: Int
+    let seed: UInt64
+    let reason: String
 }
 
 struct ChooseStepError: Error, CustomStringConvertible {

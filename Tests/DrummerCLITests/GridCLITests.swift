@@ -2,6 +2,7 @@
 // Groove files (a 5/4 one left out), resume bit for bit, export (model.json's grid tables),
 // sample (exact hit counts, bars, the classes' own notes, one seed one file, checkpoint and
 // export alike), eval, and what a grid model refuses.
+import Checkpoints
 import Foundation
 import XCTest
 
@@ -298,6 +299,35 @@ final class GridCLITests: XCTestCase {
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--shuffle-files needs --layout grid"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z").path), "nothing written")
+    }
+
+    /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
+    /// copy whose hit-set bias makes every step a rest, so that it goes silent) gets a row naming
+    /// the file, its seed and why, and is neither chosen nor the closest; with no other
+    /// checkpoint nothing is chosen.
+    func testChooseStepGoesOnPastACheckpointThatGoesSilent() throws {
+        let t = try train("q", ["--steps", "3"])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let dir = root.appendingPathComponent("q").path
+        var silent = try Checkpoint.read(path: dir + "/ckpt-3.h5")
+        // The hit set's empty set is the first output column; the bias is Wy's last row.
+        let count = silent.state.parameters.count, outputs = silent.state.shape.outputWidth
+        silent.state.parameters[count - outputs] += 1000
+        silent.state.step = 6
+        try silent.write(to: dir + "/ckpt-6.h5")
+
+        var r = try CLI.run(["choose-step", dir, "--reference", data.path, "--count", "3", "-n", "50", "--seed", "5", "--closest"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("   3 ") }.count, 1, r.stdout)
+        XCTAssertTrue(lines.contains("   6  not measured: file 1 (seed 5): the model played no hit for 64 bars: giving up "
+                                     + "(a lower temperature of the hit set, or another checkpoint, may help)  ✗"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("closest: step 3 (\(dir)/ckpt-3.h5)"), r.stdout)
+
+        r = try CLI.run(["choose-step", dir, "--reference", data.path, "--count", "3", "-n", "50", "--seed", "5", "--from", "6", "--closest"])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("   6  not measured: file 1 (seed 5): "), r.stdout)
+        XCTAssertTrue(r.stderr.contains("error: no checkpoint meets the rule; nothing chosen"), r.stderr)
     }
 
     func testGridOptionsRefused() throws {
