@@ -42,6 +42,19 @@ public struct EvaluationResult: Sendable, Equatable {
     public func accuracy(group g: Int) -> Double { fraction(correct[g]) }
 
     private func fraction(_ k: Int) -> Double { predictions > 0 ? Double(k) / Double(predictions) : 0 }
+
+    /// Adds `other`'s predictions (another file run from its own zero state): the sums add, the
+    /// step losses follow on.
+    public mutating func add(_ other: EvaluationResult) {
+        precondition(other.lossSums.count == lossSums.count && other.lossGroups == lossGroups, "EvaluationResult.add: other groups")
+        predictions += other.predictions
+        for g in lossSums.indices {
+            lossSums[g] += other.lossSums[g]
+            correct[g] += other.correct[g]
+        }
+        correctBoth += other.correctBoth
+        stepLosses = stepLosses.flatMap { a in other.stepLosses.map { a + $0 } }
+    }
 }
 
 public enum Evaluator {

@@ -54,6 +54,22 @@ public struct Metrics: Sendable, Equatable, Codable {
         Metrics(Evaluator.evaluate(weights: weights, events: events))
     }
 
+    /// The same with the sequence cut into files of `fileRows` rows each (in order, summing to
+    /// the rows of `events`), each run from its own zero state: the predictions within each
+    /// file, none from one file to the next.
+    public static func evaluate(weights: LSTMWeights, events: [Int32], fileRows: [Int]) -> Metrics {
+        let k = weights.shape.inputGroups.count
+        precondition(fileRows.reduce(0, +) * k == events.count && fileRows.allSatisfy { $0 >= 0 }, "Metrics.evaluate: file rows")
+        var total = EvaluationResult(groups: weights.shape.outputGroups.count, lossGroups: weights.shape.lossGroups)
+        var start = 0
+        for rows in fileRows {
+            defer { start += rows }
+            guard rows >= 2 else { continue }
+            total.add(Evaluator.evaluate(weights: weights, events: Array(events[(start * k)..<((start + rows) * k)])))
+        }
+        return Metrics(total)
+    }
+
     /// The same over at most the first `maxEvents` events (all when nil), asking `shouldStop`
     /// before every step: nil when it answered true.
     public static func evaluate(weights: LSTMWeights, events: [Int32], maxEvents: Int?, shouldStop: (() -> Bool)?) -> Metrics? {

@@ -160,6 +160,25 @@ public enum ModelEvaluation {
         return try classes(values, for: model.groups, source: split.path)
     }
 
+    /// The rows each file of a split gives `events(of:validation:for:)`, in order: a grid
+    /// model's kept files (a start row and one per 16th step), an event model's files (one row
+    /// per hit) as the dataset's manifest lists them.
+    public static func fileRows(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws -> [Int] {
+        if model.groups.grid != nil { return try data.gridFiles(validation: validation).files.map { $0.steps + 1 } }
+        let split = validation ? data.validationSplit : data.training
+        let files = data.files.filter { $0.validation == validation }.sorted { $0.offset < $1.offset }
+        var next = 0
+        for f in files {
+            guard f.offset == next else { break }
+            next += f.hits
+        }
+        guard !files.isEmpty, next == split?.count else {
+            throw DatasetError.invalid(path: data.path + "/manifest.json", reason:
+                "its files do not cover the \(validation ? "validation" : "training") split's \(split?.count ?? 0) hits one after another: the split cannot be cut into files")
+        }
+        return files.map(\.hits)
+    }
+
     /// The hits of one MIDI file, read as `convert-midi` reads it (as a one-file dataset would
     /// be) at `ppq` (default: the model's, recorded with its position group, else 480) with
     /// `quantize`, in the model's classes.
@@ -174,9 +193,11 @@ public enum ModelEvaluation {
     }
 
     /// Runs the model over `events` (its class matrix) from zero state.
-    public static func evaluate(_ model: EvaluatedModel, events: [Int32], source: String) throws -> Metrics {
+    /// With `fileRows`, each file from its own zero state (`Metrics.evaluate(weights:events:fileRows:)`).
+    public static func evaluate(_ model: EvaluatedModel, events: [Int32], fileRows: [Int]? = nil, source: String) throws -> Metrics {
         let k = model.weights.shape.inputGroups.count
         guard events.count / k >= 2 else { throw DatasetError.tooShort(path: source, events: events.count / k) }
+        if let fileRows { return Metrics.evaluate(weights: model.weights, events: events, fileRows: fileRows) }
         return Metrics.evaluate(weights: model.weights, events: events)
     }
 }
@@ -222,9 +243,14 @@ extension ModelEvaluation {
     /// hits), over `events` (a grid class matrix, rows of the model's input groups) run from zero
     /// state as `evaluate` runs them. A step whose target is the start of the next file counts
     /// for neither side.
-    public static func gridCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32]) -> GridCalibration {
+    public static func gridCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32], fileRows: [Int]? = nil) -> GridCalibration {
         let C = GridGroup.classCount, k = weights.shape.inputGroups.count, V = grid.velocityBins, S = GridGroup.hitSets
         let rows = events.count / k
+        // With fileRows, the state is zeroed at each file's first row (the step before it then
+        // predicts nothing: its next row is another file's start row, which holds no target).
+        var fileStarts = Set<Int>()
+        if let fileRows { var r = 0; for n in fileRows { fileStarts.insert(r); r += n } }
+        let zero = [Float](repeating: 0, count: weights.shape.hidden)
         let mids = grid.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
         let columns = weights.shape.parameters.head.outputColumns
         let lstm = LSTMInference(weights: weights)
@@ -234,6 +260,9 @@ extension ModelEvaluation {
         var expectedHits = [Double](repeating: 0, count: C), dataHits = [Int](repeating: 0, count: C), steps = 0
         var marginal = [Double](repeating: 0, count: C)
         for r in 0..<max(0, rows - 1) {
+            if fileStarts.contains(r) {
+                for layer in 0..<weights.shape.layers { lstm.setState(layer: layer, h: zero, c: zero) }
+            }
             for g in 0..<k { lstm.input[g] = events[r * k + g] }
             lstm.step()
             let y = lstm.logits()

@@ -32,7 +32,7 @@ struct EncodeCommand: ParsableCommand {
     func run() throws {
         InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: model)
-        let classes = try EvalInput.events(path: data, model: m, ppq: nil, quantize: nil)
+        let classes = try EvalInput.events(path: data, model: m, ppq: nil, quantize: nil).events
         let k = m.weights.shape.inputGroups.count
         try AtomicOutput.write(try NPY.encode(int32: classes, shape: [classes.count / k, k]), to: output, options: .userFile)
         print("wrote \(output): \(classes.count / k) hits × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")

@@ -13,7 +13,8 @@ struct EvalCommand: ParsableCommand {
         abstract: "Loss and accuracy of a model over a sequence, predicting each event from the ones before it.",
         discussion: """
             MODEL is an exported model directory or a training checkpoint (.h5). The model runs from \
-            zero state over the whole sequence. Prints the predictions made, the mean loss (negative \
+            zero state over the whole sequence (--each-file: over each file of a dataset, as \
+            sampling starts a file). Prints the predictions made, the mean loss (negative \
             log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy; \
             for a model with the velocity group also its loss and accuracy, and the loss over every \
             output group (loss_all). A grid model prints its loss per 16th step, the hit set's loss and \
@@ -35,6 +36,9 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
     var quantize: Int?
 
+    @Flag(name: .customLong("each-file"), help: "For a dataset: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as the training log's validation loss reads them).")
+    var eachFile = false
+
     @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity; for a grid model also hits_by_class and velocity_by_class.")
     var json = false
 
@@ -49,15 +53,16 @@ struct EvalCommand: ParsableCommand {
         // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: model)
-        let events = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize)
-        let metrics = try ModelEvaluation.evaluate(m, events: events, source: data)
-        let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events) }
+        let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize, eachFile: eachFile)
+        let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)
+        let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events, fileRows: files) }
+        let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state)" } ?? "")
         if json {
             FileHandle.standardOutput.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration)))
         } else {
             if let calibration {
                 print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")
-                print("data \(data)")
+                print(dataLine)
                 print("predictions \(metrics.events) (16th-note steps)")
                 print(String(format: "loss %.6f nats per step (hit set + velocity and offset of each hit)", metrics.loss))
                 print(String(format: "loss_hits %.6f", metrics.lossNote))
@@ -74,7 +79,7 @@ struct EvalCommand: ParsableCommand {
                 return
             }
             print("model \(model): \(m.vocabulary.notes) notes, \(m.vocabulary.ticks) ticks, hidden size \(m.weights.shape.hidden)")
-            print("data \(data)")
+            print(dataLine)
             print("predictions \(metrics.events)")
             print(String(format: "loss %.6f nats per prediction (note + tick)", metrics.loss))
             print(String(format: "accuracy %.4f (note and tick)", metrics.accuracy))
@@ -89,25 +94,31 @@ struct EvalCommand: ParsableCommand {
     }
 }
 
-/// The evaluation sequence of `--data`, in the model's indices.
+/// The evaluation sequence of `--data`, in the model's indices; with `eachFile`, the rows of
+/// each of a dataset's files (nil for a MIDI file: one file).
 enum EvalInput {
-    static func events(path: String, model: EvaluatedModel, ppq: Int?, quantize: Int?) throws -> [Int32] {
+    static func events(path: String, model: EvaluatedModel, ppq: Int?, quantize: Int?, eachFile: Bool = false) throws
+        -> (events: [Int32], fileRows: [Int]?)
+    {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
             guard ppq == nil, quantize == nil else {
                 throw ValidationError("--ppq and --quantize apply to a MIDI file; a dataset was converted with its own settings")
             }
-            // A grid model finds a split's files in the dataset's manifest.json: DIR/validation is
-            // read as DIR's validation split.
+            // A split's files are in the dataset's manifest.json, beside validation/: DIR/validation
+            // is read as DIR's validation split (a grid model needs the files; --each-file too).
             let parent = PathNames.parent(of: path)
-            if model.groups.grid != nil, (path as NSString).lastPathComponent == "validation",
+            if model.groups.grid != nil || eachFile, (path as NSString).lastPathComponent == "validation",
                FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
-                return try ModelEvaluation.events(of: try TrainingData.load(path: parent), validation: true, for: model)
+                let data = try TrainingData.load(path: parent)
+                return (try ModelEvaluation.events(of: data, validation: true, for: model),
+                        eachFile ? try ModelEvaluation.fileRows(of: data, validation: true, for: model) : nil)
             }
             let data = try TrainingData.load(path: path)
-            return try ModelEvaluation.events(of: data, for: model)
+            return (try ModelEvaluation.events(of: data, for: model),
+                    eachFile ? try ModelEvaluation.fileRows(of: data, for: model) : nil)
         }
-        return try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize)
+        return (try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize), nil)
     }
 }
 

@@ -126,6 +126,27 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("\n  all "), r.stdout)
         XCTAssertTrue(r.stdout.contains("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits\n  kick "),
                       r.stdout)
+        // --each-file: each of the 3 kept files from a zero state, no prediction from one file to the next.
+        func predictions(_ out: String) -> Int? {
+            out.split(separator: "\n").first { $0.hasPrefix("predictions ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        let whole = try XCTUnwrap(predictions(r.stdout), r.stdout)
+        r = try CLI.run(["eval", model, "--data", data.path, "--each-file"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
+        XCTAssertEqual(predictions(r.stdout), whole - 2, r.stdout)
+        // An event model's files are the manifest's four (the 5/4 one too).
+        let eventRun = root.appendingPathComponent("ev")
+        r = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "1",
+                         "--checkpoint-dir", eventRun.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["eval", eventRun.appendingPathComponent("ckpt-1.h5").path, "--data", data.path])
+        let eventWhole = try XCTUnwrap(predictions(r.stdout), r.stdout + r.stderr)
+        r = try CLI.run(["eval", eventRun.appendingPathComponent("ckpt-1.h5").path, "--data", data.path, "--each-file"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("(4 files, each from a zero state)"), r.stdout)
+        XCTAssertEqual(predictions(r.stdout), eventWhole - 3, r.stdout)
+
         // A dataset's validation split (DIR/validation) is read through DIR's manifest; --json adds velocity_by_class.
         let split = root.appendingPathComponent("split")
         r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", split.path,

@@ -169,6 +169,29 @@ final class GridDataTests: XCTestCase {
         XCTAssertTrue(shuffledOnce, "some seed moves a file")
     }
 
+    /// Each file from a zero state: the sums of the three files' own evaluations (their rows
+    /// built file by file), no prediction across a file boundary; the state carried from file to
+    /// file gives other figures.
+    func testEachFileFromAZeroState() throws {
+        let (group, events, shape, weights) = try calibrationModel(seed: 5, equalLogits: [])
+        let data = try converted()
+        let (sequences, files) = try data.gridSequences(validation: false, group: group)
+        let encoder = GridEncoder(group: group)
+        let own = sequences.map { Metrics.evaluate(weights: weights, events: encoder.rows(of: $0)) }
+        let rows = files.files.map { $0.steps + 1 }
+        XCTAssertEqual(rows, sequences.map { encoder.rows(of: $0).count / shape.inputGroups.count })
+        let each = Metrics.evaluate(weights: weights, events: events, fileRows: rows)
+        XCTAssertEqual(each.events, own.map(\.events).reduce(0, +))
+        XCTAssertEqual(each.events, rows.reduce(0, +) - rows.count)
+        let lossSum = zip(own, own.map { Double($0.events) }).map { $0.loss * $1 }.reduce(0, +)
+        XCTAssertEqual(each.loss, lossSum / Double(each.events), accuracy: 1e-9)
+        let hitSum = zip(own, own.map { Double($0.events) }).map { $0.accuracyNote * $1 }.reduce(0, +)
+        XCTAssertEqual(each.accuracyNote, hitSum / Double(each.events), accuracy: 1e-12)
+        let carried = Metrics.evaluate(weights: weights, events: events)
+        XCTAssertEqual(carried.events, each.events + rows.count - 1)
+        XCTAssertNotEqual(carried.loss, each.loss, "the carried state changes the later files' predictions")
+    }
+
     /// A 1-layer H = 4 grid model of the fixture's group with random weights, except that the
     /// output groups `equalLogits` get all-zero Wy columns (every class's logit 0), and the
     /// fixture's training rows.
