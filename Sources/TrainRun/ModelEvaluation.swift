@@ -167,12 +167,16 @@ public enum ModelEvaluation {
         if model.groups.grid != nil { return try data.gridFiles(validation: validation).files.map { $0.steps + 1 } }
         let split = validation ? data.validationSplit : data.training
         let files = data.files.filter { $0.validation == validation }.sorted { $0.offset < $1.offset }
+        guard !files.isEmpty else {
+            throw DatasetError.invalid(path: data.path, reason:
+                "lists no files (no manifest.json, as in an original X.npy dataset): --each-file cuts a dataset into the files convert-midi lists")
+        }
         var next = 0
         for f in files {
             guard f.offset == next else { break }
             next += f.hits
         }
-        guard !files.isEmpty, next == split?.count else {
+        guard next == split?.count else {
             throw DatasetError.invalid(path: data.path + "/manifest.json", reason:
                 "its files do not cover the \(validation ? "validation" : "training") split's \(split?.count ?? 0) hits one after another: the split cannot be cut into files")
         }

@@ -135,9 +135,9 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
         XCTAssertEqual(predictions(r.stdout), whole - 2, r.stdout)
-        // An event model's files are the manifest's four (the 5/4 one too).
+        // An event model's (the 2017 layout's) files are the manifest's four (the 5/4 one too).
         let eventRun = root.appendingPathComponent("ev")
-        r = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "1",
+        r = try CLI.run(["train", "--recipe", "original", "--layout", "original", "--data", data.path, "--hidden", "8", "--unroll", "8", "--steps", "1",
                          "--checkpoint-dir", eventRun.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         r = try CLI.run(["eval", eventRun.appendingPathComponent("ckpt-1.h5").path, "--data", data.path])
@@ -146,6 +146,20 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("(4 files, each from a zero state)"), r.stdout)
         XCTAssertEqual(predictions(r.stdout), eventWhole - 3, r.stdout)
+        // An original X.npy dataset lists no files: refused, naming it.
+        let onehot = root.appendingPathComponent("onehot"), xOnly = root.appendingPathComponent("x-only")
+        r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", onehot.path,
+                         "--quantize", "30", "--onset-order", "note", "--onehot"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        try FileManager.default.createDirectory(at: xOnly, withIntermediateDirectories: true)
+        for name in ["X.npy", "vocab.json"] {
+            try FileManager.default.copyItem(at: onehot.appendingPathComponent(name), to: xOnly.appendingPathComponent(name))
+        }
+        r = try CLI.run(["eval", eventRun.appendingPathComponent("ckpt-1.h5").path, "--data", xOnly.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["eval", eventRun.appendingPathComponent("ckpt-1.h5").path, "--data", xOnly.path, "--each-file"])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains("\(xOnly.path): lists no files (no manifest.json, as in an original X.npy dataset): --each-file cuts"), r.stderr)
 
         // A dataset's validation split (DIR/validation) is read through DIR's manifest; --json adds velocity_by_class.
         let split = root.appendingPathComponent("split")
