@@ -289,21 +289,22 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         let clean = try train("n3", ["--steps", "6"])
         XCTAssertEqual(clean.status, 0, clean.stderr)
-        var weights: [Data] = []
-        for run in ["n1", "n2", "n3"] {
-            let out = root.appendingPathComponent("m-" + run).path
-            let e = try CLI.run(["export", root.appendingPathComponent(run + "/ckpt-6.h5").path, "-o", out])
-            XCTAssertEqual(e.status, 0, e.stderr)
-            weights.append(try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) })
-        }
+        let weights = try ["n1", "n2", "n3"].map { try exportedWeights($0).weights }
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
         XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
     }
 
+    /// Exports run `dir`'s step-6 checkpoint: its two layers' Wx and Wy, and the model directory.
+    func exportedWeights(_ dir: String) throws -> (weights: Data, model: String) {
+        let out = root.appendingPathComponent("m-" + dir).path
+        let e = try CLI.run(["export", root.appendingPathComponent(dir + "/ckpt-6.h5").path, "-o", out])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        return (try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) }, out)
+    }
+
     /// --shuffle-files: the training files in an order shuffled with the seed (the first line
-    /// says so), kept on resume bit for bit, listed in
-    /// model.json's metadata; refused without the grid layout and when resuming a run trained
-    /// in the dataset's order.
+    /// says so), kept on resume bit for bit, listed in model.json's metadata; refused without
+    /// the grid layout and when resuming a run trained in the dataset's order.
     func testShuffleFilesResumesBitForBit() throws {
         let straight = try train("s1", ["--steps", "6", "--shuffle-files"])
         XCTAssertEqual(straight.status, 0, straight.stderr)
@@ -317,10 +318,8 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(plain.status, 0, plain.stderr)
         var weights: [Data] = []
         for run in ["s1", "s2", "s3"] {
-            let out = root.appendingPathComponent("m-" + run).path
-            let e = try CLI.run(["export", root.appendingPathComponent(run + "/ckpt-6.h5").path, "-o", out])
-            XCTAssertEqual(e.status, 0, e.stderr)
-            weights.append(try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) })
+            let (w, out) = try exportedWeights(run)
+            weights.append(w)
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
             XCTAssertEqual((json["metadata"] as? [String: Any])?["shuffle_files"] as? String, run == "s3" ? nil : "on", run)
         }
