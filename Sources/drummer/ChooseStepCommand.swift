@@ -150,14 +150,15 @@ struct ChooseStepCommand: ParsableCommand {
         }
     }
 
+    /// `s` right-aligned in `n` columns.
+    static func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+
     static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule"
 
     /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured);
     /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
     /// bump, hits per bar and mean velocity as shares of the reference's; the smallest issue-20
     /// margin (StepFigures.margin) in percent.
-    static func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
-
     func line(_ f: StepFigures) -> String {
         let pad = Self.pad
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
