@@ -108,15 +108,11 @@ enum EvalInput {
             // A split's files are in the dataset's manifest.json, beside validation/: DIR/validation
             // is read as DIR's validation split (a grid model needs the files; --each-file too).
             let parent = PathNames.parent(of: path)
-            if model.groups.grid != nil || eachFile, (path as NSString).lastPathComponent == "validation",
-               FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
-                let data = try TrainingData.load(path: parent)
-                return (try ModelEvaluation.events(of: data, validation: true, for: model),
-                        eachFile ? try ModelEvaluation.fileRows(of: data, validation: true, for: model) : nil)
-            }
-            let data = try TrainingData.load(path: path)
-            return (try ModelEvaluation.events(of: data, for: model),
-                    eachFile ? try ModelEvaluation.fileRows(of: data, for: model) : nil)
+            let validation = (model.groups.grid != nil || eachFile) && (path as NSString).lastPathComponent == "validation"
+                && FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json"))
+            let data = try TrainingData.load(path: validation ? parent : path)
+            return (try ModelEvaluation.events(of: data, validation: validation, for: model),
+                    eachFile ? try ModelEvaluation.fileRows(of: data, validation: validation, for: model) : nil)
         }
         return (try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize), nil)
     }
