@@ -177,12 +177,23 @@ struct TrainCommand: ParsableCommand {
         case original, grid
     }
 
-    enum StyleOption: String, ExpressibleByArgument, CaseIterable {
-        case none
-        case grooveNames = "groove-names"
-        case folders
-        case grooveDrummers = "groove-drummers"
-        case grooveDrummerNames = "groove-drummer-names"
+    /// --styles: none, or one of GridStyleRule's rules (their names, in their order).
+    struct StyleOption: ExpressibleByArgument, Equatable {
+        /// nil: none.
+        let rule: GridStyleRule?
+
+        init?(argument: String) {
+            if argument == "none" {
+                rule = nil
+            } else if let r = GridStyleRule(rawValue: argument) {
+                rule = r
+            } else {
+                return nil
+            }
+        }
+
+        static var allValueStrings: [String] { ["none"] + GridStyleRule.allCases.map(\.rawValue) }
+        static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
     }
 
     @Option(help: "Continue the run saved in this checkpoint.")
@@ -241,8 +252,8 @@ struct TrainCommand: ParsableCommand {
         o.positionEncoding = positionEncoding
         o.gridLookback = gridLookback
         o.gridLookbackBars = gridLookbackBars?.bars
-        o.gridStyles = styles.flatMap { GridStyleRule(rawValue: $0.rawValue) }
-        o.noGridStyles = styles == StyleOption.none
+        o.gridStyles = styles?.rule
+        o.noGridStyles = styles != nil && styles?.rule == nil
         o.velocityBins = velocityBins
         return o
     }
