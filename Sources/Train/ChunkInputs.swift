@@ -6,7 +6,36 @@
 // Schedule (Trainer.swift): the batch's stream s covers events [s·L, (s+1)·L) of the
 // sequence (L = `segment`); a chunk at pointer p has inputs p..p+U−1 and targets p+1..p+U
 // of each of this group's streams firstStream..<firstStream+B.
+//
+// With `fileStarts` (drummer train --reset-state-per-file), the row whose input is a file's
+// first event starts from a zero state, as sampling starts a file: `resets` marks those rows.
 import DrummerCore
+
+/// The rows of a chunk whose LSTM state starts from zero (row r = t·B + b): every layer reads
+/// h_{t−1} = c_{t−1} = 0 there and passes no gradient back past it. Written by
+/// ChunkInputs.gather, read by the layers (LSTMLayer.swift).
+final class StateResets: @unchecked Sendable {
+    let U: Int, B: Int
+    /// U·B: 1 where the row starts from a zero state.
+    let rows: RawBuffer<UInt8>
+    /// U: 1 where any stream of step t does.
+    let steps: RawBuffer<UInt8>
+
+    init(unroll: Int, batch: Int) {
+        U = unroll; B = batch
+        rows = RawBuffer(count: unroll * batch, value: 0)
+        steps = RawBuffer(count: unroll, value: 0)
+    }
+
+    @inline(__always) func row(_ r: Int) -> Bool { rows[r] != 0 }
+    @inline(__always) func any(step t: Int) -> Bool { steps[t] != 0 }
+
+    /// Whether any of `rows` (whole steps) resets.
+    func any(rows r: Range<Int>) -> Bool {
+        guard !r.isEmpty else { return false }
+        return (r.lowerBound / B...(r.upperBound - 1) / B).contains { steps[$0] != 0 }
+    }
+}
 
 final class ChunkInputs: @unchecked Sendable {
     let U: Int, B: Int, k: Int, m: Int
@@ -20,6 +49,10 @@ final class ChunkInputs: @unchecked Sendable {
     /// Training input noise and the step whose draws `gather` makes.
     var noise: InputNoise?
     var noiseStep = 0
+    /// Per event of the sequence, whether it is a file's first (its row starts from a zero
+    /// state); nil: the state flows from file to file.
+    var fileStarts: [Bool]?
+    let resets: StateResets
 
     init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int) {
         U = unroll; B = batch
@@ -29,6 +62,7 @@ final class ChunkInputs: @unchecked Sendable {
         targetColumn = targetColumns(of: shape)
         inputRows = Int32Buffer(count: U * B * k)
         targets = Int32Buffer(count: U * B * m)
+        resets = StateResets(unroll: unroll, batch: batch)
     }
 
     /// Bytes of the two buffers per chunk; nil on overflow.
@@ -43,13 +77,17 @@ final class ChunkInputs: @unchecked Sendable {
         (firstStream + b) * segment + p + t
     }
 
-    /// Fills inputRows and targets for the chunk at pointer `p` (`events`: k class indices per
-    /// event, one per input group), with uniform input noise where asked.
+    /// Fills inputRows, targets and resets for the chunk at pointer `p` (`events`: k class
+    /// indices per event, one per input group), with uniform input noise where asked.
     func gather(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
         for t in 0..<U {
+            resets.steps[t] = 0
             for b in 0..<B {
                 let r = t * B + b
                 let e = event(step: t, stream: b, segment: segment, pointer: p)
+                let reset: UInt8 = fileStarts?[e] == true ? 1 : 0
+                resets.rows[r] = reset
+                resets.steps[t] |= reset
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
                 if let noise, noise.draw == .uniform {
                     for (j, g) in noise.groups.enumerated() {

@@ -71,7 +71,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             let input: LSTMLayer.Input = l.oneHotInputs
                 ? .oneHot(rows: inputs.inputRows, groups: inputs.k) : .dense(below: stack[l.index - 1])
             stack.append(LSTMLayer(layout: l, input: input, hidden: shape.hidden, unroll: unroll, batch: batch,
-                                   params: params, grad: grad))
+                                   params: params, grad: grad, resets: inputs.resets))
         }
         layers = stack
         head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
@@ -193,7 +193,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// sweep of every layer over the true inputs of steps 0…U−2, then for each row r (step t)
     /// the model's prediction of its input event, y = h_{t−1} · W_out + Wy[bias] from the top
     /// layer (the carried h at t = 0), and where the noise replaces a group's class a draw
-    /// from that group's softmax. Uses the chunk's activation buffers and logits as scratch
+    /// from that group's softmax (at a reset row, from h = 0: the bias). Uses the chunk's
+    /// activation buffers and logits as scratch
     /// (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
     func drawInputsFromModel(segment: Int, pointer p: Int) {
         guard let noise = inputs.noise, noise.draw == .model else { return }
@@ -204,6 +205,9 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         // y = h_{t−1} · W_out + bias for every row: the top layer's h blocks 0…U−1.
         let topLayer = layers[layers.count - 1]
         head.computeLogits(rows: 0..<(U * B), h: topLayer.hs.buffer(0, U * B * topLayer.H))
+        for r in 0..<(U * B) where inputs.resets.row(r) {
+            head.computeLogits(rows: r..<(r + 1), h: topLayer.zeros.buffer(0, topLayer.H))
+        }
         inputs.drawFromModel(segment: segment, pointer: p) { r, o in head.logits(row: r, group: o) }
     }
 

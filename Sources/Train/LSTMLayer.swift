@@ -35,6 +35,11 @@
 //        below's dHout_r = da_r · W_inᵀ                                              (inputGradients)
 // The state carried into the chunk (h_{−1}, c_{−1}) gets no gradient (truncated BPTT).
 //
+// RESETS (StateResets, ChunkInputs.swift: a file's first row with --reset-state-per-file): at
+// a reset row h_{t−1,b} = c_{t−1,b} = 0 in (1), (3) and (3'), dW_rec gets no term from it
+// and nothing flows back past it: dhNext_b = dcNext_b = 0 after its step (a chunk of one
+// file, or a run without resets, takes none of these branches and keeps its bits).
+//
 // Buffers (floats unless marked):
 //   hs, cs      (U+1)·B·H   block 0: the carried (h_{−1}, c_{−1}); block t+1: h_t, c_t
 //   acts        R·G         σ(f), σ(i), σ(o), tanh(g)  (above layer 0: x·W_in + bias first)
@@ -43,6 +48,8 @@
 //   dGates      R·G         da
 //   dhNext, dc  B·H         gradients flowing from step t to step t−1
 //   ones        R           for column sums as GEMVs
+//   hPrev       B·H         h_{t−1} with the reset streams' rows zeroed (steps with a reset)
+//   zeros       H           c_{t−1} (and h, for the model-drawn input noise) of a reset row
 //   inputRows   R·k (Int32) layer 0: Wx rows of each row's one-hot inputs (in(r, g)); ChunkInputs'
 import DrummerCore
 
@@ -63,6 +70,10 @@ final class LSTMLayer: @unchecked Sendable {
     let hs: FloatBuffer, cs: FloatBuffer, acts: FloatBuffer, tanhC: FloatBuffer
     let dHout: FloatBuffer, dGates: FloatBuffer
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
+    /// The rows that start from a zero state (shared with ChunkInputs and the other layers),
+    /// and the scratch they need.
+    let resets: StateResets
+    let hPrev: FloatBuffer, zeros: FloatBuffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout):
@@ -90,7 +101,7 @@ final class LSTMLayer: @unchecked Sendable {
     }
 
     init(layout: ParameterLayout.Layer, input: Input, hidden: Int, unroll: Int, batch: Int,
-         params: FloatBuffer, grad: FloatBuffer) {
+         params: FloatBuffer, grad: FloatBuffer, resets: StateResets) {
         self.layout = layout
         self.input = input
         U = unroll; B = batch; H = hidden; G = 4 * hidden
@@ -106,6 +117,10 @@ final class LSTMLayer: @unchecked Sendable {
         dhNext = FloatBuffer(count: B * H)
         dc = FloatBuffer(count: B * H)
         ones = FloatBuffer(count: R, value: 1)
+        precondition(resets.U == unroll && resets.B == batch, "LSTMLayer: resets of another chunk size")
+        self.resets = resets
+        hPrev = FloatBuffer(count: batch * hidden)
+        zeros = FloatBuffer(count: hidden)
         recurrent = RecurrentProduct(kernel: RecurrentProduct.defaultKernel(rows: batch), hidden: hidden)
     }
 
@@ -175,15 +190,30 @@ final class LSTMLayer: @unchecked Sendable {
                                    out: acts.mutable(r * G, G))
             }
         }
-        // a_t += h_{t−1} · W_rec    [B×H]·[H×G]
-        recurrent.multiply(rows: B, hs.buffer(t * B * H, B * H), by: .weights, of: params,
+        // a_t += h_{t−1} · W_rec    [B×H]·[H×G]  (h_{t−1} of a reset row: 0)
+        recurrent.multiply(rows: B, previousH(t), by: .weights, of: params,
                            at: layout.recurrent, into: acts.mutable(t * B * G, B * G), accumulate: true)
         for b in 0..<B {
             let r = t * B + b
-            Kernels.cellForward(H: H, gates: acts.mutable(r * G, G), cPrev: cs.buffer(r * H, H),
+            Kernels.cellForward(H: H, gates: acts.mutable(r * G, G), cPrev: previousC(r),
                                 cNew: cs.mutable((r + B) * H, H), tanhC: tanhC.mutable(r * H, H),
                                 hNew: hs.mutable((r + B) * H, H))
         }
+    }
+
+    /// h_{t−1} of step t's B rows: hs block t, or with a reset stream a copy with its row zeroed.
+    private func previousH(_ t: Int) -> UnsafeBufferPointer<Float> {
+        let h = hs.buffer(t * B * H, B * H)
+        guard resets.any(step: t) else { return h }
+        let out = hPrev.mutable(0, B * H)
+        _ = out.update(fromContentsOf: h)
+        for b in 0..<B where resets.row(t * B + b) { out[(b * H)..<((b + 1) * H)].update(repeating: 0) }
+        return hPrev.buffer(0, B * H)
+    }
+
+    /// c_{t−1} of row r: cs block t's row, or zeros at a reset row.
+    @inline(__always) private func previousC(_ r: Int) -> UnsafeBufferPointer<Float> {
+        resets.row(r) ? zeros.buffer(0, H) : cs.buffer(r * H, H)
     }
 
     // MARK: backward
@@ -199,7 +229,7 @@ final class LSTMLayer: @unchecked Sendable {
     func backwardStep(_ t: Int) {
         for b in 0..<B {
             let r = t * B + b
-            Kernels.cellBackward(H: H, acts: acts.buffer(r * G, G), cPrev: cs.buffer(r * H, H),
+            Kernels.cellBackward(H: H, acts: acts.buffer(r * G, G), cPrev: previousC(r),
                                  tanhC: tanhC.buffer(r * H, H), dhOut: dHout.buffer(r * H, H),
                                  dhNext: dhNext.buffer(b * H, H), dc: dc.mutable(b * H, H),
                                  dGates: dGates.mutable(r * G, G))
@@ -208,6 +238,13 @@ final class LSTMLayer: @unchecked Sendable {
         // dhNext = da_t · W_recᵀ    [B×G]·[G×H]
         recurrent.multiply(rows: B, dGates.buffer(t * B * G, B * G), by: .transposedWeights, of: params,
                            at: layout.recurrent, into: dhNext.mutable(0, B * H), accumulate: false)
+        // Nothing flows back past a reset row.
+        if resets.any(step: t) {
+            for b in 0..<B where resets.row(t * B + b) {
+                dhNext.mutable(b * H, H).update(repeating: 0)
+                dc.mutable(b * H, H).update(repeating: 0)
+            }
+        }
     }
 
     /// (1')'s weight gradients for `rows`: dW_rec (+)= h_{t−1}ᵀ · da, dWx[bias] (+)= Σ da, and
@@ -218,9 +255,8 @@ final class LSTMLayer: @unchecked Sendable {
         let r0 = rows.lowerBound, nr = rows.count
         let da = dGates.buffer(r0 * G, nr * G)
         let beta: Float = first ? 0 : 1
-        let gRec = layout.recurrent, gBias = layout.bias, gIn = layout.inputBlock
-        BLAS.sgemm(.transposed, .none, m: H, n: G, k: nr, alpha: 1, a: hs.buffer(r0 * H, nr * H), lda: H,
-                   b: da, ldb: G, beta: beta, c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
+        let gBias = layout.bias, gIn = layout.inputBlock
+        recurrentGradient(rows: rows, first: first)
         BLAS.sgemv(.transposed, rows: nr, cols: G, alpha: 1, a: da, lda: G, x: ones.buffer(0, nr), beta: beta,
                    y: grad.mutable(gBias.lowerBound, gBias.count))
         switch input {
@@ -246,5 +282,27 @@ final class LSTMLayer: @unchecked Sendable {
                 for i in 0..<(nr * H) { dh[i] *= m[i] }
             }
         }
+    }
+
+    /// dW_rec (+)= h_{t−1}ᵀ · da over `rows` (row r's h_{t−1} is hs at r·H): one GEMM, or with
+    /// reset rows (whose h_{t−1} is 0) one per run of rows between them.
+    private func recurrentGradient(rows: Range<Int>, first: Bool) {
+        let gRec = layout.recurrent
+        var beta: Float = first ? 0 : 1
+        func product(_ run: Range<Int>) {
+            guard !run.isEmpty else { return }
+            BLAS.sgemm(.transposed, .none, m: H, n: G, k: run.count, alpha: 1, a: hs.buffer(run.lowerBound * H, run.count * H),
+                       lda: H, b: dGates.buffer(run.lowerBound * G, run.count * G), ldb: G, beta: beta,
+                       c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
+            beta = 1
+        }
+        guard resets.any(rows: rows) else { return product(rows) }
+        var start = rows.lowerBound
+        for r in rows where resets.row(r) {
+            product(start..<r)
+            start = r + 1
+        }
+        product(start..<rows.upperBound)
+        if beta == 0 { grad.mutable(gRec.lowerBound, gRec.count).update(repeating: 0) }  // every row reset
     }
 }

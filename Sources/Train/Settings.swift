@@ -358,6 +358,12 @@ public enum Settings {
             + "neighbour left; models/groove keeps the dataset's order: docs/training.md, File order)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
+    public static let resetStatePerFile = Setting<Bool>(
+        "reset_state_per_file", flag: "reset-state-per-file", default: false,
+        help: "Start each of a grid model's training files from a zero state, as sampling starts a file, with no "
+            + "gradient flowing back past its start (else a file's first steps read the state the file before it left)",
+        onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
+
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -370,7 +376,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile,
     ]
 
     /// The flags a resumed run may change, for --help.

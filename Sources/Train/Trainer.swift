@@ -51,6 +51,17 @@ public final class Trainer {
         didSet { for g in groups { g.inputs.noise = inputNoise } }
     }
 
+    /// Per event of the sequence, whether it is a file's first: the state is zero before it
+    /// (`drummer train --reset-state-per-file`; nil: the state flows from file to file, as in
+    /// the original). Precondition: one value per event.
+    package var fileStarts: [Bool]? {
+        didSet {
+            precondition(fileStarts.map { $0.count * shape.inputGroups.count == events.count } ?? true,
+                         "Trainer.fileStarts: one value per event")
+            for g in groups { g.inputs.fileStarts = fileStarts }
+        }
+    }
+
     /// Dropout between stacked layers (nil: none).
     package var dropout: Dropout? {
         didSet { for g in groups { g.dropout = dropout } }

@@ -187,17 +187,22 @@ extension TrainingData {
 
     /// The grid class matrix of a split: each kept file's rows (its start row, then one per
     /// step), one file after another: in the dataset's order, or shuffled with `shuffleSeed`
-    /// (`fileOrder(count:seed:)`).
+    /// (`fileOrder(count:seed:)`); `fileRows`: each file's row count, in that order.
     public func gridClasses(validation: Bool, group: GridGroup, shuffleSeed: UInt64? = nil) throws
-        -> (classes: [Int32], files: GridFiles)
+        -> (classes: [Int32], files: GridFiles, fileRows: [Int])
     {
         let (sequences, grid) = try gridSequences(validation: validation, group: group)
         let encoder = GridEncoder(group: group)
         var out: [Int32] = []
         out.reserveCapacity(sequences.reduce(0) { $0 + $1.count + 1 } * encoder.inputCount)
         let order = shuffleSeed.map { Self.fileOrder(count: sequences.count, seed: $0) } ?? Array(sequences.indices)
-        for i in order { out += encoder.rows(of: sequences[i]) }
-        return (out, grid)
+        var fileRows: [Int] = []
+        for i in order {
+            let rows = encoder.rows(of: sequences[i])
+            out += rows
+            fileRows.append(rows.count / encoder.inputCount)
+        }
+        return (out, grid, fileRows)
     }
 
     /// The order `--shuffle-files` trains `count` files in: a Fisher–Yates shuffle driven by a

@@ -125,7 +125,7 @@ public enum ModelEvaluation {
         let data = try TrainingData(path: source, vocabulary: vocabulary, training: split, validation: nil, ppq: hits.ppq,
                                     files: [DatasetFile(path: source, validation: false, offset: 0, hits: split.count, meter: nil)],
                                     source: source)
-        let (classes, files) = try data.gridClasses(validation: false, group: grid)
+        let (classes, files, _) = try data.gridClasses(validation: false, group: grid)
         if let skipped = files.skipped.first {
             throw DatasetError.invalid(path: source, reason: "the grid model reads 4/4 files only: \(skipped.reason)")
         }

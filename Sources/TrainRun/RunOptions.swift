@@ -142,6 +142,9 @@ public struct RunOptions: Sendable {
         if !layoutGrid, resume == nil, self[Settings.shuffleFiles] == true {
             throw SettingError(option: "--shuffle-files", message: "needs --layout grid (the event layouts read events.npy in its order)")
         }
+        if !layoutGrid, resume == nil, self[Settings.resetStatePerFile] == true {
+            throw SettingError(option: "--reset-state-per-file", message: "needs --layout grid (the event layouts read events.npy as one sequence)")
+        }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
         }

@@ -71,7 +71,7 @@ public final class TrainingRun {
         var configuration: RunConfiguration
         var data: TrainingData
         var groups: ModelGroups
-        var classes: (training: [Int32], validation: [Int32]?)
+        var classes: Classes
         var rngState: [UInt64]
         var smoothedLoss: Double
         var schedule = ScheduleProgress()
@@ -94,7 +94,7 @@ public final class TrainingRun {
         configuration = start.configuration
         data = start.data
         groups = start.groups
-        (trainingClasses, validationClasses) = start.classes
+        (trainingClasses, validationClasses) = (start.classes.training, start.classes.validation)
         rngState = start.rngState
         smoothedLoss = start.smoothedLoss
         schedule = start.schedule
@@ -142,7 +142,7 @@ public final class TrainingRun {
             }
         }
         let classes = try Self.classes(of: data, for: ckpt.groups, config: config, reporter: reporter)
-        let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config,
+        let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config,
                                            groups: ckpt.groups)
         reporter.line("resumed \(path) at step \(state.step), epoch \(state.epoch)")
         return Start(configuration: config, data: data, groups: ckpt.groups, classes: classes, rngState: ckpt.rngState,
@@ -171,7 +171,7 @@ public final class TrainingRun {
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
         let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
-        let trainer = try Self.makeTrainer(state: state, classes: classes.training, data: data, config: config, groups: groups)
+        let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config, groups: groups)
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + (weights.shape.layers > 1 ? "; \(weights.shape.layers) layers of \(weights.shape.hidden)" : ""))
@@ -239,34 +239,41 @@ public final class TrainingRun {
         }
     }
 
-    static func makeTrainer(state: TrainingState, classes: [Int32], data: TrainingData, config: RunConfiguration,
+    static func makeTrainer(state: TrainingState, classes: Classes, data: TrainingData, config: RunConfiguration,
                             groups: ModelGroups) throws -> Trainer {
         let noise = try InputNoise(configuration: config, modelGroups: groups, shape: state.shape)
         let trainer: Trainer
         do {
-            trainer = try Trainer(state: state, events: classes,
+            trainer = try Trainer(state: state, events: classes.training,
                                   optimizer: config.optimizerConfig(learningRate: config.learningRate))
         } catch {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.inputNoise = noise
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
+        trainer.fileStarts = classes.fileStarts
         return trainer
     }
 
     /// The class matrices of the training and validation splits for `groups` (a grid model's
     /// training files in `config`'s order), saying how many positions or velocities fell outside
     /// what the groups know.
+    /// The training and validation class matrices, and with --reset-state-per-file which
+    /// training rows start a file.
+    typealias Classes = (training: [Int32], validation: [Int32]?, fileStarts: [Bool]?)
+
     static func classes(of data: TrainingData, for groups: ModelGroups, config: RunConfiguration, reporter: RunReporter) throws
-        -> (training: [Int32], validation: [Int32]?)
+        -> Classes
     {
         if let grid = groups.grid {
-            var out: [[Int32]] = []
+            var out: [[Int32]] = [], fileStarts: [Bool]?
             for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
                 let shuffle = !validation && config[Settings.shuffleFiles]
-                let (classes, files) = try data.gridClasses(validation: validation, group: grid,
+                let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
                                                             shuffleSeed: shuffle ? config.seed : nil)
+                let reset = !validation && config[Settings.resetStatePerFile]
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
+                    + (reset ? " (each from a zero state)" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
@@ -277,9 +284,15 @@ public final class TrainingRun {
                     reporter.line("grid styles (\(styles.rule.rawValue), share of training steps): "
                         + zip(styles.names, styles.steps).map { "\($0) \(Int((Double($1) / total * 100).rounded()))%" }.joined(separator: ", "))
                 }
+                if reset {
+                    var starts = [Bool](repeating: false, count: fileRows.reduce(0, +))
+                    var r = 0
+                    for n in fileRows where n > 0 { starts[r] = true; r += n }
+                    fileStarts = starts
+                }
                 out.append(classes)
             }
-            return (out[0], out.count > 1 ? out[1] : nil)
+            return (out[0], out.count > 1 ? out[1] : nil, fileStarts)
         }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
@@ -292,7 +305,7 @@ public final class TrainingRun {
                 reporter.line("note: \(r.clampedVelocities) \(name) hit(s) have velocities outside the model's bins: read as the nearest bin")
             }
         }
-        return (t.classes, v?.classes)
+        return (t.classes, v?.classes, nil)
     }
 
     /// The learning rate of the next update.

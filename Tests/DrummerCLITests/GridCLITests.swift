@@ -335,6 +335,46 @@ final class GridCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z").path), "nothing written")
     }
 
+    /// --reset-state-per-file: each training file from a zero state (the first line says so),
+    /// kept on resume bit for bit, listed in model.json's metadata, another model than the
+    /// state carried across files; refused without the grid layout and when resuming a run
+    /// trained without it.
+    func testResetStatePerFileResumesBitForBit() throws {
+        // 8 streams of 286 rows, 6 chunks of 32 steps: some streams cross a file's start.
+        func train(_ dir: String, _ extra: [String]) throws -> CLIResult {
+            try CLI.run(["train", "--layout", "grid", "--data", data.path, "--hidden", "8", "--unroll", "32", "--batch-size", "8",
+                         "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
+        }
+        let straight = try train("r1", ["--steps", "6", "--reset-state-per-file"])
+        XCTAssertEqual(straight.status, 0, straight.stderr)
+        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4 (each from a zero state), "), straight.stdout)
+        XCTAssertEqual(straight.stdout.components(separatedBy: "(each from a zero state)").count, 2, "the training line only: \(straight.stdout)")
+        let half = try train("r2", ["--steps", "3", "--reset-state-per-file"])
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("r2/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stdout.contains("(each from a zero state), "), resumed.stdout)
+        let plain = try train("r3", ["--steps", "6"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        var weights: [Data] = []
+        for run in ["r1", "r2", "r3"] {
+            let (w, out) = try exportedWeights(run)
+            weights.append(w)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
+            XCTAssertEqual((json["metadata"] as? [String: Any])?["reset_state_per_file"] as? String, run == "r3" ? nil : "on", run)
+        }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
+        XCTAssertNotEqual(weights[0], weights[2], "the state reset at the files' starts changed what was trained")
+
+        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("r3/ckpt-3.h5").path, "--steps", "6", "--reset-state-per-file"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--reset-state-per-file on differs from the checkpoint's reset state per file off"), r.stderr)
+        r = try CLI.run(["train", "--data", data.path, "--reset-state-per-file", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z2").path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--reset-state-per-file needs --layout grid"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z2").path), "nothing written")
+    }
+
     /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
     /// copy whose hit-set bias makes every step a rest, so that it goes silent) gets a row naming
     /// the file, its seed and why, and is neither chosen nor the closest; with no other

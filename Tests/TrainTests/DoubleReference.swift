@@ -154,8 +154,9 @@ struct DoubleModel {
     /// `events`: the class matrix, `columns` per event; h0, c0: every layer's carried state,
     /// layer-major (layer l's stream b at (l·B + b)·H).
     /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without).
+    /// `fileStarts[e]`: the state before event e is zero (a file's first row).
     func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float],
-                   drop: ((Int, Int, Int) -> Double)? = nil) -> Double {
+                   drop: ((Int, Int, Int) -> Double)? = nil, fileStarts: [Bool]? = nil) -> Double {
         let k = columns
         let L = events.count / k / B
         var total = 0.0
@@ -165,6 +166,9 @@ struct DoubleModel {
             }
             for t in 0..<U {
                 let e = b * L + p + t
+                if fileStarts?[e] == true {
+                    state = (0..<layers).map { _ in (h: [Double](repeating: 0, count: H), c: [Double](repeating: 0, count: H)) }
+                }
                 let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state,
                              drop: drop.map { d in { layer, unit in d(layer, e, unit) } })
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }

@@ -200,7 +200,7 @@ final class GridDataTests: XCTestCase {
     {
         let data = try converted()
         let group = try data.gridGroup()
-        let (events, _) = try data.gridClasses(validation: false, group: group)
+        let (events, _, _) = try data.gridClasses(validation: false, group: group)
         let shape = ModelGroups(vocabulary: data.vocabulary, grid: group).shape(hidden: 4, layers: 1)
         var rng = SeededRNG(seed: seed)
         var w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)

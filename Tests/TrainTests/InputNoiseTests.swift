@@ -188,6 +188,16 @@ final class InputNoiseTests: XCTestCase {
     /// picks from the model's prediction of that input, computed here by the double-precision
     /// reference from the carried state and the true events before it; all else is unchanged.
     func testModelDrawsComeFromTheModelsPrediction() throws {
+        try checkModelDraws(fileStarts: nil)
+    }
+
+    /// The same where some rows start a file (--reset-state-per-file): there the prediction
+    /// comes from a zero state, and the rows after it follow on from that.
+    func testModelDrawsAfterAStateReset() throws {
+        try checkModelDraws(fileStarts: (0..<39).map { $0 % 5 == 3 })
+    }
+
+    private func checkModelDraws(fileStarts starts: [Bool]?) throws {
         let model = try velocityGroups()
         let shape = model.shape(hidden: 4)
         let n = try XCTUnwrap(try noise(0.5, groups: ["note", "tick", "velocity"], on: model, draw: .model))
@@ -204,6 +214,7 @@ final class InputNoiseTests: XCTestCase {
         pipeline.setState(layer: 0, h: h0[...], c: c0[...])
         inputs.noise = n
         inputs.noiseStep = 5
+        inputs.fileStarts = starts
         let columns = targetColumns(of: shape)
         events.withUnsafeBufferPointer {
             inputs.gather(events: $0, segment: segment, pointer: p)
@@ -222,6 +233,7 @@ final class InputNoiseTests: XCTestCase {
             for t in 0..<U {
                 let r = t * B + b, e = b * segment + p + t
                 let truth = (0..<k).map { Int(events[e * k + $0]) }
+                if starts?[e] == true { (h, c) = ([Double](repeating: 0, count: H), [Double](repeating: 0, count: H)) }
                 let y = reference.logits(h)
                 for g in 0..<k {
                     let fed = Int(inputs.inputRows[r * k + g]) - shape.parameters.layers[0].inputGroupRows[g].lowerBound
