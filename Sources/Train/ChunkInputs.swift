@@ -11,6 +11,19 @@
 // first event starts from a zero state, as sampling starts a file: `resets` marks those rows.
 import DrummerCore
 
+/// Loss weights by one input column's class (`drummer train --fill-weight`: the grid's phrase
+/// column, the bars where fills fall): a row whose input has class c in `column` weighs
+/// `weights[c]` in the loss's gradient.
+package struct RowWeights: Sendable, Equatable {
+    package let column: Int
+    package let weights: [Float]
+
+    package init(column: Int, weights: [Float]) {
+        self.column = column
+        self.weights = weights
+    }
+}
+
 /// The rows of a chunk whose LSTM state starts from zero (row r = t·B + b): every layer reads
 /// h_{t−1} = c_{t−1} = 0 there and passes no gradient back past it. Written by
 /// ChunkInputs.gather, read by the layers (LSTMLayer.swift).
@@ -53,6 +66,9 @@ final class ChunkInputs: @unchecked Sendable {
     /// state); nil: the state flows from file to file.
     var fileStarts: [Bool]?
     let resets: StateResets
+    /// Loss weights by class (nil: every row 1) and each row's weight (U·B), set by `gather`.
+    var rowWeights: RowWeights?
+    let weights: FloatBuffer
 
     init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int) {
         U = unroll; B = batch
@@ -63,6 +79,7 @@ final class ChunkInputs: @unchecked Sendable {
         inputRows = Int32Buffer(count: U * B * k)
         targets = Int32Buffer(count: U * B * m)
         resets = StateResets(unroll: unroll, batch: batch)
+        weights = FloatBuffer(count: U * B, value: 1)
     }
 
     /// Bytes of the two buffers per chunk; nil on overflow.
@@ -77,7 +94,7 @@ final class ChunkInputs: @unchecked Sendable {
         (firstStream + b) * segment + p + t
     }
 
-    /// Fills inputRows, targets and resets for the chunk at pointer `p` (`events`: k class
+    /// Fills inputRows, targets, resets and row weights for the chunk at pointer `p` (`events`: k class
     /// indices per event, one per input group), with uniform input noise where asked.
     func gather(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
         for t in 0..<U {
@@ -88,6 +105,7 @@ final class ChunkInputs: @unchecked Sendable {
                 let reset: UInt8 = fileStarts?[e] == true ? 1 : 0
                 resets.rows[r] = reset
                 resets.steps[t] |= reset
+                if let rowWeights { weights[r] = rowWeights.weights[Int(events[e * k + rowWeights.column])] }
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
                 if let noise, noise.draw == .uniform {
                     for (j, g) in noise.groups.enumerated() {

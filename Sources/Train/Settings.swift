@@ -364,6 +364,12 @@ public enum Settings {
             + "gradient flowing back past its start (else a file's first steps read the state the file before it left)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
+    public static let fillWeight = Setting<Float>(
+        "fill_weight", flag: "fill-weight", default: 1,
+        help: "Weight W of a grid model's loss on the steps of bars 4 and 8 of each 8-bar phrase, where drummers play "
+            + "their fills (the other steps weigh 1; the loss reported stays unweighted)",
+        onResume: .fixed, codec: .float, absent: 1, check: { try SettingRules.positive($0, $1) }, listedWhen: { $0 != 1 })
+
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -376,7 +382,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile, fillWeight,
     ]
 
     /// The flags a resumed run may change, for --help.

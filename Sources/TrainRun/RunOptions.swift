@@ -145,6 +145,9 @@ public struct RunOptions: Sendable {
         if !layoutGrid, resume == nil, self[Settings.resetStatePerFile] == true {
             throw SettingError(option: "--reset-state-per-file", message: "needs --layout grid (the event layouts read events.npy as one sequence)")
         }
+        if !layoutGrid, resume == nil, let w = self[Settings.fillWeight], w != 1 {
+            throw SettingError(option: "--fill-weight", message: "needs --layout grid (the phrase input that counts bars)")
+        }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
         }

@@ -375,6 +375,28 @@ final class GridCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z2").path), "nothing written")
     }
 
+    /// --fill-weight: another model than the unweighted loss, listed in model.json's metadata;
+    /// refused without the grid layout and at a weight that is not positive.
+    func testFillWeight() throws {
+        let weighted = try train("w1", ["--steps", "6", "--fill-weight", "3"])
+        XCTAssertEqual(weighted.status, 0, weighted.stderr)
+        let plain = try train("w2", ["--steps", "6"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let (w1, out) = try exportedWeights("w1"), (w2, _) = try exportedWeights("w2")
+        XCTAssertNotEqual(w1, w2, "the weight changed what was trained")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
+        XCTAssertEqual((json["metadata"] as? [String: Any])?["fill_weight"] as? String, "3.0")
+        var r = try CLI.run(["train", "--data", data.path, "--fill-weight", "2", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z3").path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--fill-weight needs --layout grid"), r.stderr)
+        r = try train("z4", ["--steps", "1", "--fill-weight", "0"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--fill-weight must be a positive number, got 0.0"), r.stderr)
+        for dir in ["z3", "z4"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written")
+        }
+    }
+
     /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
     /// copy whose hit-set bias makes every step a rest, so that it goes silent) gets a row naming
     /// the file, its seed and why, and is neither chosen nor the closest; with no other

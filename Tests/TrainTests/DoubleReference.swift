@@ -154,9 +154,11 @@ struct DoubleModel {
     /// `events`: the class matrix, `columns` per event; h0, c0: every layer's carried state,
     /// layer-major (layer l's stream b at (l·B + b)·H).
     /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without).
-    /// `fileStarts[e]`: the state before event e is zero (a file's first row).
+    /// `fileStarts[e]`: the state before event e is zero (a file's first row); `weight(e)`:
+    /// the weight of the row whose input is event e (1 without).
     func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float],
-                   drop: ((Int, Int, Int) -> Double)? = nil, fileStarts: [Bool]? = nil) -> Double {
+                   drop: ((Int, Int, Int) -> Double)? = nil, fileStarts: [Bool]? = nil,
+                   weight: ((Int) -> Double)? = nil) -> Double {
         let k = columns
         let L = events.count / k / B
         var total = 0.0
@@ -172,7 +174,7 @@ struct DoubleModel {
                 let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state,
                              drop: drop.map { d in { layer, unit in d(layer, e, unit) } })
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
-                total += groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
+                total += (weight?(e) ?? 1) * groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
             }
         }
         return total / Double(U * B)
