@@ -302,77 +302,56 @@ final class GridCLITests: XCTestCase {
         return (try ["Wx.bin", "Wx1.bin", "Wy.bin"].reduce(Data()) { $0 + (try Data(contentsOf: URL(fileURLWithPath: out + "/" + $1))) }, out)
     }
 
-    /// --shuffle-files: the training files in an order shuffled with the seed (the first line
-    /// says so), kept on resume bit for bit, listed in model.json's metadata; refused without
-    /// the grid layout and when resuming a run trained in the dataset's order.
-    func testShuffleFilesResumesBitForBit() throws {
-        let straight = try train("s1", ["--steps", "6", "--shuffle-files"])
+    /// A grid training flag fixed for a run (`flag`): the first line's training split names it
+    /// (`line`, once), a resumed run keeps it bit for bit, model.json's metadata lists it
+    /// (`key`: "on"), it trains another model than without it; refused without the grid layout
+    /// and when resuming a run trained without it (`noun`: the setting as the refusal names it).
+    /// `train` runs a grid training into a directory of `root`.
+    func checkFixedGridFlag(_ flag: String, line: String, key: String, noun: String,
+                            train: (String, [String]) throws -> CLIResult) throws {
+        let straight = try train("f1", ["--steps", "6", flag])
         XCTAssertEqual(straight.status, 0, straight.stderr)
-        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4 (shuffled with seed 1), "), straight.stdout)
-        let half = try train("s2", ["--steps", "3", "--shuffle-files"])
+        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4 \(line), "), straight.stdout)
+        XCTAssertEqual(straight.stdout.components(separatedBy: line).count, 2, "the training line only: \(straight.stdout)")
+        let half = try train("f2", ["--steps", "3", flag])
         XCTAssertEqual(half.status, 0, half.stderr)
-        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("s2/ckpt-3.h5").path, "--steps", "6"])
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("f2/ckpt-3.h5").path, "--steps", "6"])
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertTrue(resumed.stdout.contains("grid training: 3 files in 4/4 (shuffled with seed 1), "), resumed.stdout)
-        let plain = try train("s3", ["--steps", "6"])
+        XCTAssertTrue(resumed.stdout.contains("grid training: 3 files in 4/4 \(line), "), resumed.stdout)
+        let plain = try train("f3", ["--steps", "6"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         var weights: [Data] = []
-        for run in ["s1", "s2", "s3"] {
+        for run in ["f1", "f2", "f3"] {
             let (w, out) = try exportedWeights(run)
             weights.append(w)
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-            XCTAssertEqual((json["metadata"] as? [String: Any])?["shuffle_files"] as? String, run == "s3" ? nil : "on", run)
+            XCTAssertEqual((json["metadata"] as? [String: Any])?[key] as? String, run == "f3" ? nil : "on", run)
         }
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
-        XCTAssertNotEqual(weights[0], weights[2], "the order changed what was trained")
+        XCTAssertNotEqual(weights[0], weights[2], "\(flag) changed what was trained")
 
-        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("s3/ckpt-3.h5").path, "--steps", "6", "--shuffle-files"])
+        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("f3/ckpt-3.h5").path, "--steps", "6", flag])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--shuffle-files on differs from the checkpoint's shuffle files off"), r.stderr)
-        r = try CLI.run(["train", "--data", data.path, "--shuffle-files", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z").path])
+        XCTAssertTrue(r.stderr.contains("\(flag) on differs from the checkpoint's \(noun) off"), r.stderr)
+        r = try CLI.run(["train", "--data", data.path, flag, "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z").path])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--shuffle-files needs --layout grid"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(flag) needs --layout grid"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z").path), "nothing written")
     }
 
-    /// --reset-state-per-file: each training file from a zero state (the first line says so),
-    /// kept on resume bit for bit, listed in model.json's metadata, another model than the
-    /// state carried across files; refused without the grid layout and when resuming a run
-    /// trained without it.
+    /// --shuffle-files: the training files in an order shuffled with the seed.
+    func testShuffleFilesResumesBitForBit() throws {
+        try checkFixedGridFlag("--shuffle-files", line: "(shuffled with seed 1)", key: "shuffle_files", noun: "shuffle files", train: train)
+    }
+
+    /// --reset-state-per-file: each training file from a zero state.
     func testResetStatePerFileResumesBitForBit() throws {
         // 8 streams of 286 rows, 6 chunks of 32 steps: some streams cross a file's start.
-        func train(_ dir: String, _ extra: [String]) throws -> CLIResult {
+        try checkFixedGridFlag("--reset-state-per-file", line: "(each from a zero state)", key: "reset_state_per_file",
+                               noun: "reset state per file") { dir, extra in
             try CLI.run(["train", "--layout", "grid", "--data", data.path, "--hidden", "8", "--unroll", "32", "--batch-size", "8",
                          "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
         }
-        let straight = try train("r1", ["--steps", "6", "--reset-state-per-file"])
-        XCTAssertEqual(straight.status, 0, straight.stderr)
-        XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4 (each from a zero state), "), straight.stdout)
-        XCTAssertEqual(straight.stdout.components(separatedBy: "(each from a zero state)").count, 2, "the training line only: \(straight.stdout)")
-        let half = try train("r2", ["--steps", "3", "--reset-state-per-file"])
-        XCTAssertEqual(half.status, 0, half.stderr)
-        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("r2/ckpt-3.h5").path, "--steps", "6"])
-        XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertTrue(resumed.stdout.contains("(each from a zero state), "), resumed.stdout)
-        let plain = try train("r3", ["--steps", "6"])
-        XCTAssertEqual(plain.status, 0, plain.stderr)
-        var weights: [Data] = []
-        for run in ["r1", "r2", "r3"] {
-            let (w, out) = try exportedWeights(run)
-            weights.append(w)
-            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-            XCTAssertEqual((json["metadata"] as? [String: Any])?["reset_state_per_file"] as? String, run == "r3" ? nil : "on", run)
-        }
-        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
-        XCTAssertNotEqual(weights[0], weights[2], "the state reset at the files' starts changed what was trained")
-
-        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("r3/ckpt-3.h5").path, "--steps", "6", "--reset-state-per-file"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--reset-state-per-file on differs from the checkpoint's reset state per file off"), r.stderr)
-        r = try CLI.run(["train", "--data", data.path, "--reset-state-per-file", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z2").path])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--reset-state-per-file needs --layout grid"), r.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z2").path), "nothing written")
     }
 
     /// --fill-weight: another model than the unweighted loss, listed in model.json's metadata;
