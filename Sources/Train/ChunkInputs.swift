@@ -82,10 +82,10 @@ final class ChunkInputs: @unchecked Sendable {
         weights = FloatBuffer(count: U * B, value: 1)
     }
 
-    /// Bytes of the two buffers per chunk; nil on overflow.
+    /// Bytes of the per-row buffers of a chunk (inputs, targets, weights, resets); nil on overflow.
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int? {
         let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
-        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (shape.inputGroups.count + shape.outputGroups.count))
+        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (shape.inputGroups.count + shape.outputGroups.count + 1) + 1)
         return o1 || o2 ? nil : bytes
     }
 
@@ -94,8 +94,8 @@ final class ChunkInputs: @unchecked Sendable {
         (firstStream + b) * segment + p + t
     }
 
-    /// Fills inputRows, targets, resets and row weights for the chunk at pointer `p` (`events`: k class
-    /// indices per event, one per input group), with uniform input noise where asked.
+    /// Fills inputRows, targets, resets and row weights for the chunk at pointer `p` (`events`:
+    /// k class indices per event, one per input group), with uniform input noise where asked.
     func gather(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
         for t in 0..<U {
             resets.steps[t] = 0
@@ -105,7 +105,7 @@ final class ChunkInputs: @unchecked Sendable {
                 let reset: UInt8 = fileStarts?[e] == true ? 1 : 0
                 resets.rows[r] = reset
                 resets.steps[t] |= reset
-                if let rowWeights { weights[r] = rowWeights.weights[Int(events[e * k + rowWeights.column])] }
+                weights[r] = rowWeights.map { $0.weights[Int(events[e * k + $0.column])] } ?? 1
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
                 if let noise, noise.draw == .uniform {
                     for (j, g) in noise.groups.enumerated() {
