@@ -205,6 +205,17 @@ extension TrainingData {
         return (out, grid, fileRows)
     }
 
+    /// For files of `rows` rows each, one after another: whether each row is a file's first.
+    public static func fileStarts(rows: [Int]) -> [Bool] {
+        var starts = [Bool](repeating: false, count: rows.reduce(0, +))
+        var r = 0
+        for n in rows where n > 0 {
+            starts[r] = true
+            r += n
+        }
+        return starts
+    }
+
     /// The order `--shuffle-files` trains `count` files in: a Fisher–Yates shuffle driven by a
     /// SeededRNG of the run's seed (mixed with "shuffle", so that it draws apart from the
     /// initialisation's numbers).

@@ -252,8 +252,8 @@ extension ModelEvaluation {
         let rows = events.count / k
         // With fileRows, the state is zeroed at each file's first row (the step before it then
         // predicts nothing: its next row is another file's start row, which holds no target).
-        var fileStarts = Set<Int>()
-        if let fileRows { var r = 0; for n in fileRows { fileStarts.insert(r); r += n } }
+        precondition(fileRows.map { $0.reduce(0, +) == rows } ?? true, "gridCalibration: file rows")
+        let fileStarts = fileRows.map(TrainingData.fileStarts(rows:))
         let zero = [Float](repeating: 0, count: weights.shape.hidden)
         let mids = grid.velocity.bins.map { Double($0.lowerBound + $0.upperBound) / 2 }
         let columns = weights.shape.parameters.head.outputColumns
@@ -264,7 +264,7 @@ extension ModelEvaluation {
         var expectedHits = [Double](repeating: 0, count: C), dataHits = [Int](repeating: 0, count: C), steps = 0
         var marginal = [Double](repeating: 0, count: C)
         for r in 0..<max(0, rows - 1) {
-            if fileStarts.contains(r) {
+            if fileStarts?[r] == true {
                 for layer in 0..<weights.shape.layers { lstm.setState(layer: layer, h: zero, c: zero) }
             }
             for g in 0..<k { lstm.input[g] = events[r * k + g] }

@@ -256,9 +256,6 @@ public final class TrainingRun {
         return trainer
     }
 
-    /// The class matrices of the training and validation splits for `groups` (a grid model's
-    /// training files in `config`'s order), saying how many positions or velocities fell outside
-    /// what the groups know.
     /// --fill-weight W: the rows predicting a step of bars 4 and 8 of a phrase (the phrase
     /// input's classes 3 and 7: the bar of the next step) weigh W; nil at W = 1.
     static func fillWeights(_ w: Float, groups: ModelGroups) throws -> RowWeights? {
@@ -274,6 +271,9 @@ public final class TrainingRun {
     /// training rows start a file.
     typealias Classes = (training: [Int32], validation: [Int32]?, fileStarts: [Bool]?)
 
+    /// The class matrices of the training and validation splits for `groups` (a grid model's
+    /// training files in `config`'s order), saying how many positions or velocities fell outside
+    /// what the groups know.
     static func classes(of data: TrainingData, for groups: ModelGroups, config: RunConfiguration, reporter: RunReporter) throws
         -> Classes
     {
@@ -296,12 +296,7 @@ public final class TrainingRun {
                     reporter.line("grid styles (\(styles.rule.rawValue), share of training steps): "
                         + zip(styles.names, styles.steps).map { "\($0) \(Int((Double($1) / total * 100).rounded()))%" }.joined(separator: ", "))
                 }
-                if reset {
-                    var starts = [Bool](repeating: false, count: fileRows.reduce(0, +))
-                    var r = 0
-                    for n in fileRows where n > 0 { starts[r] = true; r += n }
-                    fileStarts = starts
-                }
+                if reset { fileStarts = TrainingData.fileStarts(rows: fileRows) }
                 out.append(classes)
             }
             return (out[0], out.count > 1 ? out[1] : nil, fileStarts)
