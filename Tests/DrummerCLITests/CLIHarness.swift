@@ -30,6 +30,12 @@ enum CLI {
 
     static var shared: URL { repoRoot.deletingLastPathComponent().appendingPathComponent("shared") }
 
+    /// The metadata of the model directory `model` (model.json's "metadata", strings).
+    static func modelMetadata(_ model: String) throws -> [String: String] {
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        return try XCTUnwrap(json["metadata"] as? [String: String])
+    }
+
     @discardableResult
     static func run(_ args: [String], environment: [String: String] = [:], removing: [String] = [],
                     cwd: URL? = nil, stdin: Data? = nil) throws -> CLIResult {

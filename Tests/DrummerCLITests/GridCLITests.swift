@@ -324,8 +324,7 @@ final class GridCLITests: XCTestCase {
         for run in ["f1", "f2", "f3"] {
             let (w, out) = try exportedWeights(run)
             weights.append(w)
-            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-            XCTAssertEqual((json["metadata"] as? [String: Any])?[key] as? String, run == "f3" ? nil : "on", run)
+            XCTAssertEqual(try CLI.modelMetadata(out)[key], run == "f3" ? nil : "on", run)
         }
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
         XCTAssertNotEqual(weights[0], weights[2], "\(flag) changed what was trained")
@@ -363,8 +362,7 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let (w1, out) = try exportedWeights("w1"), (w2, _) = try exportedWeights("w2")
         XCTAssertNotEqual(w1, w2, "the weight changed what was trained")
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-        XCTAssertEqual((json["metadata"] as? [String: Any])?["fill_weight"] as? String, "3.0")
+        XCTAssertEqual(try CLI.modelMetadata(out)["fill_weight"], "3.0")
         var r = try CLI.run(["train", "--data", data.path, "--fill-weight", "2", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z3").path])
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--fill-weight needs --layout grid"), r.stderr)

@@ -30,8 +30,7 @@ final class RecipeCLITests: XCTestCase {
         let out = root.appendingPathComponent("m-" + run).path
         let e = try CLI.run(["export", root.appendingPathComponent("\(run)/ckpt-\(step).h5").path, "-o", out])
         XCTAssertEqual(e.status, 0, e.stderr)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-        return try XCTUnwrap(json["metadata"] as? [String: String])
+        return try CLI.modelMetadata(out)
     }
 
     func testNoFlagsTrainsTheGrooveRecipe() throws {
