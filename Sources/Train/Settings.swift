@@ -364,6 +364,13 @@ public enum Settings {
             + "gradient flowing back past its start (else a file's first steps read the state the file before it left)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
+    public static let resetStateAtStyleChange = Setting<Bool>(
+        "reset_state_at_style_change", flag: "reset-state-at-style-change", default: false,
+        help: "Start a grid model's training file from a zero state where its style (--styles) is not the style of the "
+            + "file before it, with no gradient flowing back past its start; within a run of one style's files the "
+            + "state carries on",
+        onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
+
     public static let fillWeight = Setting<Float>(
         "fill_weight", flag: "fill-weight", default: 1,
         help: "Weight W of a grid model's loss on the steps of bars 4 and 8 of each 8-bar phrase, where drummers play "
@@ -382,7 +389,8 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile, fillWeight,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
+        fillWeight,
     ]
 
     /// The flags a resumed run may change, for --help.

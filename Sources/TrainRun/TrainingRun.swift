@@ -268,7 +268,8 @@ public final class TrainingRun {
     }
 
     /// The training and validation class matrices, and with --reset-state-per-file which
-    /// training rows start a file.
+    /// training rows start a file (with --reset-state-at-style-change, which start a file of
+    /// another style than the file before).
     typealias Classes = (training: [Int32], validation: [Int32]?, fileStarts: [Bool]?)
 
     /// The class matrices of the training and validation splits for `groups` (a grid model's
@@ -284,8 +285,21 @@ public final class TrainingRun {
                 let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
                                                             shuffleSeed: shuffle ? config.seed : nil)
                 let reset = !validation && config[Settings.resetStatePerFile]
+                let resetAtStyles = !validation && config[Settings.resetStateAtStyleChange]
+                if resetAtStyles, grid.styles == nil {
+                    throw SettingError(option: "--reset-state-at-style-change", message: "needs a style input (--styles)")
+                }
+                let starts = reset || resetAtStyles ? TrainingData.fileStarts(rows: fileRows) : nil
+                if resetAtStyles, let all = starts {
+                    // The style input is the last group, the same on every row of a file.
+                    let g = groups.inputNames.count
+                    fileStarts = TrainingData.styleChanges(fileStarts: all) { classes[$0 * g + g - 1] }
+                } else if reset {
+                    fileStarts = starts
+                }
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
                     + (reset ? " (each from a zero state)" : "")
+                    + (resetAtStyles ? { n in " (from a zero state at \(n) style change\(n == 1 ? "" : "s"))" }(fileStarts?.filter { $0 }.count ?? 0) : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
@@ -296,7 +310,6 @@ public final class TrainingRun {
                     reporter.line("grid styles (\(styles.rule.rawValue), share of training steps): "
                         + zip(styles.names, styles.steps).map { "\($0) \(Int((Double($1) / total * 100).rounded()))%" }.joined(separator: ", "))
                 }
-                if reset { fileStarts = TrainingData.fileStarts(rows: fileRows) }
                 out.append(classes)
             }
             return (out[0], out.count > 1 ? out[1] : nil, fileStarts)

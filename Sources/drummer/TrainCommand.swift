@@ -146,6 +146,9 @@ struct TrainCommand: ParsableCommand {
     @Flag(name: Settings.resetStatePerFile.argumentName, help: Settings.resetStatePerFile.argumentHelp)
     var resetStatePerFile = false
 
+    @Flag(name: Settings.resetStateAtStyleChange.argumentName, help: Settings.resetStateAtStyleChange.argumentHelp)
+    var resetStateAtStyleChange = false
+
     @Option(name: Settings.fillWeight.argumentName, parsing: .unconditional, help: Settings.fillWeight.argumentHelp)
     var fillWeight: Float?
 
@@ -250,6 +253,7 @@ struct TrainCommand: ParsableCommand {
         o[Settings.dropout] = dropout
         o[Settings.shuffleFiles] = shuffleFiles ? true : nil
         o[Settings.resetStatePerFile] = resetStatePerFile ? true : nil
+        o[Settings.resetStateAtStyleChange] = resetStateAtStyleChange ? true : nil
         o[Settings.fillWeight] = fillWeight
         o.recipe = recipe ?? (layout == .grid ? .grid : .groove)
         o.position = position

@@ -307,7 +307,7 @@ final class GridCLITests: XCTestCase {
     /// (`key`: "on"), it trains another model than without it; refused without the grid layout
     /// and when resuming a run trained without it (`noun`: the setting as the refusal names it).
     /// `train` runs a grid training into a directory of `root`.
-    func checkFixedGridFlag(_ flag: String, line: String, key: String, noun: String,
+    func checkFixedGridFlag(_ flag: String, line: String, key: String, noun: String, changesTheModel: Bool = true,
                             train: (String, [String]) throws -> CLIResult) throws {
         let straight = try train("f1", ["--steps", "6", flag])
         XCTAssertEqual(straight.status, 0, straight.stderr)
@@ -327,7 +327,7 @@ final class GridCLITests: XCTestCase {
             XCTAssertEqual(try CLI.modelMetadata(out)[key], run == "f3" ? nil : "on", run)
         }
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
-        XCTAssertNotEqual(weights[0], weights[2], "\(flag) changed what was trained")
+        if changesTheModel { XCTAssertNotEqual(weights[0], weights[2], "\(flag) changed what was trained") }
 
         var r = try CLI.run(["train", "--resume", root.appendingPathComponent("f3/ckpt-3.h5").path, "--steps", "6", flag])
         XCTAssertNotEqual(r.status, 0)
@@ -350,6 +350,26 @@ final class GridCLITests: XCTestCase {
                                noun: "reset state per file") { dir, extra in
             try CLI.run(["train", "--layout", "grid", "--data", data.path, "--hidden", "8", "--unroll", "32", "--batch-size", "8",
                          "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
+        }
+    }
+
+    /// --reset-state-at-style-change: the fixture's three files are all of one style (--styles
+    /// groove-names keeps a style of 10 files or more), so only the first starts from a zero
+    /// state, as without the flag (TrainTests.GridDataTests: which rows); refused without a style
+    /// input and beside --reset-state-per-file.
+    func testResetStateAtStyleChange() throws {
+        let styled: (String, [String]) throws -> CLIResult = { try self.train($0, $1 + ["--styles", "groove-names"]) }
+        try checkFixedGridFlag("--reset-state-at-style-change", line: "(from a zero state at 1 style change)",
+                               key: "reset_state_at_style_change", noun: "reset state at style change", changesTheModel: false,
+                               train: styled)
+        var r = try train("s1", ["--steps", "1", "--reset-state-at-style-change"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--reset-state-at-style-change needs a style input (--styles)"), r.stderr)
+        r = try styled("s2", ["--steps", "1", "--reset-state-at-style-change", "--reset-state-per-file"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--reset-state-at-style-change goes without --reset-state-per-file"), r.stderr)
+        for dir in ["s1", "s2"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written")
         }
     }
 
