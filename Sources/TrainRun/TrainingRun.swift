@@ -297,9 +297,10 @@ public final class TrainingRun {
                 } else if reset {
                     fileStarts = starts
                 }
+                let changes = resetAtStyles ? fileStarts?.filter { $0 }.count ?? 0 : 0
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
                     + (reset ? " (each from a zero state)" : "")
-                    + (resetAtStyles ? { n in " (from a zero state at \(n) style change\(n == 1 ? "" : "s"))" }(fileStarts?.filter { $0 }.count ?? 0) : "")
+                    + (resetAtStyles ? " (from a zero state at \(changes) style change\(changes == 1 ? "" : "s"))" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }

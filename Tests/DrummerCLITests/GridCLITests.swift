@@ -329,13 +329,11 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
         if changesTheModel { XCTAssertNotEqual(weights[0], weights[2], "\(flag) changed what was trained") }
 
-        var r = try CLI.run(["train", "--resume", root.appendingPathComponent("f3/ckpt-3.h5").path, "--steps", "6", flag])
+        let r = try CLI.run(["train", "--resume", root.appendingPathComponent("f3/ckpt-3.h5").path, "--steps", "6", flag])
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("\(flag) on differs from the checkpoint's \(noun) off"), r.stderr)
-        r = try CLI.run(["train", "--data", data.path, flag, "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z").path])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("\(flag) needs --layout grid"), r.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("z").path), "nothing written")
+        checkRefused(try CLI.run(["train", "--data", data.path, flag, "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z").path]),
+                     "\(flag) needs --layout grid", wrote: "z")
     }
 
     /// --shuffle-files: the training files in an order shuffled with the seed.
@@ -362,15 +360,17 @@ final class GridCLITests: XCTestCase {
         try checkFixedGridFlag("--reset-state-at-style-change", line: "(from a zero state at 1 style change)",
                                key: "reset_state_at_style_change", noun: "reset state at style change", changesTheModel: false,
                                train: styled)
-        var r = try train("s1", ["--steps", "1", "--reset-state-at-style-change"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--reset-state-at-style-change needs a style input (--styles)"), r.stderr)
-        r = try styled("s2", ["--steps", "1", "--reset-state-at-style-change", "--reset-state-per-file"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--reset-state-at-style-change goes without --reset-state-per-file"), r.stderr)
-        for dir in ["s1", "s2"] {
-            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written")
-        }
+        checkRefused(try train("s1", ["--steps", "1", "--reset-state-at-style-change"]),
+                     "--reset-state-at-style-change needs a style input (--styles)", wrote: "s1")
+        checkRefused(try styled("s2", ["--steps", "1", "--reset-state-at-style-change", "--reset-state-per-file"]),
+                     "--reset-state-at-style-change goes without --reset-state-per-file", wrote: "s2")
+    }
+
+    /// A refused run: a non-zero exit, `message` in its error, nothing written into `dir` under root.
+    func checkRefused(_ r: CLIResult, _ message: String, wrote dir: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotEqual(r.status, 0, file: file, line: line)
+        XCTAssertTrue(r.stderr.contains(message), r.stderr, file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written", file: file, line: line)
     }
 
     /// --fill-weight: another model than the unweighted loss, listed in model.json's metadata;
@@ -383,15 +383,9 @@ final class GridCLITests: XCTestCase {
         let (w1, out) = try exportedWeights("w1"), (w2, _) = try exportedWeights("w2")
         XCTAssertNotEqual(w1, w2, "the weight changed what was trained")
         XCTAssertEqual(try CLI.modelMetadata(out)["fill_weight"], "3.0")
-        var r = try CLI.run(["train", "--data", data.path, "--fill-weight", "2", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z3").path])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--fill-weight needs --layout grid"), r.stderr)
-        r = try train("z4", ["--steps", "1", "--fill-weight", "0"])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--fill-weight must be a positive number, got 0.0"), r.stderr)
-        for dir in ["z3", "z4"] {
-            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written")
-        }
+        checkRefused(try CLI.run(["train", "--data", data.path, "--fill-weight", "2", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z3").path]),
+                     "--fill-weight needs --layout grid", wrote: "z3")
+        checkRefused(try train("z4", ["--steps", "1", "--fill-weight", "0"]), "--fill-weight must be a positive number, got 0.0", wrote: "z4")
     }
 
     /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
