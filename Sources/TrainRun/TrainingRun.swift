@@ -286,16 +286,18 @@ public final class TrainingRun {
                                                             shuffleSeed: shuffle ? config.seed : nil)
                 let reset = !validation && config[Settings.resetStatePerFile]
                 let resetAtStyles = !validation && config[Settings.resetStateAtStyleChange]
-                if resetAtStyles, grid.styles == nil {
-                    throw SettingError(option: "--reset-state-at-style-change", message: "needs a style input (--styles)")
-                }
-                let starts = reset || resetAtStyles ? TrainingData.fileStarts(rows: fileRows) : nil
-                if resetAtStyles, let all = starts {
-                    // The style input is the last group, the same on every row of a file.
-                    let g = groups.inputNames.count
-                    fileStarts = TrainingData.styleChanges(fileStarts: all) { classes[$0 * g + g - 1] }
-                } else if reset {
-                    fileStarts = starts
+                if reset || resetAtStyles {
+                    let starts = TrainingData.fileStarts(rows: fileRows)
+                    if resetAtStyles {
+                        // The style input's class, the same on every row of a file.
+                        guard let column = groups.inputNames.firstIndex(of: "style") else {
+                            throw SettingError(option: "--reset-state-at-style-change", message: "needs a style input (--styles)")
+                        }
+                        let k = groups.inputNames.count
+                        fileStarts = TrainingData.styleChanges(fileStarts: starts) { classes[$0 * k + column] }
+                    } else {
+                        fileStarts = starts
+                    }
                 }
                 let changes = resetAtStyles ? fileStarts?.filter { $0 }.count ?? 0 : 0
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
