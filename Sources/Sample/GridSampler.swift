@@ -2,7 +2,8 @@
 // note. Each step draws the next step's hit set (one of 512), then, for each class it hits, a
 // velocity bin (and a velocity within it, as in the training data) and an offset class (one
 // hit at the bin's offset, or two a 32nd apart). Hits come out in onset order, as deltas, like
-// the event sampler's. The first step follows the start-of-file row, at the first beat of bar 1.
+// the event sampler's. The first step follows the start-of-file row, at the first beat of bar 1;
+// with warm-up bars (`SamplingOptions.warmupBars`) the first written one is bar W + 1's.
 //
 // Temperatures: `hitsTemperature` (the pattern), `velocityTemperature`, `offsetTemperature`
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
@@ -103,7 +104,9 @@ final class GridSampler {
         // Hits drawn but not yet emitted: (onset, class, velocity); a later step's hits start at
         // least T/2 ticks before that step, so a hit is emitted once no later one can precede it.
         var pending: [(onset: Int, drumClass: Int, note: Int, velocity: Int)] = []
-        var emitted = 0, last = primer?.lastOnset ?? 0
+        // Warm-up (no primer): steps drawn, not written; the output starts at the bar line after them.
+        let firstWritten = seq.count + options.warmupBars * GridGroup.stepsPerBar
+        var emitted = 0, last = primer?.lastOnset ?? firstWritten * T
         // No generated hit before the primer's last (nor before the start).
         let floor = last
         var struck = Set<Int>()
@@ -144,7 +147,7 @@ final class GridSampler {
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
                 let raw = group.note(class: c, uniform: rng.nextDouble())
                 let note = options.noteOutput == .raw ? raw : GeneralMIDIDrums.audible(note: raw)
-                for o in group.onsets(offsetClass: offset[c]) {
+                for o in group.onsets(offsetClass: offset[c]) where s + 1 >= firstWritten {
                     pending.append((max(floor, (s + 1) * T + o), c, note, v))
                 }
             }

@@ -69,6 +69,11 @@ public struct SamplingOptions: Equatable, Sendable {
     /// The style a grid model with a style input plays (an index into its styles; nil: drawn
     /// from them with the generator's first number, in proportion to their training steps).
     public var style: Int?
+    /// A grid model without a primer: bars drawn and not written before the first written bar
+    /// (0: the output starts where the random state does). Its state, lookback and phrase carry
+    /// on into the written bars; the draws are the same, so the output is the one without
+    /// warm-up from this bar on.
+    public var warmupBars: Int = 0
 
     public init(temperature: Float = 1, initScale: Float = 0.1, meter: Meter? = nil) {
         self.temperature = temperature
@@ -94,6 +99,8 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
     case vocabularyMismatch(String)
     /// A meter whose bars are longer than the model's position slots.
     case meterTooLong(meter: Meter, slots: Int, longestBar: Int)
+    /// Warm-up bars below 0, for an event model, or beside a primer.
+    case badWarmup(String)
 
     public var description: String {
         switch self {
@@ -119,6 +126,8 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
             return "vocabulary does not match the weights: \(m)"
         case .meterTooLong(let m, let slots, let longest):
             return "meter \(m) has bars longer than the model knows (\(slots) position slots, bars of at most \(longest) ticks)"
+        case .badWarmup(let m):
+            return "warm-up bars: \(m)"
         }
     }
 }
@@ -323,6 +332,11 @@ public final class Sampler {
         }
         guard options.initScale.isFinite, options.initScale >= 0 else {
             throw SamplerError.badInitScale(options.initScale)
+        }
+        if options.warmupBars != 0 {
+            guard options.warmupBars > 0 else { throw SamplerError.badWarmup("\(options.warmupBars) is below 0") }
+            guard grid != nil else { throw SamplerError.badWarmup("an event model has no bars to draw ahead (a grid model does)") }
+            guard gridPrimer == nil else { throw SamplerError.badWarmup("a primer sets the state: give one or the other") }
         }
         if let grid {
             guard primer.isEmpty else { throw SamplerError.gridPrimer }

@@ -99,4 +99,41 @@ final class SampleTemperatureCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(text), "\(args): \(r.stderr)")
         }
     }
+
+    /// `--warmup-bars W` on models/groove: the file is the one the seed gives without warm-up from
+    /// bar W on, W bars earlier (its state, lookback and phrase carried on; a hit played early
+    /// before bar W's line is written at 0); 0 samples as before; refusals.
+    func testWarmupBars() throws {
+        let grid = CLI.repoRoot.appendingPathComponent("models/groove").path
+        func run(_ name: String, _ extra: [String]) throws -> (FileHits, CLIResult) {
+            let out = root.appendingPathComponent(name + ".mid").path
+            let r = try CLI.run(["sample", grid, "--seed", "7", "-o", out] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            var settings = HitExtractionSettings()
+            settings.ppq = 480
+            return (try FileHits.read(path: out, settings: settings), r)
+        }
+        let (whole, _) = try run("whole", ["-n", "1500"])
+        let (warm, r) = try run("warm", ["-n", "300", "--warmup-bars", "8"])
+        XCTAssertTrue(r.stdout.contains("after 8 warm-up bar(s)"), r.stdout)
+        let start = 8 * 1920
+        let expected = (0..<whole.count).filter { whole.ticks[$0] >= start - 60 }.prefix(300)
+            .map { [max(0, whole.ticks[$0] - start), whole.notes[$0], whole.velocities[$0]] }
+        XCTAssertEqual(expected.count, 300)
+        XCTAssertEqual((0..<warm.count).map { [warm.ticks[$0], warm.notes[$0], warm.velocities[$0]] }, Array(expected))
+        _ = try run("zero", ["-n", "300", "--warmup-bars", "0"])
+        _ = try run("plain", ["-n", "300"])
+        XCTAssertEqual(try bytes("zero"), try bytes("plain"), "--warmup-bars 0 samples as before")
+        let out = root.appendingPathComponent("x.mid").path
+        let primer = root.appendingPathComponent("whole.mid").path
+        for (m, args, text) in [(grid, ["--warmup-bars", "-1"], "--warmup-bars must be between 0 and 10000, got -1"),
+                                (grid, ["--warmup-bars", "2", "--primer", primer], "--warmup-bars and --primer both set the state"),
+                                (grid, ["--warmup-bars", "2", "--random"], "--warmup-bars has no effect with it"),
+                                (model, ["--warmup-bars", "2"], "--warmup-bars needs a grid-layout model")] {
+            let r = try CLI.run(["sample", m, "-n", "10", "-o", out] + args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(text), "\(args): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args): nothing written")
+        }
+    }
 }

@@ -123,4 +123,52 @@ final class GridSamplerTests: XCTestCase {
         XCTAssertEqual(try soft(topP: 0.5), 0, "bin 0 lies outside the nucleus")
         XCTAssertEqual(try soft(topP: 1), 0.1, accuracy: 0.03)
     }
+
+    /// Warm-up bars are drawn and not written: the output is the file without warm-up from bar W
+    /// on, W bars earlier (the draws are the same). Bar W's first step is step 16·W: its hits lie
+    /// at 16·W·120 − 60 and after (an early one is written at tick 0), the step before's at most
+    /// at 16·W·120 − 90.
+    func testWarmupBarsWriteTheDrawsFromTheirBarOn() throws {
+        let sampler = try model(coupling: 0.5, hitSets: [0: log(0.5), 0b11: log(0.3), 0b01: log(0.2)])
+        var rng = SeededRNG(seed: 11)
+        let whole = try sampler.generate(count: 3000, rng: &rng)
+        var options = SamplingOptions()
+        options.warmupBars = 3
+        var again = SeededRNG(seed: 11)
+        let warm = try sampler.generate(count: 500, options: options, rng: &again)
+        let start = 3 * 16 * 120
+        let expected = zip(onsets(whole), whole).filter { $0.0 >= start - 60 }.prefix(500)
+            .map { [max(0, $0.0 - start), $0.1.hit.note, $0.1.hit.velocity] }
+        XCTAssertEqual(expected.count, 500)
+        XCTAssertEqual(zip(onsets(warm), warm).map { [$0.0, $0.1.hit.note, $0.1.hit.velocity] }, Array(expected))
+        XCTAssertLessThan(onsets(whole).firstIndex { $0 >= start - 60 } ?? 0, 3000 - 500, "the fixture reaches past the warm-up")
+        XCTAssertGreaterThan(onsets(whole).firstIndex { $0 >= start - 60 } ?? 0, 20, "the warm-up drew hits")
+    }
+
+    /// Warm-up bars: at least 0, a grid model's, without a primer.
+    func testWarmupRefusals() throws {
+        func refusal(_ bars: Int, _ sampler: Sampler, primer: GridPrimer? = nil) -> SamplerError? {
+            var options = SamplingOptions()
+            options.warmupBars = bars
+            var rng = SeededRNG(seed: 1)
+            do {
+                if let primer {
+                    try sampler.generate(count: 10, options: options, gridPrimer: primer, rng: &rng) { _ in }
+                } else {
+                    _ = try sampler.generate(count: 10, options: options, rng: &rng)
+                }
+            } catch { return error as? SamplerError }
+            return nil
+        }
+        let grid = try model(coupling: 0.5)
+        XCTAssertEqual(refusal(-1, grid), .badWarmup("-1 is below 0"))
+        let (w, v) = try TestModels.small()
+        XCTAssertEqual(refusal(1, try Sampler(weights: w, vocabulary: v)),
+                       .badWarmup("an event model has no bars to draw ahead (a grid model does)"))
+        let primer = try GridPrimer(beat: [BeatHit(note: 36, onset: 0, velocity: 90, tickInBar: 0, barTicks: 1920)],
+                                    group: try XCTUnwrap(grid.grid).group)
+        XCTAssertEqual(refusal(1, grid, primer: primer), .badWarmup("a primer sets the state: give one or the other"))
+        XCTAssertNil(refusal(0, grid, primer: primer))
+        XCTAssertNil(refusal(2, grid))
+    }
 }
