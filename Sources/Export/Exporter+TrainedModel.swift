@@ -8,11 +8,11 @@ import ModelFiles
 extension Exporter {
     /// Exports a trained model; the checkpoint's own format keys are renamed
     /// `checkpoint_format` / `checkpoint_format_version` in model.json's metadata.
-    /// `temperatures` (by output group) become model.json's sampling defaults.
-    public static func export(model: TrainedModel, temperatures: [String: Float] = [:], to dir: String,
+    /// `sampling` becomes model.json's sampling defaults.
+    public static func export(model: TrainedModel, sampling: SamplingDefaults = SamplingDefaults(), to dir: String,
                               swiftFile: String? = nil) throws -> ExportSummary {
         try export(weights: model.weights, groups: model.groups, step: model.step,
-                   metadata: renamingFormatKeys(model.metadata), temperatures: temperatures, to: dir, swiftFile: swiftFile)
+                   metadata: renamingFormatKeys(model.metadata), sampling: sampling, to: dir, swiftFile: swiftFile)
     }
 
     /// A checkpoint's metadata with its own format keys renamed `checkpoint_format` and
@@ -26,9 +26,9 @@ extension Exporter {
     }
 
     /// Reads the checkpoint at `checkpoint` and exports it.
-    public static func export(checkpoint: String, temperatures: [String: Float] = [:], to dir: String,
+    public static func export(checkpoint: String, sampling: SamplingDefaults = SamplingDefaults(), to dir: String,
                               swiftFile: String? = nil) throws -> ExportSummary {
-        try export(model: CheckpointReader.loadModel(path: checkpoint), temperatures: temperatures, to: dir, swiftFile: swiftFile)
+        try export(model: CheckpointReader.loadModel(path: checkpoint), sampling: sampling, to: dir, swiftFile: swiftFile)
     }
 }
 
@@ -48,8 +48,8 @@ extension Exporter {
 
     /// The model.json a model directory of this model holds.
     public static func manifest(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String],
-                                temperatures: [String: Float] = [:], path: String) throws -> String {
-        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: path)
+                                sampling: SamplingDefaults = SamplingDefaults(), path: String) throws -> String {
+        let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: metadata, sampling: sampling, path: path)
         guard let manifest = files.first(where: { $0.name == ModelDirectory.manifestFile })?.data else {
             preconditionFailure("ModelDirectory.encode writes model.json")
         }

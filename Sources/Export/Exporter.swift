@@ -44,10 +44,10 @@ public enum Exporter {
     /// the error says so.
     public static func export(
         weights: LSTMWeights, groups: ModelGroups, step: Int, metadata: [String: String],
-        temperatures: [String: Float] = [:], to dir: String, swiftFile: String? = nil
+        sampling: SamplingDefaults = SamplingDefaults(), to dir: String, swiftFile: String? = nil
     ) throws -> ExportSummary {
         let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: exportMetadata(metadata, step: step),
-                                              temperatures: temperatures, path: dir)
+                                              sampling: sampling, path: dir)
         let source = swiftFile.map {
             SwiftConstants.source(groups: groups, shape: weights.shape, step: step,
                                   typeName: SwiftConstants.typeName(forFile: $0))

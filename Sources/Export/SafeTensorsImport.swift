@@ -16,7 +16,7 @@ public enum SafeTensorsImport {
         }
         let model = try TorchModel.decode(data, path: file)
         try ModelDirectory.write(weights: model.weights, groups: model.groups, to: dir, metadata: model.metadata,
-                                  temperatures: model.temperatures)
+                                  sampling: model.sampling)
         return model.weights.shape
     }
 

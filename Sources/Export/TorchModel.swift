@@ -108,8 +108,8 @@ public enum TorchModel {
 
     /// The safetensors bytes of a model (its model.json in the metadata).
     public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String],
-                              temperatures: [String: Float] = [:], path: String) throws -> Data {
-        let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: path)
+                              sampling: SamplingDefaults = SamplingDefaults(), path: String) throws -> Data {
+        let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata, sampling: sampling, path: path)
         return try SafeTensors.encode(tensors(weights), metadata: ["format": formatName, "model_json": manifest])
     }
 
@@ -117,7 +117,7 @@ public enum TorchModel {
     /// model.json in the metadata gives the groups and sizes; its checksums, when present, must
     /// match the weights read.
     public static func decode(_ data: Data, path: String) throws
-        -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], temperatures: [String: Float])
+        -> (weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], sampling: SamplingDefaults)
     {
         let (tensors, meta) = try SafeTensors.decode(data, path: path)
         guard let text = meta["model_json"] else {
@@ -127,9 +127,10 @@ public enum TorchModel {
         let manifest = try ModelManifest.decode(Data(text.utf8), file: path + ": __metadata__.model_json")
         let (groups, shape) = try manifest.validated(file: path + ": __metadata__.model_json")
         let weights = try weights(tensors, shape: shape, path: path)
+        let sampling = manifest.sampling?.defaults ?? SamplingDefaults()
         if let sums = manifest.sha256 {
             let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: manifest.metadata ?? [:],
-                                                  temperatures: manifest.sampling?.temperatures ?? [:], path: path)
+                                                  sampling: sampling, path: path)
             for (name, bytes) in files where name != ModelDirectory.manifestFile {
                 if let expected = sums[name], expected.lowercased() != SHA256.hex(bytes) {
                     throw SafeTensorsError(path, "the weights of \(name) do not match the SHA-256 model_json records for it "
@@ -137,6 +138,6 @@ public enum TorchModel {
                 }
             }
         }
-        return (weights, groups, manifest.metadata ?? [:], manifest.sampling?.temperatures ?? [:])
+        return (weights, groups, manifest.metadata ?? [:], sampling)
     }
 }

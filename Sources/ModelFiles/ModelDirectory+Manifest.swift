@@ -149,33 +149,76 @@ public struct ModelManifest: Codable, Equatable, Sendable {
                 throw bad(error.description)
             }
         }
+        if let w = sampling?.warmupBars, let m = SamplingDefaults.warmupProblem(w, groups: modelGroups) { throw bad("sampling.warmup_bars \(m)") }
         return (modelGroups, shape)
     }
 }
 
-/// model.json's "sampling": the temperatures the model was chosen at, by output group
-/// ({"temperature": {"velocity": 1.2}}); groups not listed sample at 1.
-public struct SamplingManifest: Codable, Equatable, Sendable {
-    public var temperature: [String: Double]?
+/// What a model directory's model.json "sampling" holds: the settings the model was chosen at,
+/// `sample`'s defaults (and `humanize`'s, for the temperatures).
+public struct SamplingDefaults: Equatable, Sendable {
+    /// Temperatures by output group; groups not listed sample at 1.
+    public var temperatures: [String: Float]
+    /// A grid model's warm-up bars, drawn and not written before a file without a primer
+    /// (`SamplingOptions.warmupBars`); 0: none.
+    public var warmupBars: Int
 
-    public init(temperature: [String: Double]?) { self.temperature = temperature }
-
-    /// nil when `temperatures` holds nothing but 1s (a model sampled as it is needs no key).
-    public init?(temperatures: [String: Float]) {
-        let kept = temperatures.filter { $0.value != 1 }
-        guard !kept.isEmpty else { return nil }
-        // Through the shortest decimal text, so 1.2 is written 1.2 rather than 1.2000000476837158.
-        temperature = kept.mapValues { Double("\($0)") ?? Double($0) }
+    public init(temperatures: [String: Float] = [:], warmupBars: Int = 0) {
+        self.temperatures = temperatures
+        self.warmupBars = warmupBars
     }
 
-    /// The temperatures by group, as the sampler takes them.
-    public var temperatures: [String: Float] { (temperature ?? [:]).mapValues(Float.init) }
+    public static let maxWarmupBars = 10_000
+
+    /// Why `bars` cannot be a model's warm-up ("is …"), or nil.
+    public static func warmupProblem(_ bars: Int, groups: ModelGroups) -> String? {
+        guard (0...maxWarmupBars).contains(bars) else { return "is \(bars), expected 0 to \(maxWarmupBars)" }
+        guard bars == 0 || groups.grid != nil else { return "is \(bars): only a grid-layout model has bars to draw ahead" }
+        return nil
+    }
+}
+
+/// model.json's "sampling": the temperatures the model was chosen at, by output group
+/// ({"temperature": {"velocity": 1.2}}; groups not listed sample at 1), and a grid model's
+/// warm-up bars ({"warmup_bars": 16}; absent: 0).
+public struct SamplingManifest: Codable, Equatable, Sendable {
+    public var temperature: [String: Double]?
+    public var warmupBars: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case temperature
+        case warmupBars = "warmup_bars"
+    }
+
+    public init(temperature: [String: Double]?, warmupBars: Int? = nil) {
+        self.temperature = temperature
+        self.warmupBars = warmupBars
+    }
+
+    /// nil when `defaults` hold nothing but 1s and no warm-up (a model sampled as it is needs no key).
+    public init?(_ defaults: SamplingDefaults) {
+        let kept = defaults.temperatures.filter { $0.value != 1 }
+        guard !kept.isEmpty || defaults.warmupBars != 0 else { return nil }
+        // Through the shortest decimal text, so 1.2 is written 1.2 rather than 1.2000000476837158.
+        temperature = kept.isEmpty ? nil : kept.mapValues { Double("\($0)") ?? Double($0) }
+        warmupBars = defaults.warmupBars == 0 ? nil : defaults.warmupBars
+    }
+
+    /// The defaults, as the sampler takes them.
+    public var defaults: SamplingDefaults {
+        SamplingDefaults(temperatures: (temperature ?? [:]).mapValues(Float.init), warmupBars: warmupBars ?? 0)
+    }
 
     static func read(_ value: JSONValue?, file: String) throws -> SamplingManifest? {
         guard let value, value != .null else { return nil }
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
         guard case .object(let o) = value else { throw bad("sampling is \(value.described), expected an object") }
-        guard let t = o["temperature"], t != .null else { return SamplingManifest(temperature: nil) }
+        var warmup: Int?
+        if let w = o["warmup_bars"], w != .null {
+            guard case .int(let i) = w else { throw bad("sampling.warmup_bars is \(w.described), expected a whole number of bars") }
+            warmup = i
+        }
+        guard let t = o["temperature"], t != .null else { return SamplingManifest(temperature: nil, warmupBars: warmup) }
         guard case .object(let entries) = t else {
             throw bad("sampling.temperature is \(t.described), expected an object of numbers (\"velocity\": 1.2)")
         }
@@ -191,7 +234,7 @@ public struct SamplingManifest: Codable, Equatable, Sendable {
             }
             out[name] = x
         }
-        return SamplingManifest(temperature: out)
+        return SamplingManifest(temperature: out, warmupBars: warmup)
     }
 }
 

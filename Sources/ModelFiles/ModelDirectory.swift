@@ -24,9 +24,11 @@ public struct LoadedModel: Sendable, Equatable {
     public let formatVersion: Int?
     /// True when the manifest listed checksums and both .bin files matched them.
     public let checksumsVerified: Bool
-    /// The temperatures by output group the model is sampled at by default (model.json's
-    /// "sampling"; empty: every group at 1).
-    public var temperatures: [String: Float] = [:]
+    /// The settings the model is sampled at by default (model.json's "sampling"; empty: every
+    /// group at 1, no warm-up).
+    public var sampling = SamplingDefaults()
+    /// The temperatures by output group of `sampling`.
+    public var temperatures: [String: Float] { sampling.temperatures }
 
     public var shape: ModelShape { weights.shape }
 }
@@ -52,9 +54,9 @@ public enum ModelDirectory {
     /// when it is empty or a model directory (holds model.json).
     public static func write(
         weights: LSTMWeights, groups: ModelGroups, to path: String,
-        metadata: [String: String] = [:], temperatures: [String: Float] = [:]
+        metadata: [String: String] = [:], sampling: SamplingDefaults = SamplingDefaults()
     ) throws {
-        let files = try encode(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: path)
+        let files = try encode(weights: weights, groups: groups, metadata: metadata, sampling: sampling, path: path)
         try AtomicOutput.directory(at: path, kind: .model) { dir in try write(files, into: dir, path: path) }
     }
 
@@ -66,10 +68,10 @@ public enum ModelDirectory {
     }
 
     /// Checks and encodes the three files of a model directory (`path` names it in errors).
-    /// `temperatures` (by output group; 1s are left out) become model.json's "sampling".
+    /// `sampling` becomes model.json's "sampling" (temperatures of 1 and no warm-up are left out).
     public static func encode(
         weights: LSTMWeights, groups: ModelGroups, metadata: [String: String] = [:],
-        temperatures: [String: Float] = [:], path: String
+        sampling: SamplingDefaults = SamplingDefaults(), path: String
     ) throws -> [(name: String, data: Data)] {
         let shape = weights.shape, vocabulary = groups.vocabulary
         guard groups.grid != nil || (shape.notes == vocabulary.notes && shape.ticks == vocabulary.ticks) else {
@@ -86,8 +88,11 @@ public enum ModelDirectory {
         do { try weights.checkFinite() } catch let e as WeightsError {
             throw ModelDirectoryError.weights(file: path, message: e.description)
         }
-        do { try TemperatureSetting(groups: temperatures).check(for: groups, option: "sampling temperature") } catch {
+        do { try TemperatureSetting(groups: sampling.temperatures).check(for: groups, option: "sampling temperature") } catch {
             throw ModelDirectoryError.badManifest(file: manifestFile, message: error.description)
+        }
+        if let m = SamplingDefaults.warmupProblem(sampling.warmupBars, groups: groups) {
+            throw ModelDirectoryError.badManifest(file: manifestFile, message: "sampling warm-up bars \(m)")
         }
         let layout = shape.parameters
         let wx = weights.layerWx.map(littleEndianBytes)
@@ -105,7 +110,7 @@ public enum ModelDirectory {
             wxShape: [shape.wxRows, shape.wxCols], wyShape: [shape.wyRows, shape.wyCols],
             gateOrder: ModelShape.gateOrder, dtype: dtype,
             sha256: sums, metadata: metadata, groups: GroupsManifest(groups), layers: layers,
-            sampling: SamplingManifest(temperatures: temperatures))
+            sampling: SamplingManifest(sampling))
         return wx.enumerated().map { (wxFile(layer: $0.offset), $0.element) } + [(wyFile, wy),
                 (manifestFile, try JSONOutput.encode(manifest))]
     }
@@ -184,7 +189,7 @@ public enum ModelDirectory {
         return LoadedModel(weights: weights, groups: groups,
                            metadata: manifest.metadata ?? [:],
                            formatVersion: manifest.formatVersion, checksumsVerified: verified,
-                           temperatures: manifest.sampling?.temperatures ?? [:])
+                           sampling: manifest.sampling?.defaults ?? SamplingDefaults())
     }
 
     // MARK: - Bytes

@@ -104,6 +104,9 @@ public struct ModelCard: Sendable {
             .compactMap { k, v in (v as? NSNumber).map { (k, $0) } }.sorted { $0.0 < $1.0 }
         rows.append(("sampling temperature", temperatures.isEmpty ? "1 for every output group"
                      : temperatures.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " (sample's and humanize's defaults; other groups 1)"))
+        if let bars = (json["sampling"] as? [String: Any])?["warmup_bars"] as? NSNumber, bars.intValue > 0 {
+            rows.append(("sampling warm-up", "\(bars) bars drawn and not written before a file without a primer (sample's default)"))
+        }
         summary = rows
 
         metadata = (json["metadata"] as? [String: Any] ?? [:]).map { ($0.key, Self.compact($0.value)) }

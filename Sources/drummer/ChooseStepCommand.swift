@@ -8,6 +8,7 @@ import DrummerCore
 import Export
 import Foundation
 import MIDIParse
+import ModelFiles
 import Report
 import Sample
 import FileOutput
@@ -18,7 +19,7 @@ struct ChooseStepCommand: ParsableCommand {
         abstract: "Choose the checkpoint to export by issue 10's figures on files sampled from each.",
         discussion: """
             For each checkpoint ckpt-STEP.h5 of the directory (from --from to --to), samples --count \
-            files of -n hits at temperature 1 (or --temperature) without a primer, seeds --seed, --seed + 1, … (the \
+            files of -n hits at temperature 1 (or --temperature; a grid model after --warmup-bars) without a primer, seeds --seed, --seed + 1, … (the \
             files `drummer sample` writes with the same options), and measures them against \
             --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
             Prints one line per checkpoint and the choice; --export DIR exports the chosen \
@@ -65,6 +66,9 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sample at these temperatures (as sample --temperature: one number, or group=T pairs such as velocity=1.2; default 1); --export records them in model.json as the model's defaults.")
     var temperature: String?
 
+    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For grid checkpoints: sample each file after this many warm-up bars (as sample --warmup-bars; default 0); --export records them in model.json as the model's default.")
+    var warmupBars = 0
+
     @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Sample with nucleus sampling (as sample --top-p: one share, or group=P pairs such as hits=0.95; default 1). model.json does not carry it: with --export, give the same --top-p to sample.")
     var topP: String?
 
@@ -78,6 +82,9 @@ struct ChooseStepCommand: ParsableCommand {
         if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
         if let t = temperature { _ = try SampleCommand.setting(t) }
         if let p = topP { _ = try SampleCommand.topP(p) }
+        guard (0...SamplingDefaults.maxWarmupBars).contains(warmupBars) else {
+            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(warmupBars)")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("\(checkpointDir) is not a directory")
@@ -103,18 +110,20 @@ struct ChooseStepCommand: ParsableCommand {
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
-        var temperatures: [String: Float] = [:]
+        var sampling = SamplingDefaults(warmupBars: warmupBars)
         if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
+        if warmupBars > 0 { print("warm-up: \(warmupBars) bar(s) before each file (as sample --warmup-bars)") }
         if let topP { print("top-p: \(topP) (as sample --top-p)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(Self.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
-            temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
+            sampling.temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
+            if let m = SamplingDefaults.warmupProblem(warmupBars, groups: model.groups) { throw ValidationError("--warmup-bars \(m) (\(path))") }
             let performances: [DrumPerformance]
             do {
-                performances = try Self.sample(model, count: count, notes: notes, seed: seed, temperatures: temperatures,
+                performances = try Self.sample(model, count: count, notes: notes, seed: seed, sampling: sampling,
                                                topP: try SampleCommand.topPs(topP, for: model.groups))
             } catch let failure as StepSampleFailure {
                 // A checkpoint that cannot play the files (a grid model gone silent) has no figures
@@ -143,9 +152,10 @@ struct ChooseStepCommand: ParsableCommand {
             throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
         }
         if let export {
-            let s = try Exporter.export(checkpoint: rows[best].path, temperatures: temperatures, to: export)
+            let s = try Exporter.export(checkpoint: rows[best].path, sampling: sampling, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
-                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(temperatures)) recorded in model.json")
+                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(sampling.temperatures)) recorded in model.json")
+                  + (warmupBars == 0 ? "" : ", \(warmupBars) warm-up bar(s) recorded in model.json")
                   + (topP == nil ? "" : "; model.json does not carry top-p: sample it with --top-p \(topP!)"))
         }
     }
@@ -176,11 +186,12 @@ struct ChooseStepCommand: ParsableCommand {
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back
     /// as `drummer stats` reads them.
     static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64,
-                       temperatures: [String: Float] = [:], topP: [String: Double] = [:]) throws -> [DrumPerformance] {
+                       sampling: SamplingDefaults = SamplingDefaults(), topP: [String: Double] = [:]) throws -> [DrumPerformance] {
         let sampler = try Sampler(weights: model.weights, groups: model.groups)
         let meter = model.groups.defaultMeter
         var options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
-        options.set(temperatures)
+        options.set(sampling.temperatures)
+        options.warmupBars = sampling.warmupBars
         options.set(topP: topP)
         let midi = DrumMIDIOptions(model: model.groups, meter: meter)
         return try (0..<count).map { k in

@@ -47,8 +47,14 @@ struct ExportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sampling temperatures to record in model.json's sampling, the model's defaults for sample and humanize: one number for every output group or group=T pairs (hits=1,velocity=1.2); with a model directory as input, replaces the ones it carries (default: none, or the model directory's).")
     var temperature: String?
 
+    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For a grid model: the warm-up bars to record in model.json's sampling, sample's default without a primer (sample --warmup-bars); 0 records none; with a model directory as input, replaces the one it carries (default: none, or the model directory's).")
+    var warmupBars: Int?
+
     func validate() throws {
         if let t = temperature { _ = try SampleCommand.setting(t) }
+        if let w = warmupBars, !(0...SamplingDefaults.maxWarmupBars).contains(w) {
+            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(w)")
+        }
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
         guard destination != "" else { throw ValidationError("-o must name a directory") }
         if format != .model, swift != nil { throw ValidationError("--swift goes with --format model") }
@@ -71,7 +77,7 @@ struct ExportCommand: ParsableCommand {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
             let m = try ModelDirectory.load(path: checkpoint)
             try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
-                          temperatures: try temperatures(for: m.groups, defaults: m.temperatures))
+                          sampling: try sampling(for: m.groups, defaults: m.sampling))
             Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
             return
         }
@@ -84,13 +90,13 @@ struct ExportCommand: ParsableCommand {
         if format != .model {
             let m = try Exporter.model(checkpoint: source)
             try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
-                          temperatures: try temperatures(for: m.groups, defaults: [:]))
+                          sampling: try sampling(for: m.groups))
             Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): \(format.rawValue), "
                         + Self.describe(m.weights.shape, format))
             return
         }
         let model = try CheckpointReader.loadModel(path: source)
-        let s = try Exporter.export(model: model, temperatures: try temperatures(for: model.groups, defaults: [:]),
+        let s = try Exporter.export(model: model, sampling: try sampling(for: model.groups),
                                     to: destination, swiftFile: swift)
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
@@ -104,20 +110,24 @@ struct ExportCommand: ParsableCommand {
         if let f = s.swiftFile { print("wrote \(f)") }
     }
 
-    /// The sampling temperatures to record: --temperature over `defaults` (groups at 1 are not written).
-    func temperatures(for groups: ModelGroups, defaults: [String: Float]) throws -> [String: Float] {
-        try SampleCommand.temperatures(temperature, for: groups, defaults: defaults).resolved
+    /// The sampling defaults to record: --temperature over `defaults`' temperatures (groups at 1
+    /// are not written), --warmup-bars over its warm-up.
+    func sampling(for groups: ModelGroups, defaults: SamplingDefaults = SamplingDefaults()) throws -> SamplingDefaults {
+        let bars = warmupBars ?? defaults.warmupBars
+        if let m = SamplingDefaults.warmupProblem(bars, groups: groups) { throw ValidationError("--warmup-bars \(m)") }
+        return SamplingDefaults(temperatures: try SampleCommand.temperatures(temperature, for: groups, defaults: defaults.temperatures).resolved,
+                                warmupBars: bars)
     }
 
     /// The safetensors or ONNX file of a model (written atomically).
-    func writeFile(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], temperatures: [String: Float]) throws {
+    func writeFile(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String], sampling: SamplingDefaults) throws {
         let data: Data
         switch format {
         case .safetensors:
-            data = try TorchModel.encode(weights: weights, groups: groups, metadata: metadata, temperatures: temperatures, path: destination)
+            data = try TorchModel.encode(weights: weights, groups: groups, metadata: metadata, sampling: sampling, path: destination)
         case .onnx:
             let manifest = try Exporter.manifest(weights: weights, groups: groups, metadata: metadata,
-                                                 temperatures: temperatures, path: destination)
+                                                 sampling: sampling, path: destination)
             data = try ONNXGraph.encode(weights: weights, groups: groups, modelJSON: manifest)
         case .model: preconditionFailure("a model directory is written by Exporter.export")
         }

@@ -11,8 +11,9 @@ struct ModelSource {
     let groups: ModelGroups
     /// Which file the model came from, for status lines ("checkpoints/ckpt-4000.h5, the best …").
     let origin: String
-    /// The sampling temperatures a model directory carries (model.json "sampling"; a checkpoint: none).
-    var temperatures: [String: Float] = [:]
+    /// The sampling defaults a model directory carries (model.json "sampling"; a checkpoint: none).
+    var sampling = SamplingDefaults()
+    var temperatures: [String: Float] { sampling.temperatures }
 
     var vocabulary: Vocabulary { groups.vocabulary }
 
@@ -31,7 +32,7 @@ struct ModelSource {
                 throw CheckpointChoiceError(description: "--step \(step) applies to a checkpoint directory; \(path) is a model directory")
             }
             let m = try ModelDirectory.load(path: path)
-            return ModelSource(weights: m.weights, groups: m.groups, origin: path, temperatures: m.temperatures)
+            return ModelSource(weights: m.weights, groups: m.groups, origin: path, sampling: m.sampling)
         }
         if exists {
             if let step {

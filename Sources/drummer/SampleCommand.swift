@@ -33,7 +33,9 @@ struct SampleCommand: ParsableCommand {
             --temperature); they are the default, and --temperature 1 samples the model's own \
             distribution. --top-p P draws each group from its most likely classes holding P of the \
             probability (--top-p hits=0.95: the hit set of a grid model alone; its chance of a rest \
-            stays the model's).
+            stays the model's). A grid model without a primer may start after warm-up bars, drawn and not \
+            written (--warmup-bars; model.json "sampling" may carry them, written by choose-step or \
+            export --warmup-bars; --warmup-bars 0 starts at once).
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -119,8 +121,8 @@ struct SampleCommand: ParsableCommand {
     @Option(name: .customLong("init-scale"), parsing: .unconditional, help: "h and c start uniform in ±this.")
     var initScale: Float = 0.1
 
-    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For a grid model without a primer: draw this many bars first and write from the bar after them; the state, the lookback and the bar in the phrase carry on, so the file is the one without warm-up from that bar on (default 0). Its first bars from a random state are the ones least like a drummer's (docs/sampler-runtime.md).")
-    var warmupBars = 0
+    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For a grid model without a primer: draw this many bars first and write from the bar after them; the state, the lookback and the bar in the phrase carry on, so the file is the one without warm-up from that bar on (default: the warm-up model.json carries, else 0; none with a primer). A grid model's first bars from a random state are the ones least like a drummer's (docs/sampler-runtime.md).")
+    var warmupBars: Int?
 
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute (default: the primer's tempo, else 120).")
     var bpm: Double?
@@ -198,9 +200,13 @@ struct SampleCommand: ParsableCommand {
         if random, style != nil { throw ValidationError("--random draws uniformly: --style has no effect with it") }
         if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
-        guard (0...10_000).contains(warmupBars) else { throw ValidationError("--warmup-bars must be between 0 and 10000, got \(warmupBars)") }
-        if warmupBars > 0, primer != nil { throw ValidationError("--warmup-bars and --primer both set the state the file starts from: give one") }
-        if warmupBars > 0, random { throw ValidationError("--random draws uniformly: --warmup-bars has no effect with it") }
+        if let w = warmupBars {
+            guard (0...SamplingDefaults.maxWarmupBars).contains(w) else {
+                throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(w)")
+            }
+            if w > 0, primer != nil { throw ValidationError("--warmup-bars and --primer both set the state the file starts from: give one") }
+            if w > 0, random { throw ValidationError("--random draws uniformly: --warmup-bars has no effect with it") }
+        }
         if let w = wav, w.isEmpty || w.hasSuffix("/") { throw ValidationError("--wav must name a file") }
         if soundfont != nil, wav == nil { throw ValidationError("--soundfont is used with --wav") }
     }
@@ -240,7 +246,7 @@ struct SampleCommand: ParsableCommand {
         if chosenMeter != nil, loaded.groups.position == nil {
             throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
         }
-        if warmupBars > 0, loaded.groups.grid == nil {
+        if let w = warmupBars, w > 0, loaded.groups.grid == nil {
             throw ValidationError("--warmup-bars needs a grid-layout model (one step per 16th): \(model) is an event model")
         }
         var barMeter = chosenMeter ?? loaded.groups.defaultMeter
@@ -318,7 +324,8 @@ struct SampleCommand: ParsableCommand {
         let shares = try Self.topPs(topP, for: loaded.groups)
         options.set(topP: shares)
         options.noteOutput = rawNotes ? .raw : .generalMIDI
-        options.warmupBars = warmupBars
+        // The model's warm-up (model.json) unless given; a primer sets the state instead.
+        options.warmupBars = warmupBars ?? (primer == nil && !random ? loaded.sampling.warmupBars : 0)
         let styleNames = loaded.groups.grid?.styles?.names
         // --style, else with a primer the style the model finds likeliest for it (its first 16
         // bars; drawn per file when they are not all 4/4), else drawn per file.
@@ -401,7 +408,7 @@ struct SampleCommand: ParsableCommand {
                 + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
-            if warmupBars > 0 { line += ", after \(warmupBars) warm-up bar(s)" }
+            if options.warmupBars > 0 { line += ", after \(options.warmupBars) warm-up bar(s)" + (warmupBars == nil ? " (the model's)" : "") }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }

@@ -1,7 +1,8 @@
 // A model's sampling temperatures (model.json "sampling"): written by `export --temperature`
 // and `choose-step --temperature --export`, the default of `sample` and `humanize`, overridden
 // by --temperature (one number: every group, the model's defaults ignored; pairs: the named
-// groups), carried through safetensors and back, and refused when wrong.
+// groups), carried through safetensors and back, and refused when wrong; a grid model's warm-up
+// bars likewise (`export`/`choose-step --warmup-bars`, sample's default without a primer).
 import Foundation
 import XCTest
 
@@ -156,6 +157,86 @@ final class SamplingDefaultsCLITests: XCTestCase {
             let replacement = message.contains("names note") ? "\"note\" : 1.3" : "\"velocity\" : \"x\""
             XCTAssertTrue(good.contains(bad), good)
             try good.replacingOccurrences(of: bad, with: replacement).write(to: file, atomically: true, encoding: .utf8)
+            r = try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")])
+            XCTAssertNotEqual(r.status, 0)
+            XCTAssertTrue(r.stderr.contains(path("warm/model.json") + ": " + message), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+        }
+    }
+
+    /// `export --warmup-bars` records a grid model's warm-up in model.json; sample takes it as its
+    /// default without a primer (--warmup-bars 0 starts at once; a primer sets the state instead);
+    /// it goes through safetensors and back; choose-step samples with it and records it.
+    func testWarmupBarsRecordedAndTheDefault() throws {
+        try export("plain")
+        try export("warm", ["--warmup-bars", "2", "--temperature", "velocity=1.3"])
+        let sampling = try XCTUnwrap(try manifest("warm")["sampling"] as? [String: Any])
+        XCTAssertEqual(sampling["warmup_bars"] as? Int, 2)
+        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.3])
+        for file in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("plain/" + file))),
+                           try Data(contentsOf: URL(fileURLWithPath: path("warm/" + file))), file)
+        }
+        let byDefault = try sample(path("warm"))
+        XCTAssertEqual(byDefault.midi, try sample(checkpoint, ["--warmup-bars", "2", "--temperature", "velocity=1.3"]).midi)
+        XCTAssertNotEqual(byDefault.midi, try sample(checkpoint, ["--temperature", "velocity=1.3"]).midi, "the warm-up changes the file")
+        XCTAssertTrue(byDefault.status.contains("after 2 warm-up bar(s) (the model's)"), byDefault.status)
+        let now = try sample(path("warm"), ["--warmup-bars", "0", "--temperature", "1"])
+        XCTAssertEqual(now.midi, try sample(path("plain")).midi, "--warmup-bars 0 starts at once")
+        XCTAssertFalse(now.status.contains("warm-up"), now.status)
+        let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
+        let primed = try sample(path("warm"), ["--primer", beat, "--temperature", "1"])
+        XCTAssertEqual(primed.midi, try sample(path("plain"), ["--primer", beat]).midi, "a primer sets the state: no warm-up")
+
+        // Safetensors and back keeps it; --warmup-bars 0 on the way drops it.
+        var r = try CLI.run(["export", path("warm"), "--format", "safetensors", "-o", path("warm.safetensors")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", path("warm.safetensors"), "-o", path("back")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
+                       try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))))
+        r = try CLI.run(["export", path("warm"), "--format", "safetensors", "--warmup-bars", "0", "--temperature", "1", "-o", path("cold.safetensors")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", path("cold.safetensors"), "-o", path("cold")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertNil(try manifest("cold")["sampling"])
+
+        // choose-step: files sampled after the warm-up (other figures), recorded by --export.
+        let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        func choose(_ extra: [String]) throws -> CLIResult {
+            try CLI.run(["choose-step", path("ck"), "--reference", reference, "--quantize", "30", "--count", "2", "-n", "200",
+                         "--closest"] + extra)
+        }
+        let plain = try choose([]), warm = try choose(["--warmup-bars", "2", "--export", path("chosen")])
+        XCTAssertEqual(warm.status, 0, warm.stderr)
+        XCTAssertTrue(warm.stdout.contains("warm-up: 2 bar(s) before each file (as sample --warmup-bars)"), warm.stdout)
+        XCTAssertTrue(warm.stdout.contains("2 warm-up bar(s) recorded in model.json"), warm.stdout)
+        func rows(_ s: String) -> [String] { s.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("2 ") || $0.hasPrefix("4 ") } }
+        XCTAssertEqual(rows(warm.stdout).count, 2, warm.stdout)
+        XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
+        XCTAssertEqual(try manifest("chosen")["sampling"] as? [String: Int], ["warmup_bars": 2])
+    }
+
+    /// Warm-up bars: a whole number from 0, for a grid model; named where they are wrong.
+    func testWrongWarmupBarsAreRefused() throws {
+        var r = try CLI.run(["export", checkpoint, "-o", path("m"), "--warmup-bars", "-2"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--warmup-bars must be between 0 and 10000, got -2"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
+        let events = CLI.repoRoot.appendingPathComponent("models/groove-events").path
+        r = try CLI.run(["export", events, "--format", "safetensors", "--warmup-bars", "4", "-o", path("e.safetensors")])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--warmup-bars is 4: only a grid-layout model has bars to draw ahead"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("e.safetensors")), "nothing written")
+
+        try export("warm", ["--warmup-bars", "2"])
+        let file = URL(fileURLWithPath: path("warm/model.json"))
+        let good = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(good.contains("\"warmup_bars\" : 2"), good)
+        for (value, message) in [("-1", "sampling.warmup_bars is -1, expected 0 to 10000"),
+                                 ("1.5", "sampling.warmup_bars is 1.5, expected a whole number of bars")] {
+            try good.replacingOccurrences(of: "\"warmup_bars\" : 2", with: "\"warmup_bars\" : " + value)
+                .write(to: file, atomically: true, encoding: .utf8)
             r = try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")])
             XCTAssertNotEqual(r.status, 0)
             XCTAssertTrue(r.stderr.contains(path("warm/model.json") + ": " + message), r.stderr)

@@ -200,15 +200,17 @@ final class ModelCardTests: XCTestCase {
         XCTAssertTrue(card.groups.isEmpty)
         XCTAssertTrue(card.other.isEmpty)
         XCTAssertEqual(value(card.summary, "sampling temperature"), "1 for every output group")
+        XCTAssertNil(card.summary.first { $0.0 == "sampling warm-up" }, "no warm-up: no row")
     }
 
     func testSamplingTemperaturesAreShown() throws {
         try """
             {"format": "drummer-model", "format_version": 2, "ix_to_note": [36], "ix_to_tick": [0], "hidden_size": 4,
-             "sampling": {"temperature": {"velocity": 1.3, "hits": 0.98}}}
+             "sampling": {"temperature": {"velocity": 1.3, "hits": 0.98}, "warmup_bars": 16}}
             """.write(to: tmp.appendingPathComponent("model.json"), atomically: true, encoding: .utf8)
         let card = try ModelCard.load(directory: tmp.path)
         XCTAssertEqual(value(card.summary, "sampling temperature"), "hits 0.98, velocity 1.3 (sample's and humanize's defaults; other groups 1)")
+        XCTAssertEqual(value(card.summary, "sampling warm-up"), "16 bars drawn and not written before a file without a primer (sample's default)")
         XCTAssertTrue(card.other.isEmpty, "sampling is a known key: \(card.other)")
     }
 
