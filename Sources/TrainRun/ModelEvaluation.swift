@@ -135,9 +135,7 @@ public enum ModelEvaluation {
     /// The events of one split of a dataset directory (its training sequence unless `validation`),
     /// in the model's classes.
     public static func events(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws -> [Int32] {
-        guard let split = validation ? data.validationSplit : data.training else {
-            throw DatasetError.missingFile(path: data.path + "/validation", expected: "no validation split in this dataset")
-        }
+        let split = try requireSplit(of: data, validation: validation)
         if model.groups.grid != nil {
             // The grid reads drum classes: the dataset's own vocabulary decodes its notes.
             var groups = model.groups
@@ -160,11 +158,26 @@ public enum ModelEvaluation {
         return try classes(values, for: model.groups, source: split.path)
     }
 
-    /// The rows each file of a split gives `events(of:validation:for:)`, in order: a grid
-    /// model's kept files (a start row and one per 16th step), an event model's files (one row
-    /// per hit) as the dataset's manifest lists them.
-    public static func fileRows(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws -> [Int] {
-        if model.groups.grid != nil { return try data.gridFiles(validation: validation).files.map { $0.steps + 1 } }
+    /// A split of `data`, or the error that the dataset has none.
+    private static func requireSplit(of data: TrainingData, validation: Bool) throws -> DatasetSplit {
+        guard let split = validation ? data.validationSplit : data.training else {
+            throw DatasetError.missingFile(path: data.path + "/validation", expected: "no validation split in this dataset")
+        }
+        return split
+    }
+
+    /// `events(of:validation:for:)` and the rows each file of the split gives them, in order: a
+    /// grid model's kept files (a start row and one per 16th step; one pass over the files for
+    /// both), an event model's files (one row per hit) as the dataset's manifest lists them.
+    public static func eventsByFile(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws
+        -> (events: [Int32], fileRows: [Int])
+    {
+        if let grid = model.groups.grid {
+            _ = try requireSplit(of: data, validation: validation)
+            let (classes, _, rows) = try data.gridClasses(validation: validation, group: grid)
+            return (classes, rows)
+        }
+        let events = try events(of: data, validation: validation, for: model)
         let split = validation ? data.validationSplit : data.training
         let files = data.files.filter { $0.validation == validation }.sorted { $0.offset < $1.offset }
         guard !files.isEmpty else {
@@ -180,7 +193,7 @@ public enum ModelEvaluation {
             throw DatasetError.invalid(path: data.path + "/manifest.json", reason:
                 "its files do not cover the \(validation ? "validation" : "training") split's \(split?.count ?? 0) hits one after another: the split cannot be cut into files")
         }
-        return files.map(\.hits)
+        return (events, files.map(\.hits))
     }
 
     /// The hits of one MIDI file, read as `convert-midi` reads it (as a one-file dataset would

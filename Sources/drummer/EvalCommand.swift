@@ -111,8 +111,8 @@ enum EvalInput {
             let validation = (model.groups.grid != nil || eachFile) && (path as NSString).lastPathComponent == "validation"
                 && FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json"))
             let data = try TrainingData.load(path: validation ? parent : path)
-            return (try ModelEvaluation.events(of: data, validation: validation, for: model),
-                    eachFile ? try ModelEvaluation.fileRows(of: data, validation: validation, for: model) : nil)
+            if eachFile { return try ModelEvaluation.eventsByFile(of: data, validation: validation, for: model) }
+            return (try ModelEvaluation.events(of: data, validation: validation, for: model), nil)
         }
         return (try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize), nil)
     }
