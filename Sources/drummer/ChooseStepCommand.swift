@@ -82,9 +82,7 @@ struct ChooseStepCommand: ParsableCommand {
         if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
         if let t = temperature { _ = try SampleCommand.setting(t) }
         if let p = topP { _ = try SampleCommand.topP(p) }
-        guard (0...SamplingDefaults.maxWarmupBars).contains(warmupBars) else {
-            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(warmupBars)")
-        }
+        try SampleCommand.checkWarmupBars(warmupBars)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("\(checkpointDir) is not a directory")

@@ -52,9 +52,7 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if let t = temperature { _ = try SampleCommand.setting(t) }
-        if let w = warmupBars, !(0...SamplingDefaults.maxWarmupBars).contains(w) {
-            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(w)")
-        }
+        if let w = warmupBars { try SampleCommand.checkWarmupBars(w) }
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
         guard destination != "" else { throw ValidationError("-o must name a directory") }
         if format != .model, swift != nil { throw ValidationError("--swift goes with --format model") }

@@ -93,6 +93,13 @@ struct SampleCommand: ParsableCommand {
         do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
     }
 
+    /// --warmup-bars's range (sample, export, choose-step).
+    static func checkWarmupBars(_ bars: Int) throws {
+        guard (0...SamplingDefaults.maxWarmupBars).contains(bars) else {
+            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(bars)")
+        }
+    }
+
     /// --top-p parsed (its errors are usage errors).
     static func topP(_ text: String) throws -> TopPSetting {
         do { return try TopPSetting(parsing: text) } catch { throw ValidationError(error.description) }
@@ -201,9 +208,7 @@ struct SampleCommand: ParsableCommand {
         if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
         if let w = warmupBars {
-            guard (0...SamplingDefaults.maxWarmupBars).contains(w) else {
-                throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(w)")
-            }
+            try Self.checkWarmupBars(w)
             if w > 0, primer != nil { throw ValidationError("--warmup-bars and --primer both set the state the file starts from: give one") }
             if w > 0, random { throw ValidationError("--random draws uniformly: --warmup-bars has no effect with it") }
         }

@@ -36,6 +36,15 @@ final class SamplingDefaultsCLITests: XCTestCase {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(model) + "/model.json"))) as? [String: Any])
     }
 
+    /// Exports model directory `model` as safetensors (with `extra`) and imports it as model directory `back`.
+    func throughSafetensors(_ model: String, to back: String, _ extra: [String] = []) throws {
+        let file = path(back + ".safetensors")
+        var r = try CLI.run(["export", path(model), "--format", "safetensors", "-o", file] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(["import", file, "-o", path(back)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
     /// The MIDI bytes `drummer sample MODEL --seed 5` writes with `extra`, and its status line.
     func sample(_ model: String, _ extra: [String] = []) throws -> (midi: Data, status: String) {
         let out = path("s-\(UUID().uuidString).mid")
@@ -71,17 +80,11 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(try sample(path("warm"), ["--temperature", "velocity=1"]).midi, try sample(path("plain")).midi)
 
         // Safetensors and back: the same model.json, byte for byte, sampling included.
-        var r = try CLI.run(["export", path("warm"), "--format", "safetensors", "-o", path("warm.safetensors")])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["import", path("warm.safetensors"), "-o", path("back")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try throughSafetensors("warm", to: "back")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
                        try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))))
         // A model directory's temperatures replaced on the way to safetensors.
-        r = try CLI.run(["export", path("warm"), "--format", "safetensors", "--temperature", "velocity=1", "-o", path("cold.safetensors")])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["import", path("cold.safetensors"), "-o", path("cold")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try throughSafetensors("warm", to: "cold", ["--temperature", "velocity=1"])
         XCTAssertNil(try manifest("cold")["sampling"])
     }
 
@@ -189,16 +192,10 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(primed.midi, try sample(path("plain"), ["--primer", beat]).midi, "a primer sets the state: no warm-up")
 
         // Safetensors and back keeps it; --warmup-bars 0 on the way drops it.
-        var r = try CLI.run(["export", path("warm"), "--format", "safetensors", "-o", path("warm.safetensors")])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["import", path("warm.safetensors"), "-o", path("back")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try throughSafetensors("warm", to: "back")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
                        try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))))
-        r = try CLI.run(["export", path("warm"), "--format", "safetensors", "--warmup-bars", "0", "--temperature", "1", "-o", path("cold.safetensors")])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["import", path("cold.safetensors"), "-o", path("cold")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try throughSafetensors("warm", to: "cold", ["--warmup-bars", "0", "--temperature", "1"])
         XCTAssertNil(try manifest("cold")["sampling"])
 
         // choose-step: files sampled after the warm-up (other figures), recorded by --export.
