@@ -27,8 +27,6 @@ public struct LoadedModel: Sendable, Equatable {
     /// The settings the model is sampled at by default (model.json's "sampling"; empty: every
     /// group at 1, no warm-up).
     public var sampling = SamplingDefaults()
-    /// The temperatures by output group of `sampling`.
-    public var temperatures: [String: Float] { sampling.temperatures }
 
     public var shape: ModelShape { weights.shape }
 }

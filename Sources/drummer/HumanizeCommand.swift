@@ -86,11 +86,11 @@ struct HumanizeCommand: ParsableCommand {
         if temperature == nil {
             // The model's own sampling temperatures: velocity, and the timing group (offset or tick).
             let timing = loaded.groups.grid != nil ? "offset" : "tick"
-            options.velocityTemperature = loaded.temperatures["velocity"]
-            options.timingTemperature = loaded.temperatures[timing]
+            options.velocityTemperature = loaded.sampling.temperatures["velocity"]
+            options.timingTemperature = loaded.sampling.temperatures[timing]
             // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in
             // its model.json, which is the model's to fix or --temperature's to override.
-            if let group = ["velocity", timing].first(where: { loaded.temperatures[$0] == 0 }) {
+            if let group = ["velocity", timing].first(where: { loaded.sampling.temperatures[$0] == 0 }) {
                 throw ValidationError("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
             }
         }

@@ -13,7 +13,6 @@ struct ModelSource {
     let origin: String
     /// The sampling defaults a model directory carries (model.json "sampling"; a checkpoint: none).
     var sampling = SamplingDefaults()
-    var temperatures: [String: Float] { sampling.temperatures }
 
     var vocabulary: Vocabulary { groups.vocabulary }
 

@@ -322,7 +322,7 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
-        let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.temperatures)
+        let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures)
         var options = SamplingOptions(temperature: 1, initScale: initScale,
                                       meter: loaded.groups.position == nil ? nil : barMeter)
         options.set(temperatures)
@@ -410,7 +410,7 @@ struct SampleCommand: ParsableCommand {
             }
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
             line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
-                + (setting.all == nil && !loaded.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
+                + (setting.all == nil && !loaded.sampling.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
             if options.warmupBars > 0 { line += ", after \(options.warmupBars) warm-up bar(s)" + (warmupBars == nil ? " (the model's)" : "") }
