@@ -36,6 +36,18 @@ final class SamplingDefaultsCLITests: XCTestCase {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(model) + "/model.json"))) as? [String: Any])
     }
 
+    /// `drummer choose-step` over the run's two checkpoints (2 files × 200 hits, against the fixture's files).
+    func choose(_ extra: [String]) throws -> CLIResult {
+        let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        return try CLI.run(["choose-step", path("ck"), "--reference", reference, "--quantize", "30", "--count", "2", "-n", "200",
+                            "--closest"] + extra)
+    }
+
+    /// choose-step's figure rows (steps 2 and 4).
+    func rows(_ s: String) -> [String] {
+        s.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("2 ") || $0.hasPrefix("4 ") }
+    }
+
     /// Exports model directory `model` as safetensors (with `extra`) and imports it as model directory `back`.
     func throughSafetensors(_ model: String, to back: String, _ extra: [String] = []) throws {
         let file = path(back + ".safetensors")
@@ -114,11 +126,6 @@ final class SamplingDefaultsCLITests: XCTestCase {
 
     /// choose-step samples at --temperature and its --export records it.
     func testChooseStepSamplesAtTheTemperatureAndRecordsIt() throws {
-        let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
-        func choose(_ extra: [String]) throws -> CLIResult {
-            try CLI.run(["choose-step", path("ck"), "--reference", reference, "--quantize", "30", "--count", "2", "-n", "200",
-                         "--closest"] + extra)
-        }
         let plain = try choose([])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let warm = try choose(["--temperature", "velocity=1.5", "--export", path("chosen")])
@@ -126,7 +133,6 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertTrue(warm.stdout.contains("temperature: velocity=1.5 (as sample --temperature)"), warm.stdout)
         XCTAssertTrue(warm.stdout.contains("sampling temperature hits=1.0,offset=1.0,velocity=1.5 recorded in model.json"), warm.stdout)
         // The figures are of files sampled at 1.5: the velocity column moves, the rest of each row's first columns do not.
-        func rows(_ s: String) -> [String] { s.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("2 ") || $0.hasPrefix("4 ") } }
         XCTAssertEqual(rows(plain.stdout).count, 2, plain.stdout)
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
         let sampling = try XCTUnwrap(try manifest("chosen")["sampling"] as? [String: Any])
@@ -199,16 +205,10 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertNil(try manifest("cold")["sampling"])
 
         // choose-step: files sampled after the warm-up (other figures), recorded by --export.
-        let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
-        func choose(_ extra: [String]) throws -> CLIResult {
-            try CLI.run(["choose-step", path("ck"), "--reference", reference, "--quantize", "30", "--count", "2", "-n", "200",
-                         "--closest"] + extra)
-        }
         let plain = try choose([]), warm = try choose(["--warmup-bars", "2", "--export", path("chosen")])
         XCTAssertEqual(warm.status, 0, warm.stderr)
         XCTAssertTrue(warm.stdout.contains("warm-up: 2 bar(s) before each file (as sample --warmup-bars)"), warm.stdout)
         XCTAssertTrue(warm.stdout.contains("2 warm-up bar(s) recorded in model.json"), warm.stdout)
-        func rows(_ s: String) -> [String] { s.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("2 ") || $0.hasPrefix("4 ") } }
         XCTAssertEqual(rows(warm.stdout).count, 2, warm.stdout)
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
         XCTAssertEqual(try manifest("chosen")["sampling"] as? [String: Int], ["warmup_bars": 2])
