@@ -10,6 +10,18 @@ struct CLIResult {
     var stdoutData = Data()
 }
 
+extension XCTestCase {
+    /// A refused command: a non-zero exit (exactly `status` when given), `message` in its
+    /// standard error, and nothing at `path`.
+    func assertRefused(_ r: CLIResult, _ message: String, status: Int32? = nil, nothingAt path: String,
+                       file: StaticString = #filePath, line: UInt = #line) {
+        if let status { XCTAssertEqual(r.status, status, r.stderr, file: file, line: line) }
+        XCTAssertNotEqual(r.status, 0, file: file, line: line)
+        XCTAssertTrue(r.stderr.contains(message), r.stderr, file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing written at \(path)", file: file, line: line)
+    }
+}
+
 enum CLI {
     /// The directory holding the built products (.build/<config>).
     static var productsDirectory: URL {

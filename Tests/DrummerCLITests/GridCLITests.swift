@@ -368,9 +368,7 @@ final class GridCLITests: XCTestCase {
 
     /// A refused run: a non-zero exit, `message` in its error, nothing written into `dir` under root.
     func checkRefused(_ r: CLIResult, _ message: String, wrote dir: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotEqual(r.status, 0, file: file, line: line)
-        XCTAssertTrue(r.stderr.contains(message), r.stderr, file: file, line: line)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(dir).path), "nothing written", file: file, line: line)
+        assertRefused(r, message, nothingAt: root.appendingPathComponent(dir).path, file: file, line: line)
     }
 
     /// --fill-weight: another model than the unweighted loss, listed in model.json's metadata;

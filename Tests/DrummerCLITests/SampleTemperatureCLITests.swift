@@ -130,10 +130,7 @@ final class SampleTemperatureCLITests: XCTestCase {
                                 (grid, ["--warmup-bars", "2", "--primer", primer], "--warmup-bars and --primer both set the state"),
                                 (grid, ["--warmup-bars", "2", "--random"], "--warmup-bars has no effect with it"),
                                 (model, ["--warmup-bars", "2"], "--warmup-bars needs a grid-layout model")] {
-            let r = try CLI.run(["sample", m, "-n", "10", "-o", out] + args)
-            XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
-            XCTAssertTrue(r.stderr.contains(text), "\(args): \(r.stderr)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args): nothing written")
+            assertRefused(try CLI.run(["sample", m, "-n", "10", "-o", out] + args), text, status: 64, nothingAt: out)
         }
     }
 }

@@ -166,10 +166,8 @@ final class SamplingDefaultsCLITests: XCTestCase {
             let replacement = message.contains("names note") ? "\"note\" : 1.3" : "\"velocity\" : \"x\""
             XCTAssertTrue(good.contains(bad), good)
             try good.replacingOccurrences(of: bad, with: replacement).write(to: file, atomically: true, encoding: .utf8)
-            r = try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")])
-            XCTAssertNotEqual(r.status, 0)
-            XCTAssertTrue(r.stderr.contains(path("warm/model.json") + ": " + message), r.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+            assertRefused(try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")]),
+                          path("warm/model.json") + ": " + message, nothingAt: path("x.mid"))
         }
     }
 
@@ -216,15 +214,11 @@ final class SamplingDefaultsCLITests: XCTestCase {
 
     /// Warm-up bars: a whole number from 0, for a grid model; named where they are wrong.
     func testWrongWarmupBarsAreRefused() throws {
-        var r = try CLI.run(["export", checkpoint, "-o", path("m"), "--warmup-bars", "-2"])
-        XCTAssertEqual(r.status, 64, r.stderr)
-        XCTAssertTrue(r.stderr.contains("--warmup-bars must be between 0 and 10000, got -2"), r.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
+        assertRefused(try CLI.run(["export", checkpoint, "-o", path("m"), "--warmup-bars", "-2"]),
+                      "--warmup-bars must be between 0 and 10000, got -2", status: 64, nothingAt: path("m"))
         let events = CLI.repoRoot.appendingPathComponent("models/groove-events").path
-        r = try CLI.run(["export", events, "--format", "safetensors", "--warmup-bars", "4", "-o", path("e.safetensors")])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--warmup-bars is 4: only a grid-layout model has bars to draw ahead"), r.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("e.safetensors")), "nothing written")
+        assertRefused(try CLI.run(["export", events, "--format", "safetensors", "--warmup-bars", "4", "-o", path("e.safetensors")]),
+                      "--warmup-bars is 4: only a grid-layout model has bars to draw ahead", nothingAt: path("e.safetensors"))
 
         try export("warm", ["--warmup-bars", "2"])
         let file = URL(fileURLWithPath: path("warm/model.json"))
@@ -234,10 +228,8 @@ final class SamplingDefaultsCLITests: XCTestCase {
                                  ("1.5", "sampling.warmup_bars is 1.5, expected a whole number of bars")] {
             try good.replacingOccurrences(of: "\"warmup_bars\" : 2", with: "\"warmup_bars\" : " + value)
                 .write(to: file, atomically: true, encoding: .utf8)
-            r = try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")])
-            XCTAssertNotEqual(r.status, 0)
-            XCTAssertTrue(r.stderr.contains(path("warm/model.json") + ": " + message), r.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
+            assertRefused(try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")]),
+                          path("warm/model.json") + ": " + message, nothingAt: path("x.mid"))
         }
     }
 }
