@@ -95,7 +95,7 @@ final class ChunkInputs: @unchecked Sendable {
     }
 
     /// Fills inputRows, targets, resets and row weights for the chunk at pointer `p` (`events`:
-    /// k class indices per event, one per input group), with uniform input noise where asked.
+    /// k class indices per event, one per input group), with uniform or drop input noise where asked.
     func gather(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
         for t in 0..<U {
             resets.steps[t] = 0
@@ -107,7 +107,7 @@ final class ChunkInputs: @unchecked Sendable {
                 resets.steps[t] |= reset
                 weights[r] = rowWeights.map { $0.weights[Int(events[e * k + $0.column])] } ?? 1
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
-                if let noise, noise.draw == .uniform {
+                if let noise, noise.draw != .model {
                     for (j, g) in noise.groups.enumerated() {
                         if let c = noise.replacement(step: noiseStep, event: e, slot: j, current: Int(events[e * k + g])) {
                             inputRows[r * k + g] = Int32(inputOffsets[g] + c)

@@ -11,6 +11,13 @@
 // model is trained on are the slips it makes itself when it samples, not any class at all.
 // It costs one more forward sweep per chunk.
 //
+// `--input-noise-draw drop` feeds a hit as "not hit" (a grid model's per-class groups only):
+// the slip a free-running grid model makes most. Sampling on its own bars, a model that copies
+// the bars before through its lookback copies the hits it happened to leave out too, and soft
+// hits, once left out, seldom come back (docs/training.md, *The ghost notes fade*). Trained
+// on lookbacks that miss some of the hits the bar holds, it learns to play what a bar back
+// left out.
+//
 // Why: a model trained on true inputs only has never seen an input it got wrong, and when it
 // samples, its own slips are its next inputs. It learns to lean on the previous hit and, after
 // a slip, loses the groove. Trained on inputs that are sometimes wrong, it learns to lean on
@@ -42,6 +49,9 @@ package struct InputNoise: Sendable, Equatable {
     let outputGroups: [Int]
     /// For each j: the class of `groups[j]` its output does not predict (its last), or nil.
     let unpredicted: [Int?]
+    /// With draw == .drop: for each j, the classes of `groups[j]` that mean a hit and the one
+    /// fed instead (GridGroup.hitClasses).
+    let dropClasses: [GridHitClasses]
 
     /// The noise `configuration` asks for on a model of `modelGroups`, or nil when it asks
     /// for none. Throws when `--input-noise-groups` names a group the model does not have
@@ -73,6 +83,18 @@ package struct InputNoise: Sendable, Equatable {
                 outputs.append(o)
             }
         }
+        var drops: [GridHitClasses] = []
+        if c.inputNoiseDraw == .drop {
+            let classes = modelGroups.grid?.hitClasses
+            for i in indices {
+                guard let d = classes?[i] else {
+                    throw SettingError(option: "--input-noise-groups", message:
+                        "names \"\(names[i])\", which is not one drum class's, so --input-noise-draw drop cannot drop its hits "
+                        + "(it takes a grid model's velocity_…, offset_… and, with --grid-lookback classes or velocities, lookback_…_… groups)")
+                }
+                drops.append(d)
+            }
+        }
         guard c.inputNoise > 0, !indices.isEmpty else { return nil }
         probability = Double(c.inputNoise)
         groups = indices
@@ -81,13 +103,20 @@ package struct InputNoise: Sendable, Equatable {
         draw = c.inputNoiseDraw
         outputGroups = outputs
         self.unpredicted = unpredicted
+        dropClasses = drops
     }
 
     /// The class fed instead of the true class `current` for group `groups[j]` of event `event`
     /// at step `step`, or nil to feed the true class. With probability P a draw, uniform over
     /// the group's predicted classes (it can be the true class); never for an unpredicted one.
+    /// With draw == .drop, with probability P the not-hit class in place of a hit class.
     @inline(__always)
     func replacement(step: Int, event: Int, slot j: Int, current: Int) -> Int? {
+        if draw == .drop {
+            let d = dropClasses[j]
+            guard d.hit.contains(current), replacementWord(step: step, event: event, slot: j, current: current) != nil else { return nil }
+            return d.notHit
+        }
         guard let w = replacementWord(step: step, event: event, slot: j, current: current) else { return nil }
         return Int(w.multipliedFullWidth(by: UInt64(unpredicted[j] ?? sizes[j])).high)
     }

@@ -166,4 +166,8 @@ public enum InputNoiseDraw: String, Sendable, CaseIterable {
     /// true events before it): the slips it makes when it samples. The group must also be an
     /// output of the model (note, tick, velocity).
     case model
+    /// The group's "not hit" class in place of a hit: the hit the model leaves out when it
+    /// samples, for a grid model's per-class groups (velocity_…, offset_…, and lookback_…_…
+    /// with --grid-lookback classes or velocities). A class not hit (or before the start) stays.
+    case drop
 }

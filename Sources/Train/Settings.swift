@@ -333,8 +333,9 @@ public enum Settings {
         })
     public static let inputNoiseDraw = Setting<InputNoiseDraw>(
         "input_noise_draw", flag: "input-noise-draw", default: .uniform,
-        help: "Where a replaced input class comes from: uniform (any class of its group) or model (the model's own "
-            + "prediction of that input, as when it samples; needs groups that are also outputs)",
+        help: "Where a replaced input class comes from: uniform (any class of its group), model (the model's own "
+            + "prediction of that input, as when it samples; needs groups that are also outputs) or drop (a hit "
+            + "fed as not hit; a grid model's per-class groups)",
         onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
 
     public static let earlyStop = Setting<Bool>(

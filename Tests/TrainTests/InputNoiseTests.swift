@@ -71,6 +71,59 @@ final class InputNoiseTests: XCTestCase {
         }
     }
 
+    // MARK: --input-noise-draw drop
+
+    /// A grid model's per-class groups: a hit class becomes the not-hit class at about the rate
+    /// P; a class not hit, or before the start, stays. With --grid-lookback velocities the
+    /// lookback's hits are its V velocity bins (V not hit, V + 1 before the start); with
+    /// classes, class 1 (0 not hit, 2 before the start); an offset group's hits are its 2F.
+    func testDropFeedsAHitAsNotHit() throws {
+        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
+        let notes = [36, 38, 42, 46, 45, 48, 50, 49, 51]
+        for (lookback, hits, notHit, stays) in [(GridLookback.velocities, 0..<3, 3, [3, 4]), (.classes, 1..<2, 0, [0, 2])] {
+            let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: notes, lookback: lookback, lookbackBars: [1, 4])
+            let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+            let n = try XCTUnwrap(try noise(0.3, groups: ["lookback", "offset_snare"], on: model, draw: .drop))
+            let names = model.inputNames
+            XCTAssertEqual(n.groups.map { names[$0] },
+                           [1, 4].flatMap { k in GridGroup.classNames.map { "lookback_\(k)_" + $0 } } + ["offset_snare"])
+            for j in n.groups.indices {
+                let (hit, gone) = j < 18 ? (hits, notHit) : (0..<8, 8)
+                for c in hit {
+                    var dropped = 0
+                    for e in 0..<4_000 {
+                        guard let r = n.replacement(step: 2, event: e, slot: j, current: c) else { continue }
+                        XCTAssertEqual(r, gone, "\(lookback) slot \(j): a hit is fed as not hit")
+                        dropped += 1
+                    }
+                    XCTAssertEqual(Double(dropped), 1_200, accuracy: 5 * (4_000 * 0.3 * 0.7).squareRoot(), "\(lookback) slot \(j) class \(c)")
+                }
+                for c in j < 18 ? stays : [8] {
+                    XCTAssertTrue((0..<4_000).allSatisfy { n.replacement(step: 2, event: $0, slot: j, current: c) == nil },
+                                  "\(lookback) slot \(j): class \(c) (not hit or before the start) stays")
+                }
+            }
+        }
+    }
+
+    /// Only one class's groups have hits to drop: the hit set, the position, a hit-set lookback
+    /// and an event model's groups are refused, with or without a rate.
+    func testDropNeedsOneClasssGroups() throws {
+        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
+        let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
+                                 lookback: .hitSets)
+        let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+        XCTAssertNotNil(try noise(0.1, groups: ["velocity"], on: model, draw: .drop))
+        for (groups, on, named) in [(["velocity", "hits"], model, "hits"), (["position"], model, "position"),
+                                    (["lookback_1"], model, "lookback_1"), (["velocity"], try velocityGroups(), "velocity")] {
+            for p: Float in [0, 0.1] {
+                XCTAssertThrowsError(try noise(p, groups: groups, on: on, draw: .drop)) { e in
+                    XCTAssertTrue("\(e)".hasPrefix("--input-noise-groups names \"\(named)\", which is not one drum class's, so --input-noise-draw drop"), "\(e)")
+                }
+            }
+        }
+    }
+
     func testRateAndUniformity() throws {
         let p = 0.15
         let n = try XCTUnwrap(try noise(Float(p), on: try velocityGroups()))
