@@ -222,7 +222,8 @@ public final class TrainingRun {
         guard let n = start.trainer.inputNoise else { return }
         let names = start.groups.inputNames
         reporter.line("input noise: \(start.configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
-                      + (n.draw == .model ? ", drawn from the model's predictions" : "") + " (training inputs only)")
+                      + [.model: ", drawn from the model's predictions", .drop: ", each a hit fed as not hit"][n.draw, default: ""]
+                      + " (training inputs only)")
     }
 
     /// A resumed run: notes on checkpoints past its step (it replaces them as it gets there) and

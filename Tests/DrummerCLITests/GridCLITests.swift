@@ -294,6 +294,28 @@ final class GridCLITests: XCTestCase {
         XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
     }
 
+    /// --input-noise-draw drop on the lookback (its stem names every lookback_<bars>_<class>):
+    /// reported as such, replayed bit for bit on resume, another model than without it; a group
+    /// of no one drum class (the hit set) is refused before anything is written.
+    func testDropNoiseOnTheLookback() throws {
+        let noise = ["--input-noise", "0.3", "--input-noise-groups", "lookback", "--input-noise-draw", "drop"]
+        let straight = try train("d1", ["--steps", "6"] + noise)
+        XCTAssertEqual(straight.status, 0, straight.stderr)
+        XCTAssertTrue(straight.stdout.contains("input noise: 0.3 on lookback_1_kick, lookback_1_snare, "), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains(", lookback_2_ride, each a hit fed as not hit (training inputs only)"), straight.stdout)
+        let half = try train("d2", ["--steps", "3"] + noise)
+        XCTAssertEqual(half.status, 0, half.stderr)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("d2/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        let clean = try train("d3", ["--steps", "6"])
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        let weights = try ["d1", "d2", "d3"].map { try exportedWeights($0).weights }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
+        XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
+        checkRefused(try train("d4", ["--steps", "1", "--input-noise", "0.1", "--input-noise-groups", "hits", "--input-noise-draw", "drop"]),
+                     "--input-noise-groups names \"hits\", which is not one drum class's, so --input-noise-draw drop cannot drop its hits", wrote: "d4")
+    }
+
     /// Exports run `dir`'s step-6 checkpoint: its two layers' Wx and Wy, and the model directory.
     func exportedWeights(_ dir: String) throws -> (weights: Data, model: String) {
         let out = root.appendingPathComponent("m-" + dir).path
