@@ -221,9 +221,14 @@ public final class TrainingRun {
     private static func announceInputNoise(_ start: Start, reporter: RunReporter) {
         guard let n = start.trainer.inputNoise else { return }
         let names = start.groups.inputNames
+        let draw: String
+        switch n.draw {
+        case .uniform: draw = ""
+        case .model: draw = ", drawn from the model's predictions"
+        case .drop: draw = ", each a hit fed as not hit"
+        }
         reporter.line("input noise: \(start.configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
-                      + [.model: ", drawn from the model's predictions", .drop: ", each a hit fed as not hit"][n.draw, default: ""]
-                      + " (training inputs only)")
+                      + draw + " (training inputs only)")
     }
 
     /// A resumed run: notes on checkpoints past its step (it replaces them as it gets there) and

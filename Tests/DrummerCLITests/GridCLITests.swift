@@ -278,40 +278,38 @@ final class GridCLITests: XCTestCase {
     /// Model-drawn noise on the velocity and offset inputs: named by their stems, reported, and
     /// replayed bit for bit on resume.
     func testInputNoiseResumesBitForBit() throws {
-        let noise = ["--input-noise", "0.3", "--input-noise-groups", "velocity,offset", "--input-noise-draw", "model"]
-        let straight = try train("n1", ["--steps", "6"] + noise)
-        XCTAssertEqual(straight.status, 0, straight.stderr)
-        XCTAssertTrue(straight.stdout.contains("input noise: 0.3 on velocity_kick, velocity_snare, "), straight.stdout)
-        XCTAssertTrue(straight.stdout.contains(", offset_ride, drawn from the model's predictions (training inputs only)"), straight.stdout)
-        let half = try train("n2", ["--steps", "3"] + noise)
-        XCTAssertEqual(half.status, 0, half.stderr)
-        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("n2/ckpt-3.h5").path, "--steps", "6"])
-        XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        let clean = try train("n3", ["--steps", "6"])
-        XCTAssertEqual(clean.status, 0, clean.stderr)
-        let weights = try ["n1", "n2", "n3"].map { try exportedWeights($0).weights }
-        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
-        XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
+        let stdout = try checkNoiseResumesBitForBit(["--input-noise", "0.3", "--input-noise-groups", "velocity,offset",
+                                                     "--input-noise-draw", "model"], runs: "n")
+        XCTAssertTrue(stdout.contains("input noise: 0.3 on velocity_kick, velocity_snare, "), stdout)
+        XCTAssertTrue(stdout.contains(", offset_ride, drawn from the model's predictions (training inputs only)"), stdout)
+    }
+
+    /// Trains 6 steps with `noise` into `runs`1, 3 + 3 resumed into `runs`2 and 6 without it
+    /// into `runs`3: the resumed run's weights equal the straight one's, the clean run's differ.
+    /// Returns the straight run's output.
+    func checkNoiseResumesBitForBit(_ noise: [String], runs: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let straight = try train(runs + "1", ["--steps", "6"] + noise)
+        XCTAssertEqual(straight.status, 0, straight.stderr, file: file, line: line)
+        let half = try train(runs + "2", ["--steps", "3"] + noise)
+        XCTAssertEqual(half.status, 0, half.stderr, file: file, line: line)
+        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent(runs + "2/ckpt-3.h5").path, "--steps", "6"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr, file: file, line: line)
+        let clean = try train(runs + "3", ["--steps", "6"])
+        XCTAssertEqual(clean.status, 0, clean.stderr, file: file, line: line)
+        let weights = try [runs + "1", runs + "2", runs + "3"].map { try exportedWeights($0).weights }
+        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's", file: file, line: line)
+        XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained", file: file, line: line)
+        return straight.stdout
     }
 
     /// --input-noise-draw drop on the lookback (its stem names every lookback_<bars>_<class>):
     /// reported as such, replayed bit for bit on resume, another model than without it; a group
     /// of no one drum class (the hit set) is refused before anything is written.
     func testDropNoiseOnTheLookback() throws {
-        let noise = ["--input-noise", "0.3", "--input-noise-groups", "lookback", "--input-noise-draw", "drop"]
-        let straight = try train("d1", ["--steps", "6"] + noise)
-        XCTAssertEqual(straight.status, 0, straight.stderr)
-        XCTAssertTrue(straight.stdout.contains("input noise: 0.3 on lookback_1_kick, lookback_1_snare, "), straight.stdout)
-        XCTAssertTrue(straight.stdout.contains(", lookback_2_ride, each a hit fed as not hit (training inputs only)"), straight.stdout)
-        let half = try train("d2", ["--steps", "3"] + noise)
-        XCTAssertEqual(half.status, 0, half.stderr)
-        let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("d2/ckpt-3.h5").path, "--steps", "6"])
-        XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        let clean = try train("d3", ["--steps", "6"])
-        XCTAssertEqual(clean.status, 0, clean.stderr)
-        let weights = try ["d1", "d2", "d3"].map { try exportedWeights($0).weights }
-        XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's")
-        XCTAssertNotEqual(weights[0], weights[2], "the noise changed what was trained")
+        let stdout = try checkNoiseResumesBitForBit(["--input-noise", "0.3", "--input-noise-groups", "lookback",
+                                                     "--input-noise-draw", "drop"], runs: "d")
+        XCTAssertTrue(stdout.contains("input noise: 0.3 on lookback_1_kick, lookback_1_snare, "), stdout)
+        XCTAssertTrue(stdout.contains(", lookback_2_ride, each a hit fed as not hit (training inputs only)"), stdout)
         checkRefused(try train("d4", ["--steps", "1", "--input-noise", "0.1", "--input-noise-groups", "hits", "--input-noise-draw", "drop"]),
                      "--input-noise-groups names \"hits\", which is not one drum class's, so --input-noise-draw drop cannot drop its hits", wrote: "d4")
     }

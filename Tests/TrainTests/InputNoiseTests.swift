@@ -106,6 +106,28 @@ final class InputNoiseTests: XCTestCase {
         }
     }
 
+    /// GridGroup.hitClasses runs along the input groups for every lookback, with a style input
+    /// too: one entry per group, each class it names inside its group, the per-class groups'
+    /// entries where their names say.
+    func testHitClassesLineUpWithTheInputGroups() throws {
+        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
+        for lookback in GridLookback.allCases {
+            for styles in [nil, try GridStyles(rule: .folders, names: ["a", "b", "other"], steps: [2, 1, 1])] {
+                let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
+                                         lookback: lookback, lookbackBars: [1, 2, 4], styles: styles)
+                let sizes = grid.inputGroups, names = grid.inputNames, classes = grid.hitClasses
+                XCTAssertEqual(classes.count, sizes.count, "\(lookback)")
+                for (i, c) in classes.enumerated() {
+                    let perClass = GridGroup.classNames.contains { names[i].hasSuffix("_" + $0) }
+                    XCTAssertEqual(c != nil, perClass, "\(lookback) \(names[i])")
+                    guard let c else { continue }
+                    XCTAssertTrue(c.hit.upperBound <= sizes[i] && !c.hit.isEmpty && !c.hit.contains(c.notHit) && c.notHit < sizes[i],
+                                  "\(lookback) \(names[i]): \(c) in \(sizes[i]) classes")
+                }
+            }
+        }
+    }
+
     /// Only one class's groups have hits to drop: the hit set, the position, a hit-set lookback
     /// and an event model's groups are refused, with or without a rate.
     func testDropNeedsOneClasssGroups() throws {
