@@ -15,6 +15,14 @@ final class InputNoiseTests: XCTestCase {
         return ModelGroups(vocabulary: vocabulary, velocity: v)
     }
 
+    /// A grid group of 3 velocity bins and 4 offset bins (V = 3, 2F = 8) reading the bars back
+    /// as `lookback` says.
+    func grid(_ lookback: GridLookback, bars: [Int] = GridGroup.defaultLookbackBars, styles: GridStyles? = nil) throws -> GridGroup {
+        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
+        return try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
+                             lookback: lookback, lookbackBars: bars, styles: styles)
+    }
+
     func noise(_ p: Float, groups: [String]? = nil, on model: ModelGroups, seed: UInt64 = 9,
                draw: InputNoiseDraw = .uniform) throws -> InputNoise? {
         var c = RunConfiguration(seed: seed)
@@ -48,10 +56,7 @@ final class InputNoiseTests: XCTestCase {
     /// group's last, which no output predicts) is never replaced and never drawn, so noise
     /// changes how a class was hit, never whether; the model may draw them (output size + 1).
     func testGridGroupsKeepTheirNotHitClass() throws {
-        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
-        let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
-                                 lookback: .classes)
-        let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+        let model = ModelGroups(vocabulary: vocabulary, grid: try grid(.classes))
         let n = try XCTUnwrap(try noise(0.5, groups: ["velocity", "offset_kick"], on: model))
         let names = model.inputNames
         XCTAssertEqual(n.groups.map { names[$0] }, GridGroup.classNames.map { "velocity_" + $0 } + ["offset_kick"])
@@ -78,11 +83,8 @@ final class InputNoiseTests: XCTestCase {
     /// lookback's hits are its V velocity bins (V not hit, V + 1 before the start); with
     /// classes, class 1 (0 not hit, 2 before the start); an offset group's hits are its 2F.
     func testDropFeedsAHitAsNotHit() throws {
-        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
-        let notes = [36, 38, 42, 46, 45, 48, 50, 49, 51]
         for (lookback, hits, notHit, stays) in [(GridLookback.velocities, 0..<3, 3, [3, 4]), (.classes, 1..<2, 0, [0, 2])] {
-            let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: notes, lookback: lookback, lookbackBars: [1, 4])
-            let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+            let model = ModelGroups(vocabulary: vocabulary, grid: try grid(lookback, bars: [1, 4]))
             let n = try XCTUnwrap(try noise(0.3, groups: ["lookback", "offset_snare"], on: model, draw: .drop))
             let names = model.inputNames
             XCTAssertEqual(n.groups.map { names[$0] },
@@ -110,12 +112,10 @@ final class InputNoiseTests: XCTestCase {
     /// too: one entry per group, each class it names inside its group, the per-class groups'
     /// entries where their names say.
     func testHitClassesLineUpWithTheInputGroups() throws {
-        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
         for lookback in GridLookback.allCases {
             for styles in [nil, try GridStyles(rule: .folders, names: ["a", "b", "other"], steps: [2, 1, 1])] {
-                let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
-                                         lookback: lookback, lookbackBars: [1, 2, 4], styles: styles)
-                let sizes = grid.inputGroups, names = grid.inputNames, classes = grid.hitClasses
+                let g = try grid(lookback, bars: [1, 2, 4], styles: styles)
+                let sizes = g.inputGroups, names = g.inputNames, classes = g.hitClasses
                 XCTAssertEqual(classes.count, sizes.count, "\(lookback)")
                 for (i, c) in classes.enumerated() {
                     let perClass = GridGroup.classNames.contains { names[i].hasSuffix("_" + $0) }
@@ -131,10 +131,7 @@ final class InputNoiseTests: XCTestCase {
     /// Only one class's groups have hits to drop: the hit set, the position, a hit-set lookback
     /// and an event model's groups are refused, with or without a rate.
     func testDropNeedsOneClasssGroups() throws {
-        let v = try VelocityGroup(bins: [1...40, 41...80, 81...127], histogram: [Int](repeating: 1, count: 127))
-        let grid = try GridGroup(ppq: 480, velocity: v, offsets: [-60, -30, 0, 30], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
-                                 lookback: .hitSets)
-        let model = ModelGroups(vocabulary: vocabulary, grid: grid)
+        let model = ModelGroups(vocabulary: vocabulary, grid: try grid(.hitSets))
         XCTAssertNotNil(try noise(0.1, groups: ["velocity"], on: model, draw: .drop))
         for (groups, on, named) in [(["velocity", "hits"], model, "hits"), (["position"], model, "position"),
                                     (["lookback_1"], model, "lookback_1"), (["velocity"], try velocityGroups(), "velocity")] {
