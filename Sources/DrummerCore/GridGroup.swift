@@ -70,6 +70,9 @@ public struct GridGroup: Equatable, Sendable {
     public static let stepsPerBar = 16
     /// Bars per phrase.
     public static let phraseBars = 8
+    /// Whether bar `bar` (0-based, counted from the file's first) is a fill bar: the 4th or 8th
+    /// of its phrase, where the corpus's drummers play their fills (`drummer stats`' fill figure).
+    public static func isFillBar(_ bar: Int) -> Bool { bar % 4 == 3 }
     /// Names of the classes in group names ("velocity_kick", …).
     public static let classNames = ["kick", "snare", "hihat_closed", "hihat_open", "tom_low", "tom_mid", "tom_high",
                                     "crash", "ride"]

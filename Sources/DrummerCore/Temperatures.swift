@@ -6,7 +6,9 @@
 // Resolution: one number applies to every group and ignores the model's defaults (so
 // `--temperature 1` is always the model's own distribution); pairs set the groups they name and
 // leave the others at the model's defaults; no option takes the defaults; a group named nowhere
-// samples at 1.
+// samples at 1. A grid model also takes `fills`, not an output group: the hit set's temperature
+// in bars 4 and 8 of each 8-bar phrase, where the corpus's drummers play fills (named nowhere,
+// or one number for every group: the hits' temperature there too).
 //
 // `--top-p` (TopPSetting) takes the same shapes, each share in (0, 1]; it is not carried in
 // model.json, so only what the command line says applies.
@@ -23,8 +25,12 @@ public struct TemperatureSetting: Equatable, Sendable {
         self.groups = groups
     }
 
-    /// Every name any layout's output groups use.
-    public static let knownGroups = ["note", "tick", "velocity", "hits", "offset"]
+    /// Every name any layout's output groups use, and `fills`.
+    public static let knownGroups = ["note", "tick", "velocity", "hits", "offset", "fills"]
+
+    /// Not an output group: a grid model's hit-set temperature in the fill bars (bars 4 and 8
+    /// of each 8-bar phrase, `GridGroup.isFillBar`); where nothing names it, the hits'.
+    public static let fills = "fills"
 
     /// The groups a model of `groups` draws with their own temperature.
     public static func names(for groups: ModelGroups) -> [String] {
@@ -39,15 +45,20 @@ public struct TemperatureSetting: Equatable, Sendable {
         self.init(all: all, groups: groups)
     }
 
-    /// Throws when a named group is not one a model of `groups` predicts.
+    /// Throws when a named group is not one a model of `groups` predicts (or, for a grid
+    /// model, `fills`).
     public func check(for groups: ModelGroups, option: String = "--temperature") throws(TemperatureError) {
-        try GroupValues.check(Array(self.groups.keys), for: groups, option: option, kind: "temperature")
+        try GroupValues.check(Array(self.groups.keys), for: groups, option: option, kind: "temperature",
+                              extra: groups.grid != nil ? [Self.fills] : [])
     }
 
     /// The temperature of each of the model's groups: this setting over the model's `defaults`.
+    /// `fills` only where this setting's pairs or the defaults name it (one number for every
+    /// group leaves it out: the fill bars then draw at the hits' temperature, that number).
     public func resolved(for groups: ModelGroups, defaults: [String: Float]) -> [String: Float] {
         var out: [String: Float] = [:]
         for name in Self.names(for: groups) { out[name] = all ?? self.groups[name] ?? defaults[name] ?? 1 }
+        if groups.grid != nil, all == nil, let f = self.groups[Self.fills] ?? defaults[Self.fills] { out[Self.fills] = f }
         return out
     }
 
@@ -107,7 +118,7 @@ enum GroupValues {
             }
             let name = String(parts[0])
             guard TemperatureSetting.knownGroups.contains(name) else {
-                throw TemperatureError("\(option) names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)")
+                throw TemperatureError("\(option) names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)")
             }
             guard valid(x) else { throw TemperatureError("\(option) \(name) must be \(requirement), got \(x)") }
             guard groups[name] == nil else { throw TemperatureError("\(option) names \(name) twice") }
@@ -123,9 +134,13 @@ enum GroupValues {
         return values.keys.sorted().map { "\($0)=\(values[$0]!)" }.joined(separator: ",")
     }
 
-    static func check(_ named: [String], for groups: ModelGroups, option: String, kind: String) throws(TemperatureError) {
-        let names = TemperatureSetting.names(for: groups)
+    static func check(_ named: [String], for groups: ModelGroups, option: String, kind: String,
+                      extra: [String] = []) throws(TemperatureError) {
+        let names = TemperatureSetting.names(for: groups) + extra
         if let name = named.sorted().first(where: { !names.contains($0) }) {
+            if name == TemperatureSetting.fills {
+                throw TemperatureError("\(option) names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's \(kind) groups: \(names.joined(separator: ", "))")
+            }
             throw TemperatureError("\(option) names \(name), which this model does not predict (its \(kind) groups: \(names.joined(separator: ", ")))")
         }
     }

@@ -196,8 +196,10 @@ public struct SamplingManifest: Codable, Equatable, Sendable {
     }
 
     /// nil when `defaults` hold nothing but 1s and no warm-up (a model sampled as it is needs no key).
+    /// `fills` is left out where it is the hits' temperature (absent, it follows theirs).
     public init?(_ defaults: SamplingDefaults) {
-        let kept = defaults.temperatures.filter { $0.value != 1 }
+        let t = defaults.temperatures, fills = TemperatureSetting.fills
+        let kept = t.filter { $0.key == fills ? $0.value != t["hits"] ?? 1 : $0.value != 1 }
         guard !kept.isEmpty || defaults.warmupBars != 0 else { return nil }
         // Through the shortest decimal text, so 1.2 is written 1.2 rather than 1.2000000476837158.
         temperature = kept.isEmpty ? nil : kept.mapValues { Double("\($0)") ?? Double($0) }

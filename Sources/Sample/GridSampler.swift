@@ -7,6 +7,8 @@
 //
 // Temperatures: `hitsTemperature` (the pattern), `velocityTemperature`, `offsetTemperature`
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
+// `fillsTemperature` (nil: the hits') is the hit set's in the fill bars, bars 4 and 8 of each
+// phrase counted as the phrase input counts them (from the first step drawn or read).
 // Top-p likewise per group; the hit set's keeps the chance of a rest (`draw(columns:…keeping:)`).
 import DrummerCore
 import MIDIParse
@@ -90,6 +92,7 @@ final class GridSampler {
         }
         let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
         let offsetT = effective(options.offsetTemperature)
+        let fillsT = options.fillsTemperature.map { effective($0) } ?? hitsT
         let hitsP = options.hitsTopP ?? options.topP, velocityP = options.velocityTopP ?? options.topP
         let offsetP = options.offsetTopP ?? options.topP
         // A style input's style: the one asked for, or drawn first (Sampler.drawStyle).
@@ -134,7 +137,8 @@ final class GridSampler {
         let window = group.stepsRead
         while true {
             step(row: s, of: seq)
-            let set = draw(columns: columns[0], temperature: hitsT, p: hitsP, uniform: rng.nextDouble(), keeping: 0)
+            let fill = GridGroup.isFillBar((s + 1) / GridGroup.stepsPerBar)
+            let set = draw(columns: columns[0], temperature: fill ? fillsT : hitsT, p: hitsP, uniform: rng.nextDouble(), keeping: 0)
             // With probability offsetCoupling, one uniform number for the offsets of every class
             // of the step (each class keeps its own distribution; classes with alike
             // distributions land on one tick, as a drummer's often do); else one per class.

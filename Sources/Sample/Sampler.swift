@@ -53,6 +53,9 @@ public struct SamplingOptions: Equatable, Sendable {
     /// velocity groups take `velocityTemperature`.
     public var hitsTemperature: Float?
     public var offsetTemperature: Float?
+    /// A grid model's hit-set temperature in the fill bars, bars 4 and 8 of each 8-bar phrase
+    /// counted from the first drawn bar (`GridGroup.isFillBar`; nil: `hitsTemperature`).
+    public var fillsTemperature: Float?
     /// Nucleus sampling: each group draws from its smallest set of most likely classes that
     /// holds at least this share of the probability (1: every class). A grid model's hit set
     /// keeps the empty set's probability and cuts among the others (`Softmax.nucleus(keeping:)`).
@@ -319,7 +322,7 @@ public final class Sampler {
     ) throws {
         guard count >= 0 else { throw SamplerError.badCount(count) }
         for t in [options.temperature, options.noteTemperature, options.tickTemperature, options.velocityTemperature,
-                  options.hitsTemperature, options.offsetTemperature].compactMap({ $0 }) {
+                  options.hitsTemperature, options.offsetTemperature, options.fillsTemperature].compactMap({ $0 }) {
             guard t.isFinite, t >= 0 else { throw SamplerError.badTemperature(t) }
         }
         for p in [options.topP, options.noteTopP, options.tickTopP, options.velocityTopP, options.hitsTopP,
@@ -600,6 +603,7 @@ extension SamplingOptions {
         velocityTemperature = temperatures["velocity"]
         hitsTemperature = temperatures["hits"]
         offsetTemperature = temperatures["offset"]
+        fillsTemperature = temperatures[TemperatureSetting.fills]
     }
 
     /// Sets each group's top-p from `shares` (by output group name, as `TopPSetting.resolved`

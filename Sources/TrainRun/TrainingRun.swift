@@ -269,7 +269,7 @@ public final class TrainingRun {
         guard groups.grid != nil, let column = groups.inputNames.firstIndex(of: "phrase") else {
             throw SettingError(option: "--fill-weight", message: "needs a grid model with the phrase input")
         }
-        let weights = (0..<GridGroup.phraseBars).map { $0 % 4 == 3 ? w : 1 }
+        let weights = (0..<GridGroup.phraseBars).map { GridGroup.isFillBar($0) ? w : 1 }
         return RowWeights(column: column, weights: weights)
     }
 

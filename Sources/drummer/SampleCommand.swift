@@ -66,7 +66,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0; a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
     @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles.")

@@ -95,7 +95,7 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         r = try CLI.run(["sample", model, "-n", "50", "--temperature", "note=0.8", "-o", bars])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset, fills)"), r.stderr)
         // A primer: its last 2 bars read as steps and kept at the start; 2 bars follow.
         let beatFile = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/100_neworleans-secondline_94_beat_4-4.mid").path
         r = try CLI.run(["sample", model, "--primer", beatFile, "--keep-primer", "--bars", "2", "--seed", "3", "-o", bars, "--json"])

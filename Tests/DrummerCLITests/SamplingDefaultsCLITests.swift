@@ -149,10 +149,33 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("--top-p names note, which this model does not predict (its top-p groups: hits, velocity, offset)"), wrong.stderr)
     }
 
+    /// `fills` (the hit set in bars 4 and 8 of each phrase) is recorded and taken as the others
+    /// are, and left out of model.json where it is the hits' temperature (absent, it follows them).
+    func testFillsTemperatureRecordedAndTheDefault() throws {
+        try export("plain")
+        try export("fills", ["--temperature", "fills=3"])
+        let sampling = try XCTUnwrap(try manifest("fills")["sampling"] as? [String: Any])
+        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["fills": 3])
+        let byDefault = try sample(path("fills"))
+        XCTAssertEqual(byDefault.midi, try sample(checkpoint, ["--temperature", "fills=3"]).midi)
+        XCTAssertNotEqual(byDefault.midi, try sample(path("plain")).midi, "bars 4 and 8 drawn at 3")
+        XCTAssertTrue(byDefault.status.contains("temperature fills=3.0,hits=1.0,offset=1.0,velocity=1.0 (the model's)"), byDefault.status)
+        XCTAssertEqual(try sample(path("fills"), ["--temperature", "1"]).midi, try sample(path("plain")).midi,
+                       "one number: the fill bars at it too")
+        XCTAssertEqual(try sample(path("fills"), ["--temperature", "fills=1"]).midi, try sample(path("plain")).midi)
+        try export("same", ["--temperature", "hits=0.5,fills=0.5"])
+        XCTAssertEqual(try XCTUnwrap(try manifest("same")["sampling"] as? [String: Any])["temperature"] as? [String: Double],
+                       ["hits": 0.5], "fills at the hits' temperature is left out")
+        try export("apart", ["--temperature", "hits=0.5,fills=1"])
+        XCTAssertEqual(try XCTUnwrap(try manifest("apart")["sampling"] as? [String: Any])["temperature"] as? [String: Double],
+                       ["hits": 0.5, "fills": 1], "fills at 1 kept where the hits are not at 1")
+        XCTAssertEqual(try sample(path("apart")).midi, try sample(checkpoint, ["--temperature", "hits=0.5,fills=1"]).midi)
+    }
+
     func testWrongTemperaturesAreRefused() throws {
         var r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "note=0.9"])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--temperature names note, which this model does not predict (its temperature groups: hits, velocity, offset, fills)"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
         r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "velocity=-1"])
         XCTAssertNotEqual(r.status, 0)

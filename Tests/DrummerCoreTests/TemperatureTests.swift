@@ -10,7 +10,7 @@ final class TemperatureTests: XCTestCase {
         XCTAssertEqual(try TemperatureSetting(parsing: "0.9"), TemperatureSetting(all: 0.9))
         XCTAssertEqual(try TemperatureSetting(parsing: "note=0.9,tick=0.8"), TemperatureSetting(groups: ["note": 0.9, "tick": 0.8]))
         for (text, message) in [("note=0.9,note=1", "--temperature names note twice"),
-                                ("pitch=1", "--temperature names \"pitch\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)"),
+                                ("pitch=1", "--temperature names \"pitch\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)"),
                                 ("-1", "--temperature must be a finite number ≥ 0, got -1.0"),
                                 ("note=nan", "--temperature note must be a finite number ≥ 0, got nan"),
                                 ("note:1", "--temperature takes a number or group=T pairs (note=0.9,tick=0.9,velocity=1.0), got \"note:1\"")] {
@@ -34,6 +34,33 @@ final class TemperatureTests: XCTestCase {
         XCTAssertEqual(TemperatureSetting.describe(["tick": 1.2, "note": 1]), "note=1.0,tick=1.2")
     }
 
+    /// A grid model's `fills` (the hit set in bars 4 and 8 of each phrase): resolved only where
+    /// pairs or the defaults name it (else the sampler draws those bars at the hits'); one
+    /// number for every group leaves it out; an event model and --top-p refuse it.
+    func testFills() throws {
+        let grid = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36], ixToTick: [0]), grid: try GridGroup(
+            ppq: 480, velocity: VelocityGroup(bins: [1...127], histogram: (1...127).map { _ in 1 }), offsets: [0],
+            notes: [36, 38, 42, 46, 45, 48, 50, 49, 51]))
+        XCTAssertEqual(try TemperatureSetting(parsing: "fills=1.2"), TemperatureSetting(groups: ["fills": 1.2]))
+        XCTAssertNoThrow(try TemperatureSetting(groups: ["fills": 1.2]).check(for: grid))
+        XCTAssertEqual(TemperatureSetting().resolved(for: grid, defaults: [:]), ["hits": 1, "velocity": 1, "offset": 1])
+        XCTAssertEqual(TemperatureSetting(groups: ["fills": 1.2, "hits": 0.9]).resolved(for: grid, defaults: [:]),
+                       ["hits": 0.9, "velocity": 1, "offset": 1, "fills": 1.2])
+        XCTAssertEqual(TemperatureSetting(groups: ["hits": 0.9]).resolved(for: grid, defaults: ["fills": 1.1]),
+                       ["hits": 0.9, "velocity": 1, "offset": 1, "fills": 1.1], "pairs keep the model's fills")
+        XCTAssertEqual(TemperatureSetting(all: 1).resolved(for: grid, defaults: ["fills": 1.1]),
+                       ["hits": 1, "velocity": 1, "offset": 1], "one number: the fill bars at it too")
+        XCTAssertThrowsError(try TemperatureSetting(groups: ["fills": 1.2]).check(for: Self.original)) {
+            XCTAssertEqual(($0 as? TemperatureError)?.description,
+                           "--temperature names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's temperature groups: note, tick")
+        }
+        XCTAssertThrowsError(try TopPSetting(groups: ["fills": 0.9]).check(for: grid)) {
+            XCTAssertEqual(($0 as? TemperatureError)?.description,
+                           "--top-p names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's top-p groups: hits, velocity, offset")
+        }
+        XCTAssertEqual((0..<16).filter(GridGroup.isFillBar), [3, 7, 11, 15])
+    }
+
     /// --top-p: one share or group=P pairs, each above 0 and at most 1; unnamed groups at 1.
     func testTopP() throws {
         XCTAssertEqual(try TopPSetting(parsing: "0.95"), TopPSetting(all: 0.95))
@@ -41,7 +68,7 @@ final class TemperatureTests: XCTestCase {
         for (text, message) in [("0", "--top-p must be above 0 and at most 1, got 0.0"),
                                 ("hits=1.5", "--top-p hits must be above 0 and at most 1, got 1.5"),
                                 ("hits=0.9,hits=1", "--top-p names hits twice"),
-                                ("kick=0.9", "--top-p names \"kick\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset)"),
+                                ("kick=0.9", "--top-p names \"kick\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)"),
                                 ("hits:0.9", "--top-p takes a number or group=P pairs (hits=0.95,velocity=1), got \"hits:0.9\"")] {
             XCTAssertThrowsError(try TopPSetting(parsing: text)) { XCTAssertEqual(($0 as? TemperatureError)?.description, message) }
         }

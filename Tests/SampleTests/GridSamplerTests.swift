@@ -145,6 +145,31 @@ final class GridSamplerTests: XCTestCase {
         XCTAssertGreaterThan(onsets(whole).firstIndex { $0 >= start - 60 } ?? 0, 20, "the warm-up drew hits")
     }
 
+    /// `fillsTemperature`: the hit set's temperature in bars 4 and 8 of each phrase (0-based bars
+    /// 3, 7, 11, …), the other bars at the hits'. With the rest the likeliest set, a temperature
+    /// of 0 plays rests only, so the bars that have hits say which temperature drew them.
+    func testFillsTemperatureDrawsBars4And8OfEachPhrase() throws {
+        let sampler = try model(coupling: 0.5, hitSets: [0: log(0.5), 0b11: log(0.3), 0b01: log(0.2)])
+        /// The bars (0-based) of the hits drawn with these temperatures; a hit's step is the
+        /// 16th its onset lies within −60…+30 ticks of.
+        func bars(hits: Float?, fills: Float?, count: Int = 1500) throws -> [Int] {
+            var options = SamplingOptions()
+            options.hitsTemperature = hits
+            options.fillsTemperature = fills
+            var rng = SeededRNG(seed: 5)
+            return onsets(try sampler.generate(count: count, options: options, rng: &rng)).map { ($0 + 60) / 120 / 16 }
+        }
+        let drawn = try bars(hits: nil, fills: nil)
+        XCTAssertTrue(drawn.contains { GridGroup.isFillBar($0) }, "at temperature 1 the fill bars have hits")
+        let restsInFills = try bars(hits: nil, fills: 0)
+        XCTAssertFalse(restsInFills.contains { GridGroup.isFillBar($0) }, "fills=0: rests only in bars 4 and 8")
+        XCTAssertEqual(Set(restsInFills.map { $0 % 8 }), [0, 1, 2, 4, 5, 6])
+        XCTAssertEqual(Array(restsInFills.prefix { $0 < 3 }), Array(drawn.prefix { $0 < 3 }), "bars 1–3 are drawn alike")
+        let onlyFills = try bars(hits: 0, fills: 1, count: 300)
+        XCTAssertEqual(Set(onlyFills.map { $0 % 8 }), [3, 7], "hits=0, fills=1: hits in bars 4 and 8 only")
+        XCTAssertEqual(try bars(hits: 1, fills: 1), drawn, "fills at the hits' temperature is the plain draw")
+    }
+
     /// Warm-up bars: at least 0, a grid model's, without a primer.
     func testWarmupRefusals() throws {
         func refusal(_ bars: Int, _ sampler: Sampler, primer: GridPrimer? = nil) -> SamplerError? {
