@@ -179,7 +179,8 @@ public struct SamplingDefaults: Equatable, Sendable {
 }
 
 /// model.json's "sampling": the temperatures the model was chosen at, by output group
-/// ({"temperature": {"velocity": 1.2}}; groups not listed sample at 1), and a grid model's
+/// ({"temperature": {"velocity": 1.2}}; groups not listed sample at 1; a grid model's "fills",
+/// its hit set's in bars 4 and 8 of each phrase, not listed: the hits'), and a grid model's
 /// warm-up bars ({"warmup_bars": 16}; absent: 0).
 public struct SamplingManifest: Codable, Equatable, Sendable {
     public var temperature: [String: Double]?
