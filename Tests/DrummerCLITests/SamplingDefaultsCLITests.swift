@@ -36,6 +36,11 @@ final class SamplingDefaultsCLITests: XCTestCase {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(model) + "/model.json"))) as? [String: Any])
     }
 
+    /// model.json's `sampling.temperature` of model directory `model` (fails without a sampling key).
+    func recordedTemperatures(_ model: String) throws -> [String: Double]? {
+        try XCTUnwrap(try manifest(model)["sampling"] as? [String: Any])["temperature"] as? [String: Double]
+    }
+
     /// `drummer choose-step` over the run's two checkpoints (2 files × 200 hits, against the fixture's files).
     func choose(_ extra: [String]) throws -> CLIResult {
         let reference = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
@@ -69,8 +74,7 @@ final class SamplingDefaultsCLITests: XCTestCase {
         try export("plain")
         try export("warm", ["--temperature", "velocity=1.3"])
         XCTAssertNil(try manifest("plain")["sampling"], "no --temperature: no sampling key")
-        let sampling = try XCTUnwrap(try manifest("warm")["sampling"] as? [String: Any])
-        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.3], "groups at 1 are left out")
+        XCTAssertEqual(try recordedTemperatures("warm"), ["velocity": 1.3], "groups at 1 are left out")
         // Everything but model.json is the plain export's.
         for file in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("plain/" + file))),
@@ -135,8 +139,7 @@ final class SamplingDefaultsCLITests: XCTestCase {
         // The figures are of files sampled at 1.5: the velocity column moves, the rest of each row's first columns do not.
         XCTAssertEqual(rows(plain.stdout).count, 2, plain.stdout)
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
-        let sampling = try XCTUnwrap(try manifest("chosen")["sampling"] as? [String: Any])
-        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.5])
+        XCTAssertEqual(try recordedTemperatures("chosen"), ["velocity": 1.5])
         // --top-p: the files are sampled with it; model.json does not carry it, and the export says so.
         let narrow = try choose(["--top-p", "hits=0.5", "--export", path("narrow")])
         XCTAssertEqual(narrow.status, 0, narrow.stderr)
@@ -154,8 +157,7 @@ final class SamplingDefaultsCLITests: XCTestCase {
     func testFillsTemperatureRecordedAndTheDefault() throws {
         try export("plain")
         try export("fills", ["--temperature", "fills=3"])
-        let sampling = try XCTUnwrap(try manifest("fills")["sampling"] as? [String: Any])
-        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["fills": 3])
+        XCTAssertEqual(try recordedTemperatures("fills"), ["fills": 3])
         let byDefault = try sample(path("fills"))
         XCTAssertEqual(byDefault.midi, try sample(checkpoint, ["--temperature", "fills=3"]).midi)
         XCTAssertNotEqual(byDefault.midi, try sample(path("plain")).midi, "bars 4 and 8 drawn at 3")
@@ -164,11 +166,9 @@ final class SamplingDefaultsCLITests: XCTestCase {
                        "one number: the fill bars at it too")
         XCTAssertEqual(try sample(path("fills"), ["--temperature", "fills=1"]).midi, try sample(path("plain")).midi)
         try export("same", ["--temperature", "hits=0.5,fills=0.5"])
-        XCTAssertEqual(try XCTUnwrap(try manifest("same")["sampling"] as? [String: Any])["temperature"] as? [String: Double],
-                       ["hits": 0.5], "fills at the hits' temperature is left out")
+        XCTAssertEqual(try recordedTemperatures("same"), ["hits": 0.5], "fills at the hits' temperature is left out")
         try export("apart", ["--temperature", "hits=0.5,fills=1"])
-        XCTAssertEqual(try XCTUnwrap(try manifest("apart")["sampling"] as? [String: Any])["temperature"] as? [String: Double],
-                       ["hits": 0.5, "fills": 1], "fills at 1 kept where the hits are not at 1")
+        XCTAssertEqual(try recordedTemperatures("apart"), ["hits": 0.5, "fills": 1], "fills at 1 kept where the hits are not at 1")
         XCTAssertEqual(try sample(path("apart")).midi, try sample(checkpoint, ["--temperature", "hits=0.5,fills=1"]).midi)
     }
 
