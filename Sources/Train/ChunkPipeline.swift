@@ -172,21 +172,32 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         didSet { for layer in layers.dropFirst() { layer.setDropout(dropout != nil) } }
     }
 
-    /// The chunk's dropout masks of every layer above layer 0: row r (step t, stream b) of
+    /// Dropout of the top layer's h on its way to the output layer (Dropout.swift): nil for none.
+    var outputDropout: Dropout? {
+        didSet { head.setDropout(outputDropout != nil) }
+    }
+
+    /// The chunk's dropout masks of every layer above layer 0 (`dropout`) and of the output
+    /// layer (`outputDropout`, keyed as layer L, the layer count): row r (step t, stream b) of
     /// layer l gets Dropout.scale(step, l, its event, unit) for each unit.
     func fillDropoutMasks(segment: Int, pointer p: Int) {
-        guard let dropout else { return }
-        for (l, layer) in layers.enumerated().dropFirst() {
-            guard let mask = layer.dropMask else { continue }
+        func fill(_ mask: DropoutMask, layer l: Int, _ dropout: Dropout) {
+            let H = mask.width
             for t in 0..<U {
                 for b in 0..<B {
                     let r = t * B + b, e = inputs.event(step: t, stream: b, segment: segment, pointer: p)
                     let key = dropout.rowKey(step: inputs.noiseStep, layer: l, event: e)
-                    let m = mask.mutable(r * layer.H, layer.H)
-                    for j in 0..<layer.H { m[j] = dropout.scale(row: key, unit: j) }
+                    let m = mask.mask.mutable(r * H, H)
+                    for j in 0..<H { m[j] = dropout.scale(row: key, unit: j) }
                 }
             }
         }
+        if let dropout {
+            for (l, layer) in layers.enumerated().dropFirst() {
+                if let mask = layer.dropout { fill(mask, layer: l, dropout) }
+            }
+        }
+        if let outputDropout, let mask = head.dropout { fill(mask, layer: layers.count, outputDropout) }
     }
 
     /// Model-drawn input noise (InputNoise.swift, draw == .model), after `gather`: a forward

@@ -2,7 +2,8 @@
 // training, each unit of the h a layer passes to the layer above is zeroed with probability P
 // and the others scaled by 1/(1 − P) (inverted dropout), so that evaluation, `drummer eval`
 // and the sampler, which never drop anything, see the same expected input. Layer 0's one-hot
-// input and the top layer's h (read by the output layer) are never dropped.
+// input is never dropped. `--output-dropout P` does the same to the top layer's h on its way
+// to the output layer (its masks keyed as a layer L above the top one, L the layer count).
 //
 // The masks are a pure function of (run seed, step, layer, event index, unit), like input
 // noise's draws: a resumed run replays them bit for bit, and the stream groups that split a
@@ -49,5 +50,41 @@ package struct Dropout: Sendable, Equatable {
     func scale(row: UInt64, unit: Int) -> Float {
         let z = InputNoise.mix(row ^ UInt64(truncatingIfNeeded: unit))
         return UInt32(truncatingIfNeeded: z >> 40) < threshold ? 0 : keepScale
+    }
+}
+
+/// One chunk's dropout of an R×H input (a layer's, or the output layer's): each row's mask
+/// (0 or 1/(1 − P) per unit; ChunkPipeline fills it) and the masked input x ⊙ mask, which
+/// the product and the weight gradient read; the gradient reaching x is masked alike.
+final class DropoutMask: @unchecked Sendable {
+    let width: Int
+    let mask: FloatBuffer
+    private let masked: FloatBuffer
+
+    init(rows: Int, width: Int) {
+        self.width = width
+        mask = FloatBuffer(count: rows * width)
+        masked = FloatBuffer(count: rows * width)
+    }
+
+    /// x ⊙ mask for `rows` (x: those rows of the input, rows.count × width), kept for
+    /// `maskedRows`; returns them.
+    @discardableResult
+    func apply(_ x: UnsafeBufferPointer<Float>, rows: Range<Int>) -> UnsafeBufferPointer<Float> {
+        let n = rows.count * width, o = rows.lowerBound * width
+        let m = mask.buffer(o, n), out = masked.mutable(o, n)
+        for i in 0..<n { out[i] = x[i] * m[i] }
+        return maskedRows(rows)
+    }
+
+    /// The masked input of `rows` (after `apply`).
+    func maskedRows(_ rows: Range<Int>) -> UnsafeBufferPointer<Float> {
+        masked.buffer(rows.lowerBound * width, rows.count * width)
+    }
+
+    /// dx ⊙ mask in place, for `rows` (dx: those rows of the input's gradient).
+    func maskGradient(_ dx: UnsafeMutableBufferPointer<Float>, rows: Range<Int>) {
+        let m = mask.buffer(rows.lowerBound * width, rows.count * width)
+        for i in 0..<(rows.count * width) { dx[i] *= m[i] }
     }
 }

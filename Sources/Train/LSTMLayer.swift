@@ -76,28 +76,23 @@ final class LSTMLayer: @unchecked Sendable {
     let hPrev: FloatBuffer, zeros: FloatBuffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
-    /// Dropout on this layer's input (a layer above layer 0, when training with --dropout):
-    /// the mask of each row (R·H: 0 or 1/(1 − P)) and the masked input x ⊙ mask (R·H), which
-    /// the input product and the weight gradient read; nil without dropout.
-    private(set) var dropMask: FloatBuffer?
-    private var dropped: FloatBuffer?
+    /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
+    /// nil without dropout.
+    private(set) var dropout: DropoutMask?
 
     /// Turns dropout of this layer's input on (buffers allocated once) or off.
     func setDropout(_ on: Bool) {
         guard case .dense = input else { return }
-        if on, dropMask == nil {
-            dropMask = FloatBuffer(count: U * B * H)
-            dropped = FloatBuffer(count: U * B * H)
+        if on, dropout == nil {
+            dropout = DropoutMask(rows: U * B, width: H)
         } else if !on {
-            dropMask = nil
-            dropped = nil
+            dropout = nil
         }
     }
 
     /// The input rows the products read: the layer below's h, or with dropout x ⊙ mask.
     private func inputRows(_ rows: Range<Int>, below: LSTMLayer) -> UnsafeBufferPointer<Float> {
-        guard let dropped else { return below.hRows(rows) }
-        return dropped.buffer(rows.lowerBound * H, rows.count * H)
+        dropout?.maskedRows(rows) ?? below.hRows(rows)
     }
 
     init(layout: ParameterLayout.Layer, input: Input, hidden: Int, unroll: Int, batch: Int,
@@ -169,11 +164,8 @@ final class LSTMLayer: @unchecked Sendable {
     func inputProduct(rows: Range<Int>) {
         guard case .dense(let below) = input else { return }
         let r0 = rows.lowerBound, nr = rows.count
-        if let mask = dropMask, let dropped {
-            // x ⊙ mask for these rows (the mask is the chunk's, set by ChunkPipeline).
-            let h = below.hRows(rows), m = mask.buffer(r0 * H, nr * H), out = dropped.mutable(r0 * H, nr * H)
-            for i in 0..<(nr * H) { out[i] = h[i] * m[i] }
-        }
+        // x ⊙ mask for these rows (the mask is the chunk's, set by ChunkPipeline).
+        dropout?.apply(below.hRows(rows), rows: rows)
         let bias = weights(layout.bias)
         for r in rows { _ = acts.mutable(r * G, G).update(fromContentsOf: bias) }
         BLAS.sgemm(.none, .none, m: nr, n: G, k: H, alpha: 1, a: inputRows(rows, below: below), lda: H,
@@ -277,10 +269,7 @@ final class LSTMLayer: @unchecked Sendable {
             let dh = below.dHout.mutable(r0 * H, nr * H)
             BLAS.sgemm(.none, .transposed, m: nr, n: H, k: G, alpha: 1, a: da, lda: G, b: weights(gIn), ldb: G,
                        beta: 0, c: dh, ldc: H)
-            if let mask = dropMask {
-                let m = mask.buffer(r0 * H, nr * H)
-                for i in 0..<(nr * H) { dh[i] *= m[i] }
-            }
+            dropout?.maskGradient(dh, rows: rows)
         }
     }
 

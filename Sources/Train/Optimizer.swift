@@ -1,5 +1,6 @@
 // The parameter update: elementwise clipping of the gradient to ±clip, then SGD,
-// momentum (TF1 MomentumOptimizer), RMSProp (TF1, no momentum) or Adam (PyTorch's).
+// momentum (TF1 MomentumOptimizer), RMSProp (TF1, no momentum) or Adam (PyTorch's), each
+// after the decoupled weight decay when there is one (OptimizerConfig).
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,11 @@ enum Optimizer {
         slot: UnsafeMutablePointer<Float>?, slot2: UnsafeMutablePointer<Float>? = nil, count n: Int
     ) {
         let lr = config.learningRate, hi = config.clip, lo = -config.clip
+        if config.weightDecay > 0 {
+            // p ← p·(1 − lr·λ), the factor worked out in double and rounded once, as PyTorch does.
+            let keep = Float(1 - Double(lr) * Double(config.weightDecay))
+            for k in 0..<n { params[k] *= keep }
+        }
         switch config.kind {
         case .sgd:
             for k in 0..<n {

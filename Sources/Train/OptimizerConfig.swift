@@ -12,6 +12,8 @@ public enum OptimizerKind: String, CaseIterable, Sendable {
 /// - adam:     m = β1·m + (1−β1)·g; v = β2·v + (1−β2)·g²;
 ///             p -= lr · (m / (1−β1^t)) / (sqrt(v / (1−β2^t)) + ε)
 ///             (PyTorch's torch.optim.Adam: β1 0.9, β2 0.999, ε 1e-8; t the update, from 1)
+/// With a weight decay λ > 0 every parameter is first multiplied by 1 − lr·λ (decoupled
+/// weight decay, PyTorch's `param.mul_(1 - lr * weight_decay)`: adam becomes torch.optim.AdamW).
 public struct OptimizerConfig: Sendable, Equatable {
     public var kind: OptimizerKind
     public var learningRate: Float
@@ -19,6 +21,8 @@ public struct OptimizerConfig: Sendable, Equatable {
     public var decay: Float
     public var epsilon: Float
     public var clip: Float
+    /// λ of the decoupled weight decay (0: none).
+    public var weightDecay: Float = 0
     /// The update being made, from 1 (Adam's bias correction; the trainer sets it).
     public var step: Int = 1
 
@@ -29,7 +33,8 @@ public struct OptimizerConfig: Sendable, Equatable {
     public init(
         kind: OptimizerKind = Settings.optimizer.defaultValue, learningRate: Float = Settings.learningRate.defaultValue,
         momentum: Float = Settings.momentum.defaultValue, decay: Float = Settings.decay.defaultValue,
-        epsilon: Float = Settings.epsilon.defaultValue, clip: Float = Settings.clip.defaultValue
+        epsilon: Float = Settings.epsilon.defaultValue, clip: Float = Settings.clip.defaultValue,
+        weightDecay: Float = Settings.weightDecay.defaultValue
     ) {
         self.kind = kind
         self.learningRate = learningRate
@@ -37,6 +42,7 @@ public struct OptimizerConfig: Sendable, Equatable {
         self.decay = decay
         self.epsilon = epsilon
         self.clip = clip
+        self.weightDecay = weightDecay
     }
 
     /// Throws `SettingError` when a setting is out of its range (see `SettingRules`).
@@ -46,6 +52,7 @@ public struct OptimizerConfig: Sendable, Equatable {
         try Settings.momentum.validate(momentum)
         try Settings.decay.validate(decay)
         try Settings.epsilon.validate(epsilon)
+        try Settings.weightDecay.validate(weightDecay)
     }
 }
 

@@ -2,6 +2,7 @@
 // has the letters; O output width, m output groups, R = U·B rows):
 //
 //   (5)  y_r    = h_r · W_out + Wy[bias]                                     y: O   (OutputLayer.logits)
+//        (with --output-dropout, h_r ⊙ mask_r in place of h_r here and in (5'), and dHout ⊙ mask_r)
 //   (6)  loss   = 1/(U·B_all) Σ_r w_r Σ_groups −log softmax(y_r[group])[target(r, group)]
 //               (a target equal to its group's size is not predicted: no term, dy = 0;
 //               w_r the row's weight, ChunkInputs' RowWeights, 1 without --fill-weight)
@@ -23,6 +24,17 @@ final class OutputHead: @unchecked Sendable {
     /// stream groups' gradients add up to the batch's.
     let totalStreams: Int
     let logits: FloatBuffer, rowLoss: FloatBuffer
+    /// Dropout of the top layer's h on its way to the output layer (--output-dropout); nil without.
+    private(set) var dropout: DropoutMask?
+
+    /// Turns dropout of the head's input on (buffers allocated once) or off.
+    func setDropout(_ on: Bool) {
+        if on, dropout == nil {
+            dropout = DropoutMask(rows: U * B, width: H)
+        } else if !on {
+            dropout = nil
+        }
+    }
 
     init(layout: ParameterLayout.Head, top: LSTMLayer, targets: Int32Buffer, weights: FloatBuffer, totalStreams: Int) {
         self.layout = layout
@@ -64,7 +76,8 @@ final class OutputHead: @unchecked Sendable {
         let wOut = top.params.buffer(layout.weights.lowerBound, layout.weights.count)
         let gWOut = top.grad.mutable(layout.weights.lowerBound, layout.weights.count)
         let gBias = top.grad.mutable(layout.bias.lowerBound, layout.bias.count)
-        let hRows = top.hRows(rows)
+        // The head's input: h, or with dropout h ⊙ mask (the mask is the chunk's, set by ChunkPipeline).
+        let hRows = dropout?.apply(top.hRows(rows), rows: rows) ?? top.hRows(rows)
         // (5) y = h · W_out + bias
         computeLogits(rows: rows, h: hRows)
         // (6), (6'): loss per row, y ← dy
@@ -92,6 +105,7 @@ final class OutputHead: @unchecked Sendable {
                    y: gBias)
         BLAS.sgemm(.none, .transposed, m: nr, n: H, k: O, alpha: 1, a: dy, lda: O, b: wOut, ldb: O, beta: 0,
                    c: top.dHout.mutable(r0 * H, nr * H), ldc: H)
+        dropout?.maskGradient(top.dHout.mutable(r0 * H, nr * H), rows: rows)
     }
 
     /// Σ over the chunk's rows of the per-row loss.

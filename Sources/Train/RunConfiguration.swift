@@ -145,7 +145,7 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     /// The optimizer settings at learning rate `rate`.
     public func optimizerConfig(learningRate rate: Float) -> OptimizerConfig {
         OptimizerConfig(kind: optimizer, learningRate: rate, momentum: momentum, decay: decay,
-                        epsilon: epsilon, clip: clip)
+                        epsilon: epsilon, clip: clip, weightDecay: self[Settings.weightDecay])
     }
 
     /// Checks every setting against its range (`Settings.all`); throws `SettingError` naming the flag.
@@ -154,6 +154,10 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
         try schedule.validate()
         if self[Settings.dropout] > 0, self[Settings.layers] < 2 {
             throw SettingError(option: "--dropout", message: "drops units between stacked layers: give --layers 2 or more")
+        }
+        if Double(self[Settings.weightDecay]) * Double(learningRate) >= 1 {
+            throw SettingError(option: "--weight-decay", message: "times --lr must be below 1 (each update multiplies "
+                + "the weights by 1 − lr·λ), got \(self[Settings.weightDecay]) × \(learningRate)")
         }
     }
 }

@@ -35,6 +35,10 @@ public enum SettingRules {
     public static func positive(_ v: Float, _ option: String) throws {
         guard v.isFinite, v > 0 else { throw SettingError(option: option, message: "must be a positive number, got \(v)") }
     }
+    /// A finite number not below 0 (0 = off).
+    static func notNegative(_ v: Float, _ option: String) throws {
+        guard v.isFinite, v >= 0 else { throw SettingError(option: option, message: "must not be negative (0 = off), got \(v)") }
+    }
     /// A probability that may be 0 (off) but not 1.
     static func probability(_ v: Float, _ option: String) throws {
         guard v.isFinite, v >= 0, v < 1 else {

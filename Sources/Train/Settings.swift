@@ -282,6 +282,12 @@ public enum Settings {
     public static let clip = Setting<Float>(
         "clip", flag: "clip", default: 5, help: "Clip each gradient entry to ±this before the update",
         onResume: .mayChange, codec: .float, check: { try SettingRules.positive($0, $1) }, inMetadata: always)
+    public static let weightDecay = Setting<Float>(
+        "weight_decay", flag: "weight-decay", default: 0,
+        help: "Decoupled weight decay λ: every parameter is multiplied by 1 − lr·λ before each update, as PyTorch's "
+            + "AdamW does (with --optimizer adam, torch.optim.AdamW; 0 = off)",
+        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.notNegative($0, $1) },
+        listedWhen: { $0 > 0 })
     public static let lrDecay = Setting<Float>(
         "lr_decay", flag: "lr-decay", default: 1,
         help: "Learning-rate decay factor F in (0, 1], applied by --lr-decay-every and/or --lr-plateau-patience",
@@ -352,6 +358,11 @@ public enum Settings {
         help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
         onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
 
+    public static let outputDropout = Setting<Float>(
+        "output_dropout", flag: "output-dropout", default: 0,
+        help: "Probability P in [0, 1) that a unit of the top layer's h is dropped on its way to the output layer (training only)",
+        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
+
     public static let shuffleFiles = Setting<Bool>(
         "shuffle_files", flag: "shuffle-files", default: false,
         help: "Train a grid model on its training files in an order shuffled with --seed (else in the dataset's, where "
@@ -388,9 +399,9 @@ public enum Settings {
     /// Every setting, in order.
     public static let all: [any TrainingSetting] = [
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
-        learningRate, momentum, decay, epsilon, clip, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
+        learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
         fillWeight,
     ]
 

@@ -76,6 +76,11 @@ public final class Trainer {
         didSet { for g in groups { g.dropout = dropout } }
     }
 
+    /// Dropout of the top layer's h on its way to the output layer (nil: none).
+    package var outputDropout: Dropout? {
+        didSet { for g in groups { g.outputDropout = outputDropout } }
+    }
+
     /// `events`: the class matrix (one row per event, one column per input group of the shape;
     /// see `TrainingData.classes(_:for:)`).
     public init(state: TrainingState, events: [Int32], optimizer: OptimizerConfig) throws {

@@ -257,6 +257,7 @@ public final class TrainingRun {
         }
         trainer.inputNoise = noise
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
+        trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
         trainer.fileStarts = classes.fileStarts
         trainer.rowWeights = try fillWeights(config[Settings.fillWeight], groups: groups)
         return trainer

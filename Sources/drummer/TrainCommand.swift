@@ -78,6 +78,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.clip.argumentName, parsing: .unconditional, help: Settings.clip.argumentHelp)
     var clip: Float?
 
+    @Option(name: Settings.weightDecay.argumentName, parsing: .unconditional, help: Settings.weightDecay.argumentHelp)
+    var weightDecay: Float?
+
     @Option(name: Settings.learningRate.argumentName, parsing: .unconditional, help: Settings.learningRate.argumentHelp)
     var lr: Float?
 
@@ -139,6 +142,9 @@ struct TrainCommand: ParsableCommand {
 
     @Option(name: Settings.dropout.argumentName, parsing: .unconditional, help: Settings.dropout.argumentHelp)
     var dropout: Float?
+
+    @Option(name: Settings.outputDropout.argumentName, parsing: .unconditional, help: Settings.outputDropout.argumentHelp)
+    var outputDropout: Float?
 
     @Flag(name: Settings.shuffleFiles.argumentName, help: Settings.shuffleFiles.argumentHelp)
     var shuffleFiles = false
@@ -231,6 +237,7 @@ struct TrainCommand: ParsableCommand {
         o[Settings.decay] = decay
         o[Settings.epsilon] = epsilon
         o[Settings.clip] = clip
+        o[Settings.weightDecay] = weightDecay
         o[Settings.learningRate] = lr
         o[Settings.lrDecay] = lrDecay
         o[Settings.lrDecayEvery] = lrDecayEvery
@@ -251,6 +258,7 @@ struct TrainCommand: ParsableCommand {
         o[Settings.earlyStopPatience] = earlyStopPatience
         o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }
         o[Settings.dropout] = dropout
+        o[Settings.outputDropout] = outputDropout
         o[Settings.shuffleFiles] = shuffleFiles ? true : nil
         o[Settings.resetStatePerFile] = resetStatePerFile ? true : nil
         o[Settings.resetStateAtStyleChange] = resetStateAtStyleChange ? true : nil

@@ -406,6 +406,28 @@ final class GridCLITests: XCTestCase {
         checkRefused(try train("z4", ["--steps", "1", "--fill-weight", "0"]), "--fill-weight must be a positive number, got 0.0", wrote: "z4")
     }
 
+    /// --output-dropout and --weight-decay (regularizers against the grid runs' over-fitting):
+    /// each trains another model, both are listed in model.json's metadata; out of range refused.
+    func testOutputDropoutAndWeightDecay() throws {
+        let both = try train("r1", ["--steps", "6", "--output-dropout", "0.3", "--weight-decay", "0.5"])
+        XCTAssertEqual(both.status, 0, both.stderr)
+        let plain = try train("r2", ["--steps", "6", "--weight-decay", "0.5"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let undecayed = try train("r3", ["--steps", "6", "--output-dropout", "0.3"])
+        XCTAssertEqual(undecayed.status, 0, undecayed.stderr)
+        let (w1, out) = try exportedWeights("r1"), (w2, _) = try exportedWeights("r2"), (w3, out3) = try exportedWeights("r3")
+        XCTAssertNotEqual(w1, w2, "the output dropout changed what was trained")
+        XCTAssertNotEqual(w1, w3, "the weight decay changed what was trained")
+        let metadata = try CLI.modelMetadata(out)
+        XCTAssertEqual(metadata["output_dropout"], "0.3")
+        XCTAssertEqual(metadata["weight_decay"], "0.5")
+        XCTAssertNil(try CLI.modelMetadata(out3)["weight_decay"], "no decay, not listed")
+        checkRefused(try train("z5", ["--steps", "1", "--output-dropout", "1"]), "--output-dropout must be at least 0 and below 1, got 1.0", wrote: "z5")
+        checkRefused(try train("z6", ["--steps", "1", "--weight-decay", "-0.1"]), "--weight-decay must not be negative (0 = off), got -0.1", wrote: "z6")
+        checkRefused(try train("z7", ["--steps", "1", "--lr", "0.1", "--weight-decay", "10"]),
+                     "--weight-decay times --lr must be below 1", wrote: "z7")
+    }
+
     /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
     /// copy whose hit-set bias makes every step a rest, so that it goes silent) gets a row naming
     /// the file, its seed and why, and is neither chosen nor the closest; with no other

@@ -4,6 +4,9 @@
 //   p = nn.Parameter(torch.tensor([0.5, -1.0, 2.0])); opt = torch.optim.Adam([p], lr=0.01)
 //   for g in [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]:
 //       p.grad = torch.tensor(g).clamp(-5, 5); opt.step()
+//
+// `--weight-decay` (decoupled): with it, Adam is torch.optim.AdamW. Reference values by
+// PyTorch 2.13.0+cpu, the same three gradients: torch.optim.AdamW([p], lr=0.01, weight_decay=0.5).
 import XCTest
 @testable import Train
 
@@ -29,5 +32,34 @@ final class AdamTests: XCTestCase {
             XCTAssertEqual(v[k], torchV[k], accuracy: 1e-8)
         }
         XCTAssertEqual(OptimizerState(kind: .adam, parameterCount: 2).slots, ["m": [0, 0], "v": [0, 0]])
+    }
+
+    func testWeightDecayMatchesPyTorchAdamW() {
+        var params: [Float] = [0.5, -1.0, 2.0]
+        var m = [Float](repeating: 0, count: 3), v = [Float](repeating: 0, count: 3)
+        let grads: [[Float]] = [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]
+        let torch: [[Float]] = [[0.48750001192092896, -0.9850000143051147, 1.9800000190734863],
+                                [0.47588470578193665, -0.9733744263648987, 1.9640145301818848],
+                                [0.4674961566925049, -0.9693662524223328, 1.9493638277053833]]
+        var config = OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5, weightDecay: 0.5)
+        for (t, g) in grads.enumerated() {
+            config.step = t + 1
+            g.withUnsafeBufferPointer { gp in
+                Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: &m, slot2: &v, count: 3)
+            }
+            for k in 0..<3 { XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)") }
+        }
+    }
+
+    /// The decay comes before every optimizer's own step: SGD's update is p·(1 − lr·λ) − lr·g.
+    func testWeightDecayWithSGD() {
+        var params: [Float] = [0.5, -1.0, 2.0]
+        let g: [Float] = [0.1, -0.2, 7.0]
+        let config = OptimizerConfig(kind: .sgd, learningRate: 0.1, clip: 5, weightDecay: 0.2)
+        g.withUnsafeBufferPointer { gp in
+            Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: nil, count: 3)
+        }
+        let expected: [Float] = [0.5 * 0.98 - 0.01, -1.0 * 0.98 + 0.02, 2.0 * 0.98 - 0.5]
+        for k in 0..<3 { XCTAssertEqual(params[k], expected[k], accuracy: 1e-6, "parameter \(k)") }
     }
 }

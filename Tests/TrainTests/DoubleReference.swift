@@ -153,7 +153,8 @@ struct DoubleModel {
     /// Loss of one chunk: mean over U steps and B streams of the sum of the output groups' CE.
     /// `events`: the class matrix, `columns` per event; h0, c0: every layer's carried state,
     /// layer-major (layer l's stream b at (l·B + b)·H).
-    /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without).
+    /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without;
+    /// layer `layers` is the output layer).
     /// `fileStarts[e]`: the state before event e is zero (a file's first row); `weight(e)`:
     /// the weight of the row whose input is event e (1 without).
     func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float],
@@ -173,8 +174,10 @@ struct DoubleModel {
                 }
                 let h = step(classes: (0..<k).map { Int(events[e * k + $0]) }, state: &state,
                              drop: drop.map { d in { layer, unit in d(layer, e, unit) } })
+                // The output layer's input: h, masked as a layer above the top one (output dropout).
+                let hOut = drop.map { d in h.indices.map { h[$0] * d(layers, e, $0) } } ?? h
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
-                total += (weight?(e) ?? 1) * groupNLL(logits(h), targets: targets).reduce(0) { $0 + $1.loss }
+                total += (weight?(e) ?? 1) * groupNLL(logits(hOut), targets: targets).reduce(0) { $0 + $1.loss }
             }
         }
         return total / Double(U * B)

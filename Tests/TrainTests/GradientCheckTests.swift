@@ -16,7 +16,7 @@ final class GradientCheckTests: XCTestCase {
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
     func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
                inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1],
-               dropout: Dropout? = nil, fileStarts: ((Int) -> Bool)? = nil,
+               dropout: Dropout? = nil, outputDropout: Dropout? = nil, fileStarts: ((Int) -> Bool)? = nil,
                rowWeights: RowWeights? = nil) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers, targetColumns: targets)
         let U = 6
@@ -30,12 +30,16 @@ final class GradientCheckTests: XCTestCase {
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
         }
         trainer.dropout = dropout
+        trainer.outputDropout = outputDropout
         let starts = fileStarts.map { f in (0..<(events.count / inputs.count)).map(f) }
         trainer.fileStarts = starts
         trainer.rowWeights = rowWeights
         let weight = rowWeights.map { w in { (e: Int) in Double(w.weights[Int(events[e * inputs.count + w.column])]) } }
-        // The trainer's masks (step 0, the chunk's events), given to the reference.
-        let drop = dropout.map { d in { (layer: Int, event: Int, unit: Int) in Double(d.scale(step: 0, layer: layer, event: event, unit: unit)) } }
+        // The trainer's masks (step 0, the chunk's events), given to the reference: the output
+        // layer's keyed as layer `layers`.
+        let drop: ((Int, Int, Int) -> Double)? = dropout == nil && outputDropout == nil ? nil : { layer, event, unit in
+            (layer == layers ? outputDropout : dropout).map { Double($0.scale(step: 0, layer: layer, event: event, unit: unit)) } ?? 1
+        }
         let (loss, analytic) = trainer.chunkGradient()
         // Again on the same trainer: every gradient buffer is overwritten, not added to.
         XCTAssertTrue(trainer.chunkGradient().gradient == analytic, "a second pass gives the same gradient")
@@ -113,6 +117,20 @@ final class GradientCheckTests: XCTestCase {
         let kept = (0..<100).map { dropout.scale(step: 5, layer: 2, event: $0, unit: 1) }.filter { $0 != 0 }
         XCTAssertTrue(kept.allSatisfy { abs($0 - 1 / 0.6) < 1e-6 })
         XCTAssertNil(Dropout(probability: 0, seed: 1))
+    }
+
+    /// --output-dropout: the top layer's h masked on its way to the output layer, alone (one
+    /// layer, B = 1) and with dropout between the layers (two stream groups, B = 17).
+    func testGradientWithOutputDropout() throws {
+        let output = try XCTUnwrap(Dropout(probability: 0.35, seed: 5))
+        let between = try XCTUnwrap(Dropout(probability: 0.3, seed: 5))
+        for (batch, seed, layers, dropout) in [(1, 61, 1, nil), (17, 62, 2, between)] as [(Int, Int, Int, Dropout?)] {
+            let (rel, absErr) = try check(batch: batch, pointer: 2, seed: UInt64(seed), layers: layers, dropout: dropout,
+                                          outputDropout: output)
+            print("gradient check \(layers) layer(s), output dropout 0.35, B=\(batch): worst relative error \(rel), worst absolute error \(absErr)")
+            XCTAssertLessThan(rel, 1e-3)
+            XCTAssertLessThan(absErr, 1e-6)
+        }
     }
 
     /// --reset-state-per-file: rows that start a file read a zero state and pass no gradient

@@ -9,7 +9,7 @@ import ModelFiles
 
 final class ResumeTests: XCTestCase {
     func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1,
-                            dropout: Float = 0) throws
+                            dropout: Float = 0, outputDropout: Float = 0, weightDecay: Float = 0) throws
         -> (straight: Checkpoint, resumed: Checkpoint)
     {
         let root = try RunFixture.temporaryDirectory("resume")
@@ -24,6 +24,8 @@ final class ResumeTests: XCTestCase {
         a.lrDecayEvery = schedule.1
         if layers > 1 { a[Settings.layers] = layers }
         if dropout > 0 { a[Settings.dropout] = dropout }
+        if outputDropout > 0 { a[Settings.outputDropout] = outputDropout }
+        if weightDecay > 0 { a[Settings.weightDecay] = weightDecay }
         let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
         XCTAssertEqual(try straight.run(shouldStop: { false }).step, 20)
 
@@ -79,6 +81,19 @@ final class ResumeTests: XCTestCase {
         assertBitwiseEqual(s, r)
         let (plain, _) = try straightAndResumed(batch: 17, optimizer: .rmsprop, layers: 2)
         XCTAssertNotEqual(s.state.parameters, plain.state.parameters, "the dropout changed the training")
+    }
+
+    /// --output-dropout's masks and --weight-decay resume alike (B = 17, Adam), the settings kept
+    /// in the checkpoint; each changes the training.
+    func testResumeIsBitwiseExactWithOutputDropoutAndWeightDecay() throws {
+        let (s, r) = try straightAndResumed(batch: 17, optimizer: .adam, outputDropout: 0.3, weightDecay: 0.5)
+        assertBitwiseEqual(s, r)
+        XCTAssertEqual(s.configuration[Settings.outputDropout], 0.3)
+        XCTAssertEqual(s.configuration[Settings.weightDecay], 0.5)
+        let (plain, _) = try straightAndResumed(batch: 17, optimizer: .adam, weightDecay: 0.5)
+        XCTAssertNotEqual(s.state.parameters, plain.state.parameters, "the output dropout changed the training")
+        let (noDecay, _) = try straightAndResumed(batch: 17, optimizer: .adam, outputDropout: 0.3)
+        XCTAssertNotEqual(s.state.parameters, noDecay.state.parameters, "the weight decay changed the training")
     }
 
     /// Adam's two moments and its step count (the bias correction) resume exactly.
