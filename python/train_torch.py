@@ -36,6 +36,9 @@ ap.add_argument("-o", "--output", default="model.safetensors")
 ap.add_argument("--hidden", type=int, default=200)
 ap.add_argument("--layers", type=int, default=1)
 ap.add_argument("--dropout", type=float, default=0.0, help="between stacked layers")
+ap.add_argument("--output-dropout", type=float, default=0.0, help="of the top layer's h, before the output layer")
+ap.add_argument("--weight-decay", type=float, default=0.0,
+                help="decoupled: every parameter times 1 - lr*weight_decay before each update (Adam: AdamW)")
 ap.add_argument("--steps", type=int, default=6000)
 ap.add_argument("--batch-size", type=int, default=16, help="streams per process")
 ap.add_argument("--unroll", type=int, default=100)
@@ -80,6 +83,7 @@ if distributed:
 model, manifest = load(os.path.join(work, "init.safetensors"))
 if a.dropout and a.layers > 1:
     model.lstm.dropout = a.dropout
+model.output_dropout.p = a.output_dropout
 model.to(device)
 inputs, outputs = input_sizes(manifest), output_sizes(manifest)
 names_in = [g["name"] for g in manifest["groups"]["inputs"]] if manifest.get("groups") else ["note", "tick"]
@@ -140,6 +144,11 @@ for step in range(1, a.steps + 1):
     opt.zero_grad()
     loss.backward()
     nn.utils.clip_grad_value_(net.parameters(), 5)
+    if a.weight_decay:
+        # drummer's decoupled weight decay (with Adam, what torch.optim.AdamW does before its step).
+        with torch.no_grad():
+            for q in net.parameters():
+                q.mul_(1 - a.lr * a.weight_decay)
     opt.step()
     p += U
     if step % a.eval_every == 0 or step == a.steps:
@@ -150,7 +159,9 @@ for step in range(1, a.steps + 1):
 if rank == 0:
     save(model, manifest, a.output, metadata={"trained_by": "python/train_torch.py", "steps": str(a.steps),
                                               "processes": str(world), "batch_size_per_process": str(B),
-                                              "unroll": str(U), "optimizer": a.optimizer, "learning_rate": str(a.lr)})
+                                              "unroll": str(U), "optimizer": a.optimizer, "learning_rate": str(a.lr),
+                                              **{k: str(v) for k, v in [("dropout", a.dropout), ("output_dropout", a.output_dropout),
+                                                                        ("weight_decay", a.weight_decay)] if v}})
     say(f"wrote {a.output}: drummer import {a.output} -o model")
 if distributed:
     # Every process waits for rank 0's file, then all leave the group together (a process that

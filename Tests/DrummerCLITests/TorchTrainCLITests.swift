@@ -18,6 +18,7 @@ final class TorchTrainCLITests: XCTestCase {
         let p = try CLI.python(["-m", "torch.distributed.run", "--nproc_per_node", "2",
                                 CLI.repoRoot.appendingPathComponent("python/train_torch.py").path, "--data", data, "--hidden", "16",
                                 "--layers", "2", "--steps", "6", "--eval-every", "3", "--batch-size", "2", "--unroll", "10",
+                                "--output-dropout", "0.2", "--weight-decay", "0.1",
                                 "--drummer", CLI.binary.path, "-o", out], cwd: tmp)
         let text = p.stdout + p.stderr
         XCTAssertEqual(p.status, 0, text)
@@ -40,5 +41,7 @@ final class TorchTrainCLITests: XCTestCase {
                        "drummer eval's loss_all is PyTorch's validation loss")
         let card = try String(contentsOfFile: model + "/model.json", encoding: .utf8)
         XCTAssertTrue(card.contains("\"trained_by\" : \"python/train_torch.py\""), card)
+        XCTAssertTrue(card.contains("\"weight_decay\" : \"0.1\""), card)
+        XCTAssertTrue(card.contains("\"output_dropout\" : \"0.2\""), card)
     }
 }
