@@ -67,6 +67,11 @@ final class DropoutMask: @unchecked Sendable {
         masked = FloatBuffer(count: rows * width)
     }
 
+    /// Dropout turned on (`current`, or new buffers when there is none) or off (nil).
+    static func toggled(_ current: DropoutMask?, on: Bool, rows: Int, width: Int) -> DropoutMask? {
+        on ? current ?? DropoutMask(rows: rows, width: width) : nil
+    }
+
     /// x ⊙ mask for `rows` (x: those rows of the input, rows.count × width), kept for
     /// `maskedRows`; returns them.
     @discardableResult

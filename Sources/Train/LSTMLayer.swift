@@ -83,11 +83,7 @@ final class LSTMLayer: @unchecked Sendable {
     /// Turns dropout of this layer's input on (buffers allocated once) or off.
     func setDropout(_ on: Bool) {
         guard case .dense = input else { return }
-        if on, dropout == nil {
-            dropout = DropoutMask(rows: U * B, width: H)
-        } else if !on {
-            dropout = nil
-        }
+        dropout = DropoutMask.toggled(dropout, on: on, rows: U * B, width: H)
     }
 
     /// The input rows the products read: the layer below's h, or with dropout x ⊙ mask.

@@ -29,11 +29,7 @@ final class OutputHead: @unchecked Sendable {
 
     /// Turns dropout of the head's input on (buffers allocated once) or off.
     func setDropout(_ on: Bool) {
-        if on, dropout == nil {
-            dropout = DropoutMask(rows: U * B, width: H)
-        } else if !on {
-            dropout = nil
-        }
+        dropout = DropoutMask.toggled(dropout, on: on, rows: U * B, width: H)
     }
 
     init(layout: ParameterLayout.Head, top: LSTMLayer, targets: Int32Buffer, weights: FloatBuffer, totalStreams: Int) {
