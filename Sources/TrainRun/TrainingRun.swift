@@ -105,6 +105,7 @@ public final class TrainingRun {
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceInputNoise(start, reporter: reporter)
+        Self.announceRegularization(start.configuration, reporter: reporter)
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
         lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
@@ -229,6 +230,16 @@ public final class TrainingRun {
         }
         reporter.line("input noise: \(start.configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
                       + draw + " (training inputs only)")
+    }
+
+    /// Says which dropout and weight decay the run trains with, if any.
+    private static func announceRegularization(_ config: RunConfiguration, reporter: RunReporter) {
+        let between = config[Settings.dropout], output = config[Settings.outputDropout], decay = config[Settings.weightDecay]
+        var parts: [String] = []
+        if between > 0 { parts.append("dropout \(between) between the layers") }
+        if output > 0 { parts.append("dropout \(output) before the output layer") }
+        if decay > 0 { parts.append("weight decay \(decay) (decoupled)") }
+        if !parts.isEmpty { reporter.line("regularization: " + parts.joined(separator: ", ") + " (training only)") }
     }
 
     /// A resumed run: notes on checkpoints past its step (it replaces them as it gets there) and

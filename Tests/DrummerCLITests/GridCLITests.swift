@@ -411,6 +411,8 @@ final class GridCLITests: XCTestCase {
     func testOutputDropoutAndWeightDecay() throws {
         let both = try train("r1", ["--steps", "6", "--output-dropout", "0.3", "--weight-decay", "0.5"])
         XCTAssertEqual(both.status, 0, both.stderr)
+        XCTAssertTrue(both.stdout.contains("regularization: dropout 0.2 between the layers, dropout 0.3 before the output layer, "
+                                           + "weight decay 0.5 (decoupled) (training only)"), both.stdout)
         let plain = try train("r2", ["--steps", "6", "--weight-decay", "0.5"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let undecayed = try train("r3", ["--steps", "6", "--output-dropout", "0.3"])
