@@ -11,20 +11,30 @@ import XCTest
 @testable import Train
 
 final class AdamTests: XCTestCase {
-    func testThreeUpdatesMatchPyTorch() {
+    /// Three Adam updates of [0.5, −1, 2] with `config` and the gradients of the header, each
+    /// checked against PyTorch's parameters after it (`torch[t]`); returns the moments m and v.
+    func checkThreeUpdates(_ config: OptimizerConfig, against torch: [[Float]],
+                           file: StaticString = #filePath, line: UInt = #line) -> (m: [Float], v: [Float]) {
         var params: [Float] = [0.5, -1.0, 2.0]
         var m = [Float](repeating: 0, count: 3), v = [Float](repeating: 0, count: 3)
         let grads: [[Float]] = [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]
-        let torch: [[Float]] = [[0.49000001, -0.99000001, 1.99000001], [0.480822206, -0.983299434, 1.98391449],
-                                [0.474813074, -0.984158099, 1.9790839]]
-        var config = OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5)
+        var config = config
         for (t, g) in grads.enumerated() {
             config.step = t + 1
             g.withUnsafeBufferPointer { gp in
                 Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: &m, slot2: &v, count: 3)
             }
-            for k in 0..<3 { XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)") }
+            for k in 0..<3 {
+                XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)", file: file, line: line)
+            }
         }
+        return (m, v)
+    }
+
+    func testThreeUpdatesMatchPyTorch() {
+        let torch: [[Float]] = [[0.49000001, -0.99000001, 1.99000001], [0.480822206, -0.983299434, 1.98391449],
+                                [0.474813074, -0.984158099, 1.9790839]]
+        let (m, v) = checkThreeUpdates(OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5), against: torch)
         let torchM: [Float] = [0.0301000047, 0.0038000003, 0.379000008]
         let torchV: [Float] = [0.000102390019, 7.99200425e-05, 0.0251198672]
         for k in 0..<3 {
@@ -35,20 +45,10 @@ final class AdamTests: XCTestCase {
     }
 
     func testWeightDecayMatchesPyTorchAdamW() {
-        var params: [Float] = [0.5, -1.0, 2.0]
-        var m = [Float](repeating: 0, count: 3), v = [Float](repeating: 0, count: 3)
-        let grads: [[Float]] = [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]
         let torch: [[Float]] = [[0.48750001192092896, -0.9850000143051147, 1.9800000190734863],
                                 [0.47588470578193665, -0.9733744263648987, 1.9640145301818848],
                                 [0.4674961566925049, -0.9693662524223328, 1.9493638277053833]]
-        var config = OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5, weightDecay: 0.5)
-        for (t, g) in grads.enumerated() {
-            config.step = t + 1
-            g.withUnsafeBufferPointer { gp in
-                Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: &m, slot2: &v, count: 3)
-            }
-            for k in 0..<3 { XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)") }
-        }
+        _ = checkThreeUpdates(OptimizerConfig(kind: .adam, learningRate: 0.01, clip: 5, weightDecay: 0.5), against: torch)
     }
 
     /// The decay comes before every optimizer's own step: SGD's update is p·(1 − lr·λ) − lr·g.
