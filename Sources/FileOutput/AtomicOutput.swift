@@ -297,9 +297,11 @@ public struct DirectoryKind: Sendable {
         return foreign.sorted()
     }
 
-    /// An exported model: holds model.json.
+    /// An exported model: holds model.json. Its files: model.json, Wy.bin and one fused matrix
+    /// per layer, Wx.bin, Wx1.bin, … Wx15.bin (ModelLimits.maximumLayers = 16 layers; a test
+    /// checks that the two agree).
     public static let model = DirectoryKind(name: "a drummer model directory (no model.json)",
-                                            owned: ["model.json", "Wx.bin", "Wy.bin"]) { dir in
+                                            owned: Set(["model.json", "Wx.bin", "Wy.bin"] + (1..<16).map { "Wx\($0).bin" })) { dir in
         AtomicOutput.isRegularFile((dir as NSString).appendingPathComponent("model.json"))
     }
 

@@ -55,6 +55,16 @@ final class LayersCLITests: XCTestCase {
             }
         }
         let out = root.appendingPathComponent("m-a").path
+        // A stacked model's export replaces its own earlier export (Wx1.bin is drummer's too),
+        // not a file drummer does not write there.
+        let again = try CLI.run(["export", root.appendingPathComponent("b/ckpt-6.h5").path, "-o", out])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/Wx1.bin")), exported["Wx1.bin"])
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/Wx1.txt"))
+        let foreign = try CLI.run(["export", root.appendingPathComponent("b/ckpt-6.h5").path, "-o", out])
+        XCTAssertEqual(foreign.status, 1, foreign.stderr)
+        XCTAssertTrue(foreign.stderr.contains("not replacing it: it also holds Wx1.txt, which drummer does not write there"), foreign.stderr)
+        try FileManager.default.removeItem(atPath: out + "/Wx1.txt")
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
         XCTAssertEqual(json["format_version"] as? Int, 3)
         XCTAssertEqual((json["layers"] as? [[String: Any]])?.count, 2)

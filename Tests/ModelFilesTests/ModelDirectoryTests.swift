@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import DrummerCore
 @testable import ModelFiles
+@testable import FileOutput
 
 final class ModelDirectoryTests: XCTestCase {
     private var tmp: URL!
@@ -332,5 +333,15 @@ final class ModelDirectoryTests: XCTestCase {
         let dir = try writeSmall()
         try ModelDirectory.write(weights: w, vocabulary: v, to: dir, metadata: ["step": "13"])
         XCTAssertEqual(try ModelDirectory.load(path: dir).metadata["step"], "13")
+    }
+
+    /// A model directory's own files, as a replacement recognises them: every layer's Wx file up
+    /// to the most layers a model may have (DirectoryKind.model lists them in FileOutput, which
+    /// cannot read ModelLimits).
+    func testTheModelDirectoryKindOwnsEveryLayersFile() {
+        let owned = DirectoryKind.model.owned
+        for k in 0..<ModelLimits.maximumLayers { XCTAssertTrue(owned.contains(ModelDirectory.wxFile(layer: k)), "layer \(k)") }
+        XCTAssertFalse(owned.contains(ModelDirectory.wxFile(layer: ModelLimits.maximumLayers)))
+        XCTAssertTrue(owned.isSuperset(of: [ModelDirectory.manifestFile, ModelDirectory.wyFile]))
     }
 }
