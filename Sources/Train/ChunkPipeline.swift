@@ -140,8 +140,9 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         inputs.gather(events: events, segment: segment, pointer: p)
         fillDropoutMasks(segment: segment, pointer: p)
-        // With --input-noise-draw model: one more forward sweep, here, over the true inputs,
-        // whose predictions replace some of them (nothing runs on the helper meanwhile).
+        // With --input-noise-draw model or --lookback-from-model: one more forward sweep, here,
+        // over the true inputs, whose predictions replace some of them (nothing runs on the
+        // helper meanwhile).
         drawInputsFromModel(segment: segment, pointer: p)
         // Forward sweep, bottom up: the recurrence here; each finished block's input product
         // of the layer above, or on the top layer its output layer, on the helper.
@@ -200,15 +201,15 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         if let outputDropout, let mask = head.dropout { fill(mask, layer: layers.count, outputDropout) }
     }
 
-    /// Model-drawn input noise (InputNoise.swift, draw == .model), after `gather`: a forward
-    /// sweep of every layer over the true inputs of steps 0…U−2, then for each row r (step t)
+    /// Model-drawn inputs (InputNoise.swift, draw == .model; ModelLookback.swift), after
+    /// `gather`: a forward sweep of every layer over the true inputs of steps 0…U−2, then for each row r (step t)
     /// the model's prediction of its input event, y = h_{t−1} · W_out + Wy[bias] from the top
     /// layer (the carried h at t = 0), and where the noise replaces a group's class a draw
     /// from that group's softmax (at a reset row, from h = 0: the bias). Uses the chunk's
     /// activation buffers and logits as scratch
     /// (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
     func drawInputsFromModel(segment: Int, pointer p: Int) {
-        guard let noise = inputs.noise, noise.draw == .model else { return }
+        guard inputs.drawsFromModel else { return }
         for layer in layers {
             if U > 1 { layer.inputProduct(rows: 0..<((U - 1) * B)) }
             for t in 0..<(U - 1) { layer.forwardStep(t) }

@@ -344,6 +344,12 @@ public enum Settings {
             + "fed as not hit; a grid model's per-class groups)",
         onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
 
+    public static let lookbackFromModel = Setting<Float>(
+        "lookback_from_model", flag: "lookback-from-model", default: 0,
+        help: "Probability P in [0, 1) that a training bar is read by the lookback inputs of the bars after it as the "
+            + "model's own draw of it, as when it samples (a grid model's; one more forward sweep per step; 0: off)",
+        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
+
     public static let earlyStop = Setting<Bool>(
         "early_stop", flag: "early-stop", default: false,
         help: "Stop when the validation loss has not improved for --early-stop-patience evaluations in a row",
@@ -401,7 +407,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
+        lookbackFromModel, earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
         fillWeight,
     ]
 

@@ -105,6 +105,7 @@ public final class TrainingRun {
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceInputNoise(start, reporter: reporter)
+        Self.announceModelLookback(start, reporter: reporter)
         Self.announceRegularization(start.configuration, reporter: reporter)
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
@@ -232,6 +233,13 @@ public final class TrainingRun {
                       + draw + " (training inputs only)")
     }
 
+    /// Says which share of the training bars the lookback inputs read as the model's own draws, if any.
+    private static func announceModelLookback(_ start: Start, reporter: RunReporter) {
+        guard start.trainer.modelLookback != nil else { return }
+        reporter.line("lookback from the model: \(start.configuration[Settings.lookbackFromModel]) of the training bars read by the "
+                      + "lookback inputs as the model's own draws of them (training inputs only)")
+    }
+
     /// Says which dropout and weight decay the run trains with, if any.
     private static func announceRegularization(_ config: RunConfiguration, reporter: RunReporter) {
         let between = config[Settings.dropout], output = config[Settings.outputDropout], decay = config[Settings.weightDecay]
@@ -267,6 +275,7 @@ public final class TrainingRun {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.inputNoise = noise
+        trainer.modelLookback = try ModelLookback(probability: config[Settings.lookbackFromModel], seed: config.seed, modelGroups: groups)
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
         trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
         trainer.fileStarts = classes.fileStarts

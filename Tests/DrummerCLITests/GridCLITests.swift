@@ -285,16 +285,17 @@ final class GridCLITests: XCTestCase {
     }
 
     /// Trains 6 steps with `noise` into `runs`1, 3 + 3 resumed into `runs`2 and 6 without it
-    /// into `runs`3: the resumed run's weights equal the straight one's, the clean run's differ.
-    /// Returns the straight run's output.
-    func checkNoiseResumesBitForBit(_ noise: [String], runs: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let straight = try train(runs + "1", ["--steps", "6"] + noise)
+    /// into `runs`3 (each with `base`): the resumed run's weights equal the straight one's, the
+    /// clean run's differ. Returns the straight run's output.
+    func checkNoiseResumesBitForBit(_ noise: [String], runs: String, base: [String] = [],
+                                    file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let straight = try train(runs + "1", ["--steps", "6"] + base + noise)
         XCTAssertEqual(straight.status, 0, straight.stderr, file: file, line: line)
-        let half = try train(runs + "2", ["--steps", "3"] + noise)
+        let half = try train(runs + "2", ["--steps", "3"] + base + noise)
         XCTAssertEqual(half.status, 0, half.stderr, file: file, line: line)
         let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent(runs + "2/ckpt-3.h5").path, "--steps", "6"])
         XCTAssertEqual(resumed.status, 0, resumed.stderr, file: file, line: line)
-        let clean = try train(runs + "3", ["--steps", "6"])
+        let clean = try train(runs + "3", ["--steps", "6"] + base)
         XCTAssertEqual(clean.status, 0, clean.stderr, file: file, line: line)
         let weights = try [runs + "1", runs + "2", runs + "3"].map { try exportedWeights($0).weights }
         XCTAssertEqual(weights[0], weights[1], "the resumed run's weights equal the straight run's", file: file, line: line)
@@ -312,6 +313,21 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(stdout.contains(", lookback_2_ride, each a hit fed as not hit (training inputs only)"), stdout)
         checkRefused(try train("d4", ["--steps", "1", "--input-noise", "0.1", "--input-noise-groups", "hits", "--input-noise-draw", "drop"]),
                      "--input-noise-groups names \"hits\", which is not one drum class's, so --input-noise-draw drop cannot drop its hits", wrote: "d4")
+    }
+
+    /// --lookback-from-model: reported, replayed bit for bit on resume, another model than
+    /// without it (chunks of 40 steps, so that bars one and two back lie in the chunk), listed in
+    /// model.json's metadata; refused out of range and without the grid layout, nothing written.
+    func testLookbackFromModel() throws {
+        let stdout = try checkNoiseResumesBitForBit(["--lookback-from-model", "0.5"], runs: "l", base: ["--unroll", "40"])
+        XCTAssertTrue(stdout.contains("lookback from the model: 0.5 of the training bars read by the lookback inputs as the "
+                                      + "model's own draws of them (training inputs only)"), stdout)
+        XCTAssertEqual(try CLI.modelMetadata(try exportedWeights("l1").model)["lookback_from_model"], "0.5")
+        XCTAssertNil(try CLI.modelMetadata(try exportedWeights("l3").model)["lookback_from_model"], "off, not listed")
+        checkRefused(try train("z8", ["--steps", "1", "--lookback-from-model", "1"]), "--lookback-from-model must be at least 0 and below 1, got 1.0", wrote: "z8")
+        checkRefused(try CLI.run(["train", "--data", data.path, "--lookback-from-model", "0.2", "--steps", "1",
+                                  "--checkpoint-dir", root.appendingPathComponent("z9").path]),
+                     "--lookback-from-model needs a grid model (--layout grid)", wrote: "z9")
     }
 
     /// Exports run `dir`'s step-6 checkpoint: its two layers' Wx and Wy, and the model directory.
