@@ -122,6 +122,12 @@ package struct ModelLookback: Sendable, Equatable {
         }
     }
 
+    /// For each bars back, the share of a chunk's U rows whose lookback reads a step in the
+    /// chunk, which alone can be a drawn one: (U − (bars·16 − 1)) / U, at least 0.
+    package func reach(unroll U: Int) -> [(bars: Int, share: Double)] {
+        bars.map { ($0, Double(max(0, U - ($0 * GridGroup.stepsPerBar - 1))) / Double(max(1, U))) }
+    }
+
     /// Groups per lookback set.
     var groupsPerBar: Int { lookback == .hitSets ? 1 : GridGroup.classCount }
 }

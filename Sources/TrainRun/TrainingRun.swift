@@ -235,9 +235,12 @@ public final class TrainingRun {
 
     /// Says which share of the training bars the lookback inputs read as the model's own draws, if any.
     private static func announceModelLookback(_ start: Start, reporter: RunReporter) {
-        guard start.trainer.modelLookback != nil else { return }
+        guard let m = start.trainer.modelLookback else { return }
+        let unroll = start.configuration.unroll
+        let reach = m.reach(unroll: unroll).map { "\($0.bars) bar\($0.bars == 1 ? "" : "s") back \(Int(($0.share * 100).rounded()))%" }
         reporter.line("lookback from the model: \(start.configuration[Settings.lookbackFromModel]) of the training bars read by the "
-                      + "lookback inputs as the model's own draws of them (training inputs only)")
+                      + "lookback inputs as the model's own draws of them (training inputs only); a drawn step lies in the chunk "
+                      + "(--unroll \(unroll)) for these shares of the rows: " + reach.joined(separator: ", "))
     }
 
     /// Says which dropout and weight decay the run trains with, if any.

@@ -320,8 +320,10 @@ final class GridCLITests: XCTestCase {
     /// model.json's metadata; refused out of range and without the grid layout, nothing written.
     func testLookbackFromModel() throws {
         let stdout = try checkNoiseResumesBitForBit(["--lookback-from-model", "0.5"], runs: "l", base: ["--unroll", "40"])
+        // Of 40 rows, 25 read one bar back (16 − 1 rows earlier) within the chunk, 9 two bars back.
         XCTAssertTrue(stdout.contains("lookback from the model: 0.5 of the training bars read by the lookback inputs as the "
-                                      + "model's own draws of them (training inputs only)"), stdout)
+                                      + "model's own draws of them (training inputs only); a drawn step lies in the chunk "
+                                      + "(--unroll 40) for these shares of the rows: 1 bar back 63%, 2 bars back 23%"), stdout)
         XCTAssertEqual(try CLI.modelMetadata(try exportedWeights("l1").model)["lookback_from_model"], "0.5")
         XCTAssertNil(try CLI.modelMetadata(try exportedWeights("l3").model)["lookback_from_model"], "off, not listed")
         checkRefused(try train("z8", ["--steps", "1", "--lookback-from-model", "1"]), "--lookback-from-model must be at least 0 and below 1, got 1.0", wrote: "z8")
