@@ -39,10 +39,7 @@ package struct Dropout: Sendable, Equatable {
     /// (computed once per row, not per unit).
     @inline(__always)
     func rowKey(step: Int, layer: Int, event: Int) -> UInt64 {
-        var z = InputNoise.mix(seed ^ 0x6472_6F70_6F75_7400)  // "dropout"
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: layer))
-        return InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
+        InputNoise.key(seed, 0x6472_6F70_6F75_7400, step, layer, event)  // "dropout"
     }
 
     /// The factor of `unit` in the row keyed `row` (`rowKey`).

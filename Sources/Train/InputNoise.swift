@@ -127,10 +127,7 @@ package struct InputNoise: Sendable, Equatable {
     @inline(__always)
     func replacementWord(step: Int, event: Int, slot j: Int, current: Int) -> UInt64? {
         if let u = unpredicted[j], current == u { return nil }
-        var z = InputNoise.mix(seed ^ 0x6E6F_6973_6520_696E)  // "noise in"
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: groups[j]))
+        let z = InputNoise.key(seed, 0x6E6F_6973_6520_696E, step, event, groups[j])  // "noise in"
         guard Double(z >> 11) * 0x1.0p-53 < probability else { return nil }
         return InputNoise.mix(z ^ 0x9E37_79B9_7F4A_7C15)
     }
@@ -145,6 +142,19 @@ package struct InputNoise: Sendable, Equatable {
             for (c, v) in logits.enumerated() { weights[c] = Double(expf(v - top)) }
             return Softmax.draw(UnsafeBufferPointer(weights), uniform: Double(w >> 11) * 0x1.0p-53)
         }
+    }
+
+    /// The training draws' keys (input noise, dropout, the model's lookback bars): a pure
+    /// function of the run's seed, a tag naming the draw and the integers it depends on (a
+    /// training step, an event, a group …), mix(…mix(mix(seed ^ tag) ^ a) ^ b …).
+    @inline(__always)
+    static func key(_ seed: UInt64, _ tag: UInt64, _ a: Int, _ b: Int) -> UInt64 {
+        mix(mix(mix(seed ^ tag) ^ UInt64(truncatingIfNeeded: a)) ^ UInt64(truncatingIfNeeded: b))
+    }
+
+    @inline(__always)
+    static func key(_ seed: UInt64, _ tag: UInt64, _ a: Int, _ b: Int, _ c: Int) -> UInt64 {
+        mix(key(seed, tag, a, b) ^ UInt64(truncatingIfNeeded: c))
     }
 
     /// SplitMix64's finaliser: a bijection of 64-bit words whose outputs pass as random.

@@ -86,9 +86,7 @@ package struct ModelLookback: Sendable, Equatable {
     /// training step `step`.
     @inline(__always)
     func drawsBar(step: Int, barStart: Int) -> Bool {
-        var z = InputNoise.mix(seed ^ 0x6C6F_6F6B_6261_636B)  // "lookback"
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: barStart))
+        let z = InputNoise.key(seed, 0x6C6F_6F6B_6261_636B, step, barStart)  // "lookback"
         return Double(z >> 11) * 0x1.0p-53 < probability
     }
 
@@ -96,10 +94,7 @@ package struct ModelLookback: Sendable, Equatable {
     /// of the step at event `event` at training step `step`.
     @inline(__always)
     func word(step: Int, event: Int, slot: Int) -> UInt64 {
-        var z = InputNoise.mix(seed ^ 0x6D6F_6465_6C62_6172)  // "modelbar"
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: step))
-        z = InputNoise.mix(z ^ UInt64(truncatingIfNeeded: event))
-        return InputNoise.mix(z ^ UInt64(truncatingIfNeeded: slot))
+        InputNoise.key(seed, 0x6D6F_6465_6C62_6172, step, event, slot)  // "modelbar"
     }
 
     /// What lookback group `c` (0 for a hit-set lookback, else the drum class) reads of a step
