@@ -202,12 +202,12 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     }
 
     /// Model-drawn inputs (InputNoise.swift, draw == .model; ModelLookback.swift), after
-    /// `gather`: a forward sweep of every layer over the true inputs of steps 0…U−2, then for each row r (step t)
-    /// the model's prediction of its input event, y = h_{t−1} · W_out + Wy[bias] from the top
-    /// layer (the carried h at t = 0), and where the noise replaces a group's class a draw
-    /// from that group's softmax (at a reset row, from h = 0: the bias). Uses the chunk's
-    /// activation buffers and logits as scratch
-    /// (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
+    /// `gather`: a forward sweep of every layer over the true inputs of steps 0…U−2, then for
+    /// each row r (step t) the model's prediction of its input event, y = h_{t−1} · W_out +
+    /// Wy[bias] from the top layer (the carried h at t = 0), and where the noise replaces a
+    /// group's class, or a lookback reads a drawn bar, a draw from that group's softmax (at a
+    /// reset row, from h = 0: the bias). Uses the chunk's activation buffers and logits as
+    /// scratch (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
     func drawInputsFromModel(segment: Int, pointer p: Int) {
         guard inputs.drawsFromModel else { return }
         for layer in layers {

@@ -327,6 +327,8 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(try CLI.modelMetadata(try exportedWeights("l1").model)["lookback_from_model"], "0.5")
         XCTAssertNil(try CLI.modelMetadata(try exportedWeights("l3").model)["lookback_from_model"], "off, not listed")
         checkRefused(try train("z8", ["--steps", "1", "--lookback-from-model", "1"]), "--lookback-from-model must be at least 0 and below 1, got 1.0", wrote: "z8")
+        checkRefused(try train("z10", ["--steps", "1", "--lookback-from-model", "0.2", "--unroll", "15"]),
+                     "--lookback-from-model has no effect with --unroll 15: a lookback reads a drawn step only within the chunk", wrote: "z10")
         checkRefused(try CLI.run(["train", "--data", data.path, "--lookback-from-model", "0.2", "--steps", "1",
                                   "--checkpoint-dir", root.appendingPathComponent("z9").path]),
                      "--lookback-from-model needs a grid model (--layout grid)", wrote: "z9")
