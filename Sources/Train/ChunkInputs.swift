@@ -62,7 +62,12 @@ final class ChunkInputs: @unchecked Sendable {
     /// Training input noise and the step whose draws `gather` makes.
     var noise: InputNoise?
     /// The model's own bars as lookback inputs (ModelLookback.swift; nil: the data's).
-    var modelLookback: ModelLookback?
+    var modelLookback: ModelLookback? {
+        didSet { barStarts = modelLookback == nil ? [] : [Int](repeating: 0, count: U * B) }
+    }
+    /// With `modelLookback`: each row's bar, as the event of the bar's first step (read by
+    /// `gather` from the data, before any noise on the position input).
+    private var barStarts: [Int] = []
     /// Whether `drawFromModel` has anything to draw (the chunk needs the model's predictions).
     var drawsFromModel: Bool { noise?.draw == .model || modelLookback != nil }
     var noiseStep = 0
@@ -111,6 +116,11 @@ final class ChunkInputs: @unchecked Sendable {
                 resets.steps[t] |= reset
                 weights[r] = rowWeights.map { $0.weights[Int(events[e * k + $0.column])] } ?? 1
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
+                if let m = modelLookback {
+                    // Row t predicts the step at its position input; it holds the step before.
+                    let steps = GridGroup.stepsPerBar
+                    barStarts[r] = e - (Int(events[e * k + m.positionColumn]) + steps - 1) % steps
+                }
                 if let noise, noise.draw != .model {
                     for (j, g) in noise.groups.enumerated() {
                         if let c = noise.replacement(step: noiseStep, event: e, slot: j, current: Int(events[e * k + g])) {
@@ -153,16 +163,14 @@ final class ChunkInputs: @unchecked Sendable {
     private func drawLookback(_ m: ModelLookback, segment: Int, pointer p: Int,
                               prediction: (Int, Int) -> UnsafeBufferPointer<Float>) {
         let C = GridGroup.classCount, steps = GridGroup.stepsPerBar
-        let position = m.positionColumn, perBar = m.groupsPerBar, beforeStart = m.beforeStart
+        let perBar = m.groupsPerBar, beforeStart = m.beforeStart
         // Each row's step drawn once (the hit set, then each class's velocity bin; −1: not drawn).
         var drawnSet = [Int](repeating: -1, count: U * B)
         var drawnVelocity = [Int](repeating: 0, count: U * B * C)
         for t in 0..<U {
             for b in 0..<B {
                 let r = t * B + b, e = event(step: t, stream: b, segment: segment, pointer: p)
-                // Row t predicts the step at position (its position input); it holds the step before.
-                let positionOfStep = (Int(inputRows[r * k + position]) - inputOffsets[position] + steps - 1) % steps
-                guard m.drawsBar(step: noiseStep, barStart: e - positionOfStep) else { continue }
+                guard m.drawsBar(step: noiseStep, barStart: barStarts[r]) else { continue }
                 let set = InputNoise.draw(from: prediction(r, m.hitsOutput), m.word(step: noiseStep, event: e, slot: 0))
                 drawnSet[r] = set
                 for c in 0..<C where set & (1 << c) != 0 {

@@ -63,7 +63,8 @@ final class ModelLookbackTests: XCTestCase {
     static func flipped(_ set: Int) -> Int { set ^ 0b1_0101_0101 }
 
     /// Each lookback input reading a step of a drawn bar that lies in the chunk reads the model's
-    /// draw of it; every other input and every target stays the data's; some bars are drawn, not all.
+    /// draw of it; every other input and every target stays what `gather` made it (the data's, a
+    /// noisy position); some bars are drawn, not all.
     func testDrawnBarsFeedTheLookbackWhereTheyLieInTheChunk() throws {
         for lookback in GridLookback.allCases {
             let g = try group(lookback)
@@ -75,6 +76,11 @@ final class ModelLookbackTests: XCTestCase {
             let segment = s.step.count / 2, U = 120, B = 2, p = 20, step = 7
             let inputs = ChunkInputs(shape: shape, unroll: U, batch: B, firstStream: 0)
             inputs.modelLookback = m
+            // Uniform noise on the position input: which bars are drawn follows the data's bars.
+            var c = RunConfiguration(seed: 3)
+            c.inputNoise = 0.5
+            c.inputNoiseGroups = ["position"]
+            inputs.noise = try InputNoise(configuration: c, modelGroups: model, shape: shape)
             inputs.noiseStep = step
             s.events.withUnsafeBufferPointer { inputs.gather(events: $0, segment: segment, pointer: p) }
             let clean = Array(inputs.inputRows.buffer(0, U * B * k)), targets = Array(inputs.targets.buffer(0, U * B * shape.outputGroups.count))
