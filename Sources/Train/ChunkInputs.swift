@@ -162,7 +162,7 @@ final class ChunkInputs: @unchecked Sendable {
     /// prediction at row t'). A lookback before the file's start is never replaced.
     private func drawLookback(_ m: ModelLookback, segment: Int, pointer p: Int,
                               prediction: (Int, Int) -> UnsafeBufferPointer<Float>) {
-        let C = GridGroup.classCount, steps = GridGroup.stepsPerBar
+        let C = GridGroup.classCount
         let perBar = m.groupsPerBar, beforeStart = m.beforeStart
         // Each row's step drawn once (the hit set, then each class's velocity bin; −1: not drawn).
         var drawnSet = [Int](repeating: -1, count: U * B)
@@ -181,7 +181,7 @@ final class ChunkInputs: @unchecked Sendable {
         }
         for t in 0..<U {
             for (bars, column) in zip(m.bars, m.columns) {
-                let source = t - (bars * steps - 1)
+                let source = t - ModelLookback.rowsBack(bars: bars)
                 guard source >= 0 else { continue }
                 for b in 0..<B {
                     let r = t * B + b, s = source * B + b

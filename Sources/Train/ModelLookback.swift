@@ -44,13 +44,22 @@ package struct ModelLookback: Sendable, Equatable {
     /// The velocity bins V: a lookback velocity group reads a bin, V for not hit, V + 1 before the start.
     let velocityBins: Int
 
-    /// The lookback `probability` asks for on a model of `modelGroups`, or nil at 0. Throws
-    /// when the model is not a grid model (only a grid model reads bars back).
-    package init?(probability p: Float, seed: UInt64, modelGroups: ModelGroups) throws {
+    /// The lookback `probability` asks for on a model of `modelGroups` trained in chunks of
+    /// `unroll` rows, or nil at 0. Throws when the model is not a grid model (only a grid model
+    /// reads bars back) and when no lookback can read a step in the chunk (`unroll` at most the
+    /// rows back of its nearest bar: < 16 one bar back).
+    package init?(probability p: Float, seed: UInt64, modelGroups: ModelGroups, unroll: Int) throws {
         guard p > 0 else { return nil }
         guard let grid = modelGroups.grid else {
             throw SettingError(option: "--lookback-from-model", message:
                 "needs a grid model (--layout grid): only a grid model's lookback inputs read the bars before")
+        }
+        let nearest = grid.lookbackBars.first ?? 1, rows = Self.rowsBack(bars: nearest)
+        guard unroll > rows else {
+            throw SettingError(option: "--lookback-from-model", message:
+                "has no effect with --unroll \(unroll): a lookback reads a drawn step only within the chunk, and "
+                + "\(nearest == 1 ? "one bar" : "\(nearest) bars") back is \(rows) rows earlier "
+                + "(use --unroll \(rows + 1) or more; 64 or more for most rows)")
         }
         let inputs = modelGroups.inputNames, outputs = modelGroups.outputNames
         let first = grid.lookback == .hitSets ? grid.lookbackBars.map { "lookback_\($0)" }
@@ -117,10 +126,14 @@ package struct ModelLookback: Sendable, Equatable {
         }
     }
 
+    /// How many rows before a row its lookback `bars` back reads: the row holding the step
+    /// bars·16 before the step it predicts, that is bars·16 − 1 rows back.
+    static func rowsBack(bars: Int) -> Int { bars * GridGroup.stepsPerBar - 1 }
+
     /// For each bars back, the share of a chunk's U rows whose lookback reads a step in the
-    /// chunk, which alone can be a drawn one: (U − (bars·16 − 1)) / U, at least 0.
+    /// chunk, which alone can be a drawn one: (U − rowsBack) / U, at least 0.
     package func reach(unroll U: Int) -> [(bars: Int, share: Double)] {
-        bars.map { ($0, Double(max(0, U - ($0 * GridGroup.stepsPerBar - 1))) / Double(max(1, U))) }
+        bars.map { ($0, Double(max(0, U - Self.rowsBack(bars: $0))) / Double(max(1, U))) }
     }
 
     /// Groups per lookback set.

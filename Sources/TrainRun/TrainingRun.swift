@@ -278,12 +278,8 @@ public final class TrainingRun {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.inputNoise = noise
-        trainer.modelLookback = try ModelLookback(probability: config[Settings.lookbackFromModel], seed: config.seed, modelGroups: groups)
-        if let m = trainer.modelLookback, m.reach(unroll: config.unroll).allSatisfy({ $0.share == 0 }) {
-            throw SettingError(option: "--lookback-from-model", message:
-                "has no effect with --unroll \(config.unroll): a lookback reads a drawn step only within the chunk, "
-                + "and one bar back is \(GridGroup.stepsPerBar - 1) rows earlier (use --unroll \(GridGroup.stepsPerBar) or more; 64 or more for most rows)")
-        }
+        trainer.modelLookback = try ModelLookback(probability: config[Settings.lookbackFromModel], seed: config.seed,
+                                                  modelGroups: groups, unroll: config.unroll)
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
         trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
         trainer.fileStarts = classes.fileStarts

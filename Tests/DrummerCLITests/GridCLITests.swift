@@ -324,8 +324,9 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(stdout.contains("lookback from the model: 0.5 of the training bars read by the lookback inputs as the "
                                       + "model's own draws of them (training inputs only); a drawn step lies in the chunk "
                                       + "(--unroll 40) for these shares of the rows: 1 bar back 63%, 2 bars back 23%"), stdout)
-        XCTAssertEqual(try CLI.modelMetadata(try exportedWeights("l1").model)["lookback_from_model"], "0.5")
-        XCTAssertNil(try CLI.modelMetadata(try exportedWeights("l3").model)["lookback_from_model"], "off, not listed")
+        // checkNoiseResumesBitForBit exported runs l1 and l3 (exportedWeights) into m-l1, m-l3.
+        XCTAssertEqual(try CLI.modelMetadata(root.appendingPathComponent("m-l1").path)["lookback_from_model"], "0.5")
+        XCTAssertNil(try CLI.modelMetadata(root.appendingPathComponent("m-l3").path)["lookback_from_model"], "off, not listed")
         checkRefused(try train("z8", ["--steps", "1", "--lookback-from-model", "1"]), "--lookback-from-model must be at least 0 and below 1, got 1.0", wrote: "z8")
         checkRefused(try train("z10", ["--steps", "1", "--lookback-from-model", "0.2", "--unroll", "15"]),
                      "--lookback-from-model has no effect with --unroll 15: a lookback reads a drawn step only within the chunk", wrote: "z10")

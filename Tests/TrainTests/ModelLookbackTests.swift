@@ -70,7 +70,7 @@ final class ModelLookbackTests: XCTestCase {
             let g = try group(lookback)
             let model = ModelGroups(vocabulary: vocabulary, grid: g)
             let shape = model.shape(hidden: 3)
-            let m = try XCTUnwrap(try ModelLookback(probability: 0.5, seed: 3, modelGroups: model))
+            let m = try XCTUnwrap(try ModelLookback(probability: 0.5, seed: 3, modelGroups: model, unroll: 120))
             let s = streams(g, seed: 11)
             let k = shape.inputGroups.count, V = g.velocityBins
             let segment = s.step.count / 2, U = 120, B = 2, p = 20, step = 7
@@ -163,7 +163,7 @@ final class ModelLookbackTests: XCTestCase {
         let pipeline = ChunkPipeline(shape: shape, unroll: U, batch: B, params: FloatBuffer(params), grad: FloatBuffer(count: params.count))
         pipeline.setState(layer: 0, h: h0[...], c: c0[...])
         let inputs = pipeline.inputs
-        inputs.modelLookback = try ModelLookback(probability: 0.6, seed: 2, modelGroups: model)
+        inputs.modelLookback = try ModelLookback(probability: 0.6, seed: 2, modelGroups: model, unroll: 100)
         inputs.noiseStep = 4
         var clean: [Int32] = []
         s.events.withUnsafeBufferPointer {
@@ -202,8 +202,8 @@ final class ModelLookbackTests: XCTestCase {
 
     /// Off at 0; refused on a model without the grid's lookback.
     func testNeedsAGridModel() throws {
-        XCTAssertNil(try ModelLookback(probability: 0, seed: 1, modelGroups: ModelGroups(vocabulary: vocabulary, grid: try group(.velocities))))
-        XCTAssertThrowsError(try ModelLookback(probability: 0.2, seed: 1, modelGroups: ModelGroups(vocabulary: vocabulary))) { e in
+        XCTAssertNil(try ModelLookback(probability: 0, seed: 1, modelGroups: ModelGroups(vocabulary: vocabulary, grid: try group(.velocities)), unroll: 64))
+        XCTAssertThrowsError(try ModelLookback(probability: 0.2, seed: 1, modelGroups: ModelGroups(vocabulary: vocabulary), unroll: 64)) { e in
             XCTAssertEqual("\(e)", "--lookback-from-model needs a grid model (--layout grid): only a grid model's lookback inputs read the bars before")
         }
     }
