@@ -2,7 +2,7 @@
 from a human one. Not the team's own classifier (that one is kept outside the project) and not
 part of `drummer`; a developer's check, to see whether a change makes bars harder to tell apart.
 
-usage: bar_classifier.py --reference DIR GENERATED_DIR... [--control]
+usage: bar_classifier.py --reference DIR GENERATED_DIR... [--control] [--null K]
   GENERATED_DIR: a folder of `drummer sample` files (e.g. `-n 1000 --count 100 --seed 1`).
 Each bar is 9 drum classes (Magenta's) x 16 sixteenths of: hit, loudest velocity / 127, offset
 from the sixteenth (as a share of it), both sides snapped to 30 ticks at 480 PPQ first (as
@@ -10,8 +10,13 @@ from the sixteenth (as a share of it), both sides snapped to 30 ticks at 480 PPQ
 generated ones, drawn at random (seed 0). Gradient boosting (scikit-learn), 5-fold
 cross-validation with a file's bars in one fold. Prints the accuracy with every feature, hits
 only, hits and offsets, velocities only (0.5 = cannot tell). --control also classifies two
-halves of the reference (about 0.5). The touch figures behind the velocity score (hi-hat
-velocity s.d. in a bar, loudness drift) are `drummer stats`'s. Needs mido and scikit-learn
+halves of the reference (about 0.5). The accuracy grows with the bars compared (the classifier
+learns a small difference better from more bars), so compare folders of one size, and read a
+score against --null K: K random sets of reference files with as many bars as the folder, each
+scored against the rest of the reference exactly as the folder is (what two sets of human
+files score at that size: the mean and the largest of K; all features and hits only). The
+touch figures behind the velocity score (hi-hat velocity s.d. in a bar, loudness drift) are
+`drummer stats`'s. Needs mido and scikit-learn
 (pip install mido scikit-learn).
 """
 import argparse, glob, os, random
@@ -74,10 +79,54 @@ def accuracy(x, y, groups):
     return float(np.mean(acc))
 
 
+GENERATED_CAP = 60  # bars read from each generated file
+FEATURES = {  # the columns each accuracy reads, of a bar's (hit, velocity, offset) planes
+    'all': [0, 1, 2], 'hits': [0], 'hits+offset': [0, 2], 'velocity': [1]}
+
+
+def told_apart(xr, gr, xg, gg, features=tuple(FEATURES)):
+    """Accuracies with `features`, as many reference bars as generated ones (drawn at random,
+    seed 0) against the generated bars; and that count."""
+    n = min(len(xr), len(xg))
+    rng = random.Random(0)
+    ir, ig = rng.sample(range(len(xr)), n), rng.sample(range(len(xg)), n)
+    x = np.array([xr[i] for i in ir] + [xg[i] for i in ig]).reshape(2 * n, 3, -1)
+    y = np.array([0] * n + [1] * n)
+    groups = [gr[i] for i in ir] + [gg[i] for i in ig]
+    return [accuracy(x[:, FEATURES[f]].reshape(2 * n, -1), y, groups) for f in features], n
+
+
+def null(xr, gr, bars, draws):
+    """Accuracies (all, hits) of `draws` random sets of reference files (at least `bars` bars,
+    a file's first GENERATED_CAP bars as of a generated file) against the rest of the reference."""
+    files, per_file = sorted(set(gr)), {}
+    for g in gr:
+        per_file[g] = per_file.get(g, 0) + 1
+    scores = []
+    for k in range(draws):
+        random.Random(1000 + k).shuffle(files)
+        chosen, count = set(), 0
+        for f in files:
+            if count >= bars:
+                break
+            chosen.add(f)
+            count += min(GENERATED_CAP, per_file[f])
+        rest = [(x, g) for x, g in zip(xr, gr) if g not in chosen]
+        side, taken = [], {}
+        for x, g in zip(xr, gr):
+            if g in chosen and taken.get(g, 0) < GENERATED_CAP:
+                side.append((x, g))
+                taken[g] = taken.get(g, 0) + 1
+        scores.append(told_apart([x for x, _ in rest], [g for _, g in rest],
+                                 [x for x, _ in side], [g for _, g in side], ('all', 'hits'))[0])
+    return np.array(scores)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--reference', required=True)
     ap.add_argument('--control', action='store_true')
+    ap.add_argument('--null', type=int, default=0, metavar='K')
     ap.add_argument('generated', nargs='+')
     a = ap.parse_args()
     ref_files = sorted(glob.glob(os.path.join(a.reference, '**', '*.mid'), recursive=True))
@@ -90,16 +139,14 @@ def main():
         y = np.array([1 if g in half else 0 for g in gr])
         print('control, reference half against half: %.3f' % accuracy(np.array(xr), y, gr))
     for d in a.generated:
-        xg, gg = load(sorted(glob.glob(os.path.join(d, '*.mid'))), cap=60)
-        n = min(len(xr), len(xg))
-        rng = random.Random(0)
-        ir, ig = rng.sample(range(len(xr)), n), rng.sample(range(len(xg)), n)
-        x = np.array([xr[i] for i in ir] + [xg[i] for i in ig]).reshape(2 * n, 3, -1)
-        y = np.array([0] * n + [1] * n)
-        groups = [gr[i] for i in ir] + [gg[i] for i in ig]
+        xg, gg = load(sorted(glob.glob(os.path.join(d, '*.mid'))), cap=GENERATED_CAP)
+        acc, n = told_apart(xr, gr, xg, gg)
         print('%s: %d bars each; accuracy all %.3f, hits %.3f, hits+offset %.3f, velocity %.3f'
-              % (d, n, accuracy(x.reshape(2 * n, -1), y, groups), accuracy(x[:, 0], y, groups),
-                 accuracy(x[:, [0, 2]].reshape(2 * n, -1), y, groups), accuracy(x[:, 1], y, groups)))
+              % (d, n, *acc))
+        if a.null:
+            s = null(xr, gr, len(xg), a.null)
+            print('  null, %d sets of reference files with as many bars against the rest: all %.3f (largest %.3f), '
+                  'hits %.3f (largest %.3f)' % (a.null, s[:, 0].mean(), s[:, 0].max(), s[:, 1].mean(), s[:, 1].max()))
 
 
 if __name__ == '__main__':
