@@ -37,8 +37,10 @@
 //
 // RESETS (StateResets, ChunkInputs.swift: a file's first row with --reset-state-per-file): at
 // a reset row h_{t−1,b} = c_{t−1,b} = 0 in (1), (3) and (3'), dW_rec gets no term from it
-// and nothing flows back past it: dhNext_b = dcNext_b = 0 after its step (a chunk of one
-// file, or a run without resets, takes none of these branches and keeps its bits).
+// (its h_{t−1} row zeroed in a copy, so the GEMM keeps its shape) and nothing flows back past
+// it: dhNext_b = dcNext_b = 0 after its step (a chunk of one file, or a run without resets,
+// takes none of these branches and keeps its bits; a reset where the state is already zero
+// changes no bit).
 //
 // Buffers (floats unless marked):
 //   hs, cs      (U+1)·B·H   block 0: the carried (h_{−1}, c_{−1}); block t+1: h_t, c_t
@@ -50,6 +52,7 @@
 //   ones        R           for column sums as GEMVs
 //   hPrev       B·H         h_{t−1} with the reset streams' rows zeroed (steps with a reset)
 //   zeros       H           c_{t−1} (and h, for the model-drawn input noise) of a reset row
+//   resetScratch block rows·H   h_{t−1} of a block's rows with the reset rows zeroed (dW_rec)
 //   inputRows   R·k (Int32) layer 0: Wx rows of each row's one-hot inputs (in(r, g)); ChunkInputs'
 import DrummerCore
 
@@ -74,6 +77,9 @@ final class LSTMLayer: @unchecked Sendable {
     /// and the scratch they need.
     let resets: StateResets
     let hPrev: FloatBuffer, zeros: FloatBuffer
+    /// h_{t−1} of a block's rows with the reset rows zeroed (dW_rec's GEMM, recurrentGradient);
+    /// allocated on the first chunk with a reset, U·B·H.
+    private lazy var resetScratch = FloatBuffer(count: U * B * H)
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
@@ -269,25 +275,25 @@ final class LSTMLayer: @unchecked Sendable {
         }
     }
 
-    /// dW_rec (+)= h_{t−1}ᵀ · da over `rows` (row r's h_{t−1} is hs at r·H): one GEMM, or with
-    /// reset rows (whose h_{t−1} is 0) one per run of rows between them.
+    /// dW_rec (+)= h_{t−1}ᵀ · da over `rows` (row r's h_{t−1} is hs at r·H): one GEMM. With
+    /// reset rows (whose h_{t−1} is 0) the GEMM reads a copy of these h rows with the reset rows
+    /// zeroed, so that it sums the same rows in the same order as without resets: a reset where
+    /// the state is already zero (a chunk at the start of the data) changes no bit on any CPU.
+    /// (Splitting the GEMM around the reset rows instead changed OpenBLAS's summation order on
+    /// some CPUs and not on others, so the flag's effect depended on the CPU.)
     private func recurrentGradient(rows: Range<Int>, first: Bool) {
         let gRec = layout.recurrent
-        var beta: Float = first ? 0 : 1
-        func product(_ run: Range<Int>) {
-            guard !run.isEmpty else { return }
-            BLAS.sgemm(.transposed, .none, m: H, n: G, k: run.count, alpha: 1, a: hs.buffer(run.lowerBound * H, run.count * H),
-                       lda: H, b: dGates.buffer(run.lowerBound * G, run.count * G), ldb: G, beta: beta,
-                       c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
-            beta = 1
+        var h = hs.buffer(rows.lowerBound * H, rows.count * H)
+        if resets.any(rows: rows) {
+            let copy = resetScratch.mutable(0, rows.count * H)
+            _ = copy.update(fromContentsOf: h)
+            for r in rows where resets.row(r) {
+                copy[((r - rows.lowerBound) * H)..<((r - rows.lowerBound + 1) * H)].update(repeating: 0)
+            }
+            h = resetScratch.buffer(0, rows.count * H)
         }
-        guard resets.any(rows: rows) else { return product(rows) }
-        var start = rows.lowerBound
-        for r in rows where resets.row(r) {
-            product(start..<r)
-            start = r + 1
-        }
-        product(start..<rows.upperBound)
-        if beta == 0 { grad.mutable(gRec.lowerBound, gRec.count).update(repeating: 0) }  // every row reset
+        BLAS.sgemm(.transposed, .none, m: H, n: G, k: rows.count, alpha: 1, a: h, lda: H,
+                   b: dGates.buffer(rows.lowerBound * G, rows.count * G), ldb: G, beta: first ? 0 : 1,
+                   c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
     }
 }

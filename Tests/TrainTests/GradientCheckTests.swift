@@ -200,6 +200,38 @@ final class GradientCheckTests: XCTestCase {
         XCTAssertEqual(otherEvery.gradient, every.gradient)
     }
 
+    /// A reset where the state is already zero (the data's first row, at pointer 0 after a
+    /// wrap) changes no bit of the loss or the gradient, on either recurrent kernel and with
+    /// two stream groups: the flag's effect is the resets' and nothing else, on every CPU.
+    /// (dW_rec's GEMM was once split around reset rows; one row fewer in OpenBLAS's sum changed
+    /// its rounding on AMD Zen and not on Intel, so --reset-state-per-file trained another
+    /// model on one CPU and the same model on another where its resets were all of this kind.)
+    func testResetAtAZeroStateChangesNoBit() throws {
+        let kernels: [Bool?] = Kernels.haveAVX512 ? [true, false] : [nil]
+        for (batch, unroll, hidden, layers) in [(1, 8, 16, 1), (8, 64, 32, 2), (17, 32, 24, 2), (4, 48, 256, 1)] {
+            let shape = ModelShape(inputGroups: [5, 7], outputGroups: [5, 7], hidden: hidden, layers: layers, targetColumns: [0, 1])
+            var rng = SeededRNG(seed: 81 + UInt64(batch))
+            var state = try Problem.state(shape: shape, unroll: unroll, batch: batch, scale: 0.2, rng: &rng)
+            state.h = state.h.map { _ in 0 }
+            state.c = state.c.map { _ in 0 }
+            let n = (unroll + 4) * batch
+            let events = Problem.events(count: n, groups: [5, 7], rng: &rng)
+            for own in kernels {
+                func gradient(_ starts: [Bool]?) throws -> (loss: Float, gradient: [Float]) {
+                    let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+                    if let own { trainer.usesOwnRecurrentKernel = own }
+                    trainer.fileStarts = starts
+                    return trainer.chunkGradient()
+                }
+                let plain = try gradient(nil), reset = try gradient((0..<n).map { $0 == 0 })
+                let what = "B=\(batch) U=\(unroll) H=\(hidden) \(layers) layer(s)\(own.map { $0 ? " avx512" : " openblas" } ?? "")"
+                XCTAssertEqual(reset.loss, plain.loss, what)
+                XCTAssertTrue(reset.gradient == plain.gradient,
+                              "\(what): \(zip(reset.gradient, plain.gradient).filter { $0 != $1 }.count) gradient values differ")
+            }
+        }
+    }
+
     func testGradientBatch2() throws {
         let (rel, absErr) = try check(batch: 2, pointer: 2, seed: 12)
         print("gradient check B=2: worst relative error \(rel), worst absolute error \(absErr)")
