@@ -105,8 +105,11 @@ let package = Package(
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit", "FileOutput"]),
         .testTarget(name: "MIDIParseTests", dependencies: ["MIDIParse"]),
         .testTarget(name: "EncodeTests", dependencies: ["Encode", "MIDIParse", "DrummerCore", "FileOutput"]),
+        // The trainer's independent double-precision reference (test support, no product code),
+        // optimized in every build: the finite-difference checks run it twice per parameter.
+        .target(name: "ReferenceModel", path: "Tests/ReferenceModel", swiftSettings: [.unsafeFlags(["-O"])]),
         .testTarget(name: "TrainTests", dependencies: ["Train", "TrainRun", "Checkpoints", "DrummerCore", "Encode", "FileOutput",
-                                                   "HDF5Kit", "ModelFiles", "Sample"],
+                                                   "HDF5Kit", "ModelFiles", "ReferenceModel", "Sample"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "ONNXExport", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),

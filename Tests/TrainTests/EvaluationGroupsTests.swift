@@ -4,6 +4,7 @@
 import DrummerCore
 import Encode
 import Foundation
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train

@@ -1,6 +1,7 @@
 // `drummer eval` library side: metrics equal the independent double-precision
 // forward's, vocabularies are remapped through MIDI values, unknown values are named.
 import DrummerCore
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train

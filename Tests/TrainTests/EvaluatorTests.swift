@@ -2,6 +2,7 @@
 // sequence longer than one output block.
 import DrummerCore
 @testable import Sample
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train

@@ -2,6 +2,7 @@
 // and Wy, non-zero initial state, central differences on a double-precision
 // forward of the same loss.
 import DrummerCore
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train
@@ -37,9 +38,16 @@ final class GradientCheckTests: XCTestCase {
         let weight = rowWeights.map { w in { (e: Int) in Double(w.weights[Int(events[e * inputs.count + w.column])]) } }
         // The trainer's masks (step 0, the chunk's events), given to the reference: the output
         // layer's keyed as layer `layers`.
-        let drop: ((Int, Int, Int) -> Double)? = dropout == nil && outputDropout == nil ? nil : { layer, event, unit in
-            (layer == layers ? outputDropout : dropout).map { Double($0.scale(step: 0, layer: layer, event: event, unit: unit)) } ?? 1
+        // (A table, read by the reference 2·P times: drawing each mask anew cost most of a check.)
+        let eventCount = events.count / inputs.count, H = 5
+        let masks: [Double]? = dropout == nil && outputDropout == nil ? nil : (0...layers).flatMap { layer in
+            (0..<eventCount).flatMap { event in
+                (0..<H).map { unit in
+                    (layer == layers ? outputDropout : dropout).map { Double($0.scale(step: 0, layer: layer, event: event, unit: unit)) } ?? 1
+                }
+            }
         }
+        let drop: ((Int, Int, Int) -> Double)? = masks.map { m in { layer, event, unit in m[(layer * eventCount + event) * H + unit] } }
         let (loss, analytic) = trainer.chunkGradient()
         // Again on the same trainer: every gradient buffer is overwritten, not added to.
         XCTAssertTrue(trainer.chunkGradient().gradient == analytic, "a second pass gives the same gradient")

@@ -15,6 +15,7 @@ final class GridDataTests: XCTestCase {
 
     func converted() throws -> TrainingData {
         let out = try RunFixture.temporaryDirectory("grid-data")
+        addTeardownBlock { try? FileManager.default.removeItem(at: out) }
         var settings = ConversionSettings()
         settings.extraction.onsetOrder = .note
         _ = try MIDIDatasetConverter.convert(directory: Self.fixtures.appendingPathComponent("src").path,

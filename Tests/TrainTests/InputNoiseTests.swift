@@ -1,6 +1,7 @@
 // Training input noise (--input-noise): the draws' rate and uniformity, their determinism,
 // which groups get them, and what the trainer feeds with them (inputs change, targets never).
 import DrummerCore
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train

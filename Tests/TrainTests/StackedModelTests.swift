@@ -6,6 +6,7 @@ import DrummerCore
 import Foundation
 import ModelFiles
 @testable import Sample
+import ReferenceModel
 import XCTest
 @testable import Checkpoints
 @testable import Train
