@@ -170,7 +170,9 @@ final class SafeTensorsTests: XCTestCase {
     // MARK: Round trips
 
     func testModelDirectoryRoundTripsByteForByte() throws {
-        for dir in [Self.repo.appendingPathComponent("models/groove-events").path, try Self.stackedDirectory()] {
+        let stacked = try Self.stackedDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stacked) }
+        for dir in [Self.repo.appendingPathComponent("models/groove-events").path, stacked] {
             let model = try ModelDirectory.load(path: dir)
             let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: model.metadata, path: "m")
             let back = try TorchModel.decode(data, path: "m")
