@@ -1,4 +1,4 @@
-"""A bar-level listening-test proxy (issue 20): how often a classifier tells a generated 4/4 bar
+"""A bar-level listening-test proxy: how often a classifier tells a generated 4/4 bar
 from a human one. Not the team's own classifier (that one is kept outside the project) and not
 part of `drummer`; a developer's check, to see whether a change makes bars harder to tell apart.
 

@@ -1,5 +1,5 @@
-"""Independent reference for `drummer stats`' bar-structure figures (issue 20), written from the
-definitions in docs/report-and-stats.md, not from the Swift code. Reads MIDI with mido.
+"""Independent reference for `drummer stats`' bar-structure figures, written from the definitions in
+docs/report-and-stats.md, not from the Swift code. Reads MIDI with mido.
 
 usage: bar_structure.py OUT.json --generated FILE... --reference FILE...
 Every file must be 4/4 throughout at 480 PPQ (the Groove corpus's own), read unquantized, all

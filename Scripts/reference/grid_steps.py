@@ -1,4 +1,4 @@
-"""Independent reference for the grid layout's dataset view (`TrainingData.gridFiles`, issue 20),
+"""Independent reference for the grid layout's dataset view (`TrainingData.gridFiles`),
 written from the definition in docs/training.md ("The grid layout"), not from the Swift code.
 Reads MIDI with mido.
 

@@ -1,4 +1,4 @@
-// The 16th-note grid layout (issue 20): one model step is one 16th note of a 4/4 bar, and
+// The 16th-note grid layout: one model step is one 16th note of a 4/4 bar, and
 // what it plays is the set of Magenta's 9 drum classes struck there (one of 512 hit sets, as
 // drums_rnn encodes a step), with a velocity bin and a micro-timing offset class per class hit.
 // An offset class is one of F offset bins for a single hit, or one of F more for two hits of

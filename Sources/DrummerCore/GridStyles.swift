@@ -1,4 +1,4 @@
-// The style input of a grid model (issue 20): one more input group, "style", constant over a
+// The style input of a grid model: one more input group, "style", constant over a
 // file, that says which style the file plays (its genre). Sampled without it, a model keeps to no
 // style: bar by bar it drifts to the commonest (a rock backbeat); told the style, it keeps to
 // it. The style of a training file comes from its path, by one of four rules:

@@ -1,4 +1,4 @@
-// The bar-structure figures of `drummer stats` (issue 20): does a drummer hold a pattern
+// The bar-structure figures of `drummer stats`: does a drummer hold a pattern
 // over bars and phrase it? Pure functions over HitTracks; sums that add over files.
 //
 // Definitions (the README's "Groove figures" and docs/report-and-stats.md say the same):

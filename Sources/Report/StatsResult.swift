@@ -1,4 +1,4 @@
-// The figures of `drummer stats` for two tallies (generated, reference), the issue's targets
+// The figures of `drummer stats` for two tallies (generated, reference), the targets
 // and why a figure is n/a; rows for the terminal table and the report's table.
 import Foundation
 import MIDIParse
@@ -25,7 +25,7 @@ public struct StatsResult: Sendable {
         public var skippedReference = 0
     }
 
-    /// One of the issue's targets.
+    /// One of the targets.
     public struct Target: Equatable, Sendable {
         /// The JSON key of the figure.
         public var key: String
@@ -136,7 +136,7 @@ public struct StatsResult: Sendable {
                 .compactMap { $0 }.joined(separator: "; ")
         }
 
-        // The issue's targets (issue 10).
+        // The groove targets.
         func at(_ key: String, _ text: String, _ met: Bool?) { targets.append(Target(key: key, text: text, met: met)) }
         at("note_js_bits", "≤ 0.03 bits", noteJS.map { $0 <= 0.03 })
         at("delta_js_bits", "≤ 0.03 bits", deltaJS.map { $0 <= 0.03 })
@@ -149,7 +149,7 @@ public struct StatsResult: Sendable {
         at("duplicate_onset_rate", "0", duplicateRate.generated.map { $0 == 0 })
         if let expectedHits { at("hits", "exactly \(expectedHits)", g.hits == expectedHits) }
 
-        // Issue 20's targets: the bar structure and the touch.
+        // The bar-structure targets and the touch targets.
         let gs = g.structure, rs = r.structure
         // Within a share of the reference's value (0 against 0 is within).
         func within(_ p: Pair, _ tolerance: Double) -> Bool? {
@@ -189,12 +189,12 @@ public struct StatsResult: Sendable {
 
     public func target(_ key: String) -> Target? { targets.first { $0.key == key } }
 
-    /// The keys of issue 10's targets (the groove figures) and of issue 20's bar-structure ones.
-    public static let issue10Targets = ["note_js_bits", "delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity",
-                                        "accent_profile", "duplicate_onset_rate", "hits"]
+    /// The keys of the groove targets and of the bar-structure ones.
+    public static let grooveTargets = ["note_js_bits", "delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity",
+                                       "accent_profile", "duplicate_onset_rate", "hits"]
     public static let structureTargets = ["bar_similarity_lag1", "bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8",
                                           "patterns_per_16_bars", "fill_tom_crash_ratio", "fill_similarity_ratio"]
-    /// Issue 20's touch targets: hits per bar, simultaneous onsets, mean velocity, soft hits.
+    /// The touch targets: hits per bar, simultaneous onsets, mean velocity, soft hits.
     public static let touchTargets = ["hits_per_bar", "simultaneous_onset_share", "velocity_mean", "soft_hit_share"]
 
     /// "figure: reason" for every n/a figure, in table order.
@@ -267,7 +267,7 @@ extension StatsResult {
                                     Histogram(labels: [], counts: reference.structure.classHits))
     }
 
-    /// Issue 20's rows: bar structure, phrasing, touch, grid share per drum class.
+    /// The rows of bar structure, phrasing, touch and grid share per drum class.
     var structureRows: [StatsRow] {
         let g = generated.structure, r = reference.structure
         func row(_ figure: String, _ gv: String, _ rv: String, _ comparison: String = "", key: String? = nil) -> StatsRow {

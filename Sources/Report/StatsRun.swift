@@ -251,7 +251,8 @@ public struct StatsRun: Sendable {
         return try JSONOutput.encode(JSONValue.object(root))
     }
 
-    /// Issue 20's figures: {"generated": …, "reference": …, "ratio": …} each.
+    /// The "bar_structure" object: bar structure, phrasing, touch and figures per drum class,
+    /// {"generated": …, "reference": …, "ratio": …} each.
     func structureJSON(num: (Double?) -> JSONValue, pair: (StatsResult.Pair) -> JSONValue) -> JSONValue {
         let g = result.generated.structure, r = result.reference.structure
         func p(_ f: (BarStructureSums) -> Double?) -> JSONValue { pair(StatsResult.Pair(generated: f(g), reference: f(r))) }

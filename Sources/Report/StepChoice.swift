@@ -2,16 +2,16 @@
 // candidate's sampled files measured against the reference (StatsRun), then one rule.
 //
 // Why not the validation loss alone: it scores one-step predictions on true inputs, while
-// issue 10's figures score what the model plays on its own, and the bar periodicity of a
+// the groove figures score what the model plays on its own, and the bar periodicity of a
 // sampled model swings from checkpoint to checkpoint of one run by more than any training
 // recipe moves it (57–98% over 40 checkpoints on Groove; models/groove-events/TRAINING.md).
 //
-// The rule: every issue-10 target met, each with a margin (so that a new sample of files
+// The rule: every groove target met, each with a margin (so that a new sample of files
 // still meets it), and among those the highest bar periodicity (the earlier step on a tie).
-// With --structure, issue 20's targets too, and among those that meet them the widest margin:
-// the checkpoint whose nearest issue-20 target is furthest from its limit. (Ranking by bar
-// similarity, as before, rewarded repeating more than the corpus does and chose checkpoints
-// that met a target by a hair on 300 files and missed it on 1,000 others.)
+// With --structure, the bar-structure and touch targets too, and among those that meet them
+// the widest margin: the checkpoint whose nearest such target is furthest from its limit.
+// (Ranking by bar similarity, as before, rewarded repeating more than the corpus does and chose
+// checkpoints that met a target by a hair on 300 files and missed it on 1,000 others.)
 
 import Foundation
 
@@ -27,26 +27,26 @@ public struct StepFigures: Sendable, Equatable {
     /// Share of onsets on the 16th grid as a share of the reference's.
     public var grid: Double?
     public var accent: Double?
-    /// Every issue-10 target of `drummer stats` met (one that cannot be measured counts as not met).
+    /// Every groove target of `drummer stats` met (one that cannot be measured counts as not met).
     public var targetsMet: Bool
     /// Bar similarity at lags 1, 2, 4, 8, each as a share of the reference's, averaged.
     public var similarity: Double? = nil
     /// Patterns per 16 bars as a share of the reference's.
     public var patterns: Double? = nil
-    /// Every bar-structure target of issue 20 met (similarity at each lag, patterns, the fills).
+    /// Every bar-structure target met (similarity at each lag, patterns, the fills).
     public var structureMet = false
-    /// The keys of the `drummer stats` targets not met (issue 10's, and issue 20's bar-structure
-    /// and touch targets), in table order.
+    /// The keys of the `drummer stats` targets not met (the groove, bar-structure and touch
+    /// targets), in table order.
     public var missed: [String] = []
     /// The fill's tom + crash bump (ratio − 1) as a share of the reference's (the target: ≥ 0.5).
     public var fillBump: Double? = nil
     /// Hits per bar and mean velocity as shares of the reference's.
     public var hitsPerBar: Double? = nil
     public var velocity: Double? = nil
-    /// Every touch target of issue 20 met (hits per bar, simultaneous onsets, mean velocity,
+    /// Every touch target met (hits per bar, simultaneous onsets, mean velocity,
     /// soft hits, each within 10% of the reference's).
     public var touchMet = false
-    /// The smallest margin of issue 20's targets (bar structure and touch): for each, how far its
+    /// The smallest margin of the bar-structure and touch targets: for each, how far its
     /// figure is from the target's limit, as the natural log of their ratio (0.02: the figure
     /// could move about 2% before it fails; negative: missed); nil when one cannot be measured.
     public var margin: Double? = nil
@@ -68,7 +68,7 @@ public struct StepFigures: Sendable, Equatable {
         func met(_ keys: [String]) -> Bool { keys.allSatisfy { r.target($0)?.met == true } }
         self.init(step: step, path: path, periodicity: r.periodicity.ratio, noteJS: r.noteJS, deltaJS: r.deltaJS,
                   velocityJS: r.velocityJS, grid: r.gridShare.ratio, accent: r.accent.correlation,
-                  targetsMet: met(StatsResult.issue10Targets.filter { $0 != "hits" || r.expectedHits != nil }))
+                  targetsMet: met(StatsResult.grooveTargets.filter { $0 != "hits" || r.expectedHits != nil }))
         let g = r.generated.structure, ref = r.reference.structure
         let lags = BarStructureSums.lags.compactMap { lag in
             StatsResult.Pair(generated: g.similarity(lag: lag), reference: ref.similarity(lag: lag)).ratio
@@ -78,14 +78,14 @@ public struct StepFigures: Sendable, Equatable {
         fillBump = StatsResult.Pair(generated: g.fillClassRatio.map { $0 - 1 }, reference: ref.fillClassRatio.map { $0 - 1 }).ratio
         structureMet = met(StatsResult.structureTargets)
         touchMet = met(StatsResult.touchTargets)
-        let counted = Set(StatsResult.issue10Targets + StatsResult.structureTargets + StatsResult.touchTargets)
+        let counted = Set(StatsResult.grooveTargets + StatsResult.structureTargets + StatsResult.touchTargets)
         missed = r.targets.filter { counted.contains($0.key) && $0.met != true && ($0.key != "hits" || r.expectedHits != nil) }.map(\.key)
         hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
         velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
         margin = Self.margin(r)
     }
 
-    /// The smallest of issue 20's targets' margins (`margin`).
+    /// The smallest of the bar-structure and touch targets' margins (`margin`).
     static func margin(_ r: StatsResult) -> Double? {
         let g = r.generated.structure, ref = r.reference.structure
         func ratio(_ a: Double?, _ b: Double?) -> Double? { StatsResult.Pair(generated: a, reference: b).ratio }
@@ -118,18 +118,18 @@ public enum StepRule {
     static let maximumGridDeviation = 0.10
     static let minimumAccent = 0.85
 
-    public static let description = "every issue-10 target met, with margins: bar periodicity >= 85% of the reference's, "
+    public static let description = "every groove target met, with margins: bar periodicity >= 85% of the reference's, "
         + "note and delta JS <= 0.025 bits, velocity JS <= 0.04 bits, grid share within 10% of the reference's, "
         + "accent r >= 0.85; then the highest periodicity"
 
-    /// The rule with `--structure`: issue 20's bar-structure targets too, ranked by margin.
-    public static let structureDescription = "with --structure also issue 20's targets (similarity at lags 1, 2, 4, 8 "
-        + ">= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps, hits per bar, simultaneous onsets, "
-        + "mean velocity and soft-hit share within 10%); then the widest margin (the checkpoint whose nearest "
-        + "issue-20 target is furthest from its limit)"
+    /// The rule with `--structure`: the bar-structure and touch targets too, ranked by margin.
+    public static let structureDescription = "with --structure also the bar-structure and touch targets "
+        + "(similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps, "
+        + "hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%); then the widest margin "
+        + "(the checkpoint whose nearest such target is furthest from its limit)"
 
-    /// Whether `f` meets every target with the margins (and, with `structure`, issue 20's
-    /// bar-structure targets).
+    /// Whether `f` meets every target with the margins (and, with `structure`, the bar-structure
+    /// and touch targets).
     public static func meets(_ f: StepFigures, structure: Bool = false) -> Bool {
         guard f.targetsMet, let p = f.periodicity, let n = f.noteJS, let d = f.deltaJS, let v = f.velocityJS,
               let g = f.grid, let a = f.accent else { return false }
@@ -153,8 +153,8 @@ public enum StepRule {
     }
 
     /// The index of the candidate to ship: of those that meet the rule, the highest periodicity
-    /// (with `structure`: the widest issue-20 margin), the earliest step on a tie; nil when
-    /// none does.
+    /// (with `structure`: the widest margin of the bar-structure and touch targets), the earliest
+    /// step on a tie; nil when none does.
     public static func choose(_ candidates: [StepFigures], structure: Bool = false) -> Int? {
         func key(_ f: StepFigures) -> Double { (structure ? f.margin : f.periodicity) ?? -.infinity }
         var best: Int?

@@ -16,7 +16,7 @@ import FileOutput
 struct ChooseStepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "choose-step",
-        abstract: "Choose the checkpoint to export by issue 10's figures on files sampled from each.",
+        abstract: "Choose the checkpoint to export by the groove figures of files sampled from each.",
         discussion: """
             For each checkpoint ckpt-STEP.h5 of the directory (from --from to --to), samples --count \
             files of -n hits at temperature 1 (or --temperature; a grid model after --warmup-bars) without a primer, seeds --seed, --seed + 1, … (the \
@@ -54,10 +54,10 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
     var seed: UInt64 = 1001
 
-    @Flag(help: "Also require issue 20's targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps; hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%) and choose the checkpoint whose nearest issue-20 target is furthest from its limit (the widest margin).")
+    @Flag(help: "Also require the bar-structure targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps) and the touch targets (hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%), and choose the checkpoint whose nearest such target is furthest from its limit (the widest margin).")
     var structure = false
 
-    @Flag(help: "When no checkpoint meets the rule, choose the one that misses the fewest targets (issue 10's and issue 20's; then the highest bar similarity) instead of none, and name what it misses.")
+    @Flag(help: "When no checkpoint meets the rule, choose the one that misses the fewest targets (groove, bar structure and touch; then the highest bar similarity) instead of none, and name what it misses.")
     var closest = false
 
     @Option(help: ArgumentHelp("Export the chosen checkpoint to this model directory.", valueName: "dir"))
@@ -165,8 +165,8 @@ struct ChooseStepCommand: ParsableCommand {
 
     /// One row: figures as `drummer stats` prints them (n/a where one cannot be measured);
     /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
-    /// bump, hits per bar and mean velocity as shares of the reference's; the smallest issue-20
-    /// margin (StepFigures.margin) in percent.
+    /// bump, hits per bar and mean velocity as shares of the reference's; the smallest margin of the
+    /// bar-structure and touch targets (StepFigures.margin) in percent.
     func line(_ f: StepFigures) -> String {
         let pad = Self.pad
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }

@@ -44,7 +44,7 @@ struct StatsCommand: ParsableCommand {
             the same file (overlapping NOTE ONs, as read), over all hits.
             - counts: files, hits, bars (first to last hit's bar per file), hits per bar.
 
-            Targets (issue 10) get a check mark: note and delta JS <= 0.03 bits, velocity JS <= \
+            The groove targets get a check mark: note and delta JS <= 0.03 bits, velocity JS <= \
             0.05 bits, grid share within 15% of the reference's, bar periodicity >= 80% of the \
             reference's, accent correlation >= 0.8, no duplicate onsets, and --expected-hits.
 

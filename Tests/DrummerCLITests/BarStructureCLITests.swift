@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// `drummer stats`' bar-structure figures (issue 20) end to end, against the independent Python
+/// `drummer stats`' bar-structure figures end to end, against the independent Python
 /// reference (Scripts/reference/bar_structure.py, mido) frozen in Tests/Fixtures/bar-structure.
 final class BarStructureCLITests: XCTestCase {
     func testFiguresMatchTheFrozenPythonReference() throws {

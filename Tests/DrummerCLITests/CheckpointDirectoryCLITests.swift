@@ -1,4 +1,4 @@
-// Issue 9 reproducers for checkpoint directories, end to end with the built binary:
+// Reproducers of checkpoint-directory failures, end to end with the built binary:
 //   - two concurrent runs into one --checkpoint-dir: the second is refused (exit 1),
 //     naming the first, which goes on and keeps its files;
 //   - the disk filling up during a checkpoint write (a 200 KiB tmpfs): a one-line error,
@@ -96,7 +96,7 @@ final class CheckpointDirectoryCLITests: XCTestCase {
     }
 }
 
-/// Issue 9: every size flag is checked before anything is allocated: a clear message and
+/// Every size flag is checked before anything is allocated: a clear message and
 /// exit 64 (usage) or 1 (the memory a valid size would need), never a trap or an abort.
 final class SizeLimitCLITests: XCTestCase {
     func testHugeSizesAreRefusedBeforeAllocating() throws {

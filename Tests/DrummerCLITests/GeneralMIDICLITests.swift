@@ -1,4 +1,4 @@
-// Issue 21: `drummer sample` writes notes every General MIDI kit sounds unless --raw-notes,
+// Every hit audible: `drummer sample` writes notes every General MIDI kit sounds unless --raw-notes,
 // and `drummer stats` reads both sides' notes that way unless --raw-notes.
 import Foundation
 import XCTest

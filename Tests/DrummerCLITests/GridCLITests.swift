@@ -1,4 +1,4 @@
-// `drummer train --layout grid` end to end through the built binary (issue 20): train on three
+// `drummer train --layout grid` end to end through the built binary: train on three
 // Groove files (a 5/4 one left out), resume bit for bit, export (model.json's grid tables),
 // sample (exact hit counts, bars, the classes' own notes, one seed one file, checkpoint and
 // export alike), eval, and what a grid model refuses.

@@ -1,4 +1,4 @@
-// Issue 21: help text in sync with the defaults. argument-parser prints each option's real
+// Help text in sync with the defaults. argument-parser prints each option's real
 // default as "(default: V)"; an option whose prose also names a default ("(default V …)")
 // must name the same value, so prose cannot go stale when a default changes. `train`'s
 // options come from the settings table and are checked against it in RecipeCLITests.

@@ -1,4 +1,4 @@
-// Issue 22: the README's ONNX sampling loop runs as written against a model of the 2017 layout
+// ONNX interop: the README's ONNX sampling loop runs as written against a model of the 2017 layout
 // exported with `drummer export --format onnx` (skips without onnxruntime).
 import Foundation
 import XCTest

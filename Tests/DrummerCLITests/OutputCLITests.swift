@@ -1,5 +1,5 @@
-// Issue 9's reproducers through the built binary: outputs are written, not
-// replaced; temporaries are swept and removed on Ctrl-C; errors come early and
+// Reproducers of output failures through the built binary: outputs are written,
+// not replaced; temporaries are swept and removed on Ctrl-C; errors come early and
 // name the file at fault; negative numbers get the range message.
 import Foundation
 import XCTest

@@ -11,7 +11,7 @@ final class ReportCLITests: XCTestCase {
 
     // MARK: Inputs
 
-    /// A train_log.csv as `drummer train` writes it, plus a per-group column (issue 10).
+    /// A train_log.csv as `drummer train` writes it, plus a per-group column.
     private func checkpoints(rows: Int = 6, name: String = "ckpt") throws -> URL {
         let dir = tmp.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -89,7 +89,7 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(html.contains("validation_loss_velocity"), "extra log columns are drawn")
         XCTAssertTrue(html.contains("best validation: step 2000"), "rows 1...6: the lowest validation loss is at row 4")
         XCTAssertFalse(html.contains("<script"))
-        // Issue 20's bar-structure figures sit in the stats table, generated next to reference.
+        // The bar-structure figures sit in the stats table, generated next to reference.
         for figure in ["bar similarity, lag 1", "bar similarity, lag 8", "patterns per 16 bars", "tom + crash share",
                        "similarity to previous bar", "simultaneous onsets", "mean velocity", "soft hits (velocity &lt; 50)",
                        "on 16th grid, by class: kick"] {

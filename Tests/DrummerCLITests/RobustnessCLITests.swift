@@ -1,4 +1,4 @@
-// Issue 23: every long phase honours a stop request, a killed run's lock is taken over, a
+// Stopping and killing a run safely: every long phase honours a stop request, a killed run's lock is taken over, a
 // live one is refused, and `train` says before the work how long it will take.
 import Foundation
 import XCTest
@@ -82,7 +82,7 @@ final class RobustnessCLITests: XCTestCase {
 
     // MARK: Stops
 
-    /// The issue's reproducer, small: one step of a wide model, then an evaluation long enough
+    /// The reproducer, small: one step of a wide model, then an evaluation long enough
     /// to be interrupted. SIGTERM during it saves the finished step and leaves no lock.
     func testSIGTERMDuringTheFinalEvaluationSavesTheStepFirst() throws {
         try TrainCLITests.writeDataset(root.appendingPathComponent("long"), count: 30_000)

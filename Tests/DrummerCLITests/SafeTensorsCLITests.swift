@@ -1,4 +1,4 @@
-// Issue 22: `drummer export --format safetensors` and `drummer import` through the binary.
+// safetensors interop: `drummer export --format safetensors` and `drummer import` through the binary.
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-// `drummer train --layout grid --styles …` end to end through the built binary (issue 20): a
+// `drummer train --layout grid --styles …` end to end through the built binary: a
 // style input read from Groove file names (ten funk and ten second-line copies of the grid
 // fixture's files), kept on resume (and `--styles none` refused there), carried by the
 // checkpoint, model.json, safetensors and back; `sample` draws a style per file and says which,

@@ -1,4 +1,4 @@
-// Issue 22: python/train_torch.py trains a drummer model under torchrun with 2 processes (DDP,
+// PyTorch interop: python/train_torch.py trains a drummer model under torchrun with 2 processes (DDP,
 // gloo), drummer imports it, samples it, and measures the same validation loss the script
 // printed (the same inputs, targets and loss). Skips without PyTorch.
 import Foundation

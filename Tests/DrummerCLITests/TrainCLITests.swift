@@ -67,7 +67,7 @@ final class TrainCLITests: XCTestCase {
 
     func testSIGTERMFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGTERM) }
 
-    /// Issue 9: a second Ctrl-C within milliseconds used to exit 130 without the final save.
+    /// A second Ctrl-C within milliseconds used to exit 130 without the final save.
     func testSecondCtrlCStillSavesAndSaysSo() throws { try interrupt(with: SIGINT, times: 2) }
 
     /// A third Ctrl-C quits at once without saving (status 130), and says so. Steps
@@ -92,7 +92,7 @@ final class TrainCLITests: XCTestCase {
         XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
     }
 
-    /// Issue 9: `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
+    /// `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
     /// the checkpoint directory removes them at start and says so.
     func testStaleCheckpointTemporariesAreRemovedAtStart() throws {
         let pid = try CLI.deadPID()

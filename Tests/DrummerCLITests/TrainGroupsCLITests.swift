@@ -316,8 +316,8 @@ final class TrainGroupsCLITests: XCTestCase {
         let expected = [percent(ratio("bar_periodicity")), bits(j["note_js_bits"] as? Double), bits(j["delta_js_bits"] as? Double),
                         bits(j["velocity_js_bits"] as? Double), percent(ratio("grid16_share")),
                         accent.map { String(format: "%.3f", $0) } ?? "n/a"]
-        // Issue 20's columns: bar similarity (the mean over lags 1, 2, 4, 8) and patterns per 16
-        // bars, as shares of the reference's (n/a: 40 hits make no 16-bar window).
+        // The bar-structure columns: bar similarity (the mean over lags 1, 2, 4, 8) and patterns per
+        // 16 bars, as shares of the reference's (n/a: 40 hits make no 16-bar window).
         let structure = try XCTUnwrap(j["bar_structure"] as? [String: Any])
         let lags = [1, 2, 4, 8].compactMap { ((structure["bar_similarity_lag\($0)"] as? [String: Any])?["ratio"] as? Double) }
         let similarity = lags.count == 4 ? percent(lags.reduce(0, +) / 4) : "n/a"
@@ -332,7 +332,7 @@ final class TrainGroupsCLITests: XCTestCase {
         XCTAssertEqual(Array(row.split(separator: " ").map(String.init).dropFirst().prefix(11)),
                        expected + [similarity, patterns, fill, hitsPerBar, velocity], row)
         XCTAssertEqual(row.split(separator: " ").map(String.init).dropFirst(12).first, "n/a",
-                       "the margin needs every issue-20 figure; 40 hits make no 16-bar window: n/a")
+                       "the margin needs every bar-structure and touch figure; 40 hits make no 16-bar window: n/a")
 
         // Errors: not a directory (usage), no checkpoint in the range (named, with what there is).
         let missing = try CLI.run(["choose-step", root.appendingPathComponent("nope").path, "--reference", data.path])

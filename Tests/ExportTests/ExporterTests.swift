@@ -205,8 +205,8 @@ final class ExporterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir))
     }
 
-    /// Both outputs are checked before either is written (issue 9: an unwritable --swift
-    /// path failed after the model directory had been written).
+    /// Both outputs are checked before either is written (an unwritable --swift path
+    /// failed after the model directory had been written).
     func testUnwritableSwiftPathFailsBeforeTheModelDirectoryIsWritten() throws {
         let (w, v) = try model()
         let dir = tmp.appendingPathComponent("model").path

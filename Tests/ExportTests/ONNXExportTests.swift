@@ -1,4 +1,4 @@
-// Issue 22: `drummer export --format onnx`. The graph's structure (decoded with the same
+// ONNX interop: `drummer export --format onnx`. The graph's structure (decoded with the same
 // generated ONNX messages), and, where onnxruntime is installed, per-step parity with drummer on
 // models/groove-events over 1,000 hits and with PyTorch's frozen logits of a 2-layer model.
 import DrummerCore

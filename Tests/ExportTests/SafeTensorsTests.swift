@@ -1,4 +1,4 @@
-// Issue 22: safetensors in and out. The container's bytes, its refusals, the PyTorch layout
+// safetensors in and out. The container's bytes, its refusals, the PyTorch layout
 // (against a frozen fixture PyTorch wrote: python/make_fixtures.py), byte-identical round trips,
 // and, where PyTorch is installed, per-step parity of models/groove-events over 1,000 hits.
 import DrummerCore

@@ -127,7 +127,7 @@ final class AtomicOutputTests: XCTestCase {
     func testCharacterDeviceIsWrittenThroughNeverReplaced() throws {
         try AtomicOutput.write(Data("discarded".utf8), to: "/dev/null", options: .userFile)
         XCTAssertEqual(fileType("/dev/null"), S_IFCHR)
-        // The reproducer: a private copy of /dev/null, device 1,3 (needs root's mknod).
+        // The reproducer: a private copy of /dev/null, device 1,3 (needs root's mknod).
         let p = path("n")
         guard mknod(p, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 else {
             throw XCTSkip("mknod is not permitted here: only /dev/null was checked")

@@ -1,5 +1,5 @@
-// Checksummed files (issue 9): CreateOptions' checksummed metadata (libver
-// bounds V110), Fletcher-32 chunks, and the user block.
+// Checksummed files: CreateOptions' checksummed metadata (libver bounds V110),
+// Fletcher-32 chunks, and the user block.
 import Foundation
 import XCTest
 @testable import HDF5Kit

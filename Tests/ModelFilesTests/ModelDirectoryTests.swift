@@ -251,8 +251,8 @@ final class ModelDirectoryTests: XCTestCase {
         do { _ = try ModelDirectory.load(path: dir); return "loaded" } catch { return "\(error)" }
     }
 
-    /// Wrong types name the key, the expected type and the value found (issue 9:
-    /// "hidden_size": 32.5 used to say "not valid JSON").
+    /// Wrong types name the key, the expected type and the value found ("hidden_size": 32.5
+    /// used to say "not valid JSON").
     func testWrongTypesNameKeyExpectedTypeAndValue() throws {
         let dir = try writeSmall()
         let manifest = dir + "/model.json"
@@ -295,8 +295,8 @@ final class ModelDirectoryTests: XCTestCase {
         XCTAssertEqual(message(dir2), "\(dir2)/Wy.bin: is a FIFO, expected 6 × 7 float32 weights")
     }
 
-    /// A model directory made of symbolic links loads: sizes are the targets' (issue 9:
-    /// it was rejected with the link's own size, "23 bytes").
+    /// A model directory made of symbolic links loads: sizes are the targets' (it was
+    /// rejected with the link's own size, "23 bytes").
     func testModelDirectoryOfSymlinksLoads() throws {
         let real = try writeSmall()
         let links = tmp.appendingPathComponent("links").path

@@ -3,7 +3,7 @@ import MIDIParse
 import XCTest
 @testable import Report
 
-/// Issue 21: the report's audio plays every hit on a General MIDI kit, as `drummer sample`
+/// Every hit audible: the report's audio plays every hit on a General MIDI kit, as `drummer sample`
 /// writes them: 22 as 42, 26 as 46; GM notes as they are.
 final class AudioClipNoteTests: XCTestCase {
     func testTheClipPlaysGeneralMIDINotes() throws {

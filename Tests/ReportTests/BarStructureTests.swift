@@ -3,7 +3,7 @@ import MIDIParse
 import XCTest
 @testable import Report
 
-/// The bar-structure figures (issue 20) on hand-made tracks, against values worked out by hand.
+/// The bar-structure figures on hand-made tracks, against values worked out by hand.
 final class BarStructureTests: XCTestCase {
     /// (drum note, sixteenth) per bar, 4/4 at 480 PPQ.
     typealias BarHits = [(note: Int, cell: Int)]

@@ -21,7 +21,7 @@ final class CSVTests: XCTestCase {
 
 final class TrainingLogTests: XCTestCase {
     /// train_log.csv as `drummer train` writes it today, plus a per-group column a later
-    /// trainer adds (issue 10) and a row without validation.
+    /// trainer adds and a row without validation.
     static let text = """
         step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,train_accuracy_note,train_accuracy_tick,\
         validation_loss,validation_accuracy,validation_accuracy_note,validation_accuracy_tick,validation_loss_velocity

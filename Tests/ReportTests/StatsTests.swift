@@ -485,8 +485,8 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(StepRule.choose([]))
     }
 
-    /// --structure: issue 20's bar-structure and touch targets must be met too; the widest margin
-    /// wins (not the highest similarity). Without it they do not count (issue-10 targets only).
+    /// --structure: the bar-structure and touch targets must be met too; the widest margin
+    /// wins (not the highest similarity). Without it they do not count (groove targets only).
     func testStructureRuleNeedsTheBarTargetsAndRanksByMargin() {
         func structured(_ step: Int, similarity: Double, margin: Double, met: Bool, touch: Bool = true,
                         periodicity: Double = 0.9) -> StepFigures {
@@ -526,9 +526,9 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(StepRule.closest([]))
     }
 
-    /// The issue-10 targets decide `targetsMet`, whatever issue 20's bar figures say.
-    func testTargetsMetCountsIssue10TargetsOnly() throws {
-        XCTAssertEqual(Set(StatsResult.issue10Targets).intersection(StatsResult.structureTargets), [])
+    /// The groove targets decide `targetsMet`, whatever the bar-structure figures say.
+    func testTargetsMetCountsGrooveTargetsOnly() throws {
+        XCTAssertEqual(Set(StatsResult.grooveTargets).intersection(StatsResult.structureTargets), [])
         var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
         // The same two bars of a beat on both sides, then a reference with many different bars.
         let bar: [(Int, Int)] = [(36, 0), (42, 0), (38, 480), (42, 240), (42, 720), (36, 960), (42, 960), (38, 1440), (42, 1200), (42, 1680)]

@@ -1,4 +1,4 @@
-// Issue 21: every hit audible. The sampler writes General MIDI drum notes by default (22 → 42,
+// Every hit audible. The sampler writes General MIDI drum notes by default (22 → 42,
 // 26 → 46, other notes outside 35...81 → their class's GM note), never striking two notes that
 // become one at the same onset, so every one of the n hits is written; `.raw` writes the
 // training data's notes as the sampler did before.

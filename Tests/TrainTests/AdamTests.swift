@@ -1,6 +1,6 @@
-// `--optimizer adam` (issue 20's lever): the update is PyTorch's torch.optim.Adam, gradient
-// entries clipped to ±clip first. Reference values written by PyTorch 2.13 (lr 0.01, the third
-// gradient entry 7.0 clipped to 5):
+// `--optimizer adam` (a lever measured on the bar-structure targets): the update is PyTorch's
+// torch.optim.Adam, gradient entries clipped to ±clip first. Reference values written by
+// PyTorch 2.13 (lr 0.01, the third gradient entry 7.0 clipped to 5):
 //   p = nn.Parameter(torch.tensor([0.5, -1.0, 2.0])); opt = torch.optim.Adam([p], lr=0.01)
 //   for g in [[0.1, -0.2, 7.0], [0.3, 0.0, -0.4], [-0.05, 0.2, 0.1]]:
 //       p.grad = torch.tensor(g).clamp(-5, 5); opt.step()

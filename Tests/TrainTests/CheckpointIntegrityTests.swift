@@ -1,4 +1,4 @@
-// Issue 9: checkpoints you can trust, and one run per checkpoint directory.
+// Checkpoints you can trust, and one run per checkpoint directory.
 //   - 1,000 random single-bit flips of a checkpoint: every one is refused with an error
 //     naming the file (the seal's SHA-256 is checked before libhdf5 opens the file, so no
 //     flip can reach libhdf5 and crash it) or reads back identical;

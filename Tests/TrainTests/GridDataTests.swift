@@ -1,4 +1,4 @@
-// The grid layout's dataset view and step encoder (issue 20) against an independent reference:
+// The grid layout's dataset view and step encoder against an independent reference:
 // Scripts/reference/grid_steps.py (mido, written from the definition) frozen in
 // Tests/Fixtures/grid/expected.json for three Groove files in 4/4 and one in 5/4.
 import DrummerCore
