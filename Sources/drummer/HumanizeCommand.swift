@@ -29,8 +29,8 @@ struct HumanizeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The MIDI file to write (- for standard output).")
     var output: String
 
-    @Option(help: "Model directory (default models/groove).")
-    var model: String = "models/groove"
+    @Option(help: "Model directory, or the name of an installed one (found from any folder: see docs/install.md) (default groove, the shipped model).")
+    var model: String = ModelLocator.defaultModel
 
     @Option(parsing: .unconditional, help: "How far a hit may move from its place, in ticks at the model's PPQ (default: a 32nd note).")
     var window: Int?
@@ -63,7 +63,9 @@ struct HumanizeCommand: ParsableCommand {
         let destination = try AtomicOutput.resolve(output, options: .userFile)
         let status: (String) -> Void = destination.isStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
-        let loaded = try ModelDirectory.load(path: model)
+        let path = try ModelLocator.resolve(model)
+        let loaded = try ModelDirectory.load(path: path)
+        if path != model { status("model: \(path)") }
         if window != nil, loaded.groups.grid != nil {
             throw ValidationError("--window: \(model) is a grid-layout model, which keeps each hit within half a 16th of its grid line; drop --window")
         }

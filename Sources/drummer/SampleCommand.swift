@@ -44,9 +44,9 @@ struct SampleCommand: ParsableCommand {
             removes the file being written and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json) as `drummer export` writes it, a training checkpoint (.h5), or a checkpoint directory (see --step).",
+    @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json) as `drummer export` writes it, the name of an installed one (found from any folder: see docs/install.md), a training checkpoint (.h5), or a checkpoint directory (see --step); groove is the shipped model.",
                                  valueName: "model"))
-    var model: String
+    var model: String = ModelLocator.defaultModel
 
     @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
     var step: CheckpointChoice?
@@ -244,7 +244,7 @@ struct SampleCommand: ParsableCommand {
         let status: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { print($0) }
-        let loaded = try ModelSource.load(model, step: step)
+        let loaded = try ModelSource.load(try ModelLocator.resolve(model), step: step)
         if loaded.origin != model, !json { status("model: \(loaded.origin)") }
         let vocabulary = loaded.vocabulary
         let chosenMeter = meter.flatMap(Meter.init)

@@ -1,0 +1,79 @@
+// Scripts/install, then drummer from a folder outside the repository: `sample` and `humanize`
+// with no model find the shipped one in the install prefix, a model's name resolves in
+// $XDG_DATA_HOME/drummer/models, and a name found nowhere is refused with the places looked in.
+import Foundation
+import XCTest
+
+final class InstallCLITests: XCTestCase {
+    var root: URL!
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("install-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    /// HOME and the XDG folders inside the test's root, so that nothing the machine has
+    /// installed is found; run from `elsewhere`, outside the repository.
+    func environment() -> [String: String] {
+        ["HOME": root.appendingPathComponent("home").path, "XDG_DATA_DIRS": root.appendingPathComponent("no-data-dirs").path]
+    }
+
+    func testInstalledDrummerFindsTheShippedModelFromAnyFolder() throws {
+        let prefix = root.appendingPathComponent("prefix")
+        let install = try CLI.run(executable: URL(fileURLWithPath: "/bin/bash"),
+                                  [CLI.repoRoot.appendingPathComponent("Scripts/install").path, "--prefix", prefix.path,
+                                   "--binary", CLI.binary.path])
+        XCTAssertEqual(install.status, 0, install.stderr)
+        XCTAssertTrue(install.stdout.contains("install: \(prefix.path)/bin/drummer, the shipped model in \(prefix.path)/share/drummer/models/groove"),
+                      install.stdout)
+        let shipped = prefix.appendingPathComponent("share/drummer/models/groove")
+        for file in ["Wx.bin", "Wx1.bin", "Wy.bin", "model.json"] {
+            XCTAssertEqual(try Data(contentsOf: shipped.appendingPathComponent(file)),
+                           try Data(contentsOf: CLI.repoRoot.appendingPathComponent("models/groove/" + file)), file)
+        }
+        let drummer = prefix.appendingPathComponent("bin/drummer")
+        let elsewhere = root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("models").path))
+
+        // No model named: the shipped one, from the prefix.
+        var r = try CLI.run(executable: drummer, ["sample", "-n", "60", "--seed", "3", "-o", "beat.mid"],
+                            environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model: \(shipped.path)"), r.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("beat.mid").path))
+        r = try CLI.run(executable: drummer, ["humanize", "beat.mid", "-o", "out.mid", "--seed", "1"],
+                        environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model: \(shipped.path)"), r.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out.mid").path))
+        // The same file as the repository's binary writes from the repository's models/groove.
+        let reference = root.appendingPathComponent("reference.mid").path
+        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "60", "--seed", "3", "-o", reference])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: elsewhere.appendingPathComponent("beat.mid")), try Data(contentsOf: URL(fileURLWithPath: reference)))
+
+        // A model of one's own, by name, from $XDG_DATA_HOME/drummer/models (searched first).
+        let data = root.appendingPathComponent("xdg")
+        let mine = data.appendingPathComponent("drummer/models/mine")
+        try FileManager.default.createDirectory(at: mine.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: shipped, to: mine)
+        r = try CLI.run(executable: drummer, ["humanize", "beat.mid", "--model", "mine", "-o", "mine.mid", "--seed", "1"],
+                        environment: environment().merging(["XDG_DATA_HOME": data.path]) { $1 }, cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model: \(mine.path)"), r.stdout)
+
+        // A name found nowhere: refused, naming where it looked; nothing written.
+        r = try CLI.run(executable: drummer, ["sample", "nosuch", "-o", "x.mid"], environment: environment(), cwd: elsewhere)
+        assertRefused(r, "no model named nosuch: not a folder here, nor in \(root.path)/home/.local/share/drummer/models, "
+                      + "\(prefix.path)/share/drummer/models", nothingAt: elsewhere.appendingPathComponent("x.mid").path)
+        XCTAssertTrue(r.stderr.contains("Scripts/install"), r.stderr)
+    }
+
+    /// The binary in the repository's build folder finds the repository's models/groove from any
+    /// folder, with nothing installed.
+    func testBuiltDrummerFindsTheRepositorysModel() throws {
+        let r = try CLI.run(["sample", "-n", "30", "--seed", "2", "-o", "b.mid"], environment: environment(), cwd: root)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("model: \(CLI.repoRoot.appendingPathComponent("models/groove").standardizedFileURL.path)"),
+                      r.stdout)
+    }
+}
