@@ -13,6 +13,8 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
     case trainerRejected(String)
     /// A stop request arrived while the data loaded, before the run claimed its directory.
     case interruptedBeforeTraining
+    /// The training split is too small for the batch and unroll given (the message names flags that fit).
+    case tooLittleData(dataset: String, message: String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
             return message
         case .interruptedBeforeTraining:
             return "interrupted while loading, before any training: nothing was written"
+        case let .tooLittleData(dataset, message):
+            return "\(dataset): \(message)"
 
         }
     }

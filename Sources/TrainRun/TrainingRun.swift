@@ -170,9 +170,11 @@ public final class TrainingRun {
         }
         config.hidden = weights.shape.hidden
         config.layers = weights.shape.layers
+        let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
+        try Self.fitToData(&config, rows: classes.training.count / max(1, groups.inputNames.count), options: options,
+                           dataset: data.path, unit: groups.grid != nil ? "16th steps" : "events", reporter: reporter)
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
-        let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config, groups: groups)
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -217,6 +219,30 @@ public final class TrainingRun {
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)
         try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize)
         return (groups, try Initializer.weights(shape: shape, scheme: config.initScheme, rng: &rng))
+    }
+
+    /// A dataset too small for the batch and unroll: each of the B streams needs U + 1 rows
+    /// (rows / B ≥ U + 1). When neither was given (the recipe's), the largest batch that fits at
+    /// the recipe's unroll, or one stream of the longest unroll that fits, said in one line;
+    /// when either was given, a refusal that names flags that fit.
+    static func fitToData(_ config: inout RunConfiguration, rows: Int, options: RunOptions, dataset: String, unit: String,
+                          reporter: RunReporter) throws {
+        let B = config.batchSize, U = config.unroll
+        guard rows / B < U + 1 else { return }
+        guard rows >= 2 else {
+            throw RunError.tooLittleData(dataset: dataset, message: "the training split holds \(rows) \(unit): at least 2 are needed (add files)")
+        }
+        let fitB = rows / (U + 1)
+        let (b, u) = fitB >= 1 ? (fitB, U) : (1, rows - 1)
+        let needed = B * (U + 1)
+        if options.batchSize != nil || options.unroll != nil {
+            throw RunError.tooLittleData(dataset: dataset, message: "--batch-size \(B) --unroll \(U) need \(needed) training \(unit) (\(B) streams of \(U + 1)); "
+                                         + "the data has \(rows): --batch-size \(b) --unroll \(u) fit")
+        }
+        config.batchSize = b
+        config.unroll = u
+        reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
+                      + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u)); more files train better")
     }
 
     /// Says which inputs get training noise, if any.

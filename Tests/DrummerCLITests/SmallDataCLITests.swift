@@ -1,0 +1,52 @@
+// A folder of a few beats of one's own (the 2017 project's two training patterns): a recipe's
+// batch and unroll too large for it are fitted to the data and said in one line; flags given
+// that do not fit are refused with flags that do, before anything is written.
+import Foundation
+import XCTest
+
+final class SmallDataCLITests: XCTestCase {
+    var root: URL!
+    var data: URL!
+
+    override func setUpWithError() throws {
+        let patterns = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
+        root = try CLI.temporaryDirectory("small-data")
+        let beats = root.appendingPathComponent("beats")
+        try FileManager.default.createDirectory(at: beats, withIntermediateDirectories: true)
+        for name in ["pattern1.mid", "pattern2.mid"] {
+            try FileManager.default.copyItem(at: patterns.appendingPathComponent(name), to: beats.appendingPathComponent(name))
+        }
+        data = root.appendingPathComponent("data")
+        let r = try CLI.run(["convert-midi", beats.path, "-o", data.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    func testTheRecipesBatchAndUnrollAreFittedToTwoPatterns() throws {
+        // The event recipe: 16 streams of 101 events; the two patterns hold 22.
+        let events = try CLI.run(["train", "--data", data.path, "--steps", "2", "--checkpoint-dir", root.appendingPathComponent("e").path])
+        XCTAssertEqual(events.status, 0, events.stderr)
+        XCTAssertTrue(events.stdout.contains("data: 22 training events are too few for the recipe's 16 streams of 101; "
+                                             + "training 1 stream of 21 steps (--batch-size 1 --unroll 21); more files train better"),
+                      events.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("e/ckpt-2.h5").path))
+        // The grid recipe: 32 streams of 65 16th steps.
+        let grid = try CLI.run(["train", "--data", data.path, "--layout", "grid", "--hidden", "16", "--steps", "2",
+                                "--checkpoint-dir", root.appendingPathComponent("g").path])
+        XCTAssertEqual(grid.status, 0, grid.stderr)
+        let line = try XCTUnwrap(grid.stdout.split(separator: "\n").first { $0.hasPrefix("data: ") }, grid.stdout)
+        XCTAssertTrue(line.contains(" training 16th steps are too few for the recipe's 32 streams of 65; training "), String(line))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("g/ckpt-2.h5").path))
+    }
+
+    func testFlagsThatDoNotFitAreRefusedWithFlagsThatDo() throws {
+        let dir = root.appendingPathComponent("r").path
+        let r = try CLI.run(["train", "--data", data.path, "--batch-size", "4", "--unroll", "10", "--steps", "2", "--checkpoint-dir", dir])
+        assertRefused(r, "\(data.path): --batch-size 4 --unroll 10 need 44 training events (4 streams of 11); the data has 22: "
+                      + "--batch-size 2 --unroll 10 fit", nothingAt: dir)
+        let one = try CLI.run(["train", "--data", data.path, "--unroll", "40", "--steps", "2", "--checkpoint-dir", dir])
+        assertRefused(one, "--batch-size 16 --unroll 40 need 656 training events (16 streams of 41); the data has 22: "
+                      + "--batch-size 1 --unroll 21 fit", nothingAt: dir)
+    }
+}
