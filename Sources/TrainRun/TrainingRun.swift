@@ -236,8 +236,8 @@ public final class TrainingRun {
         let (b, u) = fitB >= 1 ? (fitB, U) : (1, rows - 1)
         let needed = B * (U + 1)
         if options.batchSize != nil || options.unroll != nil {
-            throw RunError.tooLittleData(dataset: dataset, message: "--batch-size \(B) --unroll \(U) need \(needed) training \(unit) (\(B) streams of \(U + 1)); "
-                                         + "the data has \(rows): --batch-size \(b) --unroll \(u) fit")
+            throw RunError.tooLittleData(dataset: dataset, message: "its \(rows) training \(unit) are too few for --batch-size \(B) --unroll \(U) "
+                                         + "(\(B) stream\(B == 1 ? "" : "s") of \(U + 1) need \(needed)): --batch-size \(b) --unroll \(u) fit")
         }
         config.batchSize = b
         config.unroll = u

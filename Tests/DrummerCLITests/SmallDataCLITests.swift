@@ -43,10 +43,10 @@ final class SmallDataCLITests: XCTestCase {
     func testFlagsThatDoNotFitAreRefusedWithFlagsThatDo() throws {
         let dir = root.appendingPathComponent("r").path
         let r = try CLI.run(["train", "--data", data.path, "--batch-size", "4", "--unroll", "10", "--steps", "2", "--checkpoint-dir", dir])
-        assertRefused(r, "\(data.path): --batch-size 4 --unroll 10 need 44 training events (4 streams of 11); the data has 22: "
+        assertRefused(r, "\(data.path): its 22 training events are too few for --batch-size 4 --unroll 10 (4 streams of 11 need 44): "
                       + "--batch-size 2 --unroll 10 fit", nothingAt: dir)
         let one = try CLI.run(["train", "--data", data.path, "--unroll", "40", "--steps", "2", "--checkpoint-dir", dir])
-        assertRefused(one, "--batch-size 16 --unroll 40 need 656 training events (16 streams of 41); the data has 22: "
+        assertRefused(one, "its 22 training events are too few for --batch-size 16 --unroll 40 (16 streams of 41 need 656): "
                       + "--batch-size 1 --unroll 21 fit", nothingAt: dir)
     }
 }
