@@ -1,5 +1,5 @@
 """Independent reference for the grid layout's dataset view (`TrainingData.gridFiles`),
-written from the definition in docs/training.md ("The grid layout"), not from the Swift code.
+written from the definition in docs/research.md ("The grid layout"), not from the Swift code.
 Reads MIDI with mido.
 
 usage: grid_steps.py OUT.json FILE...

@@ -81,7 +81,7 @@ public enum SwiftConstants {
         if let g = groups.grid {
             extra += """
 
-                /// Grid layout (16th-note steps of 4/4 bars; see docs/training.md): input row s is step s's
+                /// Grid layout (16th-note steps of 4/4 bars; see docs/research.md, The grid layout): input row s is step s's
                 /// hit set (bit c = class c; 512 = start), each class's velocity bin and offset class (their
                 /// "not hit" = the group's last class), the next step's 16th and bar in an 8-bar phrase,
                 /// the hit sets gridLookbackBars bars before it (gridLookback "hit-sets": one group of 513 per bar,

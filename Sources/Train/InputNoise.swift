@@ -14,7 +14,7 @@
 // `--input-noise-draw drop` feeds a hit as "not hit" (a grid model's per-class groups only):
 // the slip a free-running grid model makes most. Sampling on its own bars, a model that copies
 // the bars before through its lookback copies the hits it happened to leave out too, and soft
-// hits, once left out, seldom come back (docs/training.md, *What drifts*). Trained
+// hits, once left out, seldom come back (docs/research.md, *What drifts*). Trained
 // on lookbacks that miss some of the hits the bar holds, it learns to play what a bar back
 // left out.
 //

@@ -3,7 +3,7 @@
 // lookback inputs of the bars after it (1, 2, 4 … bars on) as the model's own draw of that bar
 // instead of the data's.
 //
-// Why: fed the data, a grid model predicts a bar as the data play it (docs/training.md, *Where
+// Why: fed the data, a grid model predicts a bar as the data play it (docs/research.md, *Where
 // the gap is*: given a snare on beat 2, a snare on beat 4 with probability 0.745, the data
 // 0.746); sampling, its lookback reads the bars it drew itself, and a bar it drew with a slip
 // (half a backbeat) is what it copies next. Input noise that drops single lookback hits

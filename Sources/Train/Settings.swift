@@ -373,7 +373,7 @@ public enum Settings {
         "shuffle_files", flag: "shuffle-files", default: false,
         help: "Train a grid model on its training files in an order shuffled with --seed (else in the dataset's, where "
             + "neighbours are mostly one drummer's files of one style and a file's first steps read the state its "
-            + "neighbour left; models/groove keeps the dataset's order: docs/training.md, File order)",
+            + "neighbour left; models/groove keeps the dataset's order: docs/research.md, File order)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
     public static let resetStatePerFile = Setting<Bool>(

@@ -1,4 +1,4 @@
-// ONNX interop: the README's ONNX sampling loop runs as written against a model of the 2017 layout
+// ONNX interop: the ONNX sampling loop of docs/pytorch-and-onnx.md runs as written against a model of the 2017 layout
 // exported with `drummer export --format onnx` (skips without onnxruntime).
 import Foundation
 import XCTest
@@ -18,9 +18,9 @@ final class ONNXReadmeCLITests: XCTestCase {
         let e = try CLI.run(["export", tmp.appendingPathComponent("c").path, "--format", "onnx", "-o", onnx])
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(e.stdout.contains(": onnx, 2 LSTM layer(s) of 6 over 9 one-hot inputs, a head of 9 logits"), e.stdout)
-        // The README's python block after "Sampling from the ONNX graph".
-        let readme = try String(contentsOf: CLI.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let after = try XCTUnwrap(readme.range(of: "Sampling from the ONNX graph"), "the README lost its ONNX loop")
+        // The python block after "Sampling from the ONNX graph" in docs/pytorch-and-onnx.md.
+        let readme = try String(contentsOf: CLI.repoRoot.appendingPathComponent("docs/pytorch-and-onnx.md"), encoding: .utf8)
+        let after = try XCTUnwrap(readme.range(of: "Sampling from the ONNX graph"), "docs/pytorch-and-onnx.md lost its ONNX loop")
         let block = try XCTUnwrap(readme[after.upperBound...].range(of: "```python\n"))
         let end = try XCTUnwrap(readme[block.upperBound...].range(of: "```"))
         let code = String(readme[block.upperBound..<end.lowerBound])

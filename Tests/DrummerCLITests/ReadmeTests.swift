@@ -1,4 +1,4 @@
-// The README: at most 200 lines; docs/architecture.md's module table (the README points to it)
+// The README: a page (at most 150 lines and 10,000 characters, no paragraph over 600); docs/architecture.md's module table (the README points to it)
 // lists exactly the modules of Package.swift (as `swift package dump-package` gives them); the
 // README's relative links resolve; and
 // every `drummer` command of its tour runs, in order, on a small copy of the shipped corpus
@@ -17,10 +17,27 @@ final class ReadmeTests: XCTestCase {
         return Array(rest.prefix { !$0.hasPrefix("## ") })
     }
 
-    func testAtMost200Lines() {
-        let count = readme.split(separator: "\n", omittingEmptySubsequences: false).count
-        XCTAssertGreaterThan(count, 20)
-        XCTAssertLessThanOrEqual(count, 200 + 1, "README.md has \(count) lines")
+    /// A page a musician reads in five minutes: at most 150 lines and 10,000 characters, and no
+    /// paragraph of prose (outside code blocks, tables and headings) over 600 characters.
+    func testAPage() {
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertGreaterThan(lines.count, 20)
+        XCTAssertLessThanOrEqual(lines.count, 150 + 1, "README.md has \(lines.count) lines")
+        XCTAssertLessThanOrEqual(readme.count, 10_000, "README.md has \(readme.count) characters")
+        var paragraphs: [String] = [], current: [Substring] = [], inCode = false
+        for line in lines {
+            if line.hasPrefix("```") { inCode.toggle(); continue }
+            if inCode { continue }
+            if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") || line.hasPrefix("|") {
+                if !current.isEmpty { paragraphs.append(current.joined(separator: " ")) }
+                current = []
+            } else {
+                current.append(line)
+            }
+        }
+        if !current.isEmpty { paragraphs.append(current.joined(separator: " ")) }
+        XCTAssertGreaterThan(paragraphs.count, 5)
+        for p in paragraphs { XCTAssertLessThanOrEqual(p.count, 600, "a paragraph of \(p.count) characters: \(p.prefix(80))…") }
     }
 
     func testArchitectureListsThePackagesModules() throws {
@@ -50,7 +67,7 @@ final class ReadmeTests: XCTestCase {
         }
         XCTAssertEqual(listed.count, Set(listed).count, "a module listed twice: \(listed)")
         XCTAssertEqual(Set(listed), modules, "docs/architecture.md's module table against dump-package")
-        XCTAssertTrue(section("Architecture").joined(separator: "\n").contains("docs/architecture.md"), "the README points to it")
+        XCTAssertTrue(section("Architecture and speed").joined(separator: "\n").contains("docs/architecture.md"), "the README points to it")
     }
 
     func testRelativeLinksResolve() throws {
