@@ -19,6 +19,14 @@ public struct TrainingLog: Sendable {
 
     public var rowCount: Int { steps.count }
 
+    /// The rows of evaluations: those with a training loss (a logged step's row between
+    /// evaluations holds the running loss and the rate only); every row in a log without a
+    /// train_loss column.
+    public var evaluationCount: Int {
+        guard let col = values["train_loss"] else { return rowCount }
+        return col.filter { $0 != nil }.count
+    }
+
     /// Parses the text of a log.
     /// - Throws: `TrainingLogError` when the text has no header or no `step` column, or a
     ///   quote is never closed.

@@ -1,5 +1,7 @@
-// train_log.csv beside the checkpoints: one row per evaluation, header once,
-// appended across resumed runs (rewritten through a temporary file each time).
+// train_log.csv beside the checkpoints: one row per evaluation, and one per logged step
+// (--log-every) between them with the running loss and the rate only (its evaluation fields
+// empty); header once, appended across resumed runs (rewritten through a temporary file each
+// time).
 import Checkpoints
 import DrummerCore
 import Foundation
@@ -14,18 +16,31 @@ public struct EvaluationRecord: Sendable, Equatable {
     public var learningRate: Float
     public var train: Metrics
     public var validation: Metrics?
+    /// The loss of the step's own batch (the progress line's "loss"), when the step was trained here.
+    public var stepLoss: Double? = nil
+}
+
+/// A logged step between evaluations: where the run is and its running (smoothed) loss.
+public struct ProgressRecord: Sendable, Equatable {
+    public var step: Int
+    public var epoch: Int
+    public var smoothedLoss: Double
+    public var learningRate: Float
+    /// The loss of the step's own batch (the progress line's "loss").
+    public var stepLoss: Double
 }
 
 public enum TrainLog {
     package static let fileName = "train_log.csv"
     /// `*_loss` and `*_accuracy` are the note and tick terms for every layout (comparable across
     /// models); the velocity group's figures (empty for a model without it) and `*_loss_all`
-    /// (every output group: what training minimises) follow.
+    /// (every output group: what training minimises) follow, then `step_loss`, the loss of the
+    /// row's step's own batch (one batch: noisy, but free of the smoothed loss's start value).
     public static let header = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,"
         + "train_accuracy_note,train_accuracy_tick,validation_loss,validation_accuracy,"
         + "validation_accuracy_note,validation_accuracy_tick,"
         + "train_loss_velocity,train_accuracy_velocity,validation_loss_velocity,validation_accuracy_velocity,"
-        + "train_loss_all,validation_loss_all"
+        + "train_loss_all,validation_loss_all,step_loss"
 
     public static func row(_ r: EvaluationRecord) -> String {
         func f(_ x: Double) -> String { String(format: "%.6f", x) }
@@ -38,19 +53,36 @@ public enum TrainLog {
         }
         cols += [r.train.lossVelocity.map(f) ?? "", r.train.accuracyVelocity.map(f) ?? "",
                  r.validation?.lossVelocity.map(f) ?? "", r.validation?.accuracyVelocity.map(f) ?? "",
-                 f(r.train.lossAll), r.validation.map { f($0.lossAll) } ?? ""]
+                 f(r.train.lossAll), r.validation.map { f($0.lossAll) } ?? "", r.stepLoss.map(f) ?? ""]
         return cols.joined(separator: ",")
+    }
+
+    /// A logged step's row: step, epoch, smoothed loss, rate and the step's batch loss; every
+    /// evaluation field empty.
+    public static func row(_ r: ProgressRecord) -> String {
+        let fields = [String(r.step), String(r.epoch), String(format: "%.6f", r.smoothedLoss), String(r.learningRate)]
+        let empty = [String](repeating: "", count: header.split(separator: ",").count - fields.count - 1)
+        return (fields + empty + [String(format: "%.6f", r.stepLoss)]).joined(separator: ",")
+    }
+
+    /// Appends a logged step's row (`row(_: ProgressRecord)`).
+    public static func append(progress record: ProgressRecord, directory: String) throws {
+        try append(line: row(record), directory: directory)
     }
 
     /// Appends `record` to `<directory>/train_log.csv`, writing the header when
     /// the file is new.
     public static func append(_ record: EvaluationRecord, directory: String) throws {
+        try append(line: row(record), directory: directory)
+    }
+
+    private static func append(line: String, directory: String) throws {
         let path = (directory as NSString).appendingPathComponent(fileName)
         var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         if text.isEmpty { text = header + "\n" }
         text = upgraded(text)
         if !text.hasSuffix("\n") { text += "\n" }
-        text += row(record) + "\n"
+        text += line + "\n"
         try AtomicOutput.write(Data(text.utf8), to: path)
     }
 

@@ -55,6 +55,13 @@ extension TrainingRun {
                                            stepsPerSecond: Double(now - startStep) / max(t, 1e-9)))
                 windowSeconds = 0
                 windowSteps = 0
+                // The running loss at every logged step (an evaluation's row holds it at its own
+                // steps and at the last one, which the final evaluation logs).
+                if now % c.evalEvery != 0, now != c.steps {
+                    try TrainLog.append(progress: ProgressRecord(step: now, epoch: trainer.progress.epoch, smoothedLoss: smoothedLoss,
+                                                                 learningRate: lr, stepLoss: Double(loss)),
+                                        directory: configuration.checkpointDirectory)
+                }
             } else if let bar = reporter.bar {
                 let t = clock.seconds
                 if t - lastBar >= 0.2 {
@@ -64,7 +71,7 @@ extension TrainingRun {
             }
             var saveNow = now % c.checkpointEvery == 0
             if now % c.evalEvery == 0 {
-                guard let record = try evaluate(learningRate: lr, shouldStop: shouldStop) else {
+                guard let record = try evaluate(learningRate: lr, stepLoss: loss, shouldStop: shouldStop) else {
                     return try stoppedDuringEvaluation(step: now)
                 }
                 if let v = record.validation, v.loss < bestValidationLoss {
@@ -101,7 +108,8 @@ extension TrainingRun {
                                        stepsPerSecond: Double(end - startStep) / max(t, 1e-9)))
         }
         if evaluatedStep != end {
-            guard let record = try evaluate(learningRate: currentLearningRate, shouldStop: shouldStop) else {
+            guard let record = try evaluate(learningRate: currentLearningRate, stepLoss: lastLoss.isFinite ? lastLoss : nil,
+                                            shouldStop: shouldStop) else {
                 return try stoppedDuringEvaluation(step: end)
             }
             if let v = record.validation, v.loss < bestValidationLoss {
@@ -252,7 +260,7 @@ extension TrainingRun {
     /// Evaluates on the training sequence and the validation set (at most --eval-max-events
     /// of each), prints and logs the result; nil when `shouldStop` asked to stop (checked
     /// before every evaluated event).
-    func evaluate(learningRate: Float, shouldStop: () -> Bool = { false }) throws -> EvaluationRecord? {
+    func evaluate(learningRate: Float, stepLoss: Float? = nil, shouldStop: () -> Bool = { false }) throws -> EvaluationRecord? {
         let w = try finiteWeights()
         let s = trainer.progress
         let clock = RunClock()
@@ -267,7 +275,7 @@ extension TrainingRun {
         guard let train, validationClasses == nil || validation != nil else { return nil }
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
-            train: train, validation: validation)
+            train: train, validation: validation, stepLoss: stepLoss.map(Double.init))
         let grid = groups.grid != nil
         func fmt(_ m: Metrics) -> String {
             // A grid model: the loss per 16th step (hit set, and velocity and offset of each hit).

@@ -16,7 +16,9 @@ struct TrainCommand: ParsableCommand {
             Ctrl-C or SIGTERM (the current step finishes, a checkpoint is saved, the exit status is 0). \
             A second Ctrl-C is noted and the save still happens; a third quits at once without saving \
             (exit status 130; the last checkpoint written is kept). Standard error says whether the \
-            final checkpoint was saved. train_log.csv beside them gets one row per evaluation. \
+            final checkpoint was saved. train_log.csv beside them gets one row per evaluation, and \
+            one per --log-every step between them (step, epoch, smoothed loss, learning rate, the \
+            step's batch loss). \
             Temporary checkpoint files left by a killed run in the checkpoint directory are removed \
             at the start, with a line saying so.
 

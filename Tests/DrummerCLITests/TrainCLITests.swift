@@ -134,6 +134,36 @@ final class TrainCLITests: XCTestCase {
         XCTAssertTrue(nan.stderr.contains("training stopped at step"), nan.stderr)
     }
 
+    /// train_log.csv holds a row at every logged step between evaluations (step, epoch, the
+    /// running loss the progress line prints, the rate; evaluation fields empty), so that the
+    /// report's loss curve has a point per logged step; none at an evaluation's step.
+    func testTheLogHoldsEveryLoggedStep() throws {
+        try Self.writeDataset(root.appendingPathComponent("data"), count: 200)
+        let r = try CLI.run(["train", "--data", root.appendingPathComponent("data").path, "--hidden", "4", "--unroll", "8",
+                             "--steps", "6", "--log-every", "2", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent("c").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = try String(contentsOf: root.appendingPathComponent("c/train_log.csv"), encoding: .utf8).split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssertEqual(rows.map { $0[0] }, ["2", "3", "4", "6"], "logged steps 2 and 4, evaluations at 3 and 6")
+        let trainLoss = try XCTUnwrap(header.firstIndex(of: "train_loss")), smoothed = try XCTUnwrap(header.firstIndex(of: "smoothed_loss"))
+        XCTAssertEqual(rows.map { $0[trainLoss].isEmpty }, [true, false, true, false])
+        XCTAssertTrue(rows.allSatisfy { $0.count == header.count && Double($0[smoothed]) != nil })
+        // The row holds the losses the progress line printed at that step: its batch's and the smoothed one.
+        let progress = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("step 4/6 ") })
+        func printed(_ word: String) -> Double? {
+            progress.split(separator: " ", omittingEmptySubsequences: true).drop { $0 != word }.dropFirst().first.flatMap { Double($0) }
+        }
+        let stepLoss = try XCTUnwrap(header.firstIndex(of: "step_loss"))
+        XCTAssertEqual(Double(rows[2][smoothed]) ?? .nan, printed("smoothed") ?? .nan, accuracy: 1e-4)
+        XCTAssertEqual(Double(rows[2][stepLoss]) ?? .nan, printed("loss") ?? .nan, accuracy: 1e-4)
+        XCTAssertTrue(rows.allSatisfy { Double($0[stepLoss]) != nil }, "every row trained here has its step's loss")
+        let page = root.appendingPathComponent("r.html").path
+        let report = try CLI.run(["report", "--checkpoints", root.appendingPathComponent("c").path, "-o", page])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("2 evaluation(s) and the running loss at 2 more logged step(s), steps 2 to 6"))
+    }
+
     func testEvalJSONMatchesTheTrainingLogsEvaluation() throws {
         let t = try CLI.run(["train"] + small + ["--steps", "6", "--eval-every", "6"])
         XCTAssertEqual(t.status, 0, t.stderr)

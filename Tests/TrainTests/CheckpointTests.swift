@@ -65,7 +65,7 @@ final class CheckpointTests: XCTestCase {
         let rows = log.split(separator: "\n")
         XCTAssertEqual(rows.first.map(String.init), TrainLog.header)
         XCTAssertEqual(rows.dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" }, ["5", "7"])
-        XCTAssertEqual(rows.last?.split(separator: ",", omittingEmptySubsequences: false).count, 18)
+        XCTAssertEqual(rows.last?.split(separator: ",", omittingEmptySubsequences: false).count, 19)
         // The model view for export/eval.
         let m = try CheckpointReader.loadModel(path: path)
         XCTAssertEqual(m.step, 7)
