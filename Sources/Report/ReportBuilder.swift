@@ -86,13 +86,17 @@ public enum ReportBuilder {
                 generatedProblems[path] = message
             }
         }
+        // The grid MIDI onsets are snapped to: --quantize, else the grid a grid model plays on
+        // (the spacing of its offset bins), as `drummer stats --quantize` would be run for it.
+        let modelGrid = options.quantize == nil ? options.model.flatMap(Self.modelGrid(directory:)) : nil
+        let quantize = options.quantize ?? modelGrid
         var reference: ReferenceSet?
         var referenceProblem: String?
         if let r = options.reference {
             progress?("reading the reference \(r)")
             do {
                 var settings = ReferenceSet.defaultSettings
-                settings.quantize = options.quantize
+                settings.quantize = quantize
                 reference = try ReferenceSet.load(path: r, settings: settings)
                 if let w = reference?.leftOutWarning { warnings.append(w) }
             } catch {
@@ -128,8 +132,13 @@ public enum ReportBuilder {
             sections.append(s)
         }
         if !options.generated.isEmpty || options.reference != nil {
-            sections.append(histograms(generated: generated, reference: reference, referenceProblem: referenceProblem,
-                                       quantize: options.quantize))
+            var h = histograms(generated: generated, sets: Self.generatedSets(options.generated), reference: reference,
+                               referenceProblem: referenceProblem, quantize: quantize)
+            if let modelGrid, options.reference != nil {
+                h.nodes.insert(.p(.class("small"), .text("MIDI onsets snapped to a grid of \(modelGrid) ticks, the grid "
+                                                         + "\(options.model ?? "the model") plays on (--quantize sets another).")), at: 0)
+            }
+            sections.append(h)
         }
         if let dir = options.model {
             sections.append(modelCard(dir, warnings: &warnings))
@@ -177,7 +186,10 @@ public enum ReportBuilder {
             warnings.append("\(path): \(log.skippedRows) row(s) without a numeric step were left out")
         }
         let best = log.bestValidation
-        var lines: [String] = ["\(log.rowCount) evaluation(s), steps \(NiceScale.label(log.steps.first ?? 0)) to "
+        let logged = log.rowCount - log.evaluationCount
+        var lines: [String] = ["\(log.evaluationCount) evaluation(s)"
+                               + (logged > 0 ? " and the running loss at \(logged) more logged step(s)" : "")
+                               + ", steps \(NiceScale.label(log.steps.first ?? 0)) to "
                                + "\(NiceScale.label(log.steps.last ?? 0)) (\(path))."]
         if let best {
             var b = "Best validation loss \(String(format: "%.4f", best.loss)) at step \(Int(best.step))"
@@ -244,13 +256,49 @@ public enum ReportBuilder {
 
     // MARK: Histograms
 
-    static func histograms(generated: [DrumPerformance], reference: ReferenceSet?, referenceProblem: String?,
-                           quantize: Int? = nil) -> Section {
+    /// The generated files in sets, one column each, in the order given: the files NAME-k.mid of
+    /// one folder (as `sample --count` names them) are the set NAME; any other file is a set of
+    /// its own, named by its file name. A name two folders share gets its folder.
+    static func generatedSets(_ paths: [String]) -> [(name: String, paths: [String])] {
+        func key(_ path: String) -> (folder: String, name: String) {
+            let folder = (path as NSString).deletingLastPathComponent
+            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            if let dash = stem.lastIndex(of: "-"), stem.index(after: dash) < stem.endIndex,
+               stem[stem.index(after: dash)...].allSatisfy(\.isNumber), dash > stem.startIndex {
+                return (folder, String(stem[..<dash]))
+            }
+            return (folder, stem)
+        }
+        var sets: [(folder: String, name: String, paths: [String])] = []
+        for path in paths {
+            let k = key(path)
+            if let i = sets.firstIndex(where: { $0.folder == k.folder && $0.name == k.name }) {
+                sets[i].paths.append(path)
+            } else {
+                sets.append((k.folder, k.name, [path]))
+            }
+        }
+        return sets.map { set in
+            let shared = sets.filter { $0.name == set.name }.count > 1
+            let name = shared ? (set.folder.isEmpty ? set.name : "\(set.folder)/\(set.name)") : set.name
+            return (name + (set.paths.count > 1 ? " (\(set.paths.count) files)" : ""), set.paths)
+        }
+    }
+
+    static func histograms(generated: [DrumPerformance], sets: [(name: String, paths: [String])]? = nil,
+                           reference: ReferenceSet?, referenceProblem: String?, quantize: Int? = nil) -> Section {
         var s = Section(id: "histograms", title: "Generated against reference")
-        var gen = HitSample()
-        for p in generated { gen.append(p) }
-        let sources: [(String, HitSample)] = (generated.isEmpty ? [] : [("generated", gen)])
-            + (reference.map { [("reference", $0.sample)] } ?? [])
+        // One source per set of generated files (one set of them all when not given).
+        let groups: [(name: String, performances: [DrumPerformance])] = (sets ?? [("generated", generated.map(\.path))]).compactMap { set in
+            let members = generated.filter { set.paths.contains($0.path) }
+            return members.isEmpty ? nil : (set.name, members)
+        }
+        let generatedSources: [(String, HitSample)] = groups.map { g in
+            var sample = HitSample()
+            for p in g.performances { sample.append(p) }
+            return (g.name, sample)
+        }
+        let sources: [(String, HitSample)] = generatedSources + (reference.map { [("reference", $0.sample)] } ?? [])
         guard !sources.isEmpty else {
             s.note("Nothing to count: " + (referenceProblem ?? "no generated file could be read."))
             return s
@@ -315,8 +363,11 @@ public enum ReportBuilder {
             s.note("Total variation distance: half the summed absolute difference of the two shares, "
                    + "0 for identical distributions, 1 for disjoint ones.")
         }
-        if let r = reference, !generated.isEmpty {
-            s.nodes.append(contentsOf: statsTable(generated, reference: r, quantize: quantize))
+        if let r = reference {
+            for g in groups {
+                s.nodes.append(contentsOf: statsTable(g.performances, reference: r, quantize: quantize,
+                                                      title: groups.count > 1 ? g.name : nil))
+            }
         }
         s.drawn = !figures.isEmpty
         return s
@@ -325,7 +376,8 @@ public enum ReportBuilder {
     /// The `drummer stats` figures (same library code, its default settings: grid tolerance
     /// 1/8 of a sixteenth, a dataset's training split; generated files quantized as a
     /// dataset reference was, not quantized against MIDI files).
-    static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet, quantize: Int?) -> [Node<HTML.BodyContext>] {
+    static func statsTable(_ generated: [DrumPerformance], reference: ReferenceSet, quantize: Int?,
+                           title: String? = nil) -> [Node<HTML.BodyContext>] {
         var request = StatsRequest(generated: generated.map(\.path), reference: reference.path)
         request.lenient = true
         // --quantize, else a dataset's (its onsets were snapped by convert-midi): the generated
@@ -335,12 +387,12 @@ public enum ReportBuilder {
         guard !run.measured.isEmpty else { return [] }
         let r = run.result
         var nodes: [Node<HTML.BodyContext>] = [
-            .h3(.text("drummer stats")),
+            .h3(.text("drummer stats" + (title.map { ": \($0)" } ?? ""))),
             .p(.class("small"), .text("The figures of `drummer stats` for these files against the reference: " + run.settingsLine
                                       + ".")),
             .table(
                 .class("figures-table stats"),
-                .tr(.th(.text("figure")), .th(.text("generated")), .th(.text("reference")), .th(.text("comparison")),
+                .tr(.th(.text("figure")), .th(.text(title ?? "generated")), .th(.text("reference")), .th(.text("comparison")),
                     .th(.text("target")), .th(.text(""))),
                 .group(r.rows.map { row in
                     .tr(.th(.text(row.figure.trimmingCharacters(in: .whitespaces))), .td(.text(row.generated)), .td(.text(row.reference)),
@@ -356,12 +408,27 @@ public enum ReportBuilder {
             nodes.append(.table(
                 .class("figures-table accent"),
                 .tr(.th(.text("")), .group(r.accentLabels.map { .th(.text($0)) })),
-                .tr(.th(.text("generated")), .group(cells(r.accent.generated))),
+                .tr(.th(.text(title ?? "generated")), .group(cells(r.accent.generated))),
                 .tr(.th(.text("reference")), .group(cells(r.accent.reference)))
             ))
         }
         for line in run.notes { nodes.append(.p(.class("note"), .text("Stats: \(line)."))) }
         return nodes
+    }
+
+    /// The grid a grid model plays on, in ticks: the spacing of its offset bins (model.json
+    /// groups.grid.offsets, evenly spaced: -60, -30, 0, 30 → 30); nil for another model or a
+    /// model.json that cannot be read (the model card says why).
+    static func modelGrid(directory: String) -> Int? {
+        let path = (directory as NSString).appendingPathComponent(ModelDirectory.manifestFile)
+        guard let data = FileManager.default.contents(atPath: path),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let grid = (json["groups"] as? [String: Any])?["grid"] as? [String: Any],
+              let offsets = (grid["offsets"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }),
+              offsets.count >= 2 else { return nil }
+        let step = offsets[1] - offsets[0]
+        guard step > 0, zip(offsets, offsets.dropFirst()).allSatisfy({ $1 - $0 == step }) else { return nil }
+        return step
     }
 
     // MARK: Model card

@@ -36,6 +36,42 @@ final class ReportQuantizeCLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["report", gen, "--quantize", "0", "-o", plain]).status, 64)
     }
 
+    /// With a grid model (--model) and no --quantize, the page reads MIDI onsets on the grid the
+    /// model plays on (models/groove: 30 ticks), so its figures are `stats --quantize 30`'s and it
+    /// says so; the files of each set (NAME-k.mid of one `sample --count`, or a file of its own)
+    /// get a column and a stats table of their own.
+    func testReportTakesTheModelsGridAndShowsEachSetApart() throws {
+        let root = try CLI.temporaryDirectory("report-model-grid")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let ref = root.appendingPathComponent("ref")
+        try FileManager.default.createDirectory(at: ref, withIntermediateDirectories: true)
+        let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
+        for f in try FileManager.default.contentsOfDirectory(atPath: src.path).filter({ $0.hasSuffix(".mid") }).sorted().prefix(12) {
+            try FileManager.default.copyItem(at: src.appendingPathComponent(f), to: ref.appendingPathComponent(f))
+        }
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let set = root.appendingPathComponent("g.mid").path, other = root.appendingPathComponent("events.mid").path
+        XCTAssertEqual(try CLI.run(["sample", model, "-n", "300", "--count", "2", "--seed", "3", "-o", set]).status, 0)
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "300",
+                                    "--seed", "3", "-o", other]).status, 0)
+        let members = [root.appendingPathComponent("g-1.mid").path, root.appendingPathComponent("g-2.mid").path]
+        let stats = try CLI.run(["stats"] + members + ["--reference", ref.path, "--quantize", "30", "--json"])
+        XCTAssertEqual(stats.status, 0, stats.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        let page = root.appendingPathComponent("r.html").path
+        let r = try CLI.run(["report"] + members + [other, "--model", model, "--reference", ref.path, "--no-audio", "-o", page])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        XCTAssertTrue(html.contains("MIDI onsets snapped to a grid of 30 ticks, the grid \(model) plays on"), "the page says which grid")
+        for key in ["note_js_bits", "delta_js_bits", "velocity_js_bits"] {
+            let v = try XCTUnwrap(json[key] as? Double, key)
+            XCTAssertTrue(html.contains(String(format: "%.4f bits", v)), "\(key) \(v) of the set is not on the page")
+        }
+        XCTAssertTrue(html.contains("drummer stats: g (2 files)"), "the set's own table")
+        XCTAssertTrue(html.contains("drummer stats: events"), "the other file's own table")
+        XCTAssertFalse(html.contains(">generated<"), "no column pools the two sets")
+    }
+
     /// Against a convert-midi dataset, stats (like report) reads the generated files with the
     /// dataset's own --quantize unless told: the same figures as giving it, and no mismatch note.
     func testStatsDefaultsToADatasetReferencesQuantize() throws {
