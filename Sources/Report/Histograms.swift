@@ -49,6 +49,23 @@ public struct HitSample: Equatable, Sendable {
         bars = bars.map { $0 + p.barCount }
     }
 
+    /// Adds the hits of one track (read with the extraction settings, `--quantize` included):
+    /// the same figures as `append(_: DrumPerformance)`, from the track's onsets and bars.
+    public mutating func append(track t: HitTrack) {
+        files += 1
+        guard t.hits > 0 else { return }
+        let tpq = Double(t.ticksPerQuarter)
+        notes += t.notes
+        if let v = t.velocities { velocities? += v } else { velocities = nil }
+        for i in 1..<max(1, t.onsets.count) { deltas.append(Double(max(0, t.onsets[i] - t.onsets[i - 1])) / tpq) }
+        if let b = t.bars {
+            positions? += b.map { Self.sixteenth(tickInBar: $0.tickInBar, barTicks: $0.barTicks, ticksPerQuarter: tpq) }
+        } else {
+            positions = nil
+        }
+        bars = bars.flatMap { total in t.barSpan.map { total + $0 } }
+    }
+
     /// Nearest sixteenth note from the bar line; 0 when nearest to the next bar line.
     public static func sixteenth(tickInBar: Int, barTicks: Int, ticksPerQuarter: Double) -> Int {
         let perSixteenth = ticksPerQuarter / 4

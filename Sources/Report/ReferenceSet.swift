@@ -78,7 +78,7 @@ public struct ReferenceSet: Sendable {
             guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
             let track = try midiTrack(p, settings: settings)
             var sample = HitSample()
-            sample.append(p)
+            if settings.quantize != nil { sample.append(track: track) } else { sample.append(p) }
             return ReferenceSet(path: path, kind: "MIDI file", sample: sample, tracks: [track], ticksPerQuarter: settings.ppq,
                                 quantize: settings.quantize, split: nil, heldOut: p, remarks: [], problems: [])
         }
@@ -121,8 +121,10 @@ public struct ReferenceSet: Sendable {
                 let p = try DrumPerformance.load(path: root + rel, channel: settings.channel, mode: settings.parseMode)
                 // Files without hits are left out, as convert-midi leaves them out of the chain.
                 guard !p.hits.isEmpty else { continue }
-                tracks.append(try midiTrack(p, settings: settings))
-                sample.append(p)
+                let track = try midiTrack(p, settings: settings)
+                tracks.append(track)
+                // Snapped onsets (--quantize) count as the figures read them; else as written.
+                if settings.quantize != nil { sample.append(track: track) } else { sample.append(p) }
                 if firstFile == nil { firstFile = p }
                 // The file convert-midi --validation-fraction 0.1 would hold out first.
                 if heldOut == nil, MIDIDatasetConverter.isValidation(rel, fraction: 0.1) { heldOut = p }

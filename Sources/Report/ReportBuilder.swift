@@ -293,9 +293,18 @@ public enum ReportBuilder {
             let members = generated.filter { set.paths.contains($0.path) }
             return members.isEmpty ? nil : (set.name, members)
         }
+        // Read as the reference is: on the grid `quantize` gives, when one does.
+        var settings = ReferenceSet.defaultSettings
+        settings.quantize = quantize
         let generatedSources: [(String, HitSample)] = groups.map { g in
             var sample = HitSample()
-            for p in g.performances { sample.append(p) }
+            for p in g.performances {
+                if quantize != nil, let track = try? HitTrack(file: p.file, path: p.path, settings: settings) {
+                    sample.append(track: track)
+                } else {
+                    sample.append(p)
+                }
+            }
             return (g.name, sample)
         }
         let sources: [(String, HitSample)] = generatedSources + (reference.map { [("reference", $0.sample)] } ?? [])
