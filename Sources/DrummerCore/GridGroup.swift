@@ -140,10 +140,14 @@ public struct GridGroup: Equatable, Sendable {
     /// The offset class of a hit in bin `bin`, doubled or not.
     public func offsetClass(bin: Int, double: Bool) -> Int { double ? offsetBins + bin : bin }
 
-    /// The onsets (ticks from the step) an offset class writes: one, or two a 32nd apart.
-    public func onsets(offsetClass k: Int) -> [Int] {
+    /// How many hits an offset class writes: one, or two a 32nd apart.
+    public func onsetCount(offsetClass k: Int) -> Int { k < offsetBins ? 1 : 2 }
+
+    /// Onset `i` (ticks from the step) of the `onsetCount` an offset class writes (no array: the
+    /// sampler calls it once per hit, and a runtime step allocates nothing).
+    public func onset(offsetClass k: Int, hit i: Int) -> Int {
         let f = offsetBins
-        return k < f ? [offsets[k]] : [offsets[k - f], offsets[k - f] + ticksPerStep / 2]
+        return k < f ? offsets[k] : offsets[k - f] + i * (ticksPerStep / 2)
     }
 
     /// The offset bin of `offset` ticks from its step (clamped to the bins).
@@ -332,8 +336,10 @@ public struct GridEncoder: Sendable {
         out[k + 1] = Int32((next / GridGroup.stepsPerBar) % GridGroup.phraseBars)
         let bar = GridGroup.stepsPerBar
         var r = k + 2
-        for back in group.lookbackBars {
-            let t = next - back * bar
+        // (Indices, not `for back in`: an array's iterator allocates in an unoptimized build, and
+        // the sampler encodes a row per step.)
+        for i in group.lookbackBars.indices {
+            let t = next - group.lookbackBars[i] * bar
             switch group.lookback {
             case .hitSets:
                 out[r] = t >= 0 ? seq.hitSet(step: t) : start

@@ -104,25 +104,25 @@ final class GridSampler {
         // The primer's steps are read (rows −1 ..< P − 1); generation starts after its last step.
         for s in -1..<(seq.count - 1) { step(row: s, of: seq) }
         let C = GridGroup.classCount, T = group.ticksPerStep
-        // Hits drawn but not yet emitted: (onset, class, velocity); a later step's hits start at
-        // least T/2 ticks before that step, so a hit is emitted once no later one can precede it.
-        var pending: [(onset: Int, drumClass: Int, note: Int, velocity: Int)] = []
+        // Hits drawn but not yet emitted; a later step's hits start at least T/2 ticks before
+        // that step, so a hit is emitted once no later one can precede it.
+        let pending = PendingHits(capacity: 8 * C)
         // Warm-up (no primer): steps drawn, not written; the output starts at the bar line after them.
         let firstWritten = seq.count + options.warmupBars * GridGroup.stepsPerBar
         var emitted = 0, last = primer?.lastOnset ?? firstWritten * T
         // No generated hit before the primer's last (nor before the start).
         let floor = last
-        var struck = Set<Int>()
+        var struck = NoteSet()
         var velocity = [Int](repeating: 0, count: C), offset = [Int](repeating: 0, count: C)
         func flush(before bound: Int) throws -> Bool {
-            pending.sort { ($0.onset, $0.drumClass) < ($1.onset, $1.drumClass) }
             var n = 0
-            for h in pending where h.onset < bound {
+            while n < pending.count, pending[n].onset < bound {
+                let h = pending[n]
                 n += 1
                 // A note already struck at this onset (a double's second hit meeting the next
                 // step's hit of the class) sounds once: it is not written twice.
                 if h.onset == last, emitted > 0, struck.contains(h.note) { continue }
-                if h.onset != last { struck.removeAll(keepingCapacity: true) }
+                if h.onset != last { struck.removeAll() }
                 struck.insert(h.note)
                 try emit(GeneratedHit(event: SampledEvent(note: h.drumClass, tick: 0, velocity: 0),
                                       hit: DrumHit(note: h.note, delta: h.onset - last, velocity: h.velocity)))
@@ -151,8 +151,9 @@ final class GridSampler {
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
                 let raw = group.note(class: c, uniform: rng.nextDouble())
                 let note = options.noteOutput == .raw ? raw : GeneralMIDIDrums.audible(note: raw)
-                for o in group.onsets(offsetClass: offset[c]) where s + 1 >= firstWritten {
-                    pending.append((max(floor, (s + 1) * T + o), c, note, v))
+                for i in 0..<group.onsetCount(offsetClass: offset[c]) where s + 1 >= firstWritten {
+                    pending.insert(PendingHits.Hit(onset: max(floor, (s + 1) * T + group.onset(offsetClass: offset[c], hit: i)),
+                                                   drumClass: c, note: note, velocity: v))
                 }
             }
             silent = set == 0 ? silent + 1 : 0
@@ -164,6 +165,78 @@ final class GridSampler {
             if try flush(before: (s + 1) * T - T / 2) { return }
         }
     }
+}
+
+/// The hits a grid sampler has drawn and not yet written, in (onset, class) order: an insert
+/// goes after the hits of an equal key, as a stable sort of the hits in the order drawn would
+/// put it. One buffer, allocated once (it doubles only past its capacity, which the hits of a
+/// few steps never reach), and nothing generic over the hits in the loop: a step allocates
+/// nothing, in an unoptimized build too.
+final class PendingHits {
+    struct Hit {
+        var onset: Int, drumClass: Int, note: Int, velocity: Int
+    }
+
+    private var storage: UnsafeMutablePointer<Hit>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    subscript(i: Int) -> Hit {
+        precondition(i >= 0 && i < count, "PendingHits: index out of range")
+        return storage[i]
+    }
+
+    func insert(_ h: Hit) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<Hit>.allocate(capacity: 2 * capacity)
+            bigger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = bigger
+            capacity *= 2
+        }
+        var i = count
+        while i > 0, storage[i - 1].onset > h.onset || (storage[i - 1].onset == h.onset && storage[i - 1].drumClass > h.drumClass) {
+            storage[i] = storage[i - 1]
+            i -= 1
+        }
+        storage[i] = h
+        count += 1
+    }
+
+    /// Drops the first `n` hits.
+    func removeFirst(_ n: Int) {
+        precondition(n >= 0 && n <= count, "PendingHits: removing more than it holds")
+        var i = 0
+        while i + n < count {
+            storage[i] = storage[i + n]
+            i += 1
+        }
+        count -= n
+    }
+}
+
+/// A set of MIDI notes (0...127) as two words of bits: the notes struck at one onset.
+struct NoteSet {
+    private var low: UInt64 = 0, high: UInt64 = 0
+
+    func contains(_ note: Int) -> Bool {
+        guard (0..<128).contains(note) else { return false }
+        return note < 64 ? low & (1 << UInt64(note)) != 0 : high & (1 << UInt64(note - 64)) != 0
+    }
+
+    mutating func insert(_ note: Int) {
+        guard (0..<128).contains(note) else { return }
+        if note < 64 { low |= 1 << UInt64(note) } else { high |= 1 << UInt64(note - 64) }
+    }
+
+    mutating func removeAll() { low = 0; high = 0 }
 }
 
 /// A beat's hits on the grid (GridPrimer and GridSampler.humanize read beats alike): its first

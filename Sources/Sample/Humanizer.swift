@@ -228,8 +228,10 @@ public final class Humanizer {
     /// The beat without its repeats of one note at one onset (the first is kept), and how many
     /// were dropped.
     public static func merged(_ beat: [BeatHit]) -> (beat: [BeatHit], dropped: Int) {
-        var seen = Set<[Int]>(), out: [BeatHit] = []
-        for h in beat where seen.insert([h.note, h.onset]).inserted { out.append(h) }
+        struct Key: Hashable { let note: Int, onset: Int }
+        var seen = Set<Key>(minimumCapacity: beat.count), out: [BeatHit] = []
+        out.reserveCapacity(beat.count)
+        for h in beat where seen.insert(Key(note: h.note, onset: h.onset)).inserted { out.append(h) }
         return (out, beat.count - out.count)
     }
 
