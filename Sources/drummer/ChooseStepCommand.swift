@@ -91,68 +91,15 @@ struct ChooseStepCommand: ParsableCommand {
 
     func run() throws {
         InterruptCleanup.install()
-        let all = CheckpointDirectory(path: checkpointDir).list()
-        let chosenRange = all.filter { ($0.step >= (fromStep ?? 0)) && ($0.step <= (toStep ?? Int.max)) }
-        guard !chosenRange.isEmpty else {
-            let steps = all.isEmpty ? "none" : all.map { String($0.step) }.joined(separator: ", ")
-            throw ChooseStepError("\(checkpointDir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: \(steps))")
-        }
-        var request = StatsRequest(generated: [], reference: reference)
-        request.quantize = quantize
-        request.expectedHits = count * notes
-        var settings = HitExtractionSettings()
-        settings.quantize = quantize
-        let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
-        if let w = referenceSet.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
-
-        print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
-              + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
-              + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
-        var sampling = SamplingDefaults(warmupBars: warmupBars)
-        if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
-        if warmupBars > 0 { print("warm-up: \(warmupBars) bar(s) before each file (as sample --warmup-bars)") }
-        if let topP { print("top-p: \(topP) (as sample --top-p)") }
-        print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
-        print(Self.header)
-        var rows: [StepFigures] = []
-        for (step, path) in chosenRange {
-            let model = try CheckpointReader.loadModel(path: path)
-            sampling.temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
-            if let m = SamplingDefaults.warmupProblem(warmupBars, groups: model.groups) { throw ValidationError("--warmup-bars \(m) (\(path))") }
-            let performances: [DrumPerformance]
-            do {
-                performances = try Self.sample(model, count: count, notes: notes, seed: seed, sampling: sampling,
-                                               topP: try SampleCommand.topPs(topP, for: model.groups))
-            } catch let failure as StepSampleFailure {
-                // A checkpoint that cannot play the files (a grid model gone silent) has no figures
-                // and cannot be chosen; the others are still measured.
-                print(Self.pad(String(step), 4) + "  not measured: file \(failure.file) (seed \(failure.seed)): \(failure.reason)  ✗")
-                continue
-            }
-            let run = StatsRun.measure(performances, against: referenceSet, request: request)
-            let figures = StepFigures(step: step, path: path, result: run.result)
-            rows.append(figures)
-            print(line(figures))
-        }
-        let best: Int
-        if let b = StepRule.choose(rows, structure: structure) {
-            best = b
-            let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
-            print("chosen: step \(rows[best].step) (\(rows[best].path)): "
-                  + (qualified == 1 ? "the only checkpoint that meets the rule"
-                                    : "the \(structure ? "widest margin" : "highest periodicity") of the \(qualified) checkpoints that meet the rule"))
-        } else if closest, let b = StepRule.closest(rows) {
-            best = b
-            let f = rows[b]
-            print("no checkpoint meets the rule; closest: step \(f.step) (\(f.path)) misses \(f.missed.count) target"
-                  + (f.missed.count == 1 ? "" : "s") + (f.missed.isEmpty ? " (only margins)" : ": " + f.missed.joined(separator: ", ")))
-        } else {
-            throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (export == nil ? "" : ", nothing exported"))
-        }
+        var chooser = StepChooser(checkpointDir: checkpointDir, reference: reference, quantize: quantize, fromStep: fromStep,
+                                  toStep: toStep, count: count, notes: notes, seed: seed, structure: structure,
+                                  closest: closest, temperature: temperature, warmupBars: warmupBars, topP: topP)
+        chooser.nothingExported = export != nil
+        let (rows, best) = try chooser.choose()
         if let export {
-            let s = try Exporter.export(checkpoint: rows[best].path, sampling: sampling, to: export)
+            let s = try Exporter.export(checkpoint: rows[best].path, sampling: chooser.sampling, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
-                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(sampling.temperatures)) recorded in model.json")
+                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(chooser.sampling.temperatures)) recorded in model.json")
                   + (warmupBars == 0 ? "" : ", \(warmupBars) warm-up bar(s) recorded in model.json")
                   + (topP == nil ? "" : "; model.json does not carry top-p: sample it with --top-p \(topP!)"))
         }
@@ -167,8 +114,8 @@ struct ChooseStepCommand: ParsableCommand {
     /// similarity (the mean over lags 1, 2, 4, 8), patterns per 16 bars, the fill's tom + crash
     /// bump, hits per bar and mean velocity as shares of the reference's; the smallest margin of the
     /// bar-structure and touch targets (StepFigures.margin) in percent.
-    func line(_ f: StepFigures) -> String {
-        let pad = Self.pad
+    static func line(_ f: StepFigures, structure: Bool) -> String {
+        let pad = ChooseStepCommand.pad
         func percent(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
         func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
         let rule = StepRule.meets(f, structure: structure) ? "✓"
@@ -204,6 +151,109 @@ struct ChooseStepCommand: ParsableCommand {
             let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
             return DrumPerformance(file: file, path: name, warnings: warnings)
         }
+    }
+}
+
+/// choose-step's procedure, for `drummer choose-step` and `drummer train -o`: for each
+/// checkpoint of a directory in the steps asked for, the files `drummer sample` writes with
+/// these options, measured against the reference as `drummer stats` measures them, one line
+/// each; then the rule's choice (or with `closest`, the checkpoint that misses the fewest
+/// targets). Prints as it goes.
+struct StepChooser {
+    var checkpointDir: String
+    var reference: String
+    var quantize: Int?
+    var fromStep: Int?
+    var toStep: Int?
+    var count: Int
+    var notes: Int
+    var seed: UInt64
+    var structure: Bool
+    var closest: Bool
+    var temperature: String?
+    var warmupBars = 0
+    var topP: String?
+    /// The sampling settings of the files (temperatures as the last checkpoint's groups read them).
+    private(set) var sampling = SamplingDefaults()
+    /// The refusal says nothing was exported (a run that was asked to export).
+    var nothingExported = false
+
+    init(checkpointDir: String, reference: String, quantize: Int?, fromStep: Int?, toStep: Int?, count: Int, notes: Int,
+         seed: UInt64, structure: Bool, closest: Bool, temperature: String? = nil, warmupBars: Int = 0, topP: String? = nil) {
+        self.checkpointDir = checkpointDir
+        self.reference = reference
+        self.quantize = quantize
+        self.fromStep = fromStep
+        self.toStep = toStep
+        self.count = count
+        self.notes = notes
+        self.seed = seed
+        self.structure = structure
+        self.closest = closest
+        self.temperature = temperature
+        self.warmupBars = warmupBars
+        self.topP = topP
+    }
+
+    /// The measured checkpoints and the index of the chosen one.
+    mutating func choose() throws -> (rows: [StepFigures], chosen: Int) {
+        let all = CheckpointDirectory(path: checkpointDir).list()
+        let chosenRange = all.filter { ($0.step >= (fromStep ?? 0)) && ($0.step <= (toStep ?? Int.max)) }
+        guard !chosenRange.isEmpty else {
+            let steps = all.isEmpty ? "none" : all.map { String($0.step) }.joined(separator: ", ")
+            throw ChooseStepError("\(checkpointDir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: \(steps))")
+        }
+        var request = StatsRequest(generated: [], reference: reference)
+        request.quantize = quantize
+        request.expectedHits = count * notes
+        var settings = HitExtractionSettings()
+        settings.quantize = quantize
+        let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
+        if let w = referenceSet.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+
+        print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
+              + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
+              + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
+        sampling = SamplingDefaults(warmupBars: warmupBars)
+        if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
+        if warmupBars > 0 { print("warm-up: \(warmupBars) bar(s) before each file (as sample --warmup-bars)") }
+        if let topP { print("top-p: \(topP) (as sample --top-p)") }
+        print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
+        print(ChooseStepCommand.header)
+        var rows: [StepFigures] = []
+        for (step, path) in chosenRange {
+            let model = try CheckpointReader.loadModel(path: path)
+            sampling.temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
+            if let m = SamplingDefaults.warmupProblem(warmupBars, groups: model.groups) { throw ValidationError("--warmup-bars \(m) (\(path))") }
+            let performances: [DrumPerformance]
+            do {
+                performances = try ChooseStepCommand.sample(model, count: count, notes: notes, seed: seed, sampling: sampling,
+                                                            topP: try SampleCommand.topPs(topP, for: model.groups))
+            } catch let failure as StepSampleFailure {
+                // A checkpoint that cannot play the files (a grid model gone silent) has no figures
+                // and cannot be chosen; the others are still measured.
+                print(ChooseStepCommand.pad(String(step), 4) + "  not measured: file \(failure.file) (seed \(failure.seed)): \(failure.reason)  ✗")
+                continue
+            }
+            let run = StatsRun.measure(performances, against: referenceSet, request: request)
+            let figures = StepFigures(step: step, path: path, result: run.result)
+            rows.append(figures)
+            print(ChooseStepCommand.line(figures, structure: structure))
+        }
+        if let b = StepRule.choose(rows, structure: structure) {
+            let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
+            print("chosen: step \(rows[b].step) (\(rows[b].path)): "
+                  + (qualified == 1 ? "the only checkpoint that meets the rule"
+                                    : "the \(structure ? "widest margin" : "highest periodicity") of the \(qualified) checkpoints that meet the rule"))
+            return (rows, b)
+        }
+        if closest, let b = StepRule.closest(rows) {
+            let f = rows[b]
+            print("no checkpoint meets the rule; closest: step \(f.step) (\(f.path)) misses \(f.missed.count) target"
+                  + (f.missed.count == 1 ? "" : "s") + (f.missed.isEmpty ? " (only margins)" : ": " + f.missed.joined(separator: ", ")))
+            return (rows, b)
+        }
+        throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (nothingExported ? ", nothing exported" : ""))
     }
 }
 

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Checkpoints
 import DrummerCore
+import Export
 import Foundation
 import Train
 import FileOutput
@@ -219,6 +220,13 @@ struct TrainCommand: ParsableCommand {
     @Option(help: "Continue the run saved in this checkpoint.")
     var resume: String?
 
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("After training, choose the step and export it to this model directory: each checkpoint of the run's second half plays \(TrainCommand.chooseFiles) files of 1,000 hits, measured against the training data as `drummer choose-step` measures them (a grid model by the bar-structure and touch targets too), and the one the rule chooses, else the closest, is exported (a model of the 2017 layout: its last checkpoint).", valueName: "model"))
+    var output: String?
+
+    /// Files each checkpoint plays for `-o`'s choice (the figures of about 100,000 hits).
+    static let chooseFiles = 100
+
     @Flag(name: .customLong("allow-data-change"), help: "With --resume, accept a dataset whose contents differ from the checkpoint's.")
     var allowDataChange = false
 
@@ -226,6 +234,9 @@ struct TrainCommand: ParsableCommand {
         do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
         if allowDataChange && resume == nil { throw ValidationError("--allow-data-change only applies with --resume") }
         if resume != nil && initFrom != nil { throw ValidationError("--init-from cannot be combined with --resume") }
+        if let output, output.isEmpty || output.hasSuffix(".h5") {
+            throw ValidationError("-o must name a model directory, got \"\(output)\"")
+        }
         if resume != nil, let r = recipe {
             throw ValidationError("--recipe \(r.rawValue) cannot be combined with --resume: a resumed run takes its settings from the checkpoint")
         }
@@ -304,8 +315,34 @@ struct TrainCommand: ParsableCommand {
         }
         if summary.ending == .interrupted {
             Self.stderr("drummer: interrupted at step \(summary.step): "
-                + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved"))
+                + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved")
+                + (output.map { "; nothing exported to \($0) (drummer train --resume CHECKPOINT -o \($0) carries on and exports)" } ?? ""))
+        } else if let output {
+            try Self.chooseAndExport(run, summary: summary, to: output)
         }
+    }
+
+    /// `-o`: the step the rule chooses among the checkpoints of the run's second half (the 2017
+    /// layout: the last checkpoint), exported to `output`.
+    static func chooseAndExport(_ run: TrainingRun, summary: RunSummary, to output: String) throws {
+        let directory = run.configuration.checkpointDirectory
+        let checkpoint: String
+        if run.groups.grid == nil, run.groups.position == nil {
+            guard let last = summary.lastCheckpoint ?? CheckpointDirectory(path: directory).list().last?.path else {
+                throw ChooseStepError("\(directory): no checkpoint to export")
+            }
+            print("choose-step: a model of the 2017 layout has no groove figures to choose by: its last checkpoint, \(last)")
+            checkpoint = last
+        } else {
+            var chooser = StepChooser(checkpointDir: directory, reference: run.data.path, quantize: nil,
+                                      fromStep: summary.step / 2, toStep: summary.step, count: chooseFiles, notes: 1000,
+                                      seed: 30_001, structure: run.groups.grid != nil, closest: true)
+            chooser.nothingExported = true
+            let (rows, best) = try chooser.choose()
+            checkpoint = rows[best].path
+        }
+        let s = try Exporter.export(checkpoint: checkpoint, to: output)
+        print("exported \(checkpoint) (step \(s.step)) to \(s.directory): drummer sample \(s.directory) -o beat.mid plays it")
     }
 
     private static func stderr(_ line: String) {

@@ -25,6 +25,37 @@ final class GridCLITests: XCTestCase {
                      "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
     }
 
+    /// `train -o MODEL`: after the run, the checkpoints of its second half play files measured
+    /// against the training data, the rule (or the closest) chooses one and it is exported, as
+    /// `choose-step --structure --closest --export` of the same checkpoints does; the model plays.
+    func testTrainDashOChoosesAStepAndExports() throws {
+        let model = root.appendingPathComponent("model").path
+        let r = try train("o", ["--steps", "6", "-o", model])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("choose-step: 2 checkpoints of \(root.appendingPathComponent("o").path), 100 files × 1000 hits each "
+                                        + "(seeds 30001…30100), against \(data.path)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(ChooseStepCommandHeader.text), r.stdout)
+        let chosen = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("chosen: step ") || $0.hasPrefix("no checkpoint meets the rule; closest: step ") },
+                                   r.stdout)
+        let step = try XCTUnwrap(chosen.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) })
+        XCTAssertTrue([3, 6].contains(step), String(chosen))
+        XCTAssertTrue(r.stdout.contains("exported \(root.appendingPathComponent("o/ckpt-\(step).h5").path) (step \(step)) to \(model)"), r.stdout)
+        // The same choice as choose-step's, and the export its checkpoint's.
+        let c = try CLI.run(["choose-step", root.appendingPathComponent("o").path, "--reference", data.path, "--from", "3",
+                             "--count", "100", "--seed", "30001", "--structure", "--closest"])
+        XCTAssertEqual(c.stdout.split(separator: "\n").filter { $0.hasPrefix("chosen") || $0.hasPrefix("no checkpoint") },
+                       [chosen], c.stdout)
+        let again = root.appendingPathComponent("again").path
+        XCTAssertEqual(try CLI.run(["export", root.appendingPathComponent("o/ckpt-\(step).h5").path, "-o", again]).status, 0)
+        for file in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: model + "/" + file)),
+                           try Data(contentsOf: URL(fileURLWithPath: again + "/" + file)), file)
+        }
+        let s = try CLI.run(["sample", model, "-n", "50", "--seed", "1", "-o", root.appendingPathComponent("o.mid").path])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        checkRefused(try train("z5", ["--steps", "1", "-o", ""]), "-o must name a model directory", wrote: "z5")
+    }
+
     func testTrainResumeExportSampleEval() throws {
         let straight = try train("a", ["--steps", "6"])
         XCTAssertEqual(straight.status, 0, straight.stderr)
@@ -521,4 +552,9 @@ final class GridCLITests: XCTestCase {
 /// The grid's class names as model.json and `eval` write them.
 enum GridGroupNames {
     static let all = ["kick", "snare", "hihat_closed", "hihat_open", "tom_low", "tom_mid", "tom_high", "crash", "ride"]
+}
+
+/// choose-step's table header, as the train command prints it with -o.
+enum ChooseStepCommandHeader {
+    static let text = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule"
 }
