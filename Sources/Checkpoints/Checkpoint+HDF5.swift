@@ -228,6 +228,17 @@ extension Checkpoint {
                 throw bad("\(hp) attribute \(setting.name)", e.description)
             }
         }
+        // Settings drummer no longer has, stored with a value other than off.
+        var retiredInUse: [String] = []
+        for retired in Settings.retired where try f.hasAttribute(hp, retired.name) {
+            let stored: SettingValue
+            switch retired.off {
+            case .int: stored = .int(try f.int64Attribute(hp, retired.name))
+            case .double: stored = .double(try f.doubleAttribute(hp, retired.name))
+            case .string: stored = .string(try f.stringAttribute(hp, retired.name))
+            }
+            if stored != retired.off { retiredInUse.append("\(retired.flag) \(stored)") }
+        }
         // The same ranges as the command line (the settings table), before any array is sized from them.
         do { try config.validate() } catch let e as SettingError {
             throw bad(hp, "hold a setting out of range: \(e.description)")
@@ -402,7 +413,7 @@ extension Checkpoint {
         if version >= 2, !Checkpoint.isValidRunID(runID) {
             throw bad("/ attribute run_id", "is \"\(runID)\", not 32 lowercase hex digits")
         }
-        return Checkpoint(
+        var checkpoint = Checkpoint(
             configuration: config, state: state, groups: groups, rngState: rng,
             datasetPath: try f.stringAttribute("/dataset", "path"),
             datasetFingerprint: try f.stringAttribute("/dataset", "fingerprint"),
@@ -415,5 +426,7 @@ extension Checkpoint {
             bestStep: try int("/progress", "best_step", min: -1),
             runID: runID, formatVersion: Int(version),
             createdBy: try f.stringAttribute("/", "created_by"))
+        checkpoint.retiredSettingsInUse = retiredInUse
+        return checkpoint
     }
 }

@@ -79,6 +79,9 @@ public struct Checkpoint: Sendable {
     /// The format version the file was read with (the current one for a checkpoint made in memory).
     public var formatVersion: Int
     public var createdBy: String
+    /// Retired settings the run trained with (`Settings.retired`, stored with another value
+    /// than off), as "--flag value": such a checkpoint is refused on resume.
+    public var retiredSettingsInUse: [String] = []
 
     public init(configuration: RunConfiguration, state: TrainingState, groups: ModelGroups,
                 rngState: [UInt64], datasetPath: String, datasetFingerprint: String, datasetEvents: Int,

@@ -61,15 +61,8 @@ final class ChunkInputs: @unchecked Sendable {
     let inputRows: Int32Buffer, targets: Int32Buffer
     /// Training input noise and the step whose draws `gather` makes.
     var noise: InputNoise?
-    /// The model's own bars as lookback inputs (ModelLookback.swift; nil: the data's).
-    var modelLookback: ModelLookback? {
-        didSet { barStarts = modelLookback == nil ? [] : [Int](repeating: 0, count: U * B) }
-    }
-    /// With `modelLookback`: each row's bar, as the event of the bar's first step (read by
-    /// `gather` from the data, before any noise on the position input).
-    private var barStarts: [Int] = []
     /// Whether `drawFromModel` has anything to draw (the chunk needs the model's predictions).
-    var drawsFromModel: Bool { noise?.draw == .model || modelLookback != nil }
+    var drawsFromModel: Bool { noise?.draw == .model }
     var noiseStep = 0
     /// Per event of the sequence, whether it is a file's first (its row starts from a zero
     /// state); nil: the state flows from file to file.
@@ -116,11 +109,6 @@ final class ChunkInputs: @unchecked Sendable {
                 resets.steps[t] |= reset
                 weights[r] = rowWeights.map { $0.weights[Int(events[e * k + $0.column])] } ?? 1
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
-                if let m = modelLookback {
-                    // Row t predicts the step at its position input; it holds the step before.
-                    let steps = GridGroup.stepsPerBar
-                    barStarts[r] = e - (Int(events[e * k + m.positionColumn]) + steps - 1) % steps
-                }
                 if let noise, noise.draw != .model {
                     for (j, g) in noise.groups.enumerated() {
                         if let c = noise.replacement(step: noiseStep, event: e, slot: j, current: Int(events[e * k + g])) {
@@ -136,8 +124,7 @@ final class ChunkInputs: @unchecked Sendable {
     /// Model-drawn inputs, after `gather` and a forward sweep over the true inputs: for each row
     /// r (step t, stream b) where the noise replaces a group's class (draw == .model), a draw
     /// from the model's prediction of that input, `prediction(r, o)`: the logits of output group
-    /// o at row r computed from h_{t−1,b}; then, with `modelLookback`, the lookback inputs that
-    /// read a step of a drawn bar read the model's draw of that step.
+    /// o at row r computed from h_{t−1,b}.
     func drawFromModel(segment: Int, pointer p: Int, prediction: (Int, Int) -> UnsafeBufferPointer<Float>) {
         if let noise, noise.draw == .model {
             for t in 0..<U {
@@ -149,49 +136,6 @@ final class ChunkInputs: @unchecked Sendable {
                         guard let w = noise.replacementWord(step: noiseStep, event: e, slot: j, current: current) else { continue }
                         let c = InputNoise.draw(from: prediction(r, noise.outputGroups[j]), w)
                         inputRows[r * k + g] = Int32(inputOffsets[g] + c)
-                    }
-                }
-            }
-        }
-        if let modelLookback { drawLookback(modelLookback, segment: segment, pointer: p, prediction: prediction) }
-    }
-
-    /// `--lookback-from-model`: a lookback input of row t reading bars·16 steps back from the
-    /// step row t predicts reads the hits input of row t' = t − (bars·16 − 1); where t' lies in
-    /// the chunk and its bar is drawn, the input becomes the model's draw of that step (its
-    /// prediction at row t'). A lookback before the file's start is never replaced.
-    private func drawLookback(_ m: ModelLookback, segment: Int, pointer p: Int,
-                              prediction: (Int, Int) -> UnsafeBufferPointer<Float>) {
-        let C = GridGroup.classCount
-        let perBar = m.groupsPerBar, beforeStart = m.beforeStart
-        // Each row's step drawn once (the hit set, then each class's velocity bin; −1: not drawn).
-        var drawnSet = [Int](repeating: -1, count: U * B)
-        var drawnVelocity = [Int](repeating: 0, count: U * B * C)
-        for t in 0..<U {
-            for b in 0..<B {
-                let r = t * B + b, e = event(step: t, stream: b, segment: segment, pointer: p)
-                guard m.drawsBar(step: noiseStep, barStart: barStarts[r]) else { continue }
-                let set = InputNoise.draw(from: prediction(r, m.hitsOutput), m.word(step: noiseStep, event: e, slot: 0))
-                drawnSet[r] = set
-                for c in 0..<C where set & (1 << c) != 0 {
-                    drawnVelocity[r * C + c] = InputNoise.draw(from: prediction(r, m.velocityOutputs[c]),
-                                                               m.word(step: noiseStep, event: e, slot: 1 + c))
-                }
-            }
-        }
-        for t in 0..<U {
-            for (bars, column) in zip(m.bars, m.columns) {
-                let source = t - ModelLookback.rowsBack(bars: bars)
-                guard source >= 0 else { continue }
-                for b in 0..<B {
-                    let r = t * B + b, s = source * B + b
-                    let set = drawnSet[s]
-                    guard set >= 0 else { continue }
-                    for c in 0..<perBar {
-                        let g = column + c
-                        guard inputRows[r * k + g] - Int32(inputOffsets[g]) != beforeStart else { continue }
-                        let v = m.value(hitSet: set, velocity: { drawnVelocity[s * C + $0] }, group: c)
-                        inputRows[r * k + g] = Int32(inputOffsets[g]) + v
                     }
                 }
             }

@@ -140,7 +140,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         inputs.gather(events: events, segment: segment, pointer: p)
         fillDropoutMasks(segment: segment, pointer: p)
-        // With --input-noise-draw model or --lookback-from-model: one more forward sweep, here,
+        // With --input-noise-draw model: one more forward sweep, here,
         // over the true inputs, whose predictions replace some of them (nothing runs on the
         // helper meanwhile).
         drawInputsFromModel(segment: segment, pointer: p)
@@ -201,11 +201,11 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         if let outputDropout, let mask = head.dropout { fill(mask, layer: layers.count, outputDropout) }
     }
 
-    /// Model-drawn inputs (InputNoise.swift, draw == .model; ModelLookback.swift), after
+    /// Model-drawn inputs (InputNoise.swift, draw == .model), after
     /// `gather`: a forward sweep of every layer over the true inputs of steps 0…U−2, then for
     /// each row r (step t) the model's prediction of its input event, y = h_{t−1} · W_out +
     /// Wy[bias] from the top layer (the carried h at t = 0), and where the noise replaces a
-    /// group's class, or a lookback reads a drawn bar, a draw from that group's softmax (at a
+    /// group's class, a draw from that group's softmax (at a
     /// reset row, from h = 0: the bias). Uses the chunk's activation buffers and logits as
     /// scratch (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
     func drawInputsFromModel(segment: Int, pointer p: Int) {

@@ -344,12 +344,6 @@ public enum Settings {
             + "fed as not hit; a grid model's per-class groups)",
         onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
 
-    public static let lookbackFromModel = Setting<Float>(
-        "lookback_from_model", flag: "lookback-from-model", default: 0,
-        help: "Probability P in [0, 1) that a training bar is read by the lookback inputs of the bars after it as the "
-            + "model's own draw of it, as when it samples (a grid model's; one more forward sweep per step; 0: off)",
-        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
-
     public static let earlyStop = Setting<Bool>(
         "early_stop", flag: "early-stop", default: false,
         help: "Stop when the validation loss has not improved for --early-stop-patience evaluations in a row",
@@ -407,14 +401,34 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        lookbackFromModel, earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
         fillWeight,
+    ]
+
+    /// Settings drummer no longer has (docs/research.md says what each did and the commit that
+    /// removed it): a checkpoint that stored one off resumes as before; one that stored another
+    /// value trained with it and is refused on resume (it still exports, samples and evaluates).
+    public static let retired: [RetiredSetting] = [
+        RetiredSetting(name: "lookback_from_model", flag: "--lookback-from-model", off: .double(0)),
     ]
 
     /// The flags a resumed run may change, for --help.
     public static var resumable: [String] { all.filter { $0.onResume == .mayChange }.map(\.flag) }
     /// The flags a resumed run may not change.
     public static var fixedOnResume: [String] { all.filter { $0.onResume == .fixed }.map(\.flag) }
+}
+
+/// A setting drummer no longer has: its checkpoint attribute, its flag and its off value.
+public struct RetiredSetting: Sendable, Equatable {
+    public let name: String
+    public let flag: String
+    public let off: SettingValue
+
+    public init(name: String, flag: String, off: SettingValue) {
+        self.name = name
+        self.flag = flag
+        self.off = off
+    }
 }
 
 // MARK: - Recipes

@@ -50,10 +50,6 @@ public final class Trainer {
     package var inputNoise: InputNoise? {
         didSet { for g in groups { g.inputs.noise = inputNoise } }
     }
-    /// The model's own bars as lookback inputs (nil: the data's); see ModelLookback.swift.
-    package var modelLookback: ModelLookback? {
-        didSet { for g in groups { g.inputs.modelLookback = modelLookback } }
-    }
 
     /// Per event of the sequence, whether it is a file's first: the state is zero before it
     /// (`drummer train --reset-state-per-file`; nil: the state flows from file to file, as in

@@ -15,6 +15,8 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
     case interruptedBeforeTraining
     /// The training split is too small for the batch and unroll given (the message names flags that fit).
     case tooLittleData(dataset: String, message: String)
+    /// The checkpoint's run trained with a setting drummer no longer has.
+    case retiredSetting(checkpoint: String, setting: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,9 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
             return "interrupted while loading, before any training: nothing was written"
         case let .tooLittleData(dataset, message):
             return "\(dataset): \(message)"
+        case let .retiredSetting(checkpoint, setting):
+            return "\(checkpoint): its run trained with \(setting), which drummer no longer has (docs/research.md): "
+                + "it cannot resume; export, sample or evaluate it as it is, or start a new run"
 
         }
     }

@@ -105,7 +105,6 @@ public final class TrainingRun {
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceInputNoise(start, reporter: reporter)
-        Self.announceModelLookback(start, reporter: reporter)
         Self.announceRegularization(start.configuration, reporter: reporter)
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
@@ -119,6 +118,9 @@ public final class TrainingRun {
     /// change, its data (or --data's, checked against it), its state.
     private static func resumed(from path: String, options: RunOptions, reporter: RunReporter) throws -> Start {
         let ckpt = try Checkpoint.read(path: path)
+        if let retired = ckpt.retiredSettingsInUse.first {
+            throw RunError.retiredSetting(checkpoint: path, setting: retired)
+        }
         let config = try options.resumedConfiguration(from: ckpt, path: path)
         try config.validate()
         try options.checkGroupsUnchanged(ckpt.groups, path: path)
@@ -259,16 +261,6 @@ public final class TrainingRun {
                       + draw + " (training inputs only)")
     }
 
-    /// Says which share of the training bars the lookback inputs read as the model's own draws, if any.
-    private static func announceModelLookback(_ start: Start, reporter: RunReporter) {
-        guard let m = start.trainer.modelLookback else { return }
-        let unroll = start.configuration.unroll
-        let reach = m.reach(unroll: unroll).map { "\($0.bars) bar\($0.bars == 1 ? "" : "s") back \(Int(($0.share * 100).rounded()))%" }
-        reporter.line("lookback from the model: \(start.configuration[Settings.lookbackFromModel]) of the training bars read by the "
-                      + "lookback inputs as the model's own draws of them (training inputs only); a drawn step lies in the chunk "
-                      + "(--unroll \(unroll)) for these shares of the rows: " + reach.joined(separator: ", "))
-    }
-
     /// Says which dropout and weight decay the run trains with, if any.
     private static func announceRegularization(_ config: RunConfiguration, reporter: RunReporter) {
         let between = config[Settings.dropout], output = config[Settings.outputDropout], decay = config[Settings.weightDecay]
@@ -304,8 +296,6 @@ public final class TrainingRun {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.inputNoise = noise
-        trainer.modelLookback = try ModelLookback(probability: config[Settings.lookbackFromModel], seed: config.seed,
-                                                  modelGroups: groups, unroll: config.unroll)
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
         trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
         trainer.fileStarts = classes.fileStarts

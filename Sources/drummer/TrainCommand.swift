@@ -133,8 +133,6 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.inputNoiseDraw.argumentName, help: Settings.inputNoiseDraw.argumentHelp)
     var inputNoiseDraw: InputNoiseDraw?
 
-    @Option(name: Settings.lookbackFromModel.argumentName, parsing: .unconditional, help: Settings.lookbackFromModel.argumentHelp)
-    var lookbackFromModel: Float?
 
     @Flag(name: Settings.earlyStop.argumentName, inversion: .prefixedNo, help: Settings.earlyStop.argumentHelp)
     var earlyStop: Bool?
@@ -270,7 +268,6 @@ struct TrainCommand: ParsableCommand {
         o[Settings.inputNoise] = inputNoise
         o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         o[Settings.inputNoiseDraw] = inputNoiseDraw
-        o[Settings.lookbackFromModel] = lookbackFromModel
         o[Settings.earlyStop] = earlyStop
         o[Settings.earlyStopPatience] = earlyStopPatience
         o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }

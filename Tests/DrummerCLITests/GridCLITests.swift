@@ -346,26 +346,6 @@ final class GridCLITests: XCTestCase {
                      "--input-noise-groups names \"hits\", which is not one drum class's, so --input-noise-draw drop cannot drop its hits", wrote: "d4")
     }
 
-    /// --lookback-from-model: reported, replayed bit for bit on resume, another model than
-    /// without it (chunks of 40 steps, so that bars one and two back lie in the chunk), listed in
-    /// model.json's metadata; refused out of range and without the grid layout, nothing written.
-    func testLookbackFromModel() throws {
-        let stdout = try checkNoiseResumesBitForBit(["--lookback-from-model", "0.5"], runs: "l", base: ["--unroll", "40"])
-        // Of 40 rows, 25 read one bar back (16 − 1 rows earlier) within the chunk, 9 two bars back.
-        XCTAssertTrue(stdout.contains("lookback from the model: 0.5 of the training bars read by the lookback inputs as the "
-                                      + "model's own draws of them (training inputs only); a drawn step lies in the chunk "
-                                      + "(--unroll 40) for these shares of the rows: 1 bar back 63%, 2 bars back 23%"), stdout)
-        // checkNoiseResumesBitForBit exported runs l1 and l3 (exportedWeights) into m-l1, m-l3.
-        XCTAssertEqual(try CLI.modelMetadata(root.appendingPathComponent("m-l1").path)["lookback_from_model"], "0.5")
-        XCTAssertNil(try CLI.modelMetadata(root.appendingPathComponent("m-l3").path)["lookback_from_model"], "off, not listed")
-        checkRefused(try train("z8", ["--steps", "1", "--lookback-from-model", "1"]), "--lookback-from-model must be at least 0 and below 1, got 1.0", wrote: "z8")
-        checkRefused(try train("z10", ["--steps", "1", "--lookback-from-model", "0.2", "--unroll", "15"]),
-                     "--lookback-from-model has no effect with --unroll 15: a lookback reads a drawn step only within the chunk", wrote: "z10")
-        checkRefused(try CLI.run(["train", "--data", data.path, "--lookback-from-model", "0.2", "--steps", "1",
-                                  "--checkpoint-dir", root.appendingPathComponent("z9").path]),
-                     "--lookback-from-model needs a grid model (--layout grid)", wrote: "z9")
-    }
-
     /// Exports run `dir`'s step-6 checkpoint: its two layers' Wx and Wy, and the model directory.
     func exportedWeights(_ dir: String, step: Int = 6) throws -> (weights: Data, model: String) {
         let out = root.appendingPathComponent("m-" + dir).path

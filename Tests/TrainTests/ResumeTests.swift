@@ -8,6 +8,41 @@ import XCTest
 import ModelFiles
 
 final class ResumeTests: XCTestCase {
+    /// A checkpoint whose run trained with a setting drummer no longer has (Settings.retired)
+    /// is refused on resume, naming the setting; off, it resumes; both load for export.
+    func testARetiredSettingInUseIsRefusedOnResume() throws {
+        let root = try RunFixture.temporaryDirectory("retired")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 200))
+        let run = try TrainingRun(options: RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 2),
+                                  reporter: LineSink().reporter)
+        XCTAssertEqual(try run.run(shouldStop: { false }).step, 2)
+        let checkpoint = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-2.h5").path)
+        XCTAssertEqual(checkpoint.retiredSettingsInUse, [])
+        let retired = try XCTUnwrap(Settings.retired.first { $0.name == "lookback_from_model" })
+        for (value, refused) in [(0.25, true), (0.0, false)] {
+            // The checkpoint as a drummer that had the setting wrote it: one more attribute.
+            let path = root.appendingPathComponent("c/ckpt-\(refused ? 3 : 4).h5").path
+            try CheckpointArchive.create(path: path) { f in
+                try checkpoint.encode(into: f)
+                try f.setAttribute("/hyperparameters", retired.name, double: value)
+            }
+            let read = try Checkpoint.read(path: path)
+            XCTAssertEqual(read.retiredSettingsInUse, refused ? ["--lookback-from-model 0.25"] : [], "\(value)")
+            XCTAssertEqual(read.state.parameters, checkpoint.state.parameters, "the weights load as they are")
+            let resume = RunOptions(steps: 6, resume: path)
+            if refused {
+                XCTAssertThrowsError(try TrainingRun(options: resume, reporter: LineSink().reporter)) { e in
+                    XCTAssertEqual("\(e)", "\(path): its run trained with --lookback-from-model 0.25, which drummer no longer has "
+                                   + "(docs/research.md): it cannot resume; export, sample or evaluate it as it is, or start a new run")
+                }
+            } else {
+                XCTAssertNoThrow(try TrainingRun(options: resume, reporter: LineSink().reporter))
+            }
+        }
+    }
+
     func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1,
                             dropout: Float = 0, outputDropout: Float = 0, weightDecay: Float = 0) throws
         -> (straight: Checkpoint, resumed: Checkpoint)
