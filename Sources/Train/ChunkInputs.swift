@@ -11,19 +11,6 @@
 // first event starts from a zero state, as sampling starts a file: `resets` marks those rows.
 import DrummerCore
 
-/// Loss weights by one input column's class (`drummer train --fill-weight`: the grid's phrase
-/// column, the bars where fills fall): a row whose input has class c in `column` weighs
-/// `weights[c]` in the loss's gradient.
-package struct RowWeights: Sendable, Equatable {
-    package let column: Int
-    package let weights: [Float]
-
-    package init(column: Int, weights: [Float]) {
-        self.column = column
-        self.weights = weights
-    }
-}
-
 /// The rows of a chunk whose LSTM state starts from zero (row r = t·B + b): every layer reads
 /// h_{t−1} = c_{t−1} = 0 there and passes no gradient back past it. Written by
 /// ChunkInputs.gather, read by the layers (LSTMLayer.swift).
@@ -68,9 +55,6 @@ final class ChunkInputs: @unchecked Sendable {
     /// state); nil: the state flows from file to file.
     var fileStarts: [Bool]?
     let resets: StateResets
-    /// Loss weights by class (nil: every row 1) and each row's weight (U·B), set by `gather`.
-    var rowWeights: RowWeights?
-    let weights: FloatBuffer
 
     init(shape: ModelShape, unroll: Int, batch: Int, firstStream: Int) {
         U = unroll; B = batch
@@ -81,13 +65,12 @@ final class ChunkInputs: @unchecked Sendable {
         inputRows = Int32Buffer(count: U * B * k)
         targets = Int32Buffer(count: U * B * m)
         resets = StateResets(unroll: unroll, batch: batch)
-        weights = FloatBuffer(count: U * B, value: 1)
     }
 
-    /// Bytes of the per-row buffers of a chunk (inputs, targets, weights, resets); nil on overflow.
+    /// Bytes of the per-row buffers of a chunk (inputs, targets, resets); nil on overflow.
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int? {
         let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
-        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (shape.inputGroups.count + shape.outputGroups.count + 1) + 1)
+        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (shape.inputGroups.count + shape.outputGroups.count) + 1)
         return o1 || o2 ? nil : bytes
     }
 
@@ -96,7 +79,7 @@ final class ChunkInputs: @unchecked Sendable {
         (firstStream + b) * segment + p + t
     }
 
-    /// Fills inputRows, targets, resets and row weights for the chunk at pointer `p` (`events`:
+    /// Fills inputRows, targets and resets for the chunk at pointer `p` (`events`:
     /// k class indices per event, one per input group), with uniform or drop input noise where asked.
     func gather(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) {
         for t in 0..<U {
@@ -107,7 +90,6 @@ final class ChunkInputs: @unchecked Sendable {
                 let reset: UInt8 = fileStarts?[e] == true ? 1 : 0
                 resets.rows[r] = reset
                 resets.steps[t] |= reset
-                weights[r] = rowWeights.map { $0.weights[Int(events[e * k + $0.column])] } ?? 1
                 for g in 0..<k { inputRows[r * k + g] = Int32(inputOffsets[g]) + events[e * k + g] }
                 if let noise, noise.draw != .model {
                     for (j, g) in noise.groups.enumerated() {

@@ -74,7 +74,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
                                    params: params, grad: grad, resets: inputs.resets))
         }
         layers = stack
-        head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets, weights: inputs.weights,
+        head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
                           totalStreams: totalStreams ?? batch)
         self.params = params
         self.grad = grad

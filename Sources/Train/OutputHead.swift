@@ -3,22 +3,20 @@
 //
 //   (5)  y_r    = h_r · W_out + Wy[bias]                                     y: O   (OutputLayer.logits)
 //        (with --output-dropout, h_r ⊙ mask_r in place of h_r here and in (5'), and dHout ⊙ mask_r)
-//   (6)  loss   = 1/(U·B_all) Σ_r w_r Σ_groups −log softmax(y_r[group])[target(r, group)]
-//               (a target equal to its group's size is not predicted: no term, dy = 0;
-//               w_r the row's weight, ChunkInputs' RowWeights, 1 without --fill-weight)
-//   (6') dy_r   = w_r (softmax(y_r[group]) − onehot(target(r, group))) / (U·B_all)
+//   (6)  loss   = 1/(U·B_all) Σ_r Σ_groups −log softmax(y_r[group])[target(r, group)]
+//               (a target equal to its group's size is not predicted: no term, dy = 0)
+//   (6') dy_r   = (softmax(y_r[group]) − onehot(target(r, group))) / (U·B_all)
 //   (5') dW_out += h_rᵀ · dy_r;  dWy[bias] += dy_r;  dHout_r = dy_r · W_outᵀ  (into the top layer)
 //
-// Buffers: logits R·O (y, then dy), rowLoss R (Σ_groups CE per row, unweighted: the loss
-// reported); the targets and row weights are ChunkInputs' (R·m class indices within each
-// output group; R weights).
+// Buffers: logits R·O (y, then dy), rowLoss R (Σ_groups CE per row); the targets are
+// ChunkInputs' (R·m class indices within each output group).
 import DrummerCore
 
 final class OutputHead: @unchecked Sendable {
     let layout: ParameterLayout.Head
     /// The layer whose h the head reads and whose dHout it writes.
     let top: LSTMLayer
-    let targets: Int32Buffer, weights: FloatBuffer
+    let targets: Int32Buffer
     let U: Int, B: Int, H: Int, O: Int, m: Int
     /// Streams of the whole batch: the loss is a mean over U·totalStreams rows, so that the
     /// stream groups' gradients add up to the batch's.
@@ -32,11 +30,10 @@ final class OutputHead: @unchecked Sendable {
         dropout = DropoutMask.toggled(dropout, on: on, rows: U * B, width: H)
     }
 
-    init(layout: ParameterLayout.Head, top: LSTMLayer, targets: Int32Buffer, weights: FloatBuffer, totalStreams: Int) {
+    init(layout: ParameterLayout.Head, top: LSTMLayer, targets: Int32Buffer, totalStreams: Int) {
         self.layout = layout
         self.top = top
         self.targets = targets
-        self.weights = weights
         U = top.U; B = top.B; H = top.H
         O = layout.wy.cols; m = layout.outputColumns.count
         self.totalStreams = totalStreams
@@ -79,7 +76,6 @@ final class OutputHead: @unchecked Sendable {
         // (6), (6'): loss per row, y ← dy
         let scale = 1 / Float(U * totalStreams)
         for r in rows {
-            let rowScale = scale * weights[r]
             var loss: Float = 0
             for (g, c) in layout.outputColumns.enumerated() {
                 let y = logits.mutable(r * O + c.lowerBound, c.count), target = Int(targets[r * m + g])
@@ -88,7 +84,7 @@ final class OutputHead: @unchecked Sendable {
                     y.update(repeating: 0)
                     continue
                 }
-                loss += Kernels.softmaxCrossEntropy(y, target: target, scale: rowScale)
+                loss += Kernels.softmaxCrossEntropy(y, target: target, scale: scale)
             }
             rowLoss.pointer[r] = loss
         }

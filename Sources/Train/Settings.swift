@@ -383,12 +383,6 @@ public enum Settings {
             + "state carries on",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
-    public static let fillWeight = Setting<Float>(
-        "fill_weight", flag: "fill-weight", default: 1,
-        help: "Weight W of a grid model's loss on the steps of bars 4 and 8 of each 8-bar phrase, where drummers play "
-            + "their fills (the other steps weigh 1; the loss reported stays unweighted)",
-        onResume: .fixed, codec: .float, absent: 1, check: { try SettingRules.positive($0, $1) }, listedWhen: { $0 != 1 })
-
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -402,7 +396,6 @@ public enum Settings {
         learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
         earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
-        fillWeight,
     ]
 
     /// Settings drummer no longer has (docs/research.md says what each did and the commit that
@@ -410,6 +403,7 @@ public enum Settings {
     /// value trained with it and is refused on resume (it still exports, samples and evaluates).
     public static let retired: [RetiredSetting] = [
         RetiredSetting(name: "lookback_from_model", flag: "--lookback-from-model", off: .double(0)),
+        RetiredSetting(name: "fill_weight", flag: "--fill-weight", off: .double(1)),
     ]
 
     /// The flags a resumed run may change, for --help.

@@ -62,15 +62,6 @@ public final class Trainer {
         }
     }
 
-    /// Loss weights by an input column's class (`drummer train --fill-weight`; nil: every row 1).
-    package var rowWeights: RowWeights? {
-        didSet {
-            precondition(rowWeights.map { $0.column < shape.inputGroups.count && $0.weights.count == shape.inputGroups[$0.column] } ?? true,
-                         "Trainer.rowWeights: one weight per class of an input column")
-            for g in groups { g.inputs.rowWeights = rowWeights }
-        }
-    }
-
     /// Dropout between stacked layers (nil: none).
     package var dropout: Dropout? {
         didSet { for g in groups { g.dropout = dropout } }

@@ -151,9 +151,6 @@ public struct RunOptions: Sendable {
         if self[Settings.resetStateAtStyleChange] == true, self[Settings.resetStatePerFile] == true {
             throw SettingError(option: "--reset-state-at-style-change", message: "goes without --reset-state-per-file, which already starts every file from a zero state")
         }
-        if !layoutGrid, resume == nil, let w = self[Settings.fillWeight], w != 1 {
-            throw SettingError(option: "--fill-weight", message: "needs --layout grid (the phrase input that counts bars)")
-        }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
         }

@@ -299,19 +299,7 @@ public final class TrainingRun {
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
         trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
         trainer.fileStarts = classes.fileStarts
-        trainer.rowWeights = try fillWeights(config[Settings.fillWeight], groups: groups)
         return trainer
-    }
-
-    /// --fill-weight W: the rows predicting a step of bars 4 and 8 of a phrase (the phrase
-    /// input's classes 3 and 7: the bar of the next step) weigh W; nil at W = 1.
-    static func fillWeights(_ w: Float, groups: ModelGroups) throws -> RowWeights? {
-        guard w != 1 else { return nil }
-        guard groups.grid != nil, let column = groups.inputNames.firstIndex(of: "phrase") else {
-            throw SettingError(option: "--fill-weight", message: "needs a grid model with the phrase input")
-        }
-        let weights = (0..<GridGroup.phraseBars).map { GridGroup.isFillBar($0) ? w : 1 }
-        return RowWeights(column: column, weights: weights)
     }
 
     /// The training and validation class matrices, and with --reset-state-per-file which

@@ -449,21 +449,6 @@ final class GridCLITests: XCTestCase {
         assertRefused(r, message, nothingAt: root.appendingPathComponent(dir).path, file: file, line: line)
     }
 
-    /// --fill-weight: another model than the unweighted loss, listed in model.json's metadata;
-    /// refused without the grid layout and at a weight that is not positive.
-    func testFillWeight() throws {
-        let weighted = try train("w1", ["--steps", "6", "--fill-weight", "3"])
-        XCTAssertEqual(weighted.status, 0, weighted.stderr)
-        let plain = try train("w2", ["--steps", "6"])
-        XCTAssertEqual(plain.status, 0, plain.stderr)
-        let (w1, out) = try exportedWeights("w1"), (w2, _) = try exportedWeights("w2")
-        XCTAssertNotEqual(w1, w2, "the weight changed what was trained")
-        XCTAssertEqual(try CLI.modelMetadata(out)["fill_weight"], "3.0")
-        checkRefused(try CLI.run(["train", "--data", data.path, "--fill-weight", "2", "--steps", "1", "--checkpoint-dir", root.appendingPathComponent("z3").path]),
-                     "--fill-weight needs --layout grid", wrote: "z3")
-        checkRefused(try train("z4", ["--steps", "1", "--fill-weight", "0"]), "--fill-weight must be a positive number, got 0.0", wrote: "z4")
-    }
-
     /// --output-dropout and --weight-decay (regularizers against the grid runs' over-fitting):
     /// each trains another model, both are listed in model.json's metadata; out of range refused.
     func testOutputDropoutAndWeightDecay() throws {

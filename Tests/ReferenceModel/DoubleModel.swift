@@ -148,11 +148,9 @@ public struct DoubleModel {
     /// layer-major (layer l's stream b at (l·B + b)·H).
     /// `drop(layer, event, unit)`: the dropout factor of that unit entering that layer (1 without;
     /// layer `layers` is the output layer).
-    /// `fileStarts[e]`: the state before event e is zero (a file's first row); `weight(e)`:
-    /// the weight of the row whose input is event e (1 without).
+    /// `fileStarts[e]`: the state before event e is zero (a file's first row).
     public func chunkLoss(events: [Int32], unroll U: Int, batch B: Int, pointer p: Int, h0: [Float], c0: [Float],
-                   drop: ((Int, Int, Int) -> Double)? = nil, fileStarts: [Bool]? = nil,
-                   weight: ((Int) -> Double)? = nil) -> Double {
+                   drop: ((Int, Int, Int) -> Double)? = nil, fileStarts: [Bool]? = nil) -> Double {
         let k = columns
         let L = events.count / k / B
         var total = 0.0
@@ -170,7 +168,7 @@ public struct DoubleModel {
                 // The output layer's input: h, masked as a layer above the top one (output dropout).
                 let hOut = drop.map { d in h.indices.map { h[$0] * d(layers, e, $0) } } ?? h
                 let targets = targetColumns.map { Int(events[(e + 1) * k + $0]) }
-                total += (weight?(e) ?? 1) * groupNLL(logits(hOut), targets: targets).reduce(0) { $0 + $1.loss }
+                total += groupNLL(logits(hOut), targets: targets).reduce(0) { $0 + $1.loss }
             }
         }
         return total / Double(U * B)

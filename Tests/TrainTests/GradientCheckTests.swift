@@ -17,8 +17,7 @@ final class GradientCheckTests: XCTestCase {
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
     func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
                inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1],
-               dropout: Dropout? = nil, outputDropout: Dropout? = nil, fileStarts: ((Int) -> Bool)? = nil,
-               rowWeights: RowWeights? = nil) throws -> (rel: Double, abs: Double) {
+               dropout: Dropout? = nil, outputDropout: Dropout? = nil, fileStarts: ((Int) -> Bool)? = nil) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers, targetColumns: targets)
         let U = 6
         var rng = SeededRNG(seed: seed)
@@ -34,8 +33,6 @@ final class GradientCheckTests: XCTestCase {
         trainer.outputDropout = outputDropout
         let starts = fileStarts.map { f in (0..<(events.count / inputs.count)).map(f) }
         trainer.fileStarts = starts
-        trainer.rowWeights = rowWeights
-        let weight = rowWeights.map { w in { (e: Int) in Double(w.weights[Int(events[e * inputs.count + w.column])]) } }
         // The trainer's masks (step 0, the chunk's events), given to the reference: the output
         // layer's keyed as layer `layers`.
         // (A table, read by the reference 2·P times: drawing each mask anew cost most of a check.)
@@ -61,9 +58,9 @@ final class GradientCheckTests: XCTestCase {
         for k in 0..<state.parameters.count {
             let saved = model.params[k]
             model.params[k] = saved + eps
-            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts, weight: weight)
+            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts)
             model.params[k] = saved - eps
-            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts, weight: weight)
+            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts)
             model.params[k] = saved
             let numeric = (lp - lm) / (2 * eps)
             let a = Double(analytic[k])
@@ -157,21 +154,6 @@ final class GradientCheckTests: XCTestCase {
             print("gradient check with state resets, \(c.layers) layer(s), B=\(c.batch)\(c.own.map { $0 ? " (avx512)" : " (openblas)" } ?? ""): worst relative error \(rel), worst absolute error \(absErr)")
             XCTAssertLessThan(rel, 1e-3, "case \(i)")
             XCTAssertLessThan(absErr, 1e-6, "case \(i)")
-        }
-    }
-
-    /// --fill-weight: rows weighted by the class of one input column (here column 2, of 5
-    /// classes: weights 1, 3, 1, 0.5, 1), the gradient of the weighted loss; the loss reported
-    /// stays the unweighted one (checked in `check`). With state resets too, on two stream groups.
-    func testGradientWithRowWeights() throws {
-        let weights = RowWeights(column: 2, weights: [1, 3, 1, 0.5, 1])
-        for (batch, layers, resets) in [(1, 1, false), (17, 2, true)] {
-            let (rel, absErr) = try check(batch: batch, pointer: 2, seed: 71 + UInt64(batch), layers: layers,
-                                          inputs: [3, 4, 5], outputs: [3, 4], targets: [0, 1],
-                                          fileStarts: resets ? { $0 % 7 == 4 } : nil, rowWeights: weights)
-            print("gradient check with row weights, \(layers) layer(s), B=\(batch)\(resets ? ", state resets" : ""): worst relative error \(rel), worst absolute error \(absErr)")
-            XCTAssertLessThan(rel, 1e-3)
-            XCTAssertLessThan(absErr, 1e-6)
         }
     }
 

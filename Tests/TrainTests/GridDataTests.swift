@@ -171,9 +171,8 @@ final class GridDataTests: XCTestCase {
     }
 
     /// --reset-state-per-file marks each training file's start row (its first, in the files'
-    /// order, shuffled too) and nothing else; --fill-weight W weighs the rows whose phrase input
-    /// (the bar of the step they predict) is bar 4 or 8 of the phrase.
-    func testFileStartsAndFillWeightsOfTheTrainingRows() throws {
+    /// order, shuffled too) and nothing else.
+    func testFileStartsOfTheTrainingRows() throws {
         let data = try converted()
         let groups = ModelGroups(vocabulary: data.vocabulary, grid: try data.gridGroup())
         let grid = try XCTUnwrap(groups.grid)
@@ -192,17 +191,6 @@ final class GridDataTests: XCTestCase {
             XCTAssertEqual(starts.indices.filter { starts[$0] }, [0, fileRows[0], fileRows[0] + fileRows[1]], "shuffled: \(shuffle)")
             config[Settings.resetStatePerFile] = false
             XCTAssertNil(try TrainingRun.classes(of: data, for: groups, config: config, reporter: LineSink().reporter).fileStarts)
-        }
-        XCTAssertNil(try TrainingRun.fillWeights(1, groups: groups))
-        let w = try XCTUnwrap(try TrainingRun.fillWeights(2.5, groups: groups))
-        XCTAssertEqual(groups.inputNames[w.column], "phrase")
-        XCTAssertEqual(w.weights, [1, 1, 1, 2.5, 1, 1, 1, 2.5])
-        XCTAssertThrowsError(try TrainingRun.fillWeights(2, groups: ModelGroups(vocabulary: data.vocabulary)))
-        // The phrase column of a row is the bar of the step it predicts: bars 4 and 8 of each
-        // 8-bar phrase (16 rows a bar) from the file's first step.
-        let (events, _, fileRows) = try data.gridClasses(validation: false, group: grid)
-        for row in 0..<(fileRows[0] - 1) {
-            XCTAssertEqual(Int(events[row * k + w.column]), (row / 16) % 8, "row \(row)")
         }
     }
 
