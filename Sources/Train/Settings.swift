@@ -376,13 +376,6 @@ public enum Settings {
             + "gradient flowing back past its start (else a file's first steps read the state the file before it left)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
-    public static let resetStateAtStyleChange = Setting<Bool>(
-        "reset_state_at_style_change", flag: "reset-state-at-style-change", default: false,
-        help: "Start a grid model's training file from a zero state where its style (--styles) is not the style of the "
-            + "file before it, with no gradient flowing back past its start; within a run of one style's files the "
-            + "state carries on",
-        onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
-
     public static let evalMaxEvents = Setting<Int?>(
         "eval_max_events", flag: "eval-max-events", default: nil,
         help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
@@ -395,7 +388,7 @@ public enum Settings {
         hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
         learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
         checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile, resetStateAtStyleChange,
+        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile,
     ]
 
     /// Settings drummer no longer has (docs/research.md says what each did and the commit that
@@ -404,6 +397,7 @@ public enum Settings {
     public static let retired: [RetiredSetting] = [
         RetiredSetting(name: "lookback_from_model", flag: "--lookback-from-model", off: .double(0)),
         RetiredSetting(name: "fill_weight", flag: "--fill-weight", off: .double(1)),
+        RetiredSetting(name: "reset_state_at_style_change", flag: "--reset-state-at-style-change", off: .int(0)),
     ]
 
     /// The flags a resumed run may change, for --help.

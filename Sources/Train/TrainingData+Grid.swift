@@ -216,19 +216,6 @@ extension TrainingData {
         return starts
     }
 
-    /// Of the file start rows `fileStarts`, the ones whose style (`style(row)`) is not the style
-    /// of the file before; the first file's start row counts as a change.
-    public static func styleChanges(fileStarts: [Bool], style: (Int) -> Int32) -> [Bool] {
-        var out = [Bool](repeating: false, count: fileStarts.count)
-        var previous: Int32?
-        for r in fileStarts.indices where fileStarts[r] {
-            let s = style(r)
-            out[r] = s != previous
-            previous = s
-        }
-        return out
-    }
-
     /// The order `--shuffle-files` trains `count` files in: a Fisher–Yates shuffle driven by a
     /// SeededRNG of the run's seed (mixed with "shuffle", so that it draws apart from the
     /// initialisation's numbers).

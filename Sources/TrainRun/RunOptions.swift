@@ -145,12 +145,6 @@ public struct RunOptions: Sendable {
         if !layoutGrid, resume == nil, self[Settings.resetStatePerFile] == true {
             throw SettingError(option: "--reset-state-per-file", message: "needs --layout grid (the event layouts read events.npy as one sequence)")
         }
-        if !layoutGrid, resume == nil, self[Settings.resetStateAtStyleChange] == true {
-            throw SettingError(option: "--reset-state-at-style-change", message: "needs --layout grid with --styles (the event layouts read events.npy as one sequence)")
-        }
-        if self[Settings.resetStateAtStyleChange] == true, self[Settings.resetStatePerFile] == true {
-            throw SettingError(option: "--reset-state-at-style-change", message: "goes without --reset-state-per-file, which already starts every file from a zero state")
-        }
         if !layoutGrid, resume == nil, gridStyles != nil {
             throw SettingError(option: "--styles", message: "needs --layout grid")
         }

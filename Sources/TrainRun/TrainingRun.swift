@@ -303,8 +303,7 @@ public final class TrainingRun {
     }
 
     /// The training and validation class matrices, and with --reset-state-per-file which
-    /// training rows start a file (with --reset-state-at-style-change, which start a file of
-    /// another style than the file before).
+    /// training rows start a file.
     typealias Classes = (training: [Int32], validation: [Int32]?, fileStarts: [Bool]?)
 
     /// The class matrices of the training and validation splits for `groups` (a grid model's
@@ -320,24 +319,9 @@ public final class TrainingRun {
                 let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
                                                             shuffleSeed: shuffle ? config.seed : nil)
                 let reset = !validation && config[Settings.resetStatePerFile]
-                let resetAtStyles = !validation && config[Settings.resetStateAtStyleChange]
-                if reset || resetAtStyles {
-                    let starts = TrainingData.fileStarts(rows: fileRows)
-                    if resetAtStyles {
-                        // The style input's class, the same on every row of a file.
-                        guard let column = groups.inputNames.firstIndex(of: "style") else {
-                            throw SettingError(option: "--reset-state-at-style-change", message: "needs a style input (--styles)")
-                        }
-                        let k = groups.inputNames.count
-                        fileStarts = TrainingData.styleChanges(fileStarts: starts) { classes[$0 * k + column] }
-                    } else {
-                        fileStarts = starts
-                    }
-                }
-                let changes = resetAtStyles ? fileStarts?.filter { $0 }.count ?? 0 : 0
+                if reset { fileStarts = TrainingData.fileStarts(rows: fileRows) }
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
                     + (reset ? " (each from a zero state)" : "")
-                    + (resetAtStyles ? " (from a zero state at \(changes) style change\(changes == 1 ? "" : "s"))" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }

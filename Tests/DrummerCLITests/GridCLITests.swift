@@ -429,21 +429,6 @@ final class GridCLITests: XCTestCase {
         }
     }
 
-    /// --reset-state-at-style-change: the fixture's three files are all of one style (--styles
-    /// groove-names keeps a style of 10 files or more), so only the first starts from a zero
-    /// state, as without the flag (TrainTests.GridDataTests: which rows); refused without a style
-    /// input and beside --reset-state-per-file.
-    func testResetStateAtStyleChange() throws {
-        let styled: (String, [String]) throws -> CLIResult = { try self.train($0, $1 + ["--styles", "groove-names"]) }
-        try checkFixedGridFlag("--reset-state-at-style-change", line: "(from a zero state at 1 style change)",
-                               key: "reset_state_at_style_change", noun: "reset state at style change", changesTheModel: false,
-                               train: styled)
-        checkRefused(try train("s1", ["--steps", "1", "--reset-state-at-style-change"]),
-                     "--reset-state-at-style-change needs a style input (--styles)", wrote: "s1")
-        checkRefused(try styled("s2", ["--steps", "1", "--reset-state-at-style-change", "--reset-state-per-file"]),
-                     "--reset-state-at-style-change goes without --reset-state-per-file", wrote: "s2")
-    }
-
     /// A refused run: a non-zero exit, `message` in its error, nothing written into `dir` under root.
     func checkRefused(_ r: CLIResult, _ message: String, wrote dir: String, file: StaticString = #filePath, line: UInt = #line) {
         assertRefused(r, message, nothingAt: root.appendingPathComponent(dir).path, file: file, line: line)

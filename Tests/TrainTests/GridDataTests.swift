@@ -194,40 +194,6 @@ final class GridDataTests: XCTestCase {
         }
     }
 
-    /// --reset-state-at-style-change: of the file start rows, those whose style is not the file
-    /// before's (the first file's too); the classes of the training rows mark them.
-    func testStyleChangesOfTheTrainingRows() throws {
-        XCTAssertEqual(TrainingData.styleChanges(fileStarts: [], style: { _ in 0 }), [])
-        let starts = [true, false, true, false, false, true, true, false]
-        let style: [Int32] = [2, 2, 2, 2, 2, 1, 1, 1]
-        XCTAssertEqual(TrainingData.styleChanges(fileStarts: starts, style: { style[$0] }),
-                       [true, false, false, false, false, true, false, false])
-        XCTAssertEqual(TrainingData.styleChanges(fileStarts: starts, style: { Int32($0) }), starts, "every style its own")
-
-        let data = try converted()
-        var grid = try data.gridGroup()
-        // The fixture's files in the dataset's order: neworleans (other), funk, funk.
-        grid.styles = try GridStyles(rule: .grooveNames, names: ["funk", "other"], steps: [1, 1])
-        let groups = ModelGroups(vocabulary: data.vocabulary, grid: grid)
-        var config = RunConfiguration()
-        config[Settings.resetStateAtStyleChange] = true
-        let sink = LineSink()
-        let classes = try TrainingRun.classes(of: data, for: groups, config: config, reporter: sink.reporter)
-        XCTAssertTrue(sink.text.contains("grid training: 3 files in 4/4 (from a zero state at 2 style changes), "), sink.text)
-        let (_, _, fileRows) = try data.gridClasses(validation: false, group: grid)
-        let starts3 = try XCTUnwrap(classes.fileStarts)
-        XCTAssertEqual(starts3.indices.filter { starts3[$0] }, [0, fileRows[0]])
-        XCTAssertEqual(groups.inputNames.last, "style")
-        let k = groups.inputNames.count
-        XCTAssertEqual((0..<3).map { f in classes.training[fileRows[..<f].reduce(0, +) * k + k - 1] }, [1, 0, 0])
-
-        grid.styles = nil
-        XCTAssertThrowsError(try TrainingRun.classes(of: data, for: ModelGroups(vocabulary: data.vocabulary, grid: grid),
-                                                     config: config, reporter: LineSink().reporter)) {
-            XCTAssertTrue("\($0)".contains("--reset-state-at-style-change needs a style input (--styles)"), "\($0)")
-        }
-    }
-
     /// Each file from a zero state: the sums of the three files' own evaluations (their rows
     /// built file by file), no prediction across a file boundary; the state carried from file to
     /// file gives other figures.
