@@ -5,15 +5,21 @@ import Foundation
 import XCTest
 
 final class ReportQuantizeCLITests: XCTestCase {
-    func testReportAndStatsAgree() throws {
-        let root = try CLI.temporaryDirectory("report-quantize")
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// A folder `ref` in `root` holding the first `files` MIDI files of one Groove session.
+    static func referenceFolder(in root: URL, files: Int) throws -> URL {
         let ref = root.appendingPathComponent("ref")
         try FileManager.default.createDirectory(at: ref, withIntermediateDirectories: true)
         let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
-        for f in try FileManager.default.contentsOfDirectory(atPath: src.path).filter({ $0.hasSuffix(".mid") }).sorted().prefix(12) {
+        for f in try FileManager.default.contentsOfDirectory(atPath: src.path).filter({ $0.hasSuffix(".mid") }).sorted().prefix(files) {
             try FileManager.default.copyItem(at: src.appendingPathComponent(f), to: ref.appendingPathComponent(f))
         }
+        return ref
+    }
+
+    func testReportAndStatsAgree() throws {
+        let root = try CLI.temporaryDirectory("report-quantize")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let ref = try Self.referenceFolder(in: root, files: 12)
         let gen = root.appendingPathComponent("g.mid").path
         XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "400",
                                     "--seed", "3", "-o", gen]).status, 0)
@@ -43,12 +49,7 @@ final class ReportQuantizeCLITests: XCTestCase {
     func testReportTakesTheModelsGridAndShowsEachSetApart() throws {
         let root = try CLI.temporaryDirectory("report-model-grid")
         defer { try? FileManager.default.removeItem(at: root) }
-        let ref = root.appendingPathComponent("ref")
-        try FileManager.default.createDirectory(at: ref, withIntermediateDirectories: true)
-        let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
-        for f in try FileManager.default.contentsOfDirectory(atPath: src.path).filter({ $0.hasSuffix(".mid") }).sorted().prefix(12) {
-            try FileManager.default.copyItem(at: src.appendingPathComponent(f), to: ref.appendingPathComponent(f))
-        }
+        let ref = try Self.referenceFolder(in: root, files: 12)
         let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let set = root.appendingPathComponent("g.mid").path, other = root.appendingPathComponent("events.mid").path
         XCTAssertEqual(try CLI.run(["sample", model, "-n", "300", "--count", "2", "--seed", "3", "-o", set]).status, 0)
@@ -79,12 +80,7 @@ final class ReportQuantizeCLITests: XCTestCase {
     func testSnappedMIDIReferenceCountsAsItsDataset() throws {
         let root = try CLI.temporaryDirectory("report-snapped")
         defer { try? FileManager.default.removeItem(at: root) }
-        let ref = root.appendingPathComponent("ref")
-        try FileManager.default.createDirectory(at: ref, withIntermediateDirectories: true)
-        let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/session1")
-        for f in try FileManager.default.contentsOfDirectory(atPath: src.path).filter({ $0.hasSuffix(".mid") }).sorted().prefix(6) {
-            try FileManager.default.copyItem(at: src.appendingPathComponent(f), to: ref.appendingPathComponent(f))
-        }
+        let ref = try Self.referenceFolder(in: root, files: 6)
         let data = root.appendingPathComponent("data").path
         XCTAssertEqual(try CLI.run(["convert-midi", ref.path, "-o", data, "--quantize", "30"]).status, 0)
         func simultaneous(_ reference: String, _ extra: [String]) throws -> String {
