@@ -139,6 +139,21 @@ extension TrainingData {
                              lookbackBars: lookbackBars, styles: try styles.map { try GridStyles(rule: $0, files: grid.files.map { ($0.path, $0.steps) }) })
     }
 
+    /// The style rule a new grid run reads from the data when it is given none: the Groove MIDI
+    /// Dataset's drummer and style (`groove-drummer-names`) when every training file lies in a
+    /// drummer's folder and is named so, else its style alone (`groove-names`) when every file
+    /// is named so, else the folder each file lies in (`folders`); kept only when it gives two or more
+    /// styles of `GridStyles.minimumFiles` training files or more (a single style would be no
+    /// input at all). nil: no style input. Returns the styles it found too.
+    public func dataStyles() throws -> (rule: GridStyleRule, styles: GridStyles)? {
+        let files = try gridFiles(validation: false).files.map { (path: $0.path, steps: $0.steps) }
+        guard !files.isEmpty else { return nil }
+        let rule = [GridStyleRule.grooveDrummerNames, .grooveNames].first { r in files.allSatisfy { r.style(ofPath: $0.path) != nil } }
+            ?? .folders
+        let styles = try GridStyles(rule: rule, files: files)
+        return styles.count >= 3 ? (rule, styles) : nil
+    }
+
     /// The offset coupling a (GridGroup.offsetCoupling) of these files, by the method of moments:
     /// over every pair of classes hit in one step, the observed share r with the same offset
     /// bin, the share r_ind that independent draws from each class's offset-bin distribution

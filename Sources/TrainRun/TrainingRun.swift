@@ -159,10 +159,21 @@ public final class TrainingRun {
 
     /// A new run: the defaults with the options given, the dataset's groups (or --init-from's)
     /// and initial weights.
-    private static func fresh(options: RunOptions, reporter: RunReporter) throws -> Start {
+    private static func fresh(options given: RunOptions, reporter: RunReporter) throws -> Start {
+        var options = given
         var config = options.newConfiguration()
         try config.validate()
         let data = try TrainingData.load(path: options.data ?? RunOptions.defaultData)
+        // A grid run given no --styles takes a style input from the data when it carries one.
+        if options.layoutGrid, options.gridStyles == nil, !options.noGridStyles, options.initFrom == nil {
+            if let found = try data.dataStyles() {
+                options.gridStyles = found.rule
+                reporter.line("styles: from the data (\(Self.describe(found.rule))): "
+                              + "\(found.styles.count - 1) styles of \(GridStyles.minimumFiles) training files or more, the rest \"other\" (--styles \(found.rule.rawValue); --styles none leaves it out)")
+            } else {
+                reporter.line("styles: none (the data's names and folders give fewer than two styles of \(GridStyles.minimumFiles) training files or more; --styles chooses a rule)")
+            }
+        }
         var rng = SeededRNG(seed: config.seed)
         let (groups, weights) = try initialModel(config: config, options: options, data: data, rng: &rng)
         if options.inputNoiseGroups == nil, let recipeGroups = config.inputNoiseGroups {
@@ -245,6 +256,16 @@ public final class TrainingRun {
         config.unroll = u
         reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
                       + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u)); more files train better")
+    }
+
+    /// Where a style rule reads a file's style, for the line that says which one a run took.
+    static func describe(_ rule: GridStyleRule) -> String {
+        switch rule {
+        case .grooveDrummerNames: return "the Groove MIDI Dataset's drummers and styles"
+        case .grooveNames: return "the Groove MIDI Dataset's style names"
+        case .grooveDrummers: return "the Groove MIDI Dataset's drummers"
+        case .folders: return "the folders the files lie in"
+        }
     }
 
     /// Says which inputs get training noise, if any.

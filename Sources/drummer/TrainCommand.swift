@@ -179,7 +179,7 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .customLong("grid-lookback-bars"), help: ArgumentHelp("With --layout grid: the bars back the lookback reads, increasing and comma-separated (default 1,2; 1,2,4 adds the bar four back, where the corpus's four-bar patterns repeat).", valueName: "bars"))
     var gridLookbackBars: BarList?
 
-    @Option(help: "With --layout grid: give the model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), groove-drummers (its drummer folders, \"drummer5/…\": drummer5), groove-drummer-names (both: drummer5-funk), folders (the folder a file lies in) or none (default). Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
+    @Option(help: "With --layout grid: give the model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), groove-drummers (its drummer folders, \"drummer5/…\": drummer5), groove-drummer-names (both: drummer5-funk), folders (the folder a file lies in) or none. Default: from the data, the first of groove-drummer-names, groove-names (when every training file has one) and folders, when it gives two styles of \(GridStyles.minimumFiles) files or more, else none; the run says which. Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
     var styles: StyleOption?
 
     @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")

@@ -56,6 +56,40 @@ final class GridCLITests: XCTestCase {
         checkRefused(try train("z5", ["--steps", "1", "-o", ""]), "-o must name a model directory", wrote: "z5")
     }
 
+    /// A grid run given no --styles takes a style input from the data when it carries two styles
+    /// of 10 files or more (here the folders a/ and b/, 10 files each), says which in one line,
+    /// and none otherwise (the fixture's 3 files) or with --styles none.
+    func testStylesComeFromTheData() throws {
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1")
+        let files = try FileManager.default.contentsOfDirectory(atPath: src.path).filter { $0.hasSuffix(".mid") }.sorted()
+        let folders = root.appendingPathComponent("folders")
+        for style in ["a", "b"] {
+            let dir = folders.appendingPathComponent(style)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            for i in 0..<10 {
+                try FileManager.default.copyItem(at: src.appendingPathComponent(files[i % 2]), to: dir.appendingPathComponent("beat\(i).mid"))
+            }
+        }
+        let styled = root.appendingPathComponent("styled-data").path
+        XCTAssertEqual(try CLI.run(["convert-midi", folders.path, "-o", styled, "--quantize", "30"]).status, 0)
+        func run(_ dir: String, _ data: String, _ extra: [String] = []) throws -> CLIResult {
+            try CLI.run(["train", "--layout", "grid", "--data", data, "--hidden", "8", "--unroll", "8", "--batch-size", "2",
+                         "--steps", "1", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
+        }
+        let found = try run("st1", styled)
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.contains("styles: from the data (the folders the files lie in): 2 styles of 10 training files or more, "
+                                            + "the rest \"other\" (--styles folders; --styles none leaves it out)"), found.stdout)
+        XCTAssertTrue(found.stdout.contains(", style 3"), "a style input of a, b and other: \(found.stdout)")
+        let none = try run("st2", styled, ["--styles", "none"])
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertFalse(none.stdout.contains("styles: "), none.stdout)
+        XCTAssertFalse(none.stdout.contains(", style "), none.stdout)
+        let few = try run("st3", data.path)
+        XCTAssertTrue(few.stdout.contains("styles: none (the data's names and folders give fewer than two styles of 10 training files "
+                                          + "or more; --styles chooses a rule)"), few.stdout)
+    }
+
     func testTrainResumeExportSampleEval() throws {
         let straight = try train("a", ["--steps", "6"])
         XCTAssertEqual(straight.status, 0, straight.stderr)
