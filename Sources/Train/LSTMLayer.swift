@@ -185,7 +185,7 @@ final class LSTMLayer: @unchecked Sendable {
             }
         }
         // a_t += h_{t−1} · W_rec    [B×H]·[H×G]  (h_{t−1} of a reset row: 0)
-        recurrent.multiply(rows: B, previousH(t), by: .weights, of: params,
+        recurrent.multiply(rows: B, previousH(rows: (t * B)..<((t + 1) * B), scratch: hPrev), by: .weights, of: params,
                            at: layout.recurrent, into: acts.mutable(t * B * G, B * G), accumulate: true)
         for b in 0..<B {
             let r = t * B + b
@@ -195,14 +195,19 @@ final class LSTMLayer: @unchecked Sendable {
         }
     }
 
-    /// h_{t−1} of step t's B rows: hs block t, or with a reset stream a copy with its row zeroed.
-    private func previousH(_ t: Int) -> UnsafeBufferPointer<Float> {
-        let h = hs.buffer(t * B * H, B * H)
-        guard resets.any(step: t) else { return h }
-        let out = hPrev.mutable(0, B * H)
+    /// h_{t−1} of `rows` (row r's is hs at r·H: step t's B rows are hs block t): hs itself, or
+    /// where one of the rows resets, a copy in `scratch` with the reset rows zeroed. The forward
+    /// step reads it for (1), the weight gradient for dW_rec (one GEMM of the same shape).
+    private func previousH(rows: Range<Int>, scratch: FloatBuffer) -> UnsafeBufferPointer<Float> {
+        let h = hs.buffer(rows.lowerBound * H, rows.count * H)
+        guard resets.any(rows: rows) else { return h }
+        let out = scratch.mutable(0, rows.count * H)
         _ = out.update(fromContentsOf: h)
-        for b in 0..<B where resets.row(t * B + b) { out[(b * H)..<((b + 1) * H)].update(repeating: 0) }
-        return hPrev.buffer(0, B * H)
+        for r in rows where resets.row(r) {
+            let i = r - rows.lowerBound
+            out[(i * H)..<((i + 1) * H)].update(repeating: 0)
+        }
+        return scratch.buffer(0, rows.count * H)
     }
 
     /// c_{t−1} of row r: cs block t's row, or zeros at a reset row.
@@ -283,15 +288,8 @@ final class LSTMLayer: @unchecked Sendable {
     /// some CPUs and not on others, so the flag's effect depended on the CPU.)
     private func recurrentGradient(rows: Range<Int>, first: Bool) {
         let gRec = layout.recurrent
-        var h = hs.buffer(rows.lowerBound * H, rows.count * H)
-        if resets.any(rows: rows) {
-            let copy = resetScratch.mutable(0, rows.count * H)
-            _ = copy.update(fromContentsOf: h)
-            for r in rows where resets.row(r) {
-                copy[((r - rows.lowerBound) * H)..<((r - rows.lowerBound + 1) * H)].update(repeating: 0)
-            }
-            h = resetScratch.buffer(0, rows.count * H)
-        }
+        // (The test before previousH keeps resetScratch unmade in a run without resets.)
+        let h = resets.any(rows: rows) ? previousH(rows: rows, scratch: resetScratch) : hs.buffer(rows.lowerBound * H, rows.count * H)
         BLAS.sgemm(.transposed, .none, m: H, n: G, k: rows.count, alpha: 1, a: h, lda: H,
                    b: dGates.buffer(rows.lowerBound * G, rows.count * G), ldb: G, beta: first ? 0 : 1,
                    c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
