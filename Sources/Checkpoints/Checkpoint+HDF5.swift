@@ -210,15 +210,18 @@ extension Checkpoint {
         }
         // Every training setting from its attribute (the settings table says its type and the value
         // of a checkpoint written before it existed). The seed was only in /rng/seed before version 3.
+        func attribute(_ name: String, _ storage: SettingStorage) throws -> SettingValue {
+            switch storage {
+            case .int: return .int(try f.int64Attribute(hp, name))
+            case .double: return .double(try f.doubleAttribute(hp, name))
+            case .string: return .string(try f.stringAttribute(hp, name))
+            }
+        }
         var config = RunConfiguration()
         for setting in Settings.all {
             var stored: SettingValue?
             if try f.hasAttribute(hp, setting.name) {
-                switch setting.storage {
-                case .int: stored = .int(try f.int64Attribute(hp, setting.name))
-                case .double: stored = .double(try f.doubleAttribute(hp, setting.name))
-                case .string: stored = .string(try f.stringAttribute(hp, setting.name))
-                }
+                stored = try attribute(setting.name, setting.storage)
             } else if setting.name == Settings.seed.name {
                 let seed = try f.readUInt64("/rng/seed")
                 guard seed.values.count == 1 else { throw bad("/rng/seed", "holds \(seed.values.count) values, expected 1") }
@@ -231,12 +234,7 @@ extension Checkpoint {
         // Settings drummer no longer has, stored with a value other than off.
         var retiredInUse: [String] = []
         for retired in Settings.retired where try f.hasAttribute(hp, retired.name) {
-            let stored: SettingValue
-            switch retired.off {
-            case .int: stored = .int(try f.int64Attribute(hp, retired.name))
-            case .double: stored = .double(try f.doubleAttribute(hp, retired.name))
-            case .string: stored = .string(try f.stringAttribute(hp, retired.name))
-            }
+            let stored = try attribute(retired.name, retired.off.storage)
             if stored != retired.off { retiredInUse.append("\(retired.flag) \(stored)") }
         }
         // The same ranges as the command line (the settings table), before any array is sized from them.

@@ -20,6 +20,15 @@ public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
     case double(Double)
     case string(String)
 
+    /// The attribute type the value is stored as.
+    public var storage: SettingStorage {
+        switch self {
+        case .int: return .int
+        case .double: return .double
+        case .string: return .string
+        }
+    }
+
     public var description: String {
         switch self {
         case .int(let v): return String(v)
