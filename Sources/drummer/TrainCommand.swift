@@ -133,7 +133,6 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.inputNoiseDraw.argumentName, help: Settings.inputNoiseDraw.argumentHelp)
     var inputNoiseDraw: InputNoiseDraw?
 
-
     @Flag(name: Settings.earlyStop.argumentName, inversion: .prefixedNo, help: Settings.earlyStop.argumentHelp)
     var earlyStop: Bool?
 
@@ -155,8 +154,6 @@ struct TrainCommand: ParsableCommand {
 
     @Flag(name: Settings.resetStatePerFile.argumentName, help: Settings.resetStatePerFile.argumentHelp)
     var resetStatePerFile = false
-
-
 
     @Option(help: ArgumentHelp("Settings a new run starts from: groove (the event model's recipe, models/groove-events: 6000 steps, RMSProp, batch 16, input noise, lookback, early stop), grid (the 16th-note grid's: 12000 steps, Adam, 2 layers of 256, batch 32; models/groove adds --styles groove-drummer-names --lr-decay-every 1500 --steps 10000 --grid-lookback-bars 1,2,4 --dropout 0.3) or original (the 2017 project's SGD, batch 1, until interrupted); flags given override it (default groove, with --layout grid grid)"))
     var recipe: Recipe?
