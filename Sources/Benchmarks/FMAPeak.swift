@@ -3,14 +3,20 @@
 // 1 or more threads at once.
 import CKernels
 import Dispatch
+import DrummerCore
 
 public enum FMAPeak {
-    /// FLOPs in one training timestep at hidden size H, input width I and output width O:
-    /// three H×4H products (recurrent forward, recurrent backward, dW_rec) and three H×O ones
-    /// (output, dWy, dh from the output), 2 FLOPs per multiply-add. The input block (one-hot)
-    /// needs no product.
-    static func flopsPerTimestep(hidden H: Int, outputs O: Int) -> Double {
-        6 * Double(H) * Double(4 * H + O)
+    /// FLOPs in one training timestep of `shape`, 2 per multiply-add: per layer three H×4H
+    /// products of the recurrence (forward, backward, dW_rec), above layer 0 three more of its
+    /// input (x·W_in, dW_in, dx), and three H×O of the output layer (output, dWy, dh). Layer 0's
+    /// one-hot input block is a gather and needs no product. (The 2017 layout, H = 200 and
+    /// O = 226: 1.232 MFLOP; the shipped grid model, two layers of 256 and O = 710: 5.81 MFLOP.)
+    static func flopsPerTimestep(shape: ModelShape) -> Double {
+        let H = Double(shape.hidden), G: Double = 4 * H, layers = Double(shape.layers), O = Double(shape.outputWidth)
+        let recurrence: Double = 3 * H * G * layers
+        let inputs: Double = 3 * H * G * (layers - 1)
+        let head: Double = 3 * H * O
+        return 2 * (recurrence + inputs + head)
     }
 
     /// Which probe runs on this CPU, or why none can.

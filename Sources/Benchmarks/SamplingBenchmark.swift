@@ -1,9 +1,7 @@
 // Sampler speed: notes/s generating from a model of the original's sizes with random
 // weights (the work per note does not depend on the values), 1 OpenBLAS thread against
-// the default, in the same run. Optionally a groove model: a position-in-bar input group
-// (64 slots of 30 ticks, 4/4 bars at 480 PPQ, one-hot or binary) and a velocity group. Or a
-// given model (a model directory or checkpoint, e.g. models/groove, a grid model): its own
-// weights, layout and sizes, hits per second.
+// the default, in the same run. Or a given model (a model directory or checkpoint, e.g.
+// models/groove, a grid model): its own weights, layout and sizes, hits per second.
 import DrummerCore
 import Sample
 
@@ -12,10 +10,6 @@ public struct SamplingBenchmark {
     public var hidden = 200
     public var noteClasses = 17
     public var tickClasses = 209
-    /// The position group's encoding (nil: no position group).
-    public var positionEncoding: PositionEncoding?
-    /// Velocity bins (0: no velocity group).
-    public var velocityBins = 0
     public var timing = TimingSettings(runs: 15, minimumSeconds: 0)
     /// A model to time instead of the random one (its sizes replace the settings above), and
     /// where it came from for the report.
@@ -36,17 +30,6 @@ public struct SamplingBenchmark {
         }
         guard (1...128).contains(noteClasses) else { throw BenchmarkError("--note-classes must be between 1 and 128, got \(noteClasses)") }
         guard (1...4096).contains(tickClasses) else { throw BenchmarkError("--tick-classes must be between 1 and 4096, got \(tickClasses)") }
-        guard (0...127).contains(velocityBins) else { throw BenchmarkError("--velocity-bins must be between 0 and 127, got \(velocityBins)") }
-    }
-
-    /// The benchmark model's groups: note and tick, plus the position and velocity groups asked for.
-    func groups(_ vocab: Vocabulary) throws -> ModelGroups {
-        var g = ModelGroups(vocabulary: vocab)
-        g.position = positionEncoding.map { PositionGroup(encoding: $0, slots: 64, ticksPerSlot: 30, ppq: 480, meter: .common) }
-        if velocityBins > 0 {
-            g.velocity = try VelocityGroup.quantileBins(histogram: [Int](repeating: 1, count: 127), count: velocityBins)
-        }
-        return g
     }
 
     public func run(report: (String) -> Void) throws {
@@ -56,21 +39,19 @@ public struct SamplingBenchmark {
         if let model {
             let shape = model.weights.shape
             sampler = try Sampler(weights: model.weights, groups: model.groups)
-            let layout = model.groups.grid != nil ? "grid layout" : model.groups.isOriginalLayout ? "original layout" : "event layout"
+            let layout = model.groups.grid != nil ? "grid layout" : "original layout"
             report("model: \(model.origin) (\(layout), \(shape.layers) layer(s) of H=\(shape.hidden), "
                    + "I=\(shape.inputWidth), O=\(shape.outputWidth)); \(notes) hits per generation, median of \(timing.runs) runs")
         } else {
             let vocab = try Vocabulary(ixToNote: Array(0..<noteClasses), ixToTick: Array(0..<tickClasses))
-            let groups = try groups(vocab)
+            let groups = ModelGroups(vocabulary: vocab)
             let shape = groups.shape(hidden: hidden)
             var rng = SeededRNG(seed: 1)
             // Random weights of the scale a trained model has (|w| ≲ 0.3).
             let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
             let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
             sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), groups: groups)
-            let sizes = groups.isOriginalLayout ? "V=\(shape.inputWidth)"
-                : "I=\(shape.inputWidth), O=\(shape.outputWidth) (inputs \(groups.inputNames.joined(separator: ", ")))"
-            report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), \(sizes); "
+            report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.inputWidth); "
                    + "\(notes) notes per generation, median of \(timing.runs) runs")
         }
         let defaultThreads = BLASRuntime.threads

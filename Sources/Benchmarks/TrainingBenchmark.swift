@@ -11,10 +11,12 @@
 //   loop-snapshot    the same loop plus the three whole-state copies per step that reading the
 //                    step number cost before `Trainer.progress` existed: the effect, in one run
 //
-// Layouts: original (note, tick in and out), groove (plus a one-hot position of `slots` and
-// `velocityBins` velocity bins in, and the velocity out) and groove-binary (the position as
-// binary bit groups). Every layout runs on the same synthetic notes and ticks in the same run,
-// and the groove layouts' speed is printed as a share of the original's.
+// Layouts: original (note, tick in and out, one layer of --hidden) and grid (the shipped
+// model's shape: the 16th-note grid's 51 input groups, 1,218 one-hot rows, and 19 output
+// groups, 710 columns, with the recipe's two layers of 256 unless --grid-hidden and
+// --grid-layers say otherwise), each on synthetic classes drawn uniformly per group (the work
+// of a step does not depend on the values). The loop modes run `drummer train`'s step loop on
+// a synthetic dataset and time the original layout only.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -38,30 +40,48 @@ public struct TrainingBenchmark {
     public var ticks = 209
     public var events = 52_260
     public var batches = [1, 32]
-    public var layouts: [Layout] = [.original, .groove]
-    /// Position slots and velocity bins of the groove layouts (64 slots: 4/4 in 32nd notes).
-    public var slots = 64
-    public var velocityBins = 16
+    public var layouts: [Layout] = [.original, .grid]
+    /// The grid layout's hidden size and layers (the recipe's: two layers of 256).
+    public var gridHidden = 256
+    public var gridLayers = 2
     public var modes: [Mode] = [.helper, .helperOpenBLAS, .blas1, .blas2, .loop, .loopSnapshot]
     public var timing = TimingSettings(runs: 5, minimumSeconds: 1)
 
     public enum Layout: String, CaseIterable, Sendable {
-        case original, groove, grooveBinary = "groove-binary"
+        case original, grid
     }
 
     public init() {}
 
-    /// The groups of `layout` over `vocabulary`.
-    func groups(_ layout: Layout, vocabulary: Vocabulary) throws -> ModelGroups {
-        var g = ModelGroups(vocabulary: vocabulary)
-        guard layout != .original else { return g }
-        g.position = PositionGroup(encoding: layout == .groove ? .oneHot : .binary, slots: slots,
-                                   ticksPerSlot: Meter.common.barTicks(ppq: 480) / slots, ppq: 480, meter: .common)
-        // Equal-width bins over 1...127 (the synthetic velocities are uniform).
-        let width = (127 + velocityBins - 1) / velocityBins
-        let bins = stride(from: 1, through: 127, by: width).map { $0...min(127, $0 + width - 1) }
-        g.velocity = try VelocityGroup(bins: bins, histogram: [Int](repeating: 1, count: 127))
-        return g
+    /// The shape of `layout`: the original's at --hidden, or the shipped grid model's groups.
+    func shape(_ layout: Layout) throws -> ModelShape {
+        switch layout {
+        case .original: return ModelShape(notes: notes, ticks: ticks, hidden: hidden)
+        case .grid:
+            let grid = try Self.shippedGrid()
+            return ModelShape(inputGroups: grid.inputGroups, outputGroups: grid.outputGroups, hidden: gridHidden,
+                              layers: gridLayers, targetColumns: grid.targetInputs, lossGroups: grid.outputGroups.count)
+        }
+    }
+
+    /// A grid group of the shipped model's sizes: 14 velocity bins, 4 offset bins, the velocity
+    /// lookback one, two and four bars back, 29 styles.
+    static func shippedGrid() throws -> GridGroup {
+        let velocity = try VelocityGroup.quantileBins(histogram: [Int](repeating: 1, count: 127), count: 14)
+        let styles = try GridStyles(rule: .grooveDrummerNames, names: (1...28).map { "style\($0)" } + [GridStyles.other],
+                                    steps: [Int](repeating: 1, count: 29))
+        return try GridGroup(ppq: 480, velocity: velocity, offsets: [-45, -15, 15, 45], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51],
+                             lookback: .velocities, lookbackBars: [1, 2, 4], styles: styles)
+    }
+
+    /// Synthetic class rows for `shape`: `count` rows, each group's class uniform over its size.
+    static func syntheticClasses(_ shape: ModelShape, count: Int, rng: inout SeededRNG) -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(count * shape.inputGroups.count)
+        for _ in 0..<count {
+            for size in shape.inputGroups { out.append(Int32(rng.index(below: size))) }
+        }
+        return out
     }
 
     /// Largest synthetic sequence (two Int32 per event: 80 MB).
@@ -84,30 +104,26 @@ public struct TrainingBenchmark {
         guard !batches.isEmpty else { throw BenchmarkError("--batch needs at least one size") }
         guard !modes.isEmpty else { throw BenchmarkError("--modes needs at least one mode") }
         guard !layouts.isEmpty else { throw BenchmarkError("--layouts needs at least one layout") }
-        guard (1...1920).contains(slots), 1920 % slots == 0 else {
-            throw BenchmarkError("--slots must divide a 4/4 bar of 1920 ticks, got \(slots)")
+        guard (1...ModelLimits.maximumHidden).contains(gridHidden) else {
+            throw BenchmarkError("--grid-hidden must be between 1 and \(ModelLimits.maximumHidden), got \(gridHidden)")
         }
-        guard (1...127).contains(velocityBins) else { throw BenchmarkError("--velocity-bins must be between 1 and 127, got \(velocityBins)") }
-        let vocabulary = try Vocabulary(ixToNote: Array(0..<notes), ixToTick: Array(0..<ticks))
-        let widest = try layouts.map { try groups($0, vocabulary: vocabulary).shape(hidden: hidden) }
-            .max { $0.wxCount + $0.wyCount < $1.wxCount + $1.wyCount } ?? ModelShape(notes: notes, ticks: ticks, hidden: hidden)
+        guard (1...8).contains(gridLayers) else { throw BenchmarkError("--grid-layers must be between 1 and 8, got \(gridLayers)") }
         for b in batches {
             guard (1...events).contains(b) else { throw BenchmarkError("--batch \(b) must be between 1 and --events \(events)") }
             guard events / b >= unroll + 1 else {
                 throw BenchmarkError("--events \(events) is too few for batch \(b): each stream needs unroll + 1 = \(unroll + 1) events")
             }
-            try Trainer.checkWorkspace(shape: widest, unroll: unroll, batch: b)
+            for layout in layouts { try Trainer.checkWorkspace(shape: try shape(layout), unroll: unroll, batch: b) }
         }
     }
 
     public func run(report: (String) -> Void) throws {
         try validate()
         report(MachineInfo.header)
-        report("settings: U=\(unroll) H=\(hidden) V=\(notes + ticks) (\(notes) notes + \(ticks) ticks), "
+        report("settings: U=\(unroll), original layout H=\(hidden) V=\(notes + ticks) (\(notes) notes + \(ticks) ticks), "
                + "\(events) synthetic events, SGD, \(timing.runs) runs of ≥ \(timing.minimumSeconds) s, median")
-        let vocabulary = try Vocabulary(ixToNote: Array(0..<notes), ixToTick: Array(0..<ticks))
         let original = ModelShape(notes: notes, ticks: ticks, hidden: hidden)
-        let flops = FMAPeak.flopsPerTimestep(hidden: hidden, outputs: original.outputWidth)
+        let flops = FMAPeak.flopsPerTimestep(shape: original)
         let cores = MachineInfo.cores
         let peakAll = FMAPeak.measure(threads: cores), peakOne = FMAPeak.measure(threads: 1)
         if let p1 = peakOne, let p = peakAll {
@@ -117,24 +133,18 @@ public struct TrainingBenchmark {
             report("a timestep is \(fixed(flops / 1e6, 3)) MFLOP (no FMA peak: \(FMAPeak.probe.label))")
         }
         var rng = SeededRNG(seed: 1)
-        // Features per event: note, tick, slot, velocity bin (the original layout reads the first two).
-        var features: [Int32] = []
-        features.reserveCapacity(4 * events)
-        for _ in 0..<events {
-            features.append(Int32(rng.index(below: notes)))
-            features.append(Int32(rng.index(below: ticks)))
-            features.append(Int32(rng.index(below: slots)))
-            features.append(Int32(rng.index(below: 127)) + 1)
-        }
-        var setups: [(layout: Layout, groups: ModelGroups, shape: ModelShape, events: [Int32], weights: LSTMWeights)] = []
+        var setups: [(layout: Layout, shape: ModelShape, events: [Int32], weights: LSTMWeights)] = []
+        var originalEvents: [Int32] = []
         for layout in layouts {
-            let g = try groups(layout, vocabulary: vocabulary)
-            let shape = g.shape(hidden: hidden)
+            let shape = try shape(layout)
+            let classes = Self.syntheticClasses(shape, count: events, rng: &rng)
+            if layout == .original { originalEvents = classes }
             if layout != .original {
-                report("layout \(layout.rawValue): inputs \(shape.inputGroups), outputs \(shape.outputGroups) "
-                       + "(Wx \(shape.wxRows) × \(shape.wxCols), Wy \(shape.wyRows) × \(shape.wyCols))")
+                report("layout \(layout.rawValue): \(shape.layers) layers of H=\(shape.hidden), \(shape.inputGroups.count) input groups "
+                       + "(\(shape.inputWidth) rows), \(shape.outputGroups.count) output groups (\(shape.outputWidth) columns); "
+                       + "a timestep is \(fixed(FMAPeak.flopsPerTimestep(shape: shape) / 1e6, 3)) MFLOP")
             }
-            setups.append((layout, g, shape, classes(features, groups: g), try Initializer.weights(shape: shape, scheme: .original, rng: &rng)))
+            setups.append((layout, shape, classes, try Initializer.weights(shape: shape, scheme: .original, rng: &rng)))
         }
         var medians: [String: Double] = [:]
         let defaultThreads = BLASRuntime.threads
@@ -142,7 +152,9 @@ public struct TrainingBenchmark {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("drummer-bench-train-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        if modes.contains(where: \.isLoop) { try writeDataset(features, to: scratch.appendingPathComponent("data")) }
+        if modes.contains(where: \.isLoop), layouts.contains(.original) {
+            try writeDataset(originalEvents, to: scratch.appendingPathComponent("data"))
+        }
         for b in batches {
             for mode in modes {
               for setup in setups {
@@ -150,9 +162,11 @@ public struct TrainingBenchmark {
                 let step: () throws -> Void
                 let describe: () -> String
                 if mode.isLoop {
-                    let run = try TrainingRun(options: loopOptions(batch: b, mode: mode, scratch: scratch, layout: setup.layout),
+                    // The loop reads a dataset: the original layout's synthetic events.
+                    guard setup.layout == .original else { continue }
+                    let run = try TrainingRun(options: loopOptions(batch: b, mode: mode, scratch: scratch),
                                               reporter: RunReporter(line: { _ in }))
-                    let runShape = run.groups.shape(hidden: hidden)
+                    let runShape = run.groups.shape(hidden: setup.shape.hidden)
                     guard runShape == setup.shape else {
                         throw BenchmarkError("the loop's run has shape \(runShape), expected \(setup.shape)")
                     }
@@ -178,7 +192,7 @@ public struct TrainingBenchmark {
                 let rates = try Timing.rates(timing, work: Double(unroll * b), warmup: 2, step)
                 medians["\(b) \(mode.rawValue) \(setup.layout.rawValue)"] = rates.median
                 // GFLOP/s counts the layout's products (a one-hot input row costs no product).
-                let gflops = rates.median * FMAPeak.flopsPerTimestep(hidden: hidden, outputs: setup.shape.outputWidth) / 1e9
+                let gflops = rates.median * FMAPeak.flopsPerTimestep(shape: setup.shape) / 1e9
                 // Against the peak of the cores the mode can use: blas1 runs on one.
                 let used = mode == .blas1 ? 1 : cores
                 let ofPeak = (used == 1 ? peakOne : peakAll).map {
@@ -211,58 +225,22 @@ public struct TrainingBenchmark {
         report("peak RSS: \(fixed(MachineInfo.peakRSSMiB, 1)) MiB")
     }
 
-    /// The class matrix of `features` (4 per event: note, tick, slot, velocity) for `groups`.
-    func classes(_ features: [Int32], groups: ModelGroups) -> [Int32] {
-        var encoder = HitEncoder(groups: groups)
-        let k = encoder.inputCount, n = features.count / 4
-        var out = [Int32](repeating: 0, count: n * k)
-        out.withUnsafeMutableBufferPointer { o in
-            for e in 0..<n {
-                let slot = Int(features[4 * e + 2]), perSlot = groups.position?.ticksPerSlot ?? 1
-                let bin = Int32(groups.velocity?.bin(of: Int(features[4 * e + 3])) ?? 0)
-                _ = encoder.encode(note: features[4 * e], tick: features[4 * e + 1], onset: 0, tickInBar: slot * perSlot,
-                                   barTicks: 1, velocityBin: bin, into: UnsafeMutableBufferPointer(rebasing: o[(e * k)..<(e * k + k)]))
-            }
-        }
-        return out
-    }
-
-    /// The synthetic sequence as a convert-midi dataset (events.npy, vocab.json, and the
-    /// groove layouts' velocities.npy and positions.npy: slot × ticks per slot in 4/4 bars).
-    func writeDataset(_ features: [Int32], to dir: URL) throws {
+    /// The original layout's synthetic sequence as a convert-midi dataset (events.npy, vocab.json).
+    func writeDataset(_ events: [Int32], to dir: URL) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let n = features.count / 4
-        var events: [Int32] = [], velocities: [Int32] = [], positions: [Int32] = []
-        let ticksPerSlot = Int32(1920 / slots)
-        for e in 0..<n {
-            events += [features[4 * e], features[4 * e + 1]]
-            positions += [features[4 * e + 2] * ticksPerSlot, 1920]
-            velocities.append(features[4 * e + 3])
-        }
-        try NPY.write(int32: events, shape: [n, 2], to: dir.appendingPathComponent("events.npy").path)
-        try NPY.write(int32: velocities, shape: [n], to: dir.appendingPathComponent("velocities.npy").path)
-        try NPY.write(int32: positions, shape: [n, 2], to: dir.appendingPathComponent("positions.npy").path)
-        // The grid the positions are on, so that the run's position slots are the groove layouts'.
-        let manifest = #"{"settings": {"ppq": 480, "quantize": \#(ticksPerSlot)}}"#
-        try Data(manifest.utf8).write(to: dir.appendingPathComponent("manifest.json"))
+        try NPY.write(int32: events, shape: [events.count / 2, 2], to: dir.appendingPathComponent("events.npy").path)
         let vocab = try Vocabulary(ixToNote: Array(0..<notes), ixToTick: Array(0..<ticks))
         try JSONOutput.encode(vocab).write(to: dir.appendingPathComponent("vocab.json"))
     }
 
-    /// A new run on the synthetic dataset that never evaluates, logs or checkpoints while timed;
-    /// each (batch, mode, layout) gets a checkpoint directory of its own (one run per directory).
-    func loopOptions(batch: Int, mode: Mode, scratch: URL, layout: Layout) -> RunOptions {
+    /// A new run of the 2017 layout on the synthetic dataset that never evaluates, logs or
+    /// checkpoints while timed; each (batch, mode) gets a checkpoint directory of its own.
+    func loopOptions(batch: Int, mode: Mode, scratch: URL) -> RunOptions {
         let never = Int.max / 2
-        var o = RunOptions(
+        return RunOptions(
             data: scratch.appendingPathComponent("data").path, hidden: hidden, unroll: unroll, batchSize: batch,
             optimizer: .sgd, learningRate: 0.1, initScheme: .original, checkpointEvery: never,
-            checkpointDirectory: scratch.appendingPathComponent("checkpoints-\(batch)-\(mode.rawValue)-\(layout.rawValue)").path,
+            checkpointDirectory: scratch.appendingPathComponent("checkpoints-\(batch)-\(mode.rawValue)").path,
             logEvery: never, evalEvery: never)
-        o.layoutOriginal = layout == .original
-        if layout != .original {
-            o.positionEncoding = layout == .groove ? .oneHot : .binary
-            o.velocityBins = velocityBins
-        }
-        return o
     }
 }

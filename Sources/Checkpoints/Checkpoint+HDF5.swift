@@ -111,25 +111,6 @@ extension Checkpoint {
         try f.write("/vocabulary/ix_to_tick", int64: vocabulary.ixToTick.map(Int64.init), shape: [vocabulary.ticks])
 
         try f.createGroup("/groups")
-        if let p = groups.position {
-            try f.createGroup("/groups/position")
-            try f.setAttribute("/groups/position", "encoding", string: p.encoding.rawValue)
-            try f.setAttribute("/groups/position", "slots", int64: Int64(p.slots))
-            try f.setAttribute("/groups/position", "ticks_per_slot", int64: Int64(p.ticksPerSlot))
-            try f.setAttribute("/groups/position", "ppq", int64: Int64(p.ppq))
-            try f.setAttribute("/groups/position", "meter", string: p.meter.description)
-        }
-        if let l = groups.lookback {
-            try f.createGroup("/groups/lookback")
-            try f.setAttribute("/groups/lookback", "tolerance_ticks", int64: Int64(l.toleranceTicks))
-            try f.setAttribute("/groups/lookback", "window", int64: Int64(l.window))
-        }
-        if let v = groups.velocity {
-            try f.createGroup("/groups/velocity")
-            try f.write("/groups/velocity/bins", int64: v.bins.flatMap { [Int64($0.lowerBound), Int64($0.upperBound)] },
-                        shape: [v.bins.count, 2])
-            try f.write("/groups/velocity/histogram", int64: v.histogram.map(Int64.init), shape: [127])
-        }
         if let g = groups.grid {
             // The grid layout (GridGroup): ppq, its velocity bins and histogram, offsets, notes.
             try f.createGroup("/groups/grid")
@@ -262,23 +243,10 @@ extension Checkpoint {
         // Version 2 files written before the groups existed have no /groups: the original layout.
         if version >= 2, try f.children("/").contains("groups") {
             let members = try f.children("/groups")
-            if members.contains("position") {
-                let g = "/groups/position"
-                let name = try f.stringAttribute(g, "encoding")
-                guard let encoding = PositionEncoding(rawValue: name) else { throw bad("\(g) attribute encoding", "is \"\(name)\", not onehot or binary") }
-                let meterText = try f.stringAttribute(g, "meter")
-                guard let meter = Meter(meterText) else { throw bad("\(g) attribute meter", "is \"\(meterText)\", not N/D") }
-                let p = PositionGroup(encoding: encoding, slots: try int(g, "slots", min: 1),
-                                      ticksPerSlot: try int(g, "ticks_per_slot", min: 1), ppq: try int(g, "ppq", min: 1), meter: meter)
-                do { try p.validate() } catch { throw bad(g, "\(error)") }
-                groups.position = p
-            }
-            if members.contains("lookback") {
-                let g = "/groups/lookback"
-                guard groups.position != nil else { throw bad(g, "is there without /groups/position") }
-                let l = LookbackGroup(toleranceTicks: try int(g, "tolerance_ticks", min: 0), window: try int(g, "window", min: 2))
-                do { try l.validate() } catch { throw bad(g, "\(error)") }
-                groups.lookback = l
+            // The event layout's groups: drummer no longer trains or plays that layout.
+            for retired in ["position", "lookback", "velocity"] where members.contains(retired) {
+                throw bad("/groups/\(retired)", "belongs to the event layout, which drummer no longer reads "
+                          + "(docs/research.md, The event layout); checkpoints of the 2017 layout and of the grid read")
             }
             func velocityGroup(bins binsPath: String, histogram histogramPath: String) throws -> VelocityGroup {
                 let bins = try f.readInt64(binsPath), histogram = try f.readInt64(histogramPath)
@@ -295,16 +263,12 @@ extension Checkpoint {
                 do {
                     return try VelocityGroup(bins: ranges.map { Int($0.0)...Int($0.1) }, histogram: histogram.values.map { Int($0) })
                 } catch {
-                    // Named by the group holding the bins (/groups/velocity, /groups/grid).
+                    // Named by the group holding the bins (/groups/grid).
                     throw bad(String(binsPath[..<(binsPath.lastIndex(of: "/") ?? binsPath.endIndex)]), "\(error)")
                 }
             }
-            if members.contains("velocity") {
-                groups.velocity = try velocityGroup(bins: "/groups/velocity/bins", histogram: "/groups/velocity/histogram")
-            }
             if members.contains("grid") {
                 let g = "/groups/grid"
-                guard groups.isOriginalLayout else { throw bad(g, "is there beside the event layout's groups") }
                 let velocity = try velocityGroup(bins: g + "/velocity_bins", histogram: g + "/velocity_histogram")
                 func small(_ path: String) throws -> [Int] {
                     let a = try f.readInt64(path)

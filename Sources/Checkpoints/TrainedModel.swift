@@ -47,10 +47,6 @@ public enum CheckpointReader {
         }
         if !ckpt.runID.isEmpty { m["run_id"] = ckpt.runID }
         if ckpt.bestValidationLoss.isFinite { m["best_validation_loss"] = String(ckpt.bestValidationLoss) }
-        if c.inputNoise > 0 {
-            // The groups that got noise, resolved against the model's inputs.
-            m[Settings.inputNoiseGroups.name] = c.inputNoiseGroupNames(modelInputs: ckpt.groups.inputNames).joined(separator: ",")
-        }
         if c.schedule.isActive {
             // learning_rate is the base rate; with a schedule, also the rate a resumed run would go
             // on with (learning_rate_current).

@@ -4,8 +4,9 @@
 // An offset class is one of F offset bins for a single hit, or one of F more for two hits of
 // the class in that 16th (a drag, a 32nd-note hi-hat): the first at the bin's offset, the
 // second a 32nd note (ticksPerStep/2) later, at the same velocity.
-// The event layouts read one hit per step and do not hold a pattern over bars; a step grid
-// with a lookback of one and two bars does (../shared/prototypes, docs/research.md).
+// A model that reads one hit per step (the 2017 layout, and the event layout tried after it)
+// does not hold a pattern over bars; a step grid with a lookback of bars before does
+// (docs/research.md).
 //
 // Row s of the class matrix is the input for predicting step s + 1 (s = −1: the start of a
 // file, nothing played yet). Input groups, in Wx row order (C = 9 classes, V velocity bins,

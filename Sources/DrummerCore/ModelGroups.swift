@@ -1,16 +1,7 @@
 // What a model's input and output groups mean. Every model has the note and tick groups
-// of the original (the vocabulary's lookup tables); a groove model also has
-//   - a position-in-bar input group: where the hit falls in its bar, in slots of
-//     `ticksPerSlot` ticks from the bar line (one-hot over the slots, or the slot number in
-//     binary, one 2-row group per bit), so the model always knows where the beat is;
-//   - a velocity group, in and out: the hit's velocity, binned (bins chosen from the
-//     training data so that each holds about the same share of its hits); the input is the
-//     current hit's bin, the output the next hit's, and a written velocity is drawn from the
-//     training data's velocities within the sampled bin.
-//   - a lookback input (two groups, see Lookback.swift): the hit that came next one bar ago,
-//     at the same place in the bar, so that repeating the last bar is easy to learn.
-// The order is fixed: inputs [note | tick | position | lookback note | lookback tick | velocity],
-// outputs [note | tick | velocity] (Wx rows and Wy columns; see ModelLayout.swift).
+// of the original (the vocabulary's lookup tables): the 2017 layout reads and predicts just
+// those; a grid model (GridGroup.swift) keeps the vocabulary as its dataset's identity and has
+// the grid's groups instead.
 
 /// A meter, e.g. 4/4 or 6/8: `numerator` beats of a 1/`denominator` note per bar.
 public struct Meter: Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -41,75 +32,7 @@ public struct Meter: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(numerator)/\(denominator)" }
 }
 
-/// How the position in the bar is fed to the model.
-public enum PositionEncoding: String, Sendable, CaseIterable {
-    /// One one-hot group over the slots.
-    case oneHot = "onehot"
-    /// The slot number in binary: one group of 2 (bit clear, bit set) per bit, lowest bit first
-    /// (like the binary step counters of Magenta's drums_rnn).
-    case binary
-}
-
-/// The position-in-bar input group.
-public struct PositionGroup: Equatable, Sendable {
-    public var encoding: PositionEncoding
-    /// Positions per bar the model knows: slot s covers ticks [s·ticksPerSlot, (s+1)·ticksPerSlot)
-    /// after the bar line.
-    public var slots: Int
-    public var ticksPerSlot: Int
-    /// Ticks per quarter note the positions are measured in (the dataset's --ppq).
-    public var ppq: Int
-    /// The training data's most common meter: what the sampler assumes unless told.
-    public var meter: Meter
-
-    public init(encoding: PositionEncoding, slots: Int, ticksPerSlot: Int, ppq: Int, meter: Meter) {
-        self.encoding = encoding
-        self.slots = slots
-        self.ticksPerSlot = ticksPerSlot
-        self.ppq = ppq
-        self.meter = meter
-    }
-
-    /// Bits of a slot number (binary encoding).
-    public var bits: Int { max(1, Int.bitWidth - (slots - 1).leadingZeroBitCount) }
-
-    /// The input group sizes this group adds.
-    public var inputGroups: [Int] {
-        encoding == .oneHot ? [slots] : [Int](repeating: 2, count: bits)
-    }
-
-    /// The slot a hit `tickInBar` ticks after its bar line is read as: the last slot when the bar
-    /// is longer than the model knows (`clamped`), the first before the bar line.
-    @inline(__always)
-    func inputSlot(tickInBar: Int) -> (slot: Int, clamped: Bool) {
-        guard tickInBar >= 0 else { return (0, false) }
-        let s = tickInBar / ticksPerSlot
-        return s < slots ? (s, false) : (slots - 1, true)
-    }
-
-    /// The slot of a hit `tickInBar` ticks after its bar line; nil when the bar is longer than
-    /// the model knows.
-    public func slot(tickInBar: Int) -> Int? {
-        guard tickInBar >= 0 else { return nil }
-        let s = tickInBar / ticksPerSlot
-        return s < slots ? s : nil
-    }
-
-    /// The longest bar the model knows, in ticks.
-    public var longestBar: Int { slots * ticksPerSlot }
-
-    /// Whether bars of `meter` fit the model's slots.
-    public func fits(_ meter: Meter) -> Bool { meter.barTicks(ppq: ppq) <= longestBar }
-
-    public func validate() throws {
-        guard (1...65_536).contains(slots) else { throw ModelGroupsError("position slots \(slots) outside 1...65536") }
-        guard ticksPerSlot >= 1, ppq >= 1, ppq <= 32_767 else {
-            throw ModelGroupsError("position ticks per slot \(ticksPerSlot) or ppq \(ppq) out of range")
-        }
-    }
-}
-
-/// The velocity group (input and output).
+/// Velocity bins (a grid model's per-class velocity groups).
 public struct VelocityGroup: Equatable, Sendable {
     /// Bin b holds velocities bins[b]: consecutive, ascending, within 1...127.
     public var bins: [ClosedRange<Int>]
@@ -194,20 +117,13 @@ public struct ModelGroupsError: Error, CustomStringConvertible, Equatable, Senda
 /// The groups of a model and their tables.
 public struct ModelGroups: Equatable, Sendable {
     public var vocabulary: Vocabulary
-    public var position: PositionGroup?
-    /// Needs the position group (bar lengths come with positions).
-    public var lookback: LookbackGroup?
-    public var velocity: VelocityGroup?
-    /// The 16th-note grid layout (GridGroup.swift): when set, the model's groups are the grid's
-    /// and none of the event layout's (the vocabulary is kept as the dataset's identity).
+    /// The 16th-note grid layout (GridGroup.swift): when set, the model's groups are the grid's;
+    /// nil: the 2017 layout's (note, tick).
     public var grid: GridGroup?
 
-    public init(vocabulary: Vocabulary, position: PositionGroup? = nil, lookback: LookbackGroup? = nil,
-                velocity: VelocityGroup? = nil) {
+    /// The original 2017 layout: (note, tick) in and out.
+    public init(vocabulary: Vocabulary) {
         self.vocabulary = vocabulary
-        self.position = position
-        self.lookback = lookback
-        self.velocity = velocity
     }
 
     /// A grid-layout model over a dataset with `vocabulary`.
@@ -217,15 +133,11 @@ public struct ModelGroups: Equatable, Sendable {
     }
 
     /// The original 2017 layout: (note, tick) in and out.
-    public var isOriginalLayout: Bool { position == nil && lookback == nil && velocity == nil && grid == nil }
+    public var isOriginalLayout: Bool { grid == nil }
 
     /// Ticks per quarter note of the model's tick values: its dataset's PPQ, recorded with the
-    /// position or grid group; a model without one is taken to be at 480 (convert-midi's default).
-    public var ticksPerQuarter: Int { grid?.ppq ?? position?.ppq ?? 480 }
-
-    /// The meter the sampler assumes unless told: the training data's most common one,
-    /// recorded with the position group; 4/4 without one.
-    public var defaultMeter: Meter { position?.meter ?? .common }
+    /// grid group; a model without one is taken to be at 480 (convert-midi's default).
+    public var ticksPerQuarter: Int { grid?.ppq ?? 480 }
 
     /// The model's sizes at hidden size `hidden` with `layers` stacked LSTM layers.
     public func shape(hidden: Int, layers: Int = 1) -> ModelShape {
@@ -233,53 +145,20 @@ public struct ModelGroups: Equatable, Sendable {
             return ModelShape(inputGroups: grid.inputGroups, outputGroups: grid.outputGroups, hidden: hidden, layers: layers,
                               targetColumns: grid.targetInputs, lossGroups: grid.outputGroups.count)
         }
-        var inputs = [vocabulary.notes, vocabulary.ticks], outputs = inputs
-        if let p = position { inputs += p.inputGroups }
-        if lookback != nil { inputs += [vocabulary.notes + 1, vocabulary.ticks + 1] }
-        if let v = velocity {
-            inputs.append(v.bins.count)
-            outputs.append(v.bins.count)
-        }
-        return ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: hidden, layers: layers)
+        let groups = [vocabulary.notes, vocabulary.ticks]
+        return ModelShape(inputGroups: groups, outputGroups: groups, hidden: hidden, layers: layers)
     }
 
-    /// Names of the input groups in Wx row order ("note", "tick", "position" or
-    /// "position_bit0", "position_bit1", …, "lookback_note", "lookback_tick", "velocity").
-    public var inputNames: [String] {
-        if let grid { return grid.inputNames }
-        var names = ["note", "tick"]
-        if let p = position {
-            names += p.encoding == .oneHot ? ["position"] : (0..<p.bits).map { "position_bit\($0)" }
-        }
-        if lookback != nil { names += ["lookback_note", "lookback_tick"] }
-        if velocity != nil { names.append("velocity") }
-        return names
-    }
+    /// Names of the input groups in Wx row order ("note", "tick" for the 2017 layout).
+    public var inputNames: [String] { grid?.inputNames ?? ["note", "tick"] }
 
-    /// Names of the output groups in Wy column order ("note", "tick", "velocity").
-    public var outputNames: [String] {
-        if let grid { return grid.outputNames }
-        return velocity == nil ? ["note", "tick"] : ["note", "tick", "velocity"]
-    }
+    /// Names of the output groups in Wy column order ("note", "tick" for the 2017 layout).
+    public var outputNames: [String] { grid?.outputNames ?? ["note", "tick"] }
 
-    /// For each output group, the input group (column of the class matrix) holding its target:
-    /// note and tick are inputs 0 and 1; the velocity output is the last input.
-    var targetInputs: [Int] {
-        if let grid { return grid.targetInputs }
-        let k = inputNames.count
-        return velocity == nil ? [0, 1] : [0, 1, k - 1]
-    }
+    /// For each output group, the input group (column of the class matrix) holding its target.
+    var targetInputs: [Int] { grid?.targetInputs ?? [0, 1] }
 
     public func validate() throws {
-        if let grid {
-            guard position == nil, lookback == nil, velocity == nil else {
-                throw ModelGroupsError("the grid layout has no position, lookback or velocity group of the event layout")
-            }
-            try grid.validate()
-        }
-        try position?.validate()
-        try lookback?.validate()
-        if lookback != nil, position == nil { throw ModelGroupsError("the lookback group needs the position group") }
-        try velocity?.validate()
+        try grid?.validate()
     }
 }

@@ -35,10 +35,10 @@ public struct ModelShape: Equatable, Hashable, Sendable {
     public let layers: Int
     /// For each output group, the input group (column of the class matrix) holding its target
     /// in the next row. Default: note and tick are inputs 0 and 1, the other outputs the last
-    /// inputs (the event layouts' fixed order); the grid layout names its own.
+    /// inputs; the grid layout names its own.
     public let targetColumns: [Int]
     /// The leading output groups whose cross-entropies make the loss a run reports, early-stops
-    /// and chooses checkpoints on: note and tick (2) for the event layouts, whose velocity
+    /// and chooses checkpoints on: note and tick (2) for the 2017 layout, whose velocity
     /// output is reported beside it; every group for the grid layout.
     public let lossGroups: Int
 

@@ -10,8 +10,6 @@
 // in bars 4 and 8 of each 8-bar phrase, where the corpus's drummers play fills (named nowhere,
 // or one number for every group: the hits' temperature there too).
 //
-// `--top-p` (TopPSetting) takes the same shapes, each share in (0, 1]; it is not carried in
-// model.json, so only what the command line says applies.
 
 /// `--temperature`'s text, parsed.
 public struct TemperatureSetting: Equatable, Sendable {
@@ -26,7 +24,7 @@ public struct TemperatureSetting: Equatable, Sendable {
     }
 
     /// Every name any layout's output groups use, and `fills`.
-    public static let knownGroups = ["note", "tick", "velocity", "hits", "offset", "fills"]
+    public static let knownGroups = ["note", "tick", "hits", "velocity", "offset", "fills"]
 
     /// Not an output group: a grid model's hit-set temperature in the fill bars (bars 4 and 8
     /// of each 8-bar phrase, `GridGroup.isFillBar`); where nothing names it, the hits'.
@@ -34,13 +32,12 @@ public struct TemperatureSetting: Equatable, Sendable {
 
     /// The groups a model of `groups` draws with their own temperature.
     public static func names(for groups: ModelGroups) -> [String] {
-        groups.grid != nil ? ["hits", "velocity", "offset"]
-            : groups.velocity != nil ? ["note", "tick", "velocity"] : ["note", "tick"]
+        groups.grid != nil ? ["hits", "velocity", "offset"] : ["note", "tick"]
     }
 
     /// Parses "0.9" or "note=0.9,tick=0.9"; `option` names the flag in messages.
     public init(parsing text: String, option: String = "--temperature") throws(TemperatureError) {
-        let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=T pairs (note=0.9,tick=0.9,velocity=1.0)",
+        let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=T pairs (hits=0.9,velocity=1.2)",
                                                   requirement: "a finite number ≥ 0") { (t: Float) in t.isFinite && t >= 0 }
         self.init(all: all, groups: groups)
     }
@@ -66,42 +63,7 @@ public struct TemperatureSetting: Equatable, Sendable {
     public static func describe(_ temperatures: [String: Float]) -> String { GroupValues.describe(temperatures) }
 }
 
-/// `--top-p`'s text, parsed: one share for every group (`--top-p 0.95`) or group=P pairs
-/// (`--top-p hits=0.95`), each above 0 and at most 1; a group named nowhere draws from every
-/// class (1). Not carried in model.json: only what the command line says applies.
-public struct TopPSetting: Equatable, Sendable {
-    public var all: Double?
-    public var groups: [String: Double]
-
-    public init(all: Double? = nil, groups: [String: Double] = [:]) {
-        self.all = all
-        self.groups = groups
-    }
-
-    public init(parsing text: String, option: String = "--top-p") throws(TemperatureError) {
-        let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=P pairs (hits=0.95,velocity=1)",
-                                                  requirement: "above 0 and at most 1") { (p: Double) in p > 0 && p <= 1 }
-        self.init(all: all, groups: groups)
-    }
-
-    /// Throws when a named group is not one a model of `groups` predicts.
-    public func check(for groups: ModelGroups, option: String = "--top-p") throws(TemperatureError) {
-        try GroupValues.check(Array(self.groups.keys), for: groups, option: option, kind: "top-p")
-    }
-
-    /// The top-p of each of the model's groups.
-    public func resolved(for groups: ModelGroups) -> [String: Double] {
-        var out: [String: Double] = [:]
-        for name in TemperatureSetting.names(for: groups) { out[name] = all ?? self.groups[name] ?? 1 }
-        return out
-    }
-
-    /// "0.95" or "hits=0.95,offset=1,velocity=1" for status lines.
-    public static func describe(_ shares: [String: Double]) -> String { GroupValues.describe(shares) }
-}
-
-/// What `--temperature` and `--top-p` share: one number, or group=value pairs over the output
-/// groups' names.
+/// `--temperature`'s text: one number, or group=value pairs over the output groups' names.
 enum GroupValues {
     static func parse<X: LosslessStringConvertible>(
         _ text: String, option: String, pairs: String, requirement: String, valid: (X) -> Bool
@@ -118,7 +80,7 @@ enum GroupValues {
             }
             let name = String(parts[0])
             guard TemperatureSetting.knownGroups.contains(name) else {
-                throw TemperatureError("\(option) names \"\(name)\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)")
+                throw TemperatureError("\(option) names \"\(name)\": the output groups are hits, velocity and offset, and fills (a model of the 2017 layout: note and tick)")
             }
             guard valid(x) else { throw TemperatureError("\(option) \(name) must be \(requirement), got \(x)") }
             guard groups[name] == nil else { throw TemperatureError("\(option) names \(name) twice") }

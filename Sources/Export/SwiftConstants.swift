@@ -44,40 +44,6 @@ public enum SwiftConstants {
         }
         func strings(_ values: [String]) -> String { "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
         var extra = ""
-        if let p = groups.position {
-            extra += """
-
-                /// Position in the bar: encoding ("onehot": one group of positionSlots; "binary": one group of 2
-                /// per bit of the slot number, lowest bit first); slot s covers ticks [s·ticksPerSlot,
-                /// (s+1)·ticksPerSlot) after the bar line, at positionPPQ ticks per quarter note.
-                public static let positionEncoding = "\(p.encoding.rawValue)"
-                public static let positionSlots = \(p.slots)
-                public static let ticksPerSlot = \(p.ticksPerSlot)
-                public static let positionPPQ = \(p.ppq)
-                /// The training data's most common meter (numerator, denominator).
-                public static let meter = (\(p.meter.numerator), \(p.meter.denominator))
-            """
-        }
-        if let l = groups.lookback {
-            extra += """
-
-                /// Lookback (inputs lookback_note, N + 1 classes, and lookback_tick, K + 1; class N or K is
-                /// "none"): for the hit at onset t in a bar of L ticks, the onset one bar ago nearest t − L
-                /// within lookbackToleranceTicks (the earlier on a tie); if the hit is the r-th at t, take the
-                /// min(r, n − 1)-th of the n hits there, and feed the hit after it. Remember lookbackWindow hits.
-                public static let lookbackToleranceTicks = \(l.toleranceTicks)
-                public static let lookbackWindow = \(l.window)
-            """
-        }
-        if let v = groups.velocity {
-            extra += """
-
-                /// Velocity bins [low, high] (input: the current hit's bin; output: the next hit's).
-                public static let velocityBins: [ClosedRange<Int>] = [\(v.bins.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", "))]
-                /// Training hits per velocity 1...127 (index v − 1): draw a written velocity within a bin from these.
-                public static let velocityHistogram: [Int] = \(table(v.histogram))
-            """
-        }
         if let g = groups.grid {
             extra += """
 

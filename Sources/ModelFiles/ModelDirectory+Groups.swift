@@ -1,22 +1,18 @@
 // model.json's "groups" (format version 2): the model's input and output groups in
-// order, with their sizes, and the tables of the position and velocity groups.
+// order, with their sizes, and the grid's tables.
 //
 //   "groups": {
-//     "inputs":  [{"name": "note", "size": N}, {"name": "tick", "size": K},
-//                 {"name": "position", "size": S} | {"name": "position_bit0", "size": 2}, …,
-//                 {"name": "velocity", "size": B}],
-//     "outputs": [{"name": "note", "size": N}, {"name": "tick", "size": K}, {"name": "velocity", "size": B}],
-//     "position": {"encoding": "onehot" | "binary", "slots": S, "ticks_per_slot": T, "ppq": 480, "meter": "4/4"},
-//     "lookback": {"tolerance_ticks": 60, "window": 512},   (inputs "lookback_note" N + 1, "lookback_tick" K + 1)
-//     "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}
-//     "grid": {"ppq": 480, "velocity": {…as above}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
+//     "inputs":  [{"name": "hits", "size": 513}, …],
+//     "outputs": [{"name": "hits", "size": 512}, …],
+//     "grid": {"ppq": 480, "velocity": {"bins": [[lo, hi], …], "histogram": [127 counts, velocity 1 first]}, "offsets": [ticks per offset bin], "notes": [9 MIDI notes],
 //              "note_counts": [9 rows of 128 counts: each class's training notes], "offset_coupling": 0.6,
 //              "lookback": "classes",   (absent: "hit-sets", the first grid models' lookback)
 //              "lookback_bars": [1, 2, 4],   (absent: [1, 2]; the bars back the lookback reads)
 //              "styles": {"rule": "groove-names", "names": ["rock", …, "other"], "steps": [training steps per style]}}
 //                (absent: no style input; present: the input group "style", one class per name)
 //   }
-// A grid model has "grid" and none of "position", "lookback", "velocity" (GridGroup.swift).
+// "position", "lookback" and "velocity" beside "grid" were the event layout's, which drummer no
+// longer has (docs/research.md): a manifest with them is refused with a message that says so.
 // "inputs" and "outputs" follow from the rest (they are there for readers of the file)
 // and are checked against it. A manifest without "groups" (version 1, the original's
 // vocab.json) is the original layout: (note, tick) in and out.
@@ -28,29 +24,6 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         public var name: String
         public var size: Int
-    }
-
-    public struct Position: Codable, Equatable, Sendable {
-        public var encoding: String
-        public var slots: Int
-        public var ticksPerSlot: Int
-        public var ppq: Int
-        public var meter: String
-
-        enum CodingKeys: String, CodingKey {
-            case encoding, slots, ppq, meter
-            case ticksPerSlot = "ticks_per_slot"
-        }
-    }
-
-    public struct Lookback: Codable, Equatable, Sendable {
-        public var toleranceTicks: Int
-        public var window: Int
-
-        enum CodingKeys: String, CodingKey {
-            case window
-            case toleranceTicks = "tolerance_ticks"
-        }
     }
 
     public struct Velocity: Codable, Equatable, Sendable {
@@ -88,21 +61,12 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
 
     public var inputs: [Entry]
     public var outputs: [Entry]
-    public var position: Position?
-    public var lookback: Lookback?
-    public var velocity: Velocity?
     public var grid: Grid?
 
     public init(_ groups: ModelGroups) {
         let shape = groups.shape(hidden: 1)
         inputs = zip(groups.inputNames, shape.inputGroups).map { Entry(name: $0, size: $1) }
         outputs = zip(groups.outputNames, shape.outputGroups).map { Entry(name: $0, size: $1) }
-        position = groups.position.map {
-            Position(encoding: $0.encoding.rawValue, slots: $0.slots, ticksPerSlot: $0.ticksPerSlot, ppq: $0.ppq,
-                     meter: $0.meter.description)
-        }
-        lookback = groups.lookback.map { Lookback(toleranceTicks: $0.toleranceTicks, window: $0.window) }
-        velocity = groups.velocity.map { Velocity(bins: $0.bins.map { [$0.lowerBound, $0.upperBound] }, histogram: $0.histogram) }
         grid = groups.grid.map {
             Grid(ppq: $0.ppq, velocity: Velocity(bins: $0.velocity.bins.map { [$0.lowerBound, $0.upperBound] },
                                                  histogram: $0.velocity.histogram),
@@ -117,21 +81,6 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
     func groups(vocabulary: Vocabulary, file: String) throws -> ModelGroups {
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: "groups: " + m) }
         var g = ModelGroups(vocabulary: vocabulary)
-        if let p = position {
-            guard let encoding = PositionEncoding(rawValue: p.encoding) else {
-                throw bad("position encoding \"\(p.encoding)\" is not onehot or binary")
-            }
-            guard let meter = Meter(p.meter) else { throw bad("position meter \"\(p.meter)\" is not N/D with D a power of two") }
-            let group = PositionGroup(encoding: encoding, slots: p.slots, ticksPerSlot: p.ticksPerSlot, ppq: p.ppq, meter: meter)
-            do { try group.validate() } catch { throw bad("\(error)") }
-            g.position = group
-        }
-        if let l = lookback {
-            guard g.position != nil else { throw bad("lookback needs the position group") }
-            let group = LookbackGroup(toleranceTicks: l.toleranceTicks, window: l.window)
-            do { try group.validate() } catch { throw bad("\(error)") }
-            g.lookback = group
-        }
         func velocityGroup(_ v: Velocity, _ key: String) throws -> VelocityGroup {
             var bins: [ClosedRange<Int>] = []
             for (i, pair) in v.bins.enumerated() {
@@ -140,11 +89,7 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             }
             do { return try VelocityGroup(bins: bins, histogram: v.histogram) } catch { throw bad("\(error)") }
         }
-        if let v = velocity { g.velocity = try velocityGroup(v, "velocity") }
         if let gr = grid {
-            guard position == nil, lookback == nil, velocity == nil else {
-                throw bad("grid comes without position, lookback and velocity")
-            }
             let velocity = try velocityGroup(gr.velocity, "grid.velocity")
             guard let lookback = gr.lookback.map(GridLookback.init(rawValue:)) ?? .hitSets else {
                 throw bad("grid.lookback \"\(gr.lookback ?? "")\" is not one of " + GridLookback.allCases.map(\.rawValue).joined(separator: ", "))
@@ -190,24 +135,11 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             }
         }
         var m = GroupsManifest(inputs: try entries("inputs"), outputs: try entries("outputs"))
-        if let p = o["position"], p != .null {
-            guard case .object(let po) = p else { throw bad(".position is \(p.described), expected an object") }
-            let r = ManifestReader(object: po, file: file, keyPath: "groups.position.")
-            func req<T>(_ v: T?, _ k: String) throws -> T {
-                guard let v else { throw bad(".position.\(k) is missing") }
-                return v
-            }
-            m.position = Position(encoding: try req(r.string("encoding"), "encoding"), slots: try req(r.int("slots"), "slots"),
-                                  ticksPerSlot: try req(r.int("ticks_per_slot"), "ticks_per_slot"),
-                                  ppq: try req(r.int("ppq"), "ppq"), meter: try req(r.string("meter"), "meter"))
+        for key in ["position", "lookback", "velocity"] where o[key] != nil && o[key] != .null {
+            throw bad(".\(key): a model of the event layout, which drummer no longer plays (docs/research.md, "
+                      + "The event layout); models of the 2017 layout and of the grid play")
         }
-        if let l = o["lookback"], l != .null {
-            guard case .object(let lo) = l else { throw bad(".lookback is \(l.described), expected an object") }
-            let r = ManifestReader(object: lo, file: file, keyPath: "groups.lookback.")
-            m.lookback = Lookback(toleranceTicks: try r.required(r.int("tolerance_ticks"), "tolerance_ticks"),
-                                  window: try r.required(r.int("window"), "window"))
-        }
-        // A velocity table: "groups.velocity", or the grid's "groups.grid.velocity" (`key`).
+        // A velocity table: the grid's "groups.grid.velocity" (`key`).
         func velocity(_ v: JSONValue, _ key: String) throws -> Velocity {
             guard case .object(let vo) = v, case .array(let rawBins)? = vo["bins"] else {
                 throw bad("\(key) is \(v.described), expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}")
@@ -222,7 +154,6 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
             let r = ManifestReader(object: vo, file: file, keyPath: "groups\(key).")
             return Velocity(bins: bins, histogram: try r.required(r.ints("histogram"), "histogram"))
         }
-        if let v = o["velocity"], v != .null { m.velocity = try velocity(v, ".velocity") }
         if let gv = o["grid"], gv != .null {
             guard case .object(let go) = gv else { throw bad(".grid is \(gv.described), expected an object") }
             let r = ManifestReader(object: go, file: file, keyPath: "groups.grid.")
@@ -261,11 +192,8 @@ public struct GroupsManifest: Codable, Equatable, Sendable {
         return m
     }
 
-    init(inputs: [Entry], outputs: [Entry], position: Position? = nil, lookback: Lookback? = nil, velocity: Velocity? = nil) {
+    init(inputs: [Entry], outputs: [Entry]) {
         self.inputs = inputs
         self.outputs = outputs
-        self.position = position
-        self.lookback = lookback
-        self.velocity = velocity
     }
 }

@@ -149,7 +149,6 @@ public struct ModelManifest: Codable, Equatable, Sendable {
                 throw bad(error.description)
             }
         }
-        if let w = sampling?.warmupBars, let m = SamplingDefaults.warmupProblem(w, groups: modelGroups) { throw bad("sampling.warmup_bars \(m)") }
         return (modelGroups, shape)
     }
 }
@@ -159,69 +158,48 @@ public struct ModelManifest: Codable, Equatable, Sendable {
 public struct SamplingDefaults: Equatable, Sendable {
     /// Temperatures by output group; groups not listed sample at 1.
     public var temperatures: [String: Float]
-    /// A grid model's warm-up bars, drawn and not written before a file without a primer
-    /// (`SamplingOptions.warmupBars`); 0: none.
-    public var warmupBars: Int
 
-    public init(temperatures: [String: Float] = [:], warmupBars: Int = 0) {
+    public init(temperatures: [String: Float] = [:]) {
         self.temperatures = temperatures
-        self.warmupBars = warmupBars
-    }
-
-    public static let maxWarmupBars = 10_000
-
-    /// Why `bars` cannot be a model's warm-up ("is …"), or nil.
-    public static func warmupProblem(_ bars: Int, groups: ModelGroups) -> String? {
-        guard (0...maxWarmupBars).contains(bars) else { return "is \(bars), expected 0 to \(maxWarmupBars)" }
-        guard bars == 0 || groups.grid != nil else { return "is \(bars): only a grid-layout model has bars to draw ahead" }
-        return nil
     }
 }
 
 /// model.json's "sampling": the temperatures the model was chosen at, by output group
 /// ({"temperature": {"velocity": 1.2}}; groups not listed sample at 1; a grid model's "fills",
-/// its hit set's in bars 4 and 8 of each phrase, not listed: the hits'), and a grid model's
-/// warm-up bars ({"warmup_bars": 16}; absent: 0).
+/// its hit set's in bars 4 and 8 of each phrase, not listed: the hits'). A "warmup_bars" key
+/// other than 0 (bars drawn and not written, which drummer no longer does: docs/research.md,
+/// The first bars) is refused.
 public struct SamplingManifest: Codable, Equatable, Sendable {
     public var temperature: [String: Double]?
-    public var warmupBars: Int?
 
-    enum CodingKeys: String, CodingKey {
-        case temperature
-        case warmupBars = "warmup_bars"
-    }
-
-    public init(temperature: [String: Double]?, warmupBars: Int? = nil) {
+    public init(temperature: [String: Double]?) {
         self.temperature = temperature
-        self.warmupBars = warmupBars
     }
 
-    /// nil when `defaults` hold nothing but 1s and no warm-up (a model sampled as it is needs no key).
+    /// nil when `defaults` hold nothing but 1s (a model sampled as it is needs no key).
     /// `fills` is left out where it is the hits' temperature (absent, it follows theirs).
     public init?(_ defaults: SamplingDefaults) {
         let t = defaults.temperatures, fills = TemperatureSetting.fills
         let kept = t.filter { $0.key == fills ? $0.value != t["hits"] ?? 1 : $0.value != 1 }
-        guard !kept.isEmpty || defaults.warmupBars != 0 else { return nil }
+        guard !kept.isEmpty else { return nil }
         // Through the shortest decimal text, so 1.2 is written 1.2 rather than 1.2000000476837158.
-        temperature = kept.isEmpty ? nil : kept.mapValues { Double("\($0)") ?? Double($0) }
-        warmupBars = defaults.warmupBars == 0 ? nil : defaults.warmupBars
+        temperature = kept.mapValues { Double("\($0)") ?? Double($0) }
     }
 
     /// The defaults, as the sampler takes them.
     public var defaults: SamplingDefaults {
-        SamplingDefaults(temperatures: (temperature ?? [:]).mapValues(Float.init), warmupBars: warmupBars ?? 0)
+        SamplingDefaults(temperatures: (temperature ?? [:]).mapValues(Float.init))
     }
 
     static func read(_ value: JSONValue?, file: String) throws -> SamplingManifest? {
         guard let value, value != .null else { return nil }
         func bad(_ m: String) -> ModelDirectoryError { .badManifest(file: file, message: m) }
         guard case .object(let o) = value else { throw bad("sampling is \(value.described), expected an object") }
-        var warmup: Int?
-        if let w = o["warmup_bars"], w != .null {
-            guard case .int(let i) = w else { throw bad("sampling.warmup_bars is \(w.described), expected a whole number of bars") }
-            warmup = i
+        if let w = o["warmup_bars"], w != .null, w != .int(0) {
+            throw bad("sampling.warmup_bars is \(w.described): drummer no longer draws bars ahead of a file "
+                      + "(docs/research.md, The first bars); export the checkpoint again")
         }
-        guard let t = o["temperature"], t != .null else { return SamplingManifest(temperature: nil, warmupBars: warmup) }
+        guard let t = o["temperature"], t != .null else { return SamplingManifest(temperature: nil) }
         guard case .object(let entries) = t else {
             throw bad("sampling.temperature is \(t.described), expected an object of numbers (\"velocity\": 1.2)")
         }
@@ -237,7 +215,7 @@ public struct SamplingManifest: Codable, Equatable, Sendable {
             }
             out[name] = x
         }
-        return SamplingManifest(temperature: out, warmupBars: warmup)
+        return SamplingManifest(temperature: out)
     }
 }
 

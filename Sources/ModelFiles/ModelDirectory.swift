@@ -7,7 +7,7 @@
 //               layers (when more than one), dtype, SHA-256 of each .bin, format name/version,
 //               metadata.
 // The original 2017 project's `vocab.json` (no format, no checksums) is accepted
-// as a model.json. Written by export, read by sample, `train --init-from` and eval.
+// as a model.json. Written by export, read by sample, humanize and eval.
 import Foundation
 import DrummerCore
 import FileOutput
@@ -88,9 +88,6 @@ public enum ModelDirectory {
         }
         do { try TemperatureSetting(groups: sampling.temperatures).check(for: groups, option: "sampling temperature") } catch {
             throw ModelDirectoryError.badManifest(file: manifestFile, message: error.description)
-        }
-        if let m = SamplingDefaults.warmupProblem(sampling.warmupBars, groups: groups) {
-            throw ModelDirectoryError.badManifest(file: manifestFile, message: "sampling warm-up bars \(m)")
         }
         let layout = shape.parameters
         let wx = weights.layerWx.map(littleEndianBytes)

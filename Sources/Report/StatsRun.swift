@@ -25,7 +25,7 @@ public struct StatsRequest: Sendable {
     public var expectedHits: Int?
     /// Compare notes as written; by default both sides' notes are read as the ones a General
     /// MIDI kit sounds (`GeneralMIDIDrums.audible`: 22 as 42, 26 as 46, …), which is what
-    /// `drummer sample` writes unless --raw-notes.
+    /// `drummer sample` writes.
     public var rawNotes = false
 
     public init(generated: [String], reference: String) {

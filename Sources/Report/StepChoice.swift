@@ -4,7 +4,7 @@
 // Why not the validation loss alone: it scores one-step predictions on true inputs, while
 // the groove figures score what the model plays on its own, and the bar periodicity of a
 // sampled model swings from checkpoint to checkpoint of one run by more than any training
-// recipe moves it (57–98% over 40 checkpoints on Groove; models/groove-events/TRAINING.md).
+// recipe moves it (57–98% over 40 checkpoints on Groove; docs/research.md).
 //
 // The rule: every groove target met, each with a margin (so that a new sample of files
 // still meets it), and among those the highest bar periodicity (the earlier step on a tie).

@@ -47,11 +47,10 @@ public struct DrumMIDIOptions: Equatable, Sendable {
     public var microsecondsPerQuarter: Int { Int((60_000_000 / bpm).rounded()) }
 
     /// How `drummer sample` writes a model's files: at the model's PPQ, each note a sixteenth
-    /// long, in bars of `meter` (4/4 for a model without the position group, which has no bars).
-    public init(model groups: ModelGroups, meter: Meter, bpm: Double = 120, velocity: Int? = nil, startTick: Int = 0) {
+    /// long, in bars of `meter` (4/4 unless told: humanize keeps its input's).
+    public init(model groups: ModelGroups, meter: Meter = .common, bpm: Double = 120, startTick: Int = 0) {
         let ppq = groups.ticksPerQuarter
-        self.init(bpm: bpm, velocity: velocity, ppq: ppq, maxDuration: max(1, ppq / 4),
-                  meter: groups.position == nil ? .common : meter, startTick: startTick)
+        self.init(bpm: bpm, ppq: ppq, maxDuration: max(1, ppq / 4), meter: meter, startTick: startTick)
     }
 }
 

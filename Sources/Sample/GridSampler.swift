@@ -2,14 +2,12 @@
 // note. Each step draws the next step's hit set (one of 512), then, for each class it hits, a
 // velocity bin (and a velocity within it, as in the training data) and an offset class (one
 // hit at the bin's offset, or two a 32nd apart). Hits come out in onset order, as deltas, like
-// the event sampler's. The first step follows the start-of-file row, at the first beat of bar 1;
-// with warm-up bars (`SamplingOptions.warmupBars`) the first written one is bar W + 1's.
+// the 2017 sampler's. The first step follows the start-of-file row, at the first beat of bar 1.
 //
 // Temperatures: `hitsTemperature` (the pattern), `velocityTemperature`, `offsetTemperature`
 // (nil: `temperature`); lowering one leaves the other groups' distributions as they were.
 // `fillsTemperature` (nil: the hits') is the hit set's in the fill bars, bars 4 and 8 of each
 // phrase counted as the phrase input counts them (from the first step drawn or read).
-// Top-p likewise per group; the hit set's keeps the chance of a rest (`draw(columns:…keeping:)`).
 import DrummerCore
 import MIDIParse
 
@@ -20,7 +18,6 @@ final class GridSampler {
     /// The forward step; Sampler and Humanizer use this one for a grid model (one copy of the weights).
     let lstm: LSTMInference
     private let probs: UnsafeMutableBufferPointer<Float>
-    private let order: UnsafeMutableBufferPointer<Int>
     private let row: UnsafeMutableBufferPointer<Int32>
     private let columns: [Range<Int>]
 
@@ -31,8 +28,6 @@ final class GridSampler {
         lstm = LSTMInference(weights: weights)
         probs = .allocate(capacity: weights.shape.outputWidth)
         probs.initialize(repeating: 0)
-        order = .allocate(capacity: weights.shape.outputWidth)
-        order.initialize(repeating: 0)
         row = .allocate(capacity: encoder.inputCount)
         row.initialize(repeating: 0)
         columns = weights.shape.parameters.head.outputColumns
@@ -43,11 +38,10 @@ final class GridSampler {
 
     deinit {
         probs.deallocate()
-        order.deallocate()
         row.deallocate()
     }
 
-    /// h and c of every layer uniform in ±initScale (as the event sampler starts).
+    /// h and c of every layer uniform in ±initScale (as the 2017 sampler starts).
     private func startState(initScale: Float, rng: inout SeededRNG) {
         let scale = Double(initScale), H = weights.shape.hidden
         for layer in 0..<weights.shape.layers {
@@ -63,27 +57,23 @@ final class GridSampler {
         lstm.step()
     }
 
-    /// Draws one class of output group `g` at `temperature` (0: the most likely) and top-p `p`.
-    private func draw(group g: Int, temperature: Float, p: Double, rng: inout SeededRNG) -> Int {
-        draw(columns: columns[g], temperature: temperature, p: p, uniform: rng.nextDouble())
+    /// Draws one class of output group `g` at `temperature` (0: the most likely).
+    private func draw(group g: Int, temperature: Float, rng: inout SeededRNG) -> Int {
+        draw(columns: columns[g], temperature: temperature, uniform: rng.nextDouble())
     }
 
     /// One of the logit `columns` (a group, or its first classes) with the uniform number given
-    /// (inverse-CDF: the class where the cumulative probability passes u). Top-p leaves class
-    /// `keeping` out of the cut (`Softmax.nucleus(keeping:)`): the hit set's empty set, so that
-    /// top-p cuts the patterns and not the rests (were the empty set in the nucleus, a likely
-    /// rest would become a certain one, and rests in a row can silence the model for good).
-    private func draw(columns c: Range<Int>, temperature: Float, p: Double, uniform u: Double, keeping: Int? = nil) -> Int {
+    /// (inverse-CDF: the class where the cumulative probability passes u).
+    private func draw(columns c: Range<Int>, temperature: Float, uniform u: Double) -> Int {
         let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[c])
         Softmax.probabilities(y, temperature: temperature, into: r)
-        if let k = keeping { Softmax.nucleus(r, p: p, order: order, keeping: k) } else { Softmax.nucleus(r, p: p, order: order) }
         return Softmax.draw(UnsafeBufferPointer(r), uniform: u)
     }
 
     /// Generates `count` hits, handing each to `emit`. A hit's note is drawn from its class's
-    /// training notes (then made audible on a GM kit unless `options.noteOutput` is raw).
+    /// training notes, then made audible on a General MIDI kit.
     func generate(count: Int, options: SamplingOptions, primer: GridPrimer? = nil, rng: inout SeededRNG,
                   emit: (GeneratedHit) throws -> Void) throws {
         func effective(_ t: Float?) -> Float {
@@ -93,8 +83,6 @@ final class GridSampler {
         let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
         let offsetT = effective(options.offsetTemperature)
         let fillsT = options.fillsTemperature.map { effective($0) } ?? hitsT
-        let hitsP = options.hitsTopP ?? options.topP, velocityP = options.velocityTopP ?? options.topP
-        let offsetP = options.offsetTopP ?? options.topP
         // A style input's style: the one asked for, or drawn first (Sampler.drawStyle).
         let style = group.styles.map { options.style ?? $0.draw(uniform: rng.nextDouble()) } ?? 0
         startState(initScale: options.initScale, rng: &rng)
@@ -107,9 +95,7 @@ final class GridSampler {
         // Hits drawn but not yet emitted; a later step's hits start at least T/2 ticks before
         // that step, so a hit is emitted once no later one can precede it.
         let pending = PendingHits(capacity: 8 * C)
-        // Warm-up (no primer): steps drawn, not written; the output starts at the bar line after them.
-        let firstWritten = seq.count + options.warmupBars * GridGroup.stepsPerBar
-        var emitted = 0, last = primer?.lastOnset ?? firstWritten * T
+        var emitted = 0, last = primer?.lastOnset ?? seq.count * T
         // No generated hit before the primer's last (nor before the start).
         let floor = last
         var struck = NoteSet()
@@ -124,7 +110,7 @@ final class GridSampler {
                 if h.onset == last, emitted > 0, struck.contains(h.note) { continue }
                 if h.onset != last { struck.removeAll() }
                 struck.insert(h.note)
-                try emit(GeneratedHit(event: SampledEvent(note: h.drumClass, tick: 0, velocity: 0),
+                try emit(GeneratedHit(event: SampledEvent(note: h.drumClass, tick: 0),
                                       hit: DrumHit(note: h.note, delta: h.onset - last, velocity: h.velocity)))
                 last = h.onset
                 emitted += 1
@@ -138,20 +124,19 @@ final class GridSampler {
         while true {
             step(row: s, of: seq)
             let fill = GridGroup.isFillBar((s + 1) / GridGroup.stepsPerBar)
-            let set = draw(columns: columns[0], temperature: fill ? fillsT : hitsT, p: hitsP, uniform: rng.nextDouble(), keeping: 0)
+            let set = draw(columns: columns[0], temperature: fill ? fillsT : hitsT, uniform: rng.nextDouble())
             // With probability offsetCoupling, one uniform number for the offsets of every class
             // of the step (each class keeps its own distribution; classes with alike
             // distributions land on one tick, as a drummer's often do); else one per class.
             let coupled = rng.nextDouble() < group.offsetCoupling, uOffset = rng.nextDouble()
             for c in 0..<C where set & (1 << c) != 0 {
-                velocity[c] = draw(group: 1 + c, temperature: velocityT, p: velocityP, rng: &rng)
+                velocity[c] = draw(group: 1 + c, temperature: velocityT, rng: &rng)
                 offset[c] = coupled
-                    ? draw(columns: columns[1 + C + c], temperature: offsetT, p: offsetP, uniform: uOffset)
-                    : draw(group: 1 + C + c, temperature: offsetT, p: offsetP, rng: &rng)
+                    ? draw(columns: columns[1 + C + c], temperature: offsetT, uniform: uOffset)
+                    : draw(group: 1 + C + c, temperature: offsetT, rng: &rng)
                 let v = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
-                let raw = group.note(class: c, uniform: rng.nextDouble())
-                let note = options.noteOutput == .raw ? raw : GeneralMIDIDrums.audible(note: raw)
-                for i in 0..<group.onsetCount(offsetClass: offset[c]) where s + 1 >= firstWritten {
+                let note = GeneralMIDIDrums.audible(note: group.note(class: c, uniform: rng.nextDouble()))
+                for i in 0..<group.onsetCount(offsetClass: offset[c]) {
                     pending.insert(PendingHits.Hit(onset: max(floor, (s + 1) * T + group.onset(offsetClass: offset[c], hit: i)),
                                                    drumClass: c, note: note, velocity: v))
                 }
@@ -359,9 +344,9 @@ extension GridSampler {
             while c0 < cells.count, cells[c0].step == s + 1 {
                 let h = cells[c0], c = h.drumClass
                 set |= 1 << c
-                velocity[c] = draw(group: 1 + c, temperature: velocityTemperature, p: 1, rng: &rng)
+                velocity[c] = draw(group: 1 + c, temperature: velocityTemperature, rng: &rng)
                 // Offsets among the single-hit bins (the beat says how many hits there are).
-                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: offsetTemperature, p: 1,
+                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: offsetTemperature,
                                uniform: coupled ? uOffset : rng.nextDouble())
                 offset[c] = group.offsetClass(bin: bin, double: h.double)
                 drawnVelocity[c0] = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())

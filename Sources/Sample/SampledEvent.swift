@@ -1,23 +1,21 @@
 // What the sampler produces and consumes: one drum hit as the model's classes (note and
-// tick indices, the velocity bin), and the same hit as MIDI values (note number, ticks
-// since the previous hit, velocity).
+// tick indices), and the same hit as MIDI values (note number, ticks since the previous hit,
+// velocity).
 
 import DrummerCore
 
-/// One hit as the model's classes: `note` into `ix_to_note`, `tick` into `ix_to_tick`,
-/// `velocity` a velocity bin (0 for a model without the velocity group).
+/// One hit as the model's classes: `note` into `ix_to_note`, `tick` into `ix_to_tick` (a grid
+/// model's hit: its drum class and tick 0).
 public struct SampledEvent: Hashable, Sendable, CustomStringConvertible {
     public var note: Int
     public var tick: Int
-    public var velocity: Int
 
-    public init(note: Int, tick: Int, velocity: Int = 0) {
+    public init(note: Int, tick: Int) {
         self.note = note
         self.tick = tick
-        self.velocity = velocity
     }
 
-    public var description: String { "(\(note), \(tick), \(velocity))" }
+    public var description: String { "(\(note), \(tick))" }
 }
 
 /// One hit as MIDI values: the note number, the delta in ticks (480 PPQ) from the previous

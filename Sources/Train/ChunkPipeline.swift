@@ -71,7 +71,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             let input: LSTMLayer.Input = l.oneHotInputs
                 ? .oneHot(rows: inputs.inputRows, groups: inputs.k) : .dense(below: stack[l.index - 1])
             stack.append(LSTMLayer(layout: l, input: input, hidden: shape.hidden, unroll: unroll, batch: batch,
-                                   params: params, grad: grad, resets: inputs.resets))
+                                   params: params, grad: grad))
         }
         layers = stack
         head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
@@ -140,10 +140,6 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         inputs.gather(events: events, segment: segment, pointer: p)
         fillDropoutMasks(segment: segment, pointer: p)
-        // With --input-noise-draw model: one more forward sweep, here,
-        // over the true inputs, whose predictions replace some of them (nothing runs on the
-        // helper meanwhile).
-        drawInputsFromModel(segment: segment, pointer: p)
         // Forward sweep, bottom up: the recurrence here; each finished block's input product
         // of the layer above, or on the top layer its output layer, on the helper.
         if layers[0].recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
@@ -173,21 +169,15 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         didSet { for layer in layers.dropFirst() { layer.setDropout(dropout != nil) } }
     }
 
-    /// Dropout of the top layer's h on its way to the output layer (Dropout.swift): nil for none.
-    var outputDropout: Dropout? {
-        didSet { head.setDropout(outputDropout != nil) }
-    }
-
-    /// The chunk's dropout masks of every layer above layer 0 (`dropout`) and of the output
-    /// layer (`outputDropout`, keyed as layer L, the layer count): row r (step t, stream b) of
-    /// layer l gets Dropout.scale(step, l, its event, unit) for each unit.
+    /// The chunk's dropout masks of every layer above layer 0 (`dropout`): row r (step t,
+    /// stream b) of layer l gets Dropout.scale(step, l, its event, unit) for each unit.
     func fillDropoutMasks(segment: Int, pointer p: Int) {
         func fill(_ mask: DropoutMask, layer l: Int, _ dropout: Dropout) {
             let H = mask.width
             for t in 0..<U {
                 for b in 0..<B {
                     let r = t * B + b, e = inputs.event(step: t, stream: b, segment: segment, pointer: p)
-                    let key = dropout.rowKey(step: inputs.noiseStep, layer: l, event: e)
+                    let key = dropout.rowKey(step: inputs.step, layer: l, event: e)
                     let m = mask.mask.mutable(r * H, H)
                     for j in 0..<H { m[j] = dropout.scale(row: key, unit: j) }
                 }
@@ -198,29 +188,6 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
                 if let mask = layer.dropout { fill(mask, layer: l, dropout) }
             }
         }
-        if let outputDropout, let mask = head.dropout { fill(mask, layer: layers.count, outputDropout) }
-    }
-
-    /// Model-drawn inputs (InputNoise.swift, draw == .model), after
-    /// `gather`: a forward sweep of every layer over the true inputs of steps 0…U−2, then for
-    /// each row r (step t) the model's prediction of its input event, y = h_{t−1} · W_out +
-    /// Wy[bias] from the top layer (the carried h at t = 0), and where the noise replaces a
-    /// group's class, a draw from that group's softmax (at a
-    /// reset row, from h = 0: the bias). Uses the chunk's activation buffers and logits as
-    /// scratch (the chunk's forward sweep rewrites them); block 0 (the carried state) is kept.
-    func drawInputsFromModel(segment: Int, pointer p: Int) {
-        guard inputs.drawsFromModel else { return }
-        for layer in layers {
-            if U > 1 { layer.inputProduct(rows: 0..<((U - 1) * B)) }
-            for t in 0..<(U - 1) { layer.forwardStep(t) }
-        }
-        // y = h_{t−1} · W_out + bias for every row: the top layer's h blocks 0…U−1.
-        let topLayer = layers[layers.count - 1]
-        head.computeLogits(rows: 0..<(U * B), h: topLayer.hs.buffer(0, U * B * topLayer.H))
-        for r in 0..<(U * B) where inputs.resets.row(r) {
-            head.computeLogits(rows: r..<(r + 1), h: topLayer.zeros.buffer(0, topLayer.H))
-        }
-        inputs.drawFromModel(segment: segment, pointer: p) { r, o in head.logits(row: r, group: o) }
     }
 
     /// Runs `forwardBackward` on the helper thread (`finishChunk` returns its result); the

@@ -2,12 +2,10 @@
 // training, each unit of the h a layer passes to the layer above is zeroed with probability P
 // and the others scaled by 1/(1 − P) (inverted dropout), so that evaluation, `drummer eval`
 // and the sampler, which never drop anything, see the same expected input. Layer 0's one-hot
-// input is never dropped. `--output-dropout P` does the same to the top layer's h on its way
-// to the output layer (its masks keyed as a layer L above the top one, L the layer count).
+// input is never dropped, and neither is the top layer's h on its way to the output layer.
 //
-// The masks are a pure function of (run seed, step, layer, event index, unit), like input
-// noise's draws: a resumed run replays them bit for bit, and the stream groups that split a
-// batch draw what one thread would.
+// The masks are a pure function of (run seed, step, layer, event index, unit): a resumed run
+// replays them bit for bit, and the stream groups that split a batch draw what one thread would.
 
 package struct Dropout: Sendable, Equatable {
     /// P, in (0, 1).
@@ -39,18 +37,34 @@ package struct Dropout: Sendable, Equatable {
     /// (computed once per row, not per unit).
     @inline(__always)
     func rowKey(step: Int, layer: Int, event: Int) -> UInt64 {
-        InputNoise.key(seed, 0x6472_6F70_6F75_7400, step, layer, event)  // "dropout"
+        Dropout.key(seed, 0x6472_6F70_6F75_7400, step, layer, event)  // "dropout"
     }
 
     /// The factor of `unit` in the row keyed `row` (`rowKey`).
     @inline(__always)
     func scale(row: UInt64, unit: Int) -> Float {
-        let z = InputNoise.mix(row ^ UInt64(truncatingIfNeeded: unit))
+        let z = Dropout.mix(row ^ UInt64(truncatingIfNeeded: unit))
         return UInt32(truncatingIfNeeded: z >> 40) < threshold ? 0 : keepScale
+    }
+
+    /// A word keyed by (seed, tag, a, b, c): SplitMix64's finaliser applied to each in turn.
+    @inline(__always)
+    static func key(_ seed: UInt64, _ tag: UInt64, _ a: Int, _ b: Int, _ c: Int) -> UInt64 {
+        mix(mix(mix(mix(seed ^ tag) ^ UInt64(truncatingIfNeeded: a)) ^ UInt64(truncatingIfNeeded: b))
+            ^ UInt64(truncatingIfNeeded: c))
+    }
+
+    /// SplitMix64's finaliser: a bijection of 64-bit words whose outputs pass as random.
+    @inline(__always)
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
-/// One chunk's dropout of an R×H input (a layer's, or the output layer's): each row's mask
+/// One chunk's dropout of a layer's R×H input: each row's mask
 /// (0 or 1/(1 − P) per unit; ChunkPipeline fills it) and the masked input x ⊙ mask, which
 /// the product and the weight gradient read; the gradient reaching x is masked alike.
 final class DropoutMask: @unchecked Sendable {

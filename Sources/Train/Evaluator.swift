@@ -25,7 +25,7 @@ public struct EvaluationResult: Sendable, Equatable {
         correctBoth = 0
     }
 
-    /// Σ NLL(note) + NLL(tick): the event layouts' loss, the same terms for each of them; for
+    /// Σ NLL(note) + NLL(tick): the 2017 layout's loss; for
     /// the grid layout Σ over every group (a step's hit set, and the velocity and offset of
     /// each class it hits).
     public var lossSum: Double { lossSums[0..<lossGroups].reduce(0, +) }

@@ -35,13 +35,6 @@
 //        below's dHout_r = da_r · W_inᵀ                                              (inputGradients)
 // The state carried into the chunk (h_{−1}, c_{−1}) gets no gradient (truncated BPTT).
 //
-// RESETS (StateResets, ChunkInputs.swift: a file's first row with --reset-state-per-file): at
-// a reset row h_{t−1,b} = c_{t−1,b} = 0 in (1), (3) and (3'), dW_rec gets no term from it
-// (its h_{t−1} row zeroed in a copy, so the GEMM keeps its shape) and nothing flows back past
-// it: dhNext_b = dcNext_b = 0 after its step (a chunk of one file, or a run without resets,
-// takes none of these branches and keeps its bits; a reset where the state is already zero
-// changes no bit).
-//
 // Buffers (floats unless marked):
 //   hs, cs      (U+1)·B·H   block 0: the carried (h_{−1}, c_{−1}); block t+1: h_t, c_t
 //   acts        R·G         σ(f), σ(i), σ(o), tanh(g)  (above layer 0: x·W_in + bias first)
@@ -50,9 +43,6 @@
 //   dGates      R·G         da
 //   dhNext, dc  B·H         gradients flowing from step t to step t−1
 //   ones        R           for column sums as GEMVs
-//   hPrev       B·H         h_{t−1} with the reset streams' rows zeroed (steps with a reset)
-//   zeros       H           c_{t−1} (and h, for the model-drawn input noise) of a reset row
-//   resetScratch block rows·H   h_{t−1} of a block's rows with the reset rows zeroed (dW_rec)
 //   inputRows   R·k (Int32) layer 0: Wx rows of each row's one-hot inputs (in(r, g)); ChunkInputs'
 import DrummerCore
 
@@ -73,13 +63,6 @@ final class LSTMLayer: @unchecked Sendable {
     let hs: FloatBuffer, cs: FloatBuffer, acts: FloatBuffer, tanhC: FloatBuffer
     let dHout: FloatBuffer, dGates: FloatBuffer
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
-    /// The rows that start from a zero state (shared with ChunkInputs and the other layers),
-    /// and the scratch they need.
-    let resets: StateResets
-    let hPrev: FloatBuffer, zeros: FloatBuffer
-    /// h_{t−1} of a block's rows with the reset rows zeroed (dW_rec's GEMM, recurrentGradient);
-    /// allocated on the first chunk with a reset, U·B·H.
-    private lazy var resetScratch = FloatBuffer(count: U * B * H)
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
@@ -98,7 +81,7 @@ final class LSTMLayer: @unchecked Sendable {
     }
 
     init(layout: ParameterLayout.Layer, input: Input, hidden: Int, unroll: Int, batch: Int,
-         params: FloatBuffer, grad: FloatBuffer, resets: StateResets) {
+         params: FloatBuffer, grad: FloatBuffer) {
         self.layout = layout
         self.input = input
         U = unroll; B = batch; H = hidden; G = 4 * hidden
@@ -114,10 +97,6 @@ final class LSTMLayer: @unchecked Sendable {
         dhNext = FloatBuffer(count: B * H)
         dc = FloatBuffer(count: B * H)
         ones = FloatBuffer(count: R, value: 1)
-        precondition(resets.U == unroll && resets.B == batch, "LSTMLayer: resets of another chunk size")
-        self.resets = resets
-        hPrev = FloatBuffer(count: batch * hidden)
-        zeros = FloatBuffer(count: hidden)
         recurrent = RecurrentProduct(kernel: RecurrentProduct.defaultKernel(rows: batch), hidden: hidden)
     }
 
@@ -184,8 +163,8 @@ final class LSTMLayer: @unchecked Sendable {
                                    out: acts.mutable(r * G, G))
             }
         }
-        // a_t += h_{t−1} · W_rec    [B×H]·[H×G]  (h_{t−1} of a reset row: 0)
-        recurrent.multiply(rows: B, previousH(rows: (t * B)..<((t + 1) * B), scratch: hPrev), by: .weights, of: params,
+        // a_t += h_{t−1} · W_rec    [B×H]·[H×G]
+        recurrent.multiply(rows: B, previousH(rows: (t * B)..<((t + 1) * B)), by: .weights, of: params,
                            at: layout.recurrent, into: acts.mutable(t * B * G, B * G), accumulate: true)
         for b in 0..<B {
             let r = t * B + b
@@ -195,25 +174,14 @@ final class LSTMLayer: @unchecked Sendable {
         }
     }
 
-    /// h_{t−1} of `rows` (row r's is hs at r·H: step t's B rows are hs block t): hs itself, or
-    /// where one of the rows resets, a copy in `scratch` with the reset rows zeroed. The forward
-    /// step reads it for (1), the weight gradient for dW_rec (one GEMM of the same shape).
-    private func previousH(rows: Range<Int>, scratch: FloatBuffer) -> UnsafeBufferPointer<Float> {
-        let h = hs.buffer(rows.lowerBound * H, rows.count * H)
-        guard resets.any(rows: rows) else { return h }
-        let out = scratch.mutable(0, rows.count * H)
-        _ = out.update(fromContentsOf: h)
-        for r in rows where resets.row(r) {
-            let i = r - rows.lowerBound
-            out[(i * H)..<((i + 1) * H)].update(repeating: 0)
-        }
-        return scratch.buffer(0, rows.count * H)
+    /// h_{t−1} of `rows` (row r's is hs at r·H: step t's B rows are hs block t): the forward
+    /// step reads it for (1), the weight gradient for dW_rec.
+    @inline(__always) private func previousH(rows: Range<Int>) -> UnsafeBufferPointer<Float> {
+        hs.buffer(rows.lowerBound * H, rows.count * H)
     }
 
-    /// c_{t−1} of row r: cs block t's row, or zeros at a reset row.
-    @inline(__always) private func previousC(_ r: Int) -> UnsafeBufferPointer<Float> {
-        resets.row(r) ? zeros.buffer(0, H) : cs.buffer(r * H, H)
-    }
+    /// c_{t−1} of row r: cs block t's row.
+    @inline(__always) private func previousC(_ r: Int) -> UnsafeBufferPointer<Float> { cs.buffer(r * H, H) }
 
     // MARK: backward
 
@@ -237,13 +205,6 @@ final class LSTMLayer: @unchecked Sendable {
         // dhNext = da_t · W_recᵀ    [B×G]·[G×H]
         recurrent.multiply(rows: B, dGates.buffer(t * B * G, B * G), by: .transposedWeights, of: params,
                            at: layout.recurrent, into: dhNext.mutable(0, B * H), accumulate: false)
-        // Nothing flows back past a reset row.
-        if resets.any(step: t) {
-            for b in 0..<B where resets.row(t * B + b) {
-                dhNext.mutable(b * H, H).update(repeating: 0)
-                dc.mutable(b * H, H).update(repeating: 0)
-            }
-        }
     }
 
     /// (1')'s weight gradients for `rows`: dW_rec (+)= h_{t−1}ᵀ · da, dWx[bias] (+)= Σ da, and
@@ -280,17 +241,10 @@ final class LSTMLayer: @unchecked Sendable {
         }
     }
 
-    /// dW_rec (+)= h_{t−1}ᵀ · da over `rows` (row r's h_{t−1} is hs at r·H): one GEMM. With
-    /// reset rows (whose h_{t−1} is 0) the GEMM reads a copy of these h rows with the reset rows
-    /// zeroed, so that it sums the same rows in the same order as without resets: a reset where
-    /// the state is already zero (a chunk at the start of the data) changes no bit on any CPU.
-    /// (Splitting the GEMM around the reset rows instead changed OpenBLAS's summation order on
-    /// some CPUs and not on others, so the flag's effect depended on the CPU.)
+    /// dW_rec (+)= h_{t−1}ᵀ · da over `rows` (row r's h_{t−1} is hs at r·H): one GEMM.
     private func recurrentGradient(rows: Range<Int>, first: Bool) {
         let gRec = layout.recurrent
-        // (The test before previousH keeps resetScratch unmade in a run without resets.)
-        let h = resets.any(rows: rows) ? previousH(rows: rows, scratch: resetScratch) : hs.buffer(rows.lowerBound * H, rows.count * H)
-        BLAS.sgemm(.transposed, .none, m: H, n: G, k: rows.count, alpha: 1, a: h, lda: H,
+        BLAS.sgemm(.transposed, .none, m: H, n: G, k: rows.count, alpha: 1, a: previousH(rows: rows), lda: H,
                    b: dGates.buffer(rows.lowerBound * G, rows.count * G), ldb: G, beta: first ? 0 : 1,
                    c: grad.mutable(gRec.lowerBound, gRec.count), ldc: G)
     }

@@ -2,7 +2,6 @@
 // has the letters; O output width, m output groups, R = U·B rows):
 //
 //   (5)  y_r    = h_r · W_out + Wy[bias]                                     y: O   (OutputLayer.logits)
-//        (with --output-dropout, h_r ⊙ mask_r in place of h_r here and in (5'), and dHout ⊙ mask_r)
 //   (6)  loss   = 1/(U·B_all) Σ_r Σ_groups −log softmax(y_r[group])[target(r, group)]
 //               (a target equal to its group's size is not predicted: no term, dy = 0)
 //   (6') dy_r   = (softmax(y_r[group]) − onehot(target(r, group))) / (U·B_all)
@@ -22,14 +21,6 @@ final class OutputHead: @unchecked Sendable {
     /// stream groups' gradients add up to the batch's.
     let totalStreams: Int
     let logits: FloatBuffer, rowLoss: FloatBuffer
-    /// Dropout of the top layer's h on its way to the output layer (--output-dropout); nil without.
-    private(set) var dropout: DropoutMask?
-
-    /// Turns dropout of the head's input on (buffers allocated once) or off.
-    func setDropout(_ on: Bool) {
-        dropout = DropoutMask.toggled(dropout, on: on, rows: U * B, width: H)
-    }
-
     init(layout: ParameterLayout.Head, top: LSTMLayer, targets: Int32Buffer, totalStreams: Int) {
         self.layout = layout
         self.top = top
@@ -55,12 +46,6 @@ final class OutputHead: @unchecked Sendable {
         OutputLayer.logits(rows: rows.count, h: h, wy: wy, hidden: H, into: logits.mutable(rows.lowerBound * O, rows.count * O))
     }
 
-    /// The logits of output group `g` at row r (valid after computeLogits).
-    func logits(row r: Int, group g: Int) -> UnsafeBufferPointer<Float> {
-        let c = layout.outputColumns[g]
-        return logits.buffer(r * O + c.lowerBound, c.count)
-    }
-
     /// (5), (6), (6') and (5') for `rows`: logits, the cross-entropies of every output group
     /// (rowLoss), dy in place of the logits, the top layer's dHout, and dWy (overwritten when
     /// `first`, else accumulated). Reads h of these rows, writes only these rows (and dWy).
@@ -69,8 +54,7 @@ final class OutputHead: @unchecked Sendable {
         let wOut = top.params.buffer(layout.weights.lowerBound, layout.weights.count)
         let gWOut = top.grad.mutable(layout.weights.lowerBound, layout.weights.count)
         let gBias = top.grad.mutable(layout.bias.lowerBound, layout.bias.count)
-        // The head's input: h, or with dropout h ⊙ mask (the mask is the chunk's, set by ChunkPipeline).
-        let hRows = dropout?.apply(top.hRows(rows), rows: rows) ?? top.hRows(rows)
+        let hRows = top.hRows(rows)
         // (5) y = h · W_out + bias
         computeLogits(rows: rows, h: hRows)
         // (6), (6'): loss per row, y ← dy
@@ -97,7 +81,6 @@ final class OutputHead: @unchecked Sendable {
                    y: gBias)
         BLAS.sgemm(.none, .transposed, m: nr, n: H, k: O, alpha: 1, a: dy, lda: O, b: wOut, ldb: O, beta: 0,
                    c: top.dHout.mutable(r0 * H, nr * H), ldc: H)
-        dropout?.maskGradient(top.dHout.mutable(r0 * H, nr * H), rows: rows)
     }
 
     /// Σ over the chunk's rows of the per-row loss.

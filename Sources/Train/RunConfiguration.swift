@@ -37,24 +37,21 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
         hidden: Int = Settings.hidden.defaultValue, unroll: Int = Settings.unroll.defaultValue,
         batchSize: Int = Settings.batchSize.defaultValue, optimizer: OptimizerKind = Settings.optimizer.defaultValue,
         initScheme: InitScheme = Settings.initScheme.defaultValue, seed: UInt64 = Settings.seed.defaultValue,
-        initFrom: String? = nil, learningRate: Float = Settings.learningRate.defaultValue,
+        learningRate: Float = Settings.learningRate.defaultValue,
         momentum: Float = Settings.momentum.defaultValue, decay: Float = Settings.decay.defaultValue,
         epsilon: Float = Settings.epsilon.defaultValue, clip: Float = Settings.clip.defaultValue,
         schedule: LearningRateSchedule = LearningRateSchedule(), steps: Int? = nil,
         checkpointEvery: Int = Settings.checkpointEvery.defaultValue,
         checkpointDirectory: String = Settings.checkpointDirectory.defaultValue,
         keep: Int = Settings.keep.defaultValue, logEvery: Int = Settings.logEvery.defaultValue,
-        evalEvery: Int = Settings.evalEvery.defaultValue, inputNoise: Float = Settings.inputNoise.defaultValue,
-        inputNoiseGroups: [String]? = nil, inputNoiseDraw: InputNoiseDraw = Settings.inputNoiseDraw.defaultValue
+        evalEvery: Int = Settings.evalEvery.defaultValue
     ) {
         self.hidden = hidden; self.unroll = unroll; self.batchSize = batchSize
-        self.optimizer = optimizer; self.initScheme = initScheme; self.seed = seed; self.initFrom = initFrom
+        self.optimizer = optimizer; self.initScheme = initScheme; self.seed = seed
         self.learningRate = learningRate; self.momentum = momentum; self.decay = decay
         self.epsilon = epsilon; self.clip = clip; self.schedule = schedule; self.steps = steps
         self.checkpointEvery = checkpointEvery; self.checkpointDirectory = checkpointDirectory
         self.keep = keep; self.logEvery = logEvery; self.evalEvery = evalEvery
-        self.inputNoise = inputNoise; self.inputNoiseGroups = inputNoiseGroups
-        self.inputNoiseDraw = inputNoiseDraw
     }
 
     // Named views of the settings the code reads most (each is `self[Settings.x]`).
@@ -69,8 +66,6 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     public var optimizer: OptimizerKind { get { self[Settings.optimizer] } set { self[Settings.optimizer] = newValue } }
     public var initScheme: InitScheme { get { self[Settings.initScheme] } set { self[Settings.initScheme] = newValue } }
     public var seed: UInt64 { get { self[Settings.seed] } set { self[Settings.seed] = newValue } }
-    /// The model directory the weights started from (`--init-from`), if any.
-    public var initFrom: String? { get { self[Settings.initFrom] } set { self[Settings.initFrom] = newValue } }
     public var learningRate: Float { get { self[Settings.learningRate] } set { self[Settings.learningRate] = newValue } }
     public var momentum: Float { get { self[Settings.momentum] } set { self[Settings.momentum] = newValue } }
     public var decay: Float { get { self[Settings.decay] } set { self[Settings.decay] = newValue } }
@@ -98,18 +93,6 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     public var keep: Int { get { self[Settings.keep] } set { self[Settings.keep] = newValue } }
     public var logEvery: Int { get { self[Settings.logEvery] } set { self[Settings.logEvery] = newValue } }
     public var evalEvery: Int { get { self[Settings.evalEvery] } set { self[Settings.evalEvery] = newValue } }
-    /// `--input-noise`: the probability that a training input class is replaced by a random
-    /// class of its group (0: off; see Train/InputNoise.swift).
-    public var inputNoise: Float { get { self[Settings.inputNoise] } set { self[Settings.inputNoise] = newValue } }
-    /// `--input-noise-groups`: the input groups that get noise, by name; nil: the default
-    /// groups the model has.
-    public var inputNoiseGroups: [String]? {
-        get { self[Settings.inputNoiseGroups] } set { self[Settings.inputNoiseGroups] = newValue }
-    }
-    /// `--input-noise-draw`: where a replaced input class comes from.
-    public var inputNoiseDraw: InputNoiseDraw {
-        get { self[Settings.inputNoiseDraw] } set { self[Settings.inputNoiseDraw] = newValue }
-    }
 
     /// SGD learning rate used when none is given (Settings.learningRate's default). Groove corpus
     /// (quantize 30, 327k training events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3
@@ -121,27 +104,6 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
     /// loss over the whole training set 3.015 against 3.113).
     static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
-    /// The note and velocity the sampler feeds back. Not the tick: on Groove (--input-noise 0.15,
-    /// uniform draws; see the previous models/groove-events/TRAINING.md, git show 1d8506d:…), noise on
-    /// the tick too put 103–117% of the corpus's share
-    /// of onsets on the 16th grid and let the note histogram drift (JS 0.027–0.082 bits over
-    /// 100 files), where note and velocity alone gave 102% and 0.016–0.028.
-    static let defaultInputNoiseGroups = ["note", "velocity"]
-
-    /// The names of the input groups that get noise on a model with inputs `inputNames`: the
-    /// ones asked for, else the default groups the model has.
-    /// A name that is not an input group but the stem of some (a grid model's `velocity` for
-    /// `velocity_kick`, `velocity_snare`, …) stands for all of them.
-    package func inputNoiseGroupNames(modelInputs inputNames: [String]) -> [String] {
-        func expand(_ name: String) -> [String] {
-            if inputNames.contains(name) { return [name] }
-            let stems = inputNames.filter { $0.hasPrefix(name + "_") }
-            return stems.isEmpty ? [name] : stems
-        }
-        return inputNoiseGroups?.flatMap(expand)
-            ?? RunConfiguration.defaultInputNoiseGroups.flatMap(expand).filter(inputNames.contains)
-    }
-
     /// The optimizer settings at learning rate `rate`.
     public func optimizerConfig(learningRate rate: Float) -> OptimizerConfig {
         OptimizerConfig(kind: optimizer, learningRate: rate, momentum: momentum, decay: decay,
@@ -160,18 +122,4 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
                 + "the weights by 1 − lr·λ), got \(self[Settings.weightDecay]) × \(learningRate)")
         }
     }
-}
-
-/// Where `--input-noise` takes a replaced input class from.
-public enum InputNoiseDraw: String, Sendable, CaseIterable {
-    /// Uniformly from the group's classes.
-    case uniform
-    /// From the model's own prediction of that input (its softmax at temperature 1, given the
-    /// true events before it): the slips it makes when it samples. The group must also be an
-    /// output of the model (note, tick, velocity).
-    case model
-    /// The group's "not hit" class in place of a hit: the hit the model leaves out when it
-    /// samples, for a grid model's per-class groups (velocity_…, offset_…, and lookback_…_…
-    /// with --grid-lookback classes or velocities). A class not hit (or before the start) stays.
-    case drop
 }

@@ -241,7 +241,6 @@ extension Setting: TrainingSetting {
 /// The training settings of `drummer train`, in the order --help and checkpoints list them.
 public enum Settings {
     static let always: @Sendable (RunConfiguration) -> Bool = { _ in true }
-    static let withNoise: @Sendable (RunConfiguration) -> Bool = { $0.inputNoise > 0 }
     static let withSchedule: @Sendable (RunConfiguration) -> Bool = { $0.schedule.isActive }
 
     // Fixed for the life of a run.
@@ -269,10 +268,6 @@ public enum Settings {
         "seed", flag: "seed", default: 1,
         help: "Random seed: the same seed, data and flags give bitwise-identical weights", onResume: .fixed,
         codec: .uint64, inMetadata: always)
-    public static let initFrom = Setting<String?>(
-        "init_from", flag: "init-from", default: nil,
-        help: "Start from an exported model directory (Wx.bin, Wy.bin, model.json) with the dataset's vocabulary",
-        onResume: .fixed, noun: "weights from", codec: .optionalString, inMetadata: { $0.initFrom != nil })
 
     // May change when a run is resumed.
     public static let learningRate = Setting<Float>(
@@ -334,24 +329,6 @@ public enum Settings {
         "eval_every", flag: "eval-every", default: 1000,
         help: "Evaluate on the training sequence and the validation set every N steps",
         onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
-    public static let inputNoise = Setting<Float>(
-        "input_noise", flag: "input-noise", default: 0,
-        help: "Probability P in [0, 1) that a training input class of the noise groups is replaced (0: off)",
-        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, inMetadata: withNoise)
-    public static let inputNoiseGroups = Setting<[String]?>(
-        "input_noise_groups", flag: "input-noise-groups", default: nil,
-        help: "Comma-separated input groups that get --input-noise (off: note,velocity, those the model has)",
-        onResume: .mayChange, codec: .optionalList, absent: .some(nil), check: { v, flag in
-            if let v, v.isEmpty || v.contains(where: \.isEmpty) {
-                throw SettingError(option: flag, message: "must name one or more input groups, e.g. note,velocity")
-            }
-        })
-    public static let inputNoiseDraw = Setting<InputNoiseDraw>(
-        "input_noise_draw", flag: "input-noise-draw", default: .uniform,
-        help: "Where a replaced input class comes from: uniform (any class of its group), model (the model's own "
-            + "prediction of that input, as when it samples; needs groups that are also outputs) or drop (a hit "
-            + "fed as not hit; a grid model's per-class groups)",
-        onResume: .mayChange, codec: .name, absent: .uniform, inMetadata: withNoise)
 
     public static let earlyStop = Setting<Bool>(
         "early_stop", flag: "early-stop", default: false,
@@ -367,11 +344,6 @@ public enum Settings {
         help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
         onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
 
-    public static let outputDropout = Setting<Float>(
-        "output_dropout", flag: "output-dropout", default: 0,
-        help: "Probability P in [0, 1) that a unit of the top layer's h is dropped on its way to the output layer (training only)",
-        onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
-
     public static let shuffleFiles = Setting<Bool>(
         "shuffle_files", flag: "shuffle-files", default: false,
         help: "Train a grid model on its training files in an order shuffled with --seed (else in the dataset's, where "
@@ -379,25 +351,12 @@ public enum Settings {
             + "neighbour left; models/groove keeps the dataset's order: docs/research.md, File order)",
         onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
 
-    public static let resetStatePerFile = Setting<Bool>(
-        "reset_state_per_file", flag: "reset-state-per-file", default: false,
-        help: "Start each of a grid model's training files from a zero state, as sampling starts a file, with no "
-            + "gradient flowing back past its start (else a file's first steps read the state the file before it left)",
-        onResume: .fixed, codec: .bool, absent: false, listedWhen: { $0 })
-
-    public static let evalMaxEvents = Setting<Int?>(
-        "eval_max_events", flag: "eval-max-events", default: nil,
-        help: "Evaluate on at most the first N events of the training sequence and of the validation set (off: all of them)",
-        onResume: .mayChange, codec: .optionalInt(none: -1), absent: .some(nil), check: { v, flag in
-            if let v, v < 2 { throw SettingError(option: flag, message: "must be at least 2 (one prediction), got \(v)") }
-        }, listedWhen: { $0 != nil })
-
     /// Every setting, in order.
     public static let all: [any TrainingSetting] = [
-        hidden, layers, unroll, batchSize, optimizer, initScheme, seed, initFrom,
+        hidden, layers, unroll, batchSize, optimizer, initScheme, seed,
         learningRate, momentum, decay, epsilon, clip, weightDecay, lrDecay, lrDecayEvery, lrPlateauPatience, steps,
-        checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery, inputNoise, inputNoiseGroups, inputNoiseDraw,
-        earlyStop, earlyStopPatience, evalMaxEvents, dropout, outputDropout, shuffleFiles, resetStatePerFile,
+        checkpointEvery, checkpointDirectory, keep, logEvery, evalEvery,
+        earlyStop, earlyStopPatience, dropout, shuffleFiles,
     ]
 
     /// Settings drummer no longer has (docs/research.md says what each did and the commit that
@@ -407,12 +366,27 @@ public enum Settings {
         RetiredSetting(name: "lookback_from_model", flag: "--lookback-from-model", off: .double(0)),
         RetiredSetting(name: "fill_weight", flag: "--fill-weight", off: .double(1)),
         RetiredSetting(name: "reset_state_at_style_change", flag: "--reset-state-at-style-change", off: .int(0)),
+        RetiredSetting(name: "input_noise", flag: "--input-noise", off: .double(0)),
+        RetiredSetting(name: "output_dropout", flag: "--output-dropout", off: .double(0)),
+        RetiredSetting(name: "reset_state_per_file", flag: "--reset-state-per-file", off: .int(0)),
     ]
+    // Also retired, and harmless in a checkpoint whatever their value: init_from (the model a run
+    // started from), eval_max_events (how much an evaluation read), input_noise_groups and
+    // input_noise_draw (which only mattered with input_noise, refused above).
+
+    /// Settings a checkpoint stores that `drummer train` has no flag for: every new run takes the
+    /// table default (the initialisation: keras, which reached a lower validation loss than the
+    /// original's at every learning rate tried; RunConfiguration.defaultInit).
+    public static let withoutFlag: Set<String> = [initScheme.name]
 
     /// The flags a resumed run may change, for --help.
-    public static var resumable: [String] { all.filter { $0.onResume == .mayChange }.map(\.flag) }
+    public static var resumable: [String] {
+        all.filter { $0.onResume == .mayChange && !withoutFlag.contains($0.name) }.map(\.flag)
+    }
     /// The flags a resumed run may not change.
-    public static var fixedOnResume: [String] { all.filter { $0.onResume == .fixed }.map(\.flag) }
+    public static var fixedOnResume: [String] {
+        all.filter { $0.onResume == .fixed && !withoutFlag.contains($0.name) }.map(\.flag)
+    }
 }
 
 /// A setting drummer no longer has: its checkpoint attribute, its flag and its off value.
@@ -431,49 +405,39 @@ public struct RetiredSetting: Sendable, Equatable {
 // MARK: - Recipes
 
 /// A named set of setting values a new run starts from (`drummer train --recipe`); the
-/// options given on the command line override it. `groove` is the recipe models/groove-events was
-/// trained with, and the default; `original` is the 2017 project's plain SGD (every setting at
-/// its table default: no step budget, no schedule, no noise, no early stop).
+/// options given on the command line override it. `grid` is the recipe models/groove was
+/// trained with, and the default; `original` is the 2017 project's plain SGD on (note, tick)
+/// events (every setting at its table default: no step budget, no schedule, no early stop).
 public enum Recipe: String, CaseIterable, Sendable {
-    case groove, original
-    /// The 16th-note grid layout's recipe (`--layout grid`): two layers of 256 with dropout,
-    /// Adam at a rate halved every 2,000 steps, 32 streams of 64 steps (../shared/prototypes'
-    /// grid runs; the decay steadies what the model plays from checkpoint to checkpoint).
+    /// The 16th-note grid layout's: two layers of 256 with dropout 0.3 between them, Adam at a
+    /// rate halved every 1,500 steps, 32 streams of 64 steps, 10,000 steps, seed 3
+    /// (docs/research.md says how each was chosen; the decay steadies what the model plays from
+    /// checkpoint to checkpoint).
     case grid
-
-    /// The input groups the groove recipe puts noise on (those the model has).
-    public static let grooveNoiseGroups = ["note", "tick", "velocity"]
+    case original
 
     /// The recipe's values, in table order (settings not listed keep their table default).
     public var values: [(setting: any TrainingSetting, value: SettingValue)] {
         switch self {
         case .original: return []
-        case .groove:
-            func v<V>(_ s: Setting<V>, _ x: V) -> (any TrainingSetting, SettingValue) { (s, s.codec.encode(x)) }
-            return [
-                v(Settings.unroll, 100), v(Settings.batchSize, 16), v(Settings.optimizer, .rmsprop),
-                v(Settings.learningRate, 0.002), v(Settings.lrDecay, 0.5), v(Settings.lrPlateauPatience, 1),
-                v(Settings.steps, 6000), v(Settings.checkpointEvery, 500), v(Settings.keep, 20), v(Settings.logEvery, 500),
-                v(Settings.evalEvery, 500), v(Settings.inputNoise, 0.2), v(Settings.inputNoiseGroups, Recipe.grooveNoiseGroups),
-                v(Settings.inputNoiseDraw, .model), v(Settings.earlyStop, true),
-            ]
         case .grid:
             func v<V>(_ s: Setting<V>, _ x: V) -> (any TrainingSetting, SettingValue) { (s, s.codec.encode(x)) }
             return [
                 v(Settings.hidden, 256), v(Settings.layers, 2), v(Settings.unroll, 64), v(Settings.batchSize, 32),
-                v(Settings.optimizer, .adam), v(Settings.clip, 5), v(Settings.learningRate, 0.002),
-                v(Settings.lrDecay, 0.5), v(Settings.lrDecayEvery, 2000),
+                v(Settings.optimizer, .adam), v(Settings.seed, 3), v(Settings.clip, 5), v(Settings.learningRate, 0.002),
+                v(Settings.lrDecay, 0.5), v(Settings.lrDecayEvery, 1500),
                 v(Settings.steps, Recipe.gridSteps), v(Settings.checkpointEvery, 500), v(Settings.keep, 40),
-                v(Settings.logEvery, 100), v(Settings.evalEvery, 500), v(Settings.dropout, 0.2),
+                v(Settings.logEvery, 100), v(Settings.evalEvery, 500), v(Settings.dropout, 0.3),
             ]
         }
     }
 
     /// Steps of the grid recipe.
-    public static let gridSteps = 12_000
+    public static let gridSteps = 10_000
+    /// The bars back the grid recipe's lookback reads: one, two and four (where the corpus's
+    /// four-bar patterns repeat).
+    public static let gridLookbackBars = [1, 2, 4]
 
-    /// Whether a new run adds the lookback group (when its dataset has positions).
-    public var lookback: Bool { self == .groove }
     /// Whether a new run has the grid layout.
     public var grid: Bool { self == .grid }
 

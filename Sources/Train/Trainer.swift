@@ -46,30 +46,9 @@ public final class Trainer {
     /// Group 1's gradient (empty with one group).
     let groupGrad: FloatBuffer
     var slots: [FloatBuffer] = []
-    /// Input noise for the training rows (nil: none); see InputNoise.swift.
-    package var inputNoise: InputNoise? {
-        didSet { for g in groups { g.inputs.noise = inputNoise } }
-    }
-
-    /// Per event of the sequence, whether it is a file's first: the state is zero before it
-    /// (`drummer train --reset-state-per-file`; nil: the state flows from file to file, as in
-    /// the original). Precondition: one value per event.
-    package var fileStarts: [Bool]? {
-        didSet {
-            precondition(fileStarts.map { $0.count * shape.inputGroups.count == events.count } ?? true,
-                         "Trainer.fileStarts: one value per event")
-            for g in groups { g.inputs.fileStarts = fileStarts }
-        }
-    }
-
     /// Dropout between stacked layers (nil: none).
     package var dropout: Dropout? {
         didSet { for g in groups { g.dropout = dropout } }
-    }
-
-    /// Dropout of the top layer's h on its way to the output layer (nil: none).
-    package var outputDropout: Dropout? {
-        didSet { for g in groups { g.outputDropout = outputDropout } }
     }
 
     /// `events`: the class matrix (one row per event, one column per input group of the shape;
@@ -250,7 +229,7 @@ public final class Trainer {
     @discardableResult
     public func step() -> Float {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
-        for g in groups { g.inputs.noiseStep = progress.step }
+        for g in groups { g.inputs.step = progress.step }
         let loss = runChunk()
         var config = optimizerSettings
         config.step = progress.step + 1

@@ -164,13 +164,6 @@ public struct TrainingData: Sendable {
             }
             for f in files { d.append(Data("file \(f.validation ? "validation" : "training") \(f.offset) \(f.hits) \(f.meter ?? "")\n".utf8)) }
         }
-        if groups.position != nil || groups.velocity != nil {
-            d.append(Data("drummer-dataset-groups-v1\n".utf8))
-            for split in [training] + (validationSplit.map { [$0] } ?? []) {
-                if groups.position != nil { append(split.positions ?? [], "positions", split.count) }
-                if groups.velocity != nil { append(split.velocities ?? [], "velocities", split.count) }
-            }
-        }
         return SHA256.hex(d)
     }
 

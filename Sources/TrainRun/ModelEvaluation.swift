@@ -1,9 +1,8 @@
 // `drummer eval`: a model (exported directory or checkpoint) run over a dataset's
 // sequence from zero state. The dataset's events are mapped through its own
-// vocabulary to MIDI note numbers and tick values, then to the model's indices (and,
-// for a model with position or velocity groups, the hits' positions to its slots and
-// velocities to its bins); notes and ticks the model does not know are an error
-// naming them.
+// vocabulary to MIDI note numbers and tick values, then to the model's indices (a grid
+// model reads the hits' drum classes, places in their bars and velocities); notes and ticks
+// a 2017-layout model does not know are an error naming them.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -61,9 +60,8 @@ public struct HitValues: Sendable {
 
 public enum ModelEvaluation {
     /// The class matrix of `hits` for a model with `groups`; throws naming every note and tick
-    /// value outside the vocabulary, and a missing position or velocity the model needs.
-    /// Positions past the model's last slot take that slot; velocities outside its bins the
-    /// nearest bin (as `TrainingData.classes`).
+    /// value outside a 2017-layout model's vocabulary, and a missing position or velocity a grid
+    /// model needs.
     public static func classes(_ hits: HitValues, for groups: ModelGroups, source: String) throws -> [Int32] {
         precondition(hits.notes.count == hits.deltas.count, "notes and deltas must pair up")
         if let grid = groups.grid { return try gridClasses(hits, grid: grid, source: source) }
@@ -81,24 +79,7 @@ public enum ModelEvaluation {
         guard badNotes.isEmpty && badTicks.isEmpty else {
             throw DatasetError.outsideVocabulary(path: source, notes: badNotes.sorted(), ticks: badTicks.sorted())
         }
-        if groups.isOriginalLayout { return noteTick }
-        var positions: [Int32]?, velocities: [Int32]?
-        if groups.position != nil {
-            guard let inBar = hits.tickInBar, let bars = hits.barTicks else {
-                throw DatasetError.missingGroup(path: source, group: "position", file: "positions.npy")
-            }
-            positions = zip(inBar, bars).flatMap { [Int32(clamping: $0), Int32(clamping: max(1, $1))] }
-        }
-        if groups.velocity != nil {
-            guard let v = hits.velocities else {
-                throw DatasetError.missingGroup(path: source, group: "velocity", file: "velocities.npy")
-            }
-            velocities = v.map { Int32(clamping: min(127, max(1, $0))) }
-        }
-        let split = try DatasetSplit(events: noteTick, positions: positions, velocities: velocities, path: source)
-        let data = try TrainingData(path: source, vocabulary: groups.vocabulary, training: split, validation: nil,
-                                    ppq: hits.ppq, source: source)
-        return try data.classes(split, for: groups).classes
+        return noteTick
     }
 
     /// A grid model's rows for `hits` read as one file (its own notes and deltas decode it: the
@@ -168,7 +149,7 @@ public enum ModelEvaluation {
 
     /// `events(of:validation:for:)` and the rows each file of the split gives them, in order: a
     /// grid model's kept files (a start row and one per 16th step; one pass over the files for
-    /// both), an event model's files (one row per hit) as the dataset's manifest lists them.
+    /// both), a 2017-layout model's files (one row per hit) as the dataset's manifest lists them.
     public static func eventsByFile(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws
         -> (events: [Int32], fileRows: [Int])
     {

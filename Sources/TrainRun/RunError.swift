@@ -26,7 +26,7 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
         case let .datasetChanged(dataset, expected, found, checkpoint):
             return "\(dataset): contents differ from the data \(checkpoint) was trained on "
                 + "(fingerprint \(found.prefix(16))…, expected \(expected.prefix(16))…); "
-                + "pass --allow-data-change to continue on the new data"
+                + "resume on the data it was trained on, or start a new run on the new data"
         case let .vocabularyMismatch(source, difference):
             return "vocabulary of \(source) differs from the dataset's: \(difference)"
         case let .nonFinite(step, what, last):

@@ -129,12 +129,10 @@ extension TrainingRun {
         ProcessInfo.processInfo.environment["DRUMMER_EVAL_WARN_SECONDS"].flatMap(Double.init) ?? 180
     }
 
-    /// The events one evaluation reads: the training sequence and the validation set, each
-    /// capped at --eval-max-events.
+    /// The events one evaluation reads: the training sequence and the validation set.
     var evaluationEvents: (train: Int, validation: Int) {
         let k = max(1, groups.inputNames.count)
-        let cap = configuration[Settings.evalMaxEvents] ?? .max
-        return (min(cap, trainingClasses.count / k), min(cap, (validationClasses?.count ?? 0) / k))
+        return (trainingClasses.count / k, (validationClasses?.count ?? 0) / k)
     }
 
     /// Seconds per evaluated event at this model size: a timed evaluation of the training
@@ -257,14 +255,13 @@ extension TrainingRun {
         return (loss, lr)
     }
 
-    /// Evaluates on the training sequence and the validation set (at most --eval-max-events
-    /// of each), prints and logs the result; nil when `shouldStop` asked to stop (checked
-    /// before every evaluated event).
+    /// Evaluates on the training sequence and the validation set, prints and logs the result;
+    /// nil when `shouldStop` asked to stop (checked before every evaluated event).
     func evaluate(learningRate: Float, stepLoss: Float? = nil, shouldStop: () -> Bool = { false }) throws -> EvaluationRecord? {
         let w = try finiteWeights()
         let s = trainer.progress
         let clock = RunClock()
-        let cap = configuration[Settings.evalMaxEvents]
+        let cap: Int? = nil
         let train: Metrics?, validation: Metrics?
         (train, validation) = withoutActuallyEscaping(shouldStop) { stop in
             guard let t = Metrics.evaluate(weights: w, events: trainingClasses, maxEvents: cap, shouldStop: stop) else {

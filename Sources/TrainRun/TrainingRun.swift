@@ -104,7 +104,6 @@ public final class TrainingRun {
         lastCheckpoint = start.lastCheckpoint
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
-        Self.announceInputNoise(start, reporter: reporter)
         Self.announceRegularization(start.configuration, reporter: reporter)
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
@@ -131,19 +130,10 @@ public final class TrainingRun {
             throw RunError.vocabularyMismatch(source: path, difference: diff)
         }
         let fingerprint = data.fingerprint(for: ckpt.groups)
-        var state = ckpt.state
+        let state = ckpt.state
         if fingerprint != ckpt.datasetFingerprint {
-            guard options.allowDataChange else {
-                throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
-                                              found: fingerprint, checkpoint: path)
-            }
-            reporter.line("warning: \(dataPath) differs from the data \(path) was trained on; continuing (--allow-data-change)")
-            if state.pointer + config.unroll + 1 >= data.eventCount / config.batchSize {
-                // The new data is shorter than where the old run was: start its next epoch.
-                state.pointer = 0
-                for i in state.h.indices { state.h[i] = 0 }
-                for i in state.c.indices { state.c[i] = 0 }
-            }
+            throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
+                                          found: fingerprint, checkpoint: path)
         }
         let classes = try Self.classes(of: data, for: ckpt.groups, config: config, reporter: reporter)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config,
@@ -157,7 +147,7 @@ public final class TrainingRun {
                      runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID)
     }
 
-    /// A new run: the defaults with the options given, the dataset's groups (or --init-from's)
+    /// A new run: the defaults with the options given, the dataset's groups
     /// and initial weights.
     private static func fresh(options given: RunOptions, reporter: RunReporter) throws -> Start {
         var options = given
@@ -165,7 +155,7 @@ public final class TrainingRun {
         try config.validate()
         let data = try TrainingData.load(path: options.data ?? RunOptions.defaultData)
         // A grid run given no --styles takes a style input from the data when it carries one.
-        if options.layoutGrid, options.gridStyles == nil, !options.noGridStyles, options.initFrom == nil {
+        if options.layoutGrid, options.gridStyles == nil, !options.noGridStyles {
             if let found = try data.dataStyles() {
                 options.gridStyles = found.rule
                 reporter.line("styles: from the data (\(Self.describe(found.rule))): "
@@ -176,11 +166,6 @@ public final class TrainingRun {
         }
         var rng = SeededRNG(seed: config.seed)
         let (groups, weights) = try initialModel(config: config, options: options, data: data, rng: &rng)
-        if options.inputNoiseGroups == nil, let recipeGroups = config.inputNoiseGroups {
-            // The recipe's noise groups are those of its list the model has.
-            let kept = recipeGroups.filter(groups.inputNames.contains)
-            config.inputNoiseGroups = kept.isEmpty ? nil : kept
-        }
         config.hidden = weights.shape.hidden
         config.layers = weights.shape.layers
         let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
@@ -198,37 +183,14 @@ public final class TrainingRun {
                      lastCheckpoint: nil, runID: Checkpoint.newRunID())
     }
 
-    /// The groups and starting weights of a new run: --init-from's model (its groups, whatever
-    /// the dataset carries; flags asking for others are refused), or the dataset's groups as the
-    /// options choose them, initialised with `config.initScheme`.
+    /// The groups and starting weights of a new run: the grid's from the dataset, or the 2017
+    /// layout's (note, tick), initialised with `config.initScheme`.
     private static func initialModel(config: RunConfiguration, options: RunOptions, data: TrainingData,
                                      rng: inout SeededRNG) throws -> (ModelGroups, LSTMWeights) {
-        if let from = config.initFrom {
-            let model = try ModelDirectory.load(path: from)
-            if let diff = vocabularyDifference(model.vocabulary, data.vocabulary, aName: "the model", bName: "the dataset") {
-                throw RunError.vocabularyMismatch(source: from, difference: diff)
-            }
-            for (setting, value) in [(Settings.hidden, model.shape.hidden), (Settings.layers, model.shape.layers)] {
-                if let given = options[setting], given != value {
-                    throw SettingError(option: setting.flag, message:
-                        "\(given) differs from the \(setting.noun) \(value) of --init-from \(from)")
-                }
-            }
-            try options.checkGroupsUnchanged(model.groups, path: from, what: "--init-from model")
-            return (model.groups, model.weights)
-        }
-        // The recipe adds the lookback where it can (a dataset with positions, not turned off).
-        let lookback = options.lookback
-            ?? (options.recipe.lookback && options.position != false && data.hasPositions ? true : nil)
         let groups = try options.layoutGrid
-            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: options.gridLookback ?? .velocities,
-                                                                             lookbackBars: options.gridLookbackBars ?? GridGroup.defaultLookbackBars,
+            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookbackBars: Recipe.gridLookbackBars,
                                                                              styles: options.gridStyles))
-            : options.layoutOriginal
-            ? ModelGroups(vocabulary: data.vocabulary)
-            : data.groups(position: options.position, velocity: options.velocity, lookback: lookback,
-                          encoding: options.positionEncoding ?? .oneHot,
-                          velocityBins: options.velocityBins ?? TrainingData.defaultVelocityBins)
+            : ModelGroups(vocabulary: data.vocabulary)
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)
         try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize)
         return (groups, try Initializer.weights(shape: shape, scheme: config.initScheme, rng: &rng))
@@ -268,26 +230,11 @@ public final class TrainingRun {
         }
     }
 
-    /// Says which inputs get training noise, if any.
-    private static func announceInputNoise(_ start: Start, reporter: RunReporter) {
-        guard let n = start.trainer.inputNoise else { return }
-        let names = start.groups.inputNames
-        let draw: String
-        switch n.draw {
-        case .uniform: draw = ""
-        case .model: draw = ", drawn from the model's predictions"
-        case .drop: draw = ", each a hit fed as not hit"
-        }
-        reporter.line("input noise: \(start.configuration.inputNoise) on " + n.groups.map { names[$0] }.joined(separator: ", ")
-                      + draw + " (training inputs only)")
-    }
-
     /// Says which dropout and weight decay the run trains with, if any.
     private static func announceRegularization(_ config: RunConfiguration, reporter: RunReporter) {
-        let between = config[Settings.dropout], output = config[Settings.outputDropout], decay = config[Settings.weightDecay]
+        let between = config[Settings.dropout], decay = config[Settings.weightDecay]
         var parts: [String] = []
         if between > 0 { parts.append("dropout \(between) between the layers") }
-        if output > 0 { parts.append("dropout \(output) before the output layer") }
         if decay > 0 { parts.append("weight decay \(decay) (decoupled)") }
         if !parts.isEmpty { reporter.line("regularization: " + parts.joined(separator: ", ") + " (training only)") }
     }
@@ -308,7 +255,6 @@ public final class TrainingRun {
 
     static func makeTrainer(state: TrainingState, classes: Classes, data: TrainingData, config: RunConfiguration,
                             groups: ModelGroups) throws -> Trainer {
-        let noise = try InputNoise(configuration: config, modelGroups: groups, shape: state.shape)
         let trainer: Trainer
         do {
             trainer = try Trainer(state: state, events: classes.training,
@@ -316,16 +262,12 @@ public final class TrainingRun {
         } catch {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
-        trainer.inputNoise = noise
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
-        trainer.outputDropout = Dropout(probability: config[Settings.outputDropout], seed: config.seed)
-        trainer.fileStarts = classes.fileStarts
         return trainer
     }
 
-    /// The training and validation class matrices, and with --reset-state-per-file which
-    /// training rows start a file.
-    typealias Classes = (training: [Int32], validation: [Int32]?, fileStarts: [Bool]?)
+    /// The training and validation class matrices.
+    typealias Classes = (training: [Int32], validation: [Int32]?)
 
     /// The class matrices of the training and validation splits for `groups` (a grid model's
     /// training files in `config`'s order), saying how many positions or velocities fell outside
@@ -334,15 +276,12 @@ public final class TrainingRun {
         -> Classes
     {
         if let grid = groups.grid {
-            var out: [[Int32]] = [], fileStarts: [Bool]?
+            var out: [[Int32]] = []
             for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
                 let shuffle = !validation && config[Settings.shuffleFiles]
-                let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
-                                                            shuffleSeed: shuffle ? config.seed : nil)
-                let reset = !validation && config[Settings.resetStatePerFile]
-                if reset { fileStarts = TrainingData.fileStarts(rows: fileRows) }
+                let (classes, files, _) = try data.gridClasses(validation: validation, group: grid,
+                                                               shuffleSeed: shuffle ? config.seed : nil)
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
-                    + (reset ? " (each from a zero state)" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
@@ -355,20 +294,11 @@ public final class TrainingRun {
                 }
                 out.append(classes)
             }
-            return (out[0], out.count > 1 ? out[1] : nil, fileStarts)
+            return (out[0], out.count > 1 ? out[1] : nil)
         }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
-        for (name, r) in [("training", t), ("validation", v)] {
-            guard let r else { continue }
-            if r.clampedPositions > 0 {
-                reporter.line("note: \(r.clampedPositions) \(name) hit(s) lie in bars longer than the model's \(groups.position?.slots ?? 0) position slots: read as the last slot")
-            }
-            if r.clampedVelocities > 0 {
-                reporter.line("note: \(r.clampedVelocities) \(name) hit(s) have velocities outside the model's bins: read as the nearest bin")
-            }
-        }
-        return (t.classes, v?.classes, nil)
+        return (t.classes, v?.classes)
     }
 
     /// The learning rate of the next update.

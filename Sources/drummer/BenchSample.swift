@@ -6,7 +6,7 @@ import DrummerCore
 struct BenchSample: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample",
-        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default; optionally with position and velocity groups, or a given model such as models/groove).")
+        abstract: "Sampler speed: notes/s for 1000-note generation (H=200, V=226 by default, or a given model such as models/groove).")
 
     @Option(name: .customLong("notes"), parsing: .unconditional, help: "Notes generated per run.")
     var notes: Int = 1000
@@ -22,13 +22,7 @@ struct BenchSample: ParsableCommand {
     @Option(name: .customLong("tick-classes"), parsing: .unconditional, help: "Tick values in the vocabulary (K); V = notes + K (default \(SamplingBenchmark().tickClasses)).")
     var tickClasses: Int?
 
-    @Option(name: .customLong("position-encoding"), help: "Add a position-in-bar input group (64 slots of 30 ticks, 4/4 at 480 PPQ): onehot or binary (default: none).")
-    var positionEncoding: PositionEncoding?
-
-    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Add a velocity group (in and out) of this many bins, 0...127 (default \(SamplingBenchmark().velocityBins): none).")
-    var velocityBins: Int?
-
-    @Option(help: "Time this model (a model directory, a checkpoint file, or a checkpoint directory's best) instead of random weights; its sizes replace --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins.")
+    @Option(help: "Time this model (a model directory, a checkpoint file, or a checkpoint directory's best) instead of random weights; its sizes replace --hidden, --note-classes and --tick-classes.")
     var model: String?
 
     @OptionGroup var timing: TimingOptions
@@ -39,15 +33,13 @@ struct BenchSample: ParsableCommand {
         if let hidden { b.hidden = hidden }
         if let noteClasses { b.noteClasses = noteClasses }
         if let tickClasses { b.tickClasses = tickClasses }
-        if let velocityBins { b.velocityBins = velocityBins }
-        b.positionEncoding = positionEncoding
         b.timing = timing.settings(defaultRuns: 15, defaultSeconds: 0)
         return b
     }
 
     func validate() throws {
-        if model != nil, hidden != nil || noteClasses != nil || tickClasses != nil || positionEncoding != nil || velocityBins != nil {
-            throw ValidationError("--model takes its sizes and groups from the model: drop --hidden, --note-classes, --tick-classes, --position-encoding and --velocity-bins")
+        if model != nil, hidden != nil || noteClasses != nil || tickClasses != nil {
+            throw ValidationError("--model takes its sizes and groups from the model: drop --hidden, --note-classes and --tick-classes")
         }
         try validated { try benchmark.validate() }
     }

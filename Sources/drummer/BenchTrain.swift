@@ -5,12 +5,12 @@ import Benchmarks
 struct BenchTrain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
-        abstract: "Training timesteps/s on a synthetic sequence (TBPTT chunks, SGD), per batch size and mode.")
+        abstract: "Training timesteps/s on a synthetic sequence (TBPTT chunks, SGD), per batch size, mode and layout, with GFLOP/s and the share of the FMA peak.")
 
     @Option(parsing: .unconditional, help: "Unroll steps per chunk (U).")
     var unroll: Int = 200
 
-    @Option(parsing: .unconditional, help: "Hidden size (H).")
+    @Option(parsing: .unconditional, help: "Hidden size (H) of the original layout.")
     var hidden: Int = 200
 
     @Option(parsing: .unconditional, help: "Notes in the synthetic vocabulary.")
@@ -30,14 +30,14 @@ struct BenchTrain: ParsableCommand {
     var modes: [TrainingBenchmark.Mode] = TrainingBenchmark.Mode.allCases
 
     @Option(parsing: .upToNextOption,
-            help: "Layouts to measure in the same run: original (note, tick), groove (plus a one-hot position and velocity bins in, velocity out), groove-binary (the position as binary bit groups). Each groove layout's speed is also printed as a share of the original's.")
-    var layouts: [TrainingBenchmark.Layout] = [.original, .groove]
+            help: "Layouts to measure in the same run: original (the 2017 model: note and tick in and out, one layer of --hidden), grid (the shipped model's groups: 1,218 one-hot input rows in 51 groups, 710 outputs in 19 groups, --grid-layers layers of --grid-hidden).")
+    var layouts: [TrainingBenchmark.Layout] = [.original, .grid]
 
-    @Option(parsing: .unconditional, help: "Position slots per 4/4 bar of the groove layouts (divides 1920).")
-    var slots: Int = 64
+    @Option(name: .customLong("grid-hidden"), parsing: .unconditional, help: "Hidden size of the grid layout (the recipe's: 256).")
+    var gridHidden: Int = 256
 
-    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Velocity bins of the groove layouts.")
-    var velocityBins: Int = 16
+    @Option(name: .customLong("grid-layers"), parsing: .unconditional, help: "Layers of the grid layout (the recipe's: 2).")
+    var gridLayers: Int = 2
 
     @OptionGroup var timing: TimingOptions
 
@@ -45,7 +45,7 @@ struct BenchTrain: ParsableCommand {
         var b = TrainingBenchmark()
         b.unroll = unroll; b.hidden = hidden; b.notes = notes; b.ticks = ticks; b.events = events
         b.batches = batch; b.modes = modes
-        b.layouts = layouts; b.slots = slots; b.velocityBins = velocityBins
+        b.layouts = layouts; b.gridHidden = gridHidden; b.gridLayers = gridLayers
         b.timing = timing.settings(defaultRuns: 5, defaultSeconds: 1)
         return b
     }

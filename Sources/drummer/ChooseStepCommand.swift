@@ -1,7 +1,8 @@
 // `drummer choose-step CKPT_DIR --reference DATA`: which checkpoint to ship, by what its samples
 // play. Per checkpoint: the files `drummer sample CKPT-MODEL -n N --count C --seed S` would write
 // (sampled in memory), measured as `drummer stats … --expected-hits N·C` would (Report.StatsRun),
-// then Report.StepRule. models/groove-events/TRAINING.md, "Choosing the step", is this command's rule.
+// then Report.StepRule. models/groove/TRAINING.md, "Choosing the step", says how the shipped
+// model was chosen by it.
 import ArgumentParser
 import Checkpoints
 import DrummerCore
@@ -19,7 +20,7 @@ struct ChooseStepCommand: ParsableCommand {
         abstract: "Choose the checkpoint to export by the groove figures of files sampled from each.",
         discussion: """
             For each checkpoint ckpt-STEP.h5 of the directory (from --from to --to), samples --count \
-            files of -n hits at temperature 1 (or --temperature; a grid model after --warmup-bars) without a primer, seeds --seed, --seed + 1, … (the \
+            files of -n hits at temperature 1 (or --temperature) without a primer, seeds --seed, --seed + 1, … (the \
             files `drummer sample` writes with the same options), and measures them against \
             --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
             Prints one line per checkpoint and the choice; --export DIR exports the chosen \
@@ -66,11 +67,6 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sample at these temperatures (as sample --temperature: one number, or group=T pairs such as velocity=1.2; default 1); --export records them in model.json as the model's defaults.")
     var temperature: String?
 
-    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For grid checkpoints: sample each file after this many warm-up bars (as sample --warmup-bars; default 0); --export records them in model.json as the model's default.")
-    var warmupBars = 0
-
-    @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Sample with nucleus sampling (as sample --top-p: one share, or group=P pairs such as hits=0.95; default 1). model.json does not carry it: with --export, give the same --top-p to sample.")
-    var topP: String?
 
     func validate() throws {
         guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
@@ -81,8 +77,6 @@ struct ChooseStepCommand: ParsableCommand {
         if let f = fromStep, let t = toStep, t < f { throw ValidationError("--to (\(t)) is before --from (\(f))") }
         if let e = export, e.isEmpty { throw ValidationError("--export must name a directory") }
         if let t = temperature { _ = try SampleCommand.setting(t) }
-        if let p = topP { _ = try SampleCommand.topP(p) }
-        try SampleCommand.checkWarmupBars(warmupBars)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: checkpointDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("\(checkpointDir) is not a directory")
@@ -93,15 +87,13 @@ struct ChooseStepCommand: ParsableCommand {
         InterruptCleanup.install()
         var chooser = StepChooser(checkpointDir: checkpointDir, reference: reference, quantize: quantize, fromStep: fromStep,
                                   toStep: toStep, count: count, notes: notes, seed: seed, structure: structure,
-                                  closest: closest, temperature: temperature, warmupBars: warmupBars, topP: topP)
+                                  closest: closest, temperature: temperature)
         chooser.nothingExported = export != nil
         let (rows, best) = try chooser.choose()
         if let export {
             let s = try Exporter.export(checkpoint: rows[best].path, sampling: chooser.sampling, to: export)
             print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
-                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(chooser.sampling.temperatures)) recorded in model.json")
-                  + (warmupBars == 0 ? "" : ", \(warmupBars) warm-up bar(s) recorded in model.json")
-                  + (topP == nil ? "" : "; model.json does not carry top-p: sample it with --top-p \(topP!)"))
+                  + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(chooser.sampling.temperatures)) recorded in model.json"))
         }
     }
 
@@ -131,14 +123,11 @@ struct ChooseStepCommand: ParsableCommand {
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back
     /// as `drummer stats` reads them.
     static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64,
-                       sampling: SamplingDefaults = SamplingDefaults(), topP: [String: Double] = [:]) throws -> [DrumPerformance] {
+                       sampling: SamplingDefaults = SamplingDefaults()) throws -> [DrumPerformance] {
         let sampler = try Sampler(weights: model.weights, groups: model.groups)
-        let meter = model.groups.defaultMeter
-        var options = SamplingOptions(temperature: 1, meter: model.groups.position == nil ? nil : meter)
+        var options = SamplingOptions(temperature: 1)
         options.set(sampling.temperatures)
-        options.warmupBars = sampling.warmupBars
-        options.set(topP: topP)
-        let midi = DrumMIDIOptions(model: model.groups, meter: meter)
+        let midi = DrumMIDIOptions(model: model.groups)
         return try (0..<count).map { k in
             var rng = SeededRNG(seed: seed &+ UInt64(k))
             let hits: [DrumHit]
@@ -171,15 +160,13 @@ struct StepChooser {
     var structure: Bool
     var closest: Bool
     var temperature: String?
-    var warmupBars = 0
-    var topP: String?
     /// The sampling settings of the files (temperatures as the last checkpoint's groups read them).
     private(set) var sampling = SamplingDefaults()
     /// The refusal says nothing was exported (a run that was asked to export).
     var nothingExported = false
 
     init(checkpointDir: String, reference: String, quantize: Int?, fromStep: Int?, toStep: Int?, count: Int, notes: Int,
-         seed: UInt64, structure: Bool, closest: Bool, temperature: String? = nil, warmupBars: Int = 0, topP: String? = nil) {
+         seed: UInt64, structure: Bool, closest: Bool, temperature: String? = nil) {
         self.checkpointDir = checkpointDir
         self.reference = reference
         self.quantize = quantize
@@ -191,8 +178,6 @@ struct StepChooser {
         self.structure = structure
         self.closest = closest
         self.temperature = temperature
-        self.warmupBars = warmupBars
-        self.topP = topP
     }
 
     /// The measured checkpoints and the index of the chosen one.
@@ -214,21 +199,17 @@ struct StepChooser {
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
               + "against \(reference)" + (quantize.map { " (--quantize \($0))" } ?? ""))
-        sampling = SamplingDefaults(warmupBars: warmupBars)
+        sampling = SamplingDefaults()
         if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
-        if warmupBars > 0 { print("warm-up: \(warmupBars) bar(s) before each file (as sample --warmup-bars)") }
-        if let topP { print("top-p: \(topP) (as sample --top-p)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(ChooseStepCommand.header)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
             sampling.temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
-            if let m = SamplingDefaults.warmupProblem(warmupBars, groups: model.groups) { throw ValidationError("--warmup-bars \(m) (\(path))") }
             let performances: [DrumPerformance]
             do {
-                performances = try ChooseStepCommand.sample(model, count: count, notes: notes, seed: seed, sampling: sampling,
-                                                            topP: try SampleCommand.topPs(topP, for: model.groups))
+                performances = try ChooseStepCommand.sample(model, count: count, notes: notes, seed: seed, sampling: sampling)
             } catch let failure as StepSampleFailure {
                 // A checkpoint that cannot play the files (a grid model gone silent) has no figures
                 // and cannot be chosen; the others are still measured.

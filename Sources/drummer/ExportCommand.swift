@@ -47,12 +47,8 @@ struct ExportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sampling temperatures to record in model.json's sampling, the model's defaults for sample and humanize: one number for every output group or group=T pairs (hits=1,velocity=1.2); with a model directory as input, replaces the ones it carries (default: none, or the model directory's).")
     var temperature: String?
 
-    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For a grid model: the warm-up bars to record in model.json's sampling, sample's default without a primer (sample --warmup-bars); 0 records none; with a model directory as input, replaces the one it carries (default: none, or the model directory's).")
-    var warmupBars: Int?
-
     func validate() throws {
         if let t = temperature { _ = try SampleCommand.setting(t) }
-        if let w = warmupBars { try SampleCommand.checkWarmupBars(w) }
         guard !checkpoint.isEmpty else { throw ValidationError("CKPT must not be empty") }
         guard destination != "" else { throw ValidationError("-o must name a directory") }
         if format != .model, swift != nil { throw ValidationError("--swift goes with --format model") }
@@ -109,12 +105,9 @@ struct ExportCommand: ParsableCommand {
     }
 
     /// The sampling defaults to record: --temperature over `defaults`' temperatures (groups at 1
-    /// are not written), --warmup-bars over its warm-up.
+    /// are not written).
     func sampling(for groups: ModelGroups, defaults: SamplingDefaults = SamplingDefaults()) throws -> SamplingDefaults {
-        let bars = warmupBars ?? defaults.warmupBars
-        if let m = SamplingDefaults.warmupProblem(bars, groups: groups) { throw ValidationError("--warmup-bars \(m)") }
-        return SamplingDefaults(temperatures: try SampleCommand.temperatures(temperature, for: groups, defaults: defaults.temperatures).resolved,
-                                warmupBars: bars)
+        SamplingDefaults(temperatures: try SampleCommand.temperatures(temperature, for: groups, defaults: defaults.temperatures).resolved)
     }
 
     /// The safetensors or ONNX file of a model (written atomically).

@@ -14,12 +14,10 @@ struct HumanizeCommand: ParsableCommand {
         abstract: "Give a stiff (quantized) drum beat a drummer's velocity and micro-timing, drawn by a model.",
         discussion: """
             Every hit keeps its drum (note) and its place in the bar; the model draws each hit's \
-            velocity and how far it sits before or after its place. A grid-layout model (such as \
-            models/groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in a \
-            16th, a velocity and an offset from the grid line (within half a 16th; --window does not \
-            apply). An event-layout model with position and velocity groups (such as \
-            models/groove-events) reads the beat hit by hit, at most --window ticks from each place. \
-            The output keeps the input's tempo (unless --bpm), meter and PPQ of the model. The same \
+            velocity and how far it sits before or after its place. A grid model (such as the \
+            shipped groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in \
+            a 16th, a velocity and an offset from the grid line (within half a 16th). The output \
+            keeps the input's tempo (unless --bpm) and meter, at the PPQ of the model. The same \
             --seed gives the same file.
             """)
 
@@ -31,9 +29,6 @@ struct HumanizeCommand: ParsableCommand {
 
     @Option(help: "Model directory, or the name of an installed one (found from any folder: see docs/install.md) (default groove, the shipped model).")
     var model: String = ModelLocator.defaultModel
-
-    @Option(parsing: .unconditional, help: "How far a hit may move from its place, in ticks at the model's PPQ (default: a 32nd note).")
-    var window: Int?
 
     @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")
     var temperature: Float?
@@ -51,7 +46,6 @@ struct HumanizeCommand: ParsableCommand {
     var quantize: Int?
 
     func validate() throws {
-        if let w = window, w < 0 { throw ValidationError("--window must not be negative, got \(w)") }
         if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
         if let t = temperature, !(t.isFinite && t > 0) { throw ValidationError("--temperature must be a positive number, got \(t)") }
         if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
@@ -66,9 +60,6 @@ struct HumanizeCommand: ParsableCommand {
         let path = try ModelLocator.resolve(model)
         let loaded = try ModelDirectory.load(path: path)
         if path != model { status("model: \(path)") }
-        if window != nil, loaded.groups.grid != nil {
-            throw ValidationError("--window: \(model) is a grid-layout model, which keeps each hit within half a 16th of its grid line; drop --window")
-        }
         let ppq = loaded.groups.ticksPerQuarter
         var settings = HitExtractionSettings()
         settings.ppq = ppq
@@ -84,10 +75,10 @@ struct HumanizeCommand: ParsableCommand {
         let s = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         var rng = SeededRNG(seed: s)
         let humanizer = try Humanizer(weights: loaded.weights, groups: loaded.groups)
-        var options = HumanizeOptions(window: window ?? max(1, ppq / 8), temperature: temperature ?? 1)
+        var options = HumanizeOptions(temperature: temperature ?? 1)
         if temperature == nil {
-            // The model's own sampling temperatures: velocity, and the timing group (offset or tick).
-            let timing = loaded.groups.grid != nil ? "offset" : "tick"
+            // The model's own sampling temperatures: velocity, and the timing group (offset).
+            let timing = "offset"
             options.velocityTemperature = loaded.sampling.temperatures["velocity"]
             options.timingTemperature = loaded.sampling.temperatures[timing]
             // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in

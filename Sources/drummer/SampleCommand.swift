@@ -14,28 +14,21 @@ struct SampleCommand: ParsableCommand {
         commandName: "sample",
         abstract: "Generate drum MIDI files from a model (an exported model directory or a training checkpoint).",
         discussion: """
-            Each file: format 0, 480 PPQ (a model with the position group: the PPQ of its dataset, \
-            which its tick values are in; a primer is read at it too), a tempo event, a time \
-            signature, notes on the General MIDI drum channel (channel 10, index 9). h and c start uniform in ±init-scale; without a primer \
-            the first input event is drawn uniformly from the vocabulary, at the first beat of a bar. \
-            The same seed, model and options give the same files; with --count K, file k uses seed \
-            S + k - 1. Exactly -n hits are written: a note already struck at the current onset is \
-            never drawn again at that onset (the joint distribution is masked and renormalised).
+            Each file: format 0, at the model's PPQ (480 for the 2017 layout; a primer is read at it \
+            too), a tempo event, a 4/4 time signature, notes on the General MIDI drum channel \
+            (channel 10, index 9), each one a General MIDI kit sounds. A grid model (the shipped \
+            groove) plays 16th-note bars with each hit's velocity and timing; a model of the 2017 \
+            layout plays (note, delta) events at velocity 100. h and c start uniform in ±0.1; \
+            without a primer a 2017-layout model's first input event is drawn uniformly from its \
+            vocabulary. The same seed, model and options give the same files; with --count K, file k \
+            uses seed S + k - 1. Exactly -n hits are written: a note already struck at the current \
+            onset is never drawn again at that onset.
 
-            A model with the position group knows where each hit falls in its bar: the bars are of \
-            --meter (default: the meter of the primer's last bar, or without a primer the meter most of \
-            its training data was in). A model with the velocity \
-            group draws each hit's velocity (a bin, then a value within it as in the training data); \
-            --velocity N forces one velocity for every hit. --temperature T applies to every output group; \
-            --temperature note=0.9,tick=0.9 sets groups one by one (the others stay at the model's), so that a \
-            safer rhythm keeps the model's touch. A model directory may carry the temperatures it \
-            was chosen at (model.json "sampling", written by choose-step --temperature or export \
-            --temperature); they are the default, and --temperature 1 samples the model's own \
-            distribution. --top-p P draws each group from its most likely classes holding P of the \
-            probability (--top-p hits=0.95: the hit set of a grid model alone; its chance of a rest \
-            stays the model's). A grid model without a primer may start after warm-up bars, drawn and not \
-            written (--warmup-bars; model.json "sampling" may carry them, written by choose-step or \
-            export --warmup-bars; --warmup-bars 0 starts at once).
+            --temperature T applies to every output group; --temperature hits=0.9 sets groups one by \
+            one (the others stay at the model's), so that a safer pattern keeps the model's touch. A \
+            model directory may carry the temperatures it was chosen at (model.json "sampling", \
+            written by choose-step --temperature or export --temperature); they are the default, and \
+            --temperature 1 samples the model's own distribution.
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -54,7 +47,7 @@ struct SampleCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file (default 1000; see --bars).")
     var notesOption: Int?
 
-    @Option(parsing: .unconditional, help: "Generate whole bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts (bars of --meter).")
+    @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts.")
     var bars: Int?
 
     @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars (default 2).")
@@ -66,7 +59,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (note=0.9,tick=0.9,velocity=1.0; a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase, as hits=0.9,velocity=1.2; the 2017 layout: note, tick); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
     @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles.")
@@ -85,31 +78,9 @@ struct SampleCommand: ParsableCommand {
         return found
     }
 
-    @Option(name: .customLong("top-p"), parsing: .unconditional, help: "Nucleus sampling: draw each group from its smallest set of most likely classes holding this share of the probability, above 0 and at most 1: one number for every group, or group=P pairs (hits=0.95); a grid model's hit set keeps the chance of a rest and cuts among the patterns (default 1: every class).")
-    var topP: String?
-
     /// --temperature parsed (its errors are usage errors).
     static func setting(_ text: String) throws -> TemperatureSetting {
         do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
-    }
-
-    /// --warmup-bars's range (sample, export, choose-step).
-    static func checkWarmupBars(_ bars: Int) throws {
-        guard (0...SamplingDefaults.maxWarmupBars).contains(bars) else {
-            throw ValidationError("--warmup-bars must be between 0 and \(SamplingDefaults.maxWarmupBars), got \(bars)")
-        }
-    }
-
-    /// --top-p parsed (its errors are usage errors).
-    static func topP(_ text: String) throws -> TopPSetting {
-        do { return try TopPSetting(parsing: text) } catch { throw ValidationError(error.description) }
-    }
-
-    /// --top-p's `text` (nil: every class) checked against a model's groups: each group's top-p.
-    static func topPs(_ text: String?, for groups: ModelGroups) throws -> [String: Double] {
-        let setting = try text.map(Self.topP) ?? TopPSetting()
-        do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
-        return setting.resolved(for: groups)
     }
 
     /// --temperature's `text` (nil: not given) over a model's `defaults`, checked against the
@@ -125,29 +96,11 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
-    @Option(name: .customLong("init-scale"), parsing: .unconditional, help: "h and c start uniform in ±this.")
-    var initScale: Float = 0.1
-
-    @Option(name: .customLong("warmup-bars"), parsing: .unconditional, help: "For a grid model without a primer: draw this many bars first and write from the bar after them; the state, the lookback and the bar in the phrase carry on, so the file is the one without warm-up from that bar on (default: the warm-up model.json carries, else 0; none with a primer). A grid model's first bars from a random state are the ones least like a drummer's (docs/sampler-runtime.md).")
-    var warmupBars: Int?
-
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute (default: the primer's tempo, else 120).")
     var bpm: Double?
 
-    @Option(parsing: .unconditional, help: "NOTE ON velocity of every hit, 1...127 (default: the model's velocities, or 100 for a model without them).")
-    var velocity: Int?
-
-    @Option(help: "Meter of the generated bars, e.g. 4/4 or 6/8, for a model with the position group (default: its training data's).")
-    var meter: String?
-
     @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
     var count: Int = 1
-
-    @Flag(help: "The original's baseline: notes and ticks uniform over the model's vocabulary (ignores the weights; a note is never drawn twice at one onset), velocity 100 unless --velocity.")
-    var random = false
-
-    @Flag(name: .customLong("raw-notes"), help: "Write the training data's notes as they are. By default every note is one a General MIDI kit sounds: 22 (hi-hat edge) as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note; notes that become one are never struck together.")
-    var rawNotes = false
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file; - for standard output.")
     var output: String = "generated.mid"
@@ -177,21 +130,11 @@ struct SampleCommand: ParsableCommand {
         if let b = bars {
             guard (1...100_000).contains(b) else { throw ValidationError("--bars must be between 1 and 100000, got \(b)") }
             guard notesOption == nil else { throw ValidationError("-n and --bars both say how much to generate: give one") }
-            guard !random else { throw ValidationError("--random has no bars: use -n with it") }
         }
         guard primerBars >= 1 else { throw ValidationError("--primer-bars must be at least 1, got \(primerBars)") }
         if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
         if let t = temperature { _ = try Self.setting(t) }
-        if let p = topP { _ = try Self.topP(p) }
-        if random, topP != nil { throw ValidationError("--random draws uniformly: --top-p has no effect with it") }
-        guard initScale.isFinite, initScale >= 0 else {
-            throw ValidationError("--init-scale must be a finite number ≥ 0, got \(initScale)")
-        }
         if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
-        if let v = velocity, !(1...127).contains(v) { throw ValidationError("--velocity must be between 1 and 127, got \(v)") }
-        if let m = meter, Meter(m) == nil {
-            throw ValidationError("--meter must be N/D with D a power of two (e.g. 4/4, 6/8), got \"\(m)\"")
-        }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
         if output == "-" {
@@ -203,15 +146,7 @@ struct SampleCommand: ParsableCommand {
             guard output != "-" else { throw ValidationError("-o - and --wav - cannot both write to standard output") }
             guard !json else { throw ValidationError("--json prints to standard output, where --wav - writes the audio; name a file with --wav") }
         }
-        if random, primer != nil { throw ValidationError("--random draws uniformly: --primer has no effect with it") }
-        if random, style != nil { throw ValidationError("--random draws uniformly: --style has no effect with it") }
-        if random, temperature != nil { throw ValidationError("--random draws uniformly: --temperature has no effect with it") }
         if let p = primer, p.isEmpty { throw ValidationError("--primer must name a MIDI file") }
-        if let w = warmupBars {
-            try Self.checkWarmupBars(w)
-            if w > 0, primer != nil { throw ValidationError("--warmup-bars and --primer both set the state the file starts from: give one") }
-            if w > 0, random { throw ValidationError("--random draws uniformly: --warmup-bars has no effect with it") }
-        }
         if let w = wav, w.isEmpty || w.hasSuffix("/") { throw ValidationError("--wav must name a file") }
         if soundfont != nil, wav == nil { throw ValidationError("--soundfont is used with --wav") }
     }
@@ -246,18 +181,10 @@ struct SampleCommand: ParsableCommand {
             : { print($0) }
         let loaded = try ModelSource.load(try ModelLocator.resolve(model), step: step)
         if loaded.origin != model, !json { status("model: \(loaded.origin)") }
-        let vocabulary = loaded.vocabulary
-        let chosenMeter = meter.flatMap(Meter.init)
-        if chosenMeter != nil, loaded.groups.position == nil {
-            throw ValidationError("--meter needs a model with the position group (\(model) has inputs \(loaded.groups.inputNames.joined(separator: ", ")))")
-        }
-        if let w = warmupBars, w > 0, loaded.groups.grid == nil {
-            throw ValidationError("--warmup-bars needs a grid-layout model (one step per 16th): \(model) is an event model")
-        }
-        var barMeter = chosenMeter ?? loaded.groups.defaultMeter
-        // Files are written, and primers read, at the model's PPQ.
+        // Files are written, and primers read, at the model's PPQ, in 4/4 bars.
         let ppq = loaded.groups.ticksPerQuarter
-        var primerEvents: [Sampler.PrimerEvent] = []
+        let barLength = Meter.common.barTicks(ppq: ppq)
+        var primerEvents: [SampledEvent] = []
         var primerHits: [DrumHit] = []
         var primerTempo: Double?
         var startTick = 0
@@ -281,13 +208,12 @@ struct SampleCommand: ParsableCommand {
                 throw ValidationError("--primer \(p): \(error)")
             }
             primerTempo = (try? MIDIFile.read(path: p))?.file.tempoMap.firstBPM
-            startTick = (beat.last!.onset - from) % barMeter.barTicks(ppq: ppq)
+            startTick = (beat.last!.onset - from) % barLength
             if keepPrimer {
                 var previous = beat[0].onset
                 primerHits = beat.map { h in
                     defer { previous = h.onset }
-                    return DrumHit(note: rawNotes ? h.note : GeneralMIDIDrums.audible(note: h.note), delta: h.onset - previous,
-                                   velocity: h.velocity)
+                    return DrumHit(note: GeneralMIDIDrums.audible(note: h.note), delta: h.onset - previous, velocity: h.velocity)
                 }
                 startTick = beat[0].tickInBar
             }
@@ -298,21 +224,15 @@ struct SampleCommand: ParsableCommand {
         } else if let p = primer {
             var settings = HitExtractionSettings()
             settings.ppq = ppq
-            let whole = try Primer.load(path: p, groups: loaded.groups, settings: settings)
+            let whole = try Primer.load(path: p, vocabulary: loaded.vocabulary, settings: settings)
             let pr = whole.lastBars(primerBars)
             primerTempo = pr.bpm
             for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
-            // Without --meter, generation carries on in the meter of the primer's last bar.
-            if chosenMeter == nil, let m = pr.lastMeter { barMeter = m }
-            if let last = pr.events.last, let group = loaded.groups.position {
-                startTick = last.tickInBar % barMeter.barTicks(ppq: group.ppq)
-            }
-            if keepPrimer, let first = pr.events.first {
-                // The file starts with the primer: its first kept hit at its place in its bar.
+            if keepPrimer, !pr.hits.isEmpty {
+                // The file starts with the primer's first kept hit.
                 primerHits = pr.hits
                 primerHits[0].delta = 0
-                startTick = loaded.groups.position == nil ? 0 : first.tickInBar % barMeter.barTicks(ppq: ppq)
             }
             var line = "primer \(p): \(pr.events.count) hits"
             if pr.events.count < whole.events.count { line += " (its last \(primerBars) bar(s) of \(whole.events.count) hits)" }
@@ -323,14 +243,8 @@ struct SampleCommand: ParsableCommand {
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
         let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures)
-        var options = SamplingOptions(temperature: 1, initScale: initScale,
-                                      meter: loaded.groups.position == nil ? nil : barMeter)
+        var options = SamplingOptions(temperature: 1)
         options.set(temperatures)
-        let shares = try Self.topPs(topP, for: loaded.groups)
-        options.set(topP: shares)
-        options.noteOutput = rawNotes ? .raw : .generalMIDI
-        // The model's warm-up (model.json) unless given; a primer sets the state instead.
-        options.warmupBars = warmupBars ?? (primer == nil && !random ? loaded.sampling.warmupBars : 0)
         let styleNames = loaded.groups.grid?.styles?.names
         // --style, else with a primer the style the model finds likeliest for it (its first 16
         // bars; drawn per file when they are not all 4/4), else drawn per file.
@@ -344,11 +258,9 @@ struct SampleCommand: ParsableCommand {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
         }
-        // The file's bars are the generator's: its meter, and the start event's place in its bar.
-        let midi = DrumMIDIOptions(model: loaded.groups, meter: barMeter, bpm: bpm ?? primerTempo ?? 120, velocity: velocity,
-                                   startTick: random ? 0 : startTick)
+        // The file's bars are the generator's: the start event's place in its bar.
+        let midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
         // --bars: the file ends at the bar line `bars` bars after the one where generation starts.
-        let barLength = barMeter.barTicks(ppq: ppq)
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
         let endTick = bars.map { (generationStart / barLength + $0) * barLength }
         var report: [SampleReport.File] = []
@@ -357,10 +269,8 @@ struct SampleCommand: ParsableCommand {
             var generated: [GeneratedHit] = []
             // A style model's style: drawn with the file's first random number, or the one given
             // (the number is drawn anyway: --style X gives the file the seed gives when it draws X).
-            if !random {
-                let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
-                options.style = drawn == nil ? nil : fixedStyle ?? drawn
-            }
+            let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
+            options.style = drawn == nil ? nil : fixedStyle ?? drawn
             if let endTick {
                 var tick = generationStart
                 do {
@@ -378,9 +288,7 @@ struct SampleCommand: ParsableCommand {
             } else if let gridPrimer {
                 try sampler.generate(count: notes, options: options, gridPrimer: gridPrimer, rng: &rng) { generated.append($0) }
             } else {
-                generated = random
-                    ? try Sampler.randomBaseline(count: notes, vocabulary: vocabulary, noteOutput: options.noteOutput, rng: &rng)
-                    : try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
+                generated = try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
             }
             let hits = primerHits + generated.map(\.hit)
             let path = Self.outputPath(output, index: k + 1, of: count)
@@ -405,15 +313,13 @@ struct SampleCommand: ParsableCommand {
                 report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
                                                 style: options.style.flatMap { styleNames?[$0] },
                                                 events: kept.map { [$0.note, $0.delta] },
-                                                velocities: kept.map { velocity ?? $0.velocity }))
+                                                velocities: kept.map(\.velocity)))
                 continue
             }
             var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
-            line += random ? ", uniform random" : ", temperature " + TemperatureSetting.describe(temperatures)
+            line += ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.sampling.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
-            if topP != nil { line += ", top-p " + TopPSetting.describe(shares) }
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
-            if options.warmupBars > 0 { line += ", after \(options.warmupBars) warm-up bar(s)" + (warmupBars == nil ? " (the model's)" : "") }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             status(line)
         }

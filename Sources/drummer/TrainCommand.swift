@@ -23,26 +23,15 @@ struct TrainCommand: ParsableCommand {
             Temporary checkpoint files left by a killed run in the checkpoint directory are removed \
             at the start, with a line saying so.
 
+            The recipe: a new run trains the 16th-note grid model the repository ships \
+            (models/groove) on the dataset's 4/4 files, with a style input when the data carries one \
+            (--styles); --recipe original trains the 2017 project's model on (note, tick) events \
+            instead. The options given change the recipe's values.
+
             --resume CKPT continues a run: the data path and every hyperparameter come from the \
             checkpoint. \(Settings.resumable.joined(separator: ", ")) and --data may be given to change \
             them; \(Settings.fixedOnResume.joined(separator: ", ")) may not. A dataset whose \
-            contents differ from the checkpoint's is refused unless --allow-data-change. The model's \
-            groups are the checkpoint's too: --position, --lookback, --velocity, --layout and their \
-            options may not change.
-
-            Groups: a new run trains on what the dataset carries: note and tick (the original 2017 \
-            model), plus the position of each hit in its bar when the dataset has positions.npy, plus \
-            velocity (in and out) when it has velocities.npy; --no-position, --no-velocity or \
-            --layout original leave them out. --lookback adds the hit that came next one bar ago, at \
-            the same place in the bar (it needs the position group). --init-from MODEL trains the \
-            groups that model has.
-
-            --input-noise P: while training, each input class of the --input-noise-groups (default \
-            note and velocity, those the model has) is replaced, with probability P, \
-            by a class drawn uniformly from its group; the targets, the validation loss, eval and \
-            sample never see noise. The model learns not to lose the groove after one of its own \
-            slips (models/groove-events is trained with input noise). The draws depend only on the \
-            seed, the step and the hit, so a resumed run repeats them exactly.
+            contents differ from the checkpoint's is refused.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \
             one every --lr-decay-every N steps, and/or one when the validation loss (the smoothed \
@@ -97,12 +86,6 @@ struct TrainCommand: ParsableCommand {
             help: Settings.lrPlateauPatience.argumentHelp)
     var lrPlateauPatience: Int?
 
-    @Option(name: Settings.initScheme.argumentName, help: Settings.initScheme.argumentHelp)
-    var initScheme: InitScheme?
-
-    @Option(name: Settings.initFrom.argumentName, help: Settings.initFrom.argumentHelp)
-    var initFrom: String?
-
     @Option(name: Settings.seed.argumentName, parsing: .unconditional, help: Settings.seed.argumentHelp)
     var seed: UInt64?
 
@@ -124,15 +107,6 @@ struct TrainCommand: ParsableCommand {
     @Option(name: Settings.evalEvery.argumentName, parsing: .unconditional, help: Settings.evalEvery.argumentHelp)
     var evalEvery: Int?
 
-    @Option(name: Settings.inputNoise.argumentName, parsing: .unconditional, help: Settings.inputNoise.argumentHelp)
-    var inputNoise: Float?
-
-    @Option(name: Settings.inputNoiseGroups.argumentName, help: Settings.inputNoiseGroups.argumentHelp)
-    var inputNoiseGroups: String?
-
-    @Option(name: Settings.inputNoiseDraw.argumentName, help: Settings.inputNoiseDraw.argumentHelp)
-    var inputNoiseDraw: InputNoiseDraw?
-
     @Flag(name: Settings.earlyStop.argumentName, inversion: .prefixedNo, help: Settings.earlyStop.argumentHelp)
     var earlyStop: Bool?
 
@@ -140,54 +114,17 @@ struct TrainCommand: ParsableCommand {
             help: Settings.earlyStopPatience.argumentHelp)
     var earlyStopPatience: Int?
 
-    @Option(name: Settings.evalMaxEvents.argumentName, parsing: .unconditional, help: Settings.evalMaxEvents.argumentHelp)
-    var evalMaxEvents: Int?
-
     @Option(name: Settings.dropout.argumentName, parsing: .unconditional, help: Settings.dropout.argumentHelp)
     var dropout: Float?
-
-    @Option(name: Settings.outputDropout.argumentName, parsing: .unconditional, help: Settings.outputDropout.argumentHelp)
-    var outputDropout: Float?
 
     @Flag(name: Settings.shuffleFiles.argumentName, help: Settings.shuffleFiles.argumentHelp)
     var shuffleFiles = false
 
-    @Flag(name: Settings.resetStatePerFile.argumentName, help: Settings.resetStatePerFile.argumentHelp)
-    var resetStatePerFile = false
-
-    @Option(help: ArgumentHelp("Settings a new run starts from: groove (the event model's recipe, models/groove-events: 6000 steps, RMSProp, batch 16, input noise, lookback, early stop), grid (the 16th-note grid's: 12000 steps, Adam, 2 layers of 256, batch 32; models/groove adds --styles groove-drummer-names --lr-decay-every 1500 --steps 10000 --grid-lookback-bars 1,2,4 --dropout 0.3) or original (the 2017 project's SGD, batch 1, until interrupted); flags given override it (default groove, with --layout grid grid)"))
+    @Option(help: ArgumentHelp("Settings a new run starts from: grid (the shipped model's: the 16th-note grid, 2 layers of 256, Adam, batch 32, unroll 64, 10000 steps, seed 3) or original (the 2017 project's model and SGD, batch 1, until interrupted); the options given override it (default grid)"))
     var recipe: Recipe?
 
-    @Flag(inversion: .prefixedNo, help: "Give the model the position of each hit in its bar (default: when the dataset has positions.npy).")
-    var position: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Give the model, with each hit, the hit that came next one bar ago at the same place in the bar (default: off; needs the position group).")
-    var lookback: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Give the model each hit's velocity and have it predict the next one's (default: when the dataset has velocities.npy).")
-    var velocity: Bool?
-
-    @Option(help: "Layout: original trains the 2017 model (note and tick in and out, no position or velocity); grid trains on 16th-note steps of 4/4 files (each step one of the 512 sets of 9 drum classes, with velocity and micro-timing per hit, a lookback of one and two bars (--grid-lookback-bars) and the place in an 8-bar phrase), with --recipe grid unless told.")
-    var layout: Layout?
-
-    @Option(name: .customLong("grid-lookback"), help: "With --layout grid: how the model reads the bars one and two back, as velocities (per drum class, the velocity bin it was hit at, or not hit: the pattern and its touch; default, the shipped model's), classes (per drum class, hit or not: few weights, shared by every pattern) or hit-sets (one of 513 per bar back, the first grid models').")
-    var gridLookback: GridLookback?
-
-    @Option(name: .customLong("grid-lookback-bars"), help: ArgumentHelp("With --layout grid: the bars back the lookback reads, increasing and comma-separated (default 1,2; 1,2,4 adds the bar four back, where the corpus's four-bar patterns repeat).", valueName: "bars"))
-    var gridLookbackBars: BarList?
-
-    @Option(help: "With --layout grid: give the model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), groove-drummers (its drummer folders, \"drummer5/…\": drummer5), groove-drummer-names (both: drummer5-funk), folders (the folder a file lies in) or none. Default: from the data, the first of groove-drummer-names, groove-names (when every training file has one) and folders, when it gives two styles of \(GridStyles.minimumFiles) files or more, else none; the run says which. Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
+    @Option(help: "Give a grid model a style input, each file's style read from its path: groove-names (the Groove MIDI Dataset's names, \"1_funk-groove1_138_beat_4-4.mid\": funk), groove-drummers (its drummer folders, \"drummer5/…\": drummer5), groove-drummer-names (both: drummer5-funk), folders (the folder a file lies in) or none. Default: from the data, the first of groove-drummer-names, groove-names (when every training file has one) and folders, when it gives two styles of \(GridStyles.minimumFiles) files or more, else none; the run says which. Styles of fewer than \(GridStyles.minimumFiles) training files are \"other\"; drummer sample draws a style per file, or takes --style.")
     var styles: StyleOption?
-
-    @Option(name: .customLong("position-encoding"), help: "Position in the bar as onehot (one group of slots, default) or binary (the slot number's bits, as drums_rnn's counters).")
-    var positionEncoding: PositionEncoding?
-
-    @Option(name: .customLong("velocity-bins"), parsing: .unconditional, help: "Velocity bins, chosen from the data so each holds about the same share of its hits (default \(TrainingData.defaultVelocityBins)).")
-    var velocityBins: Int?
-
-    enum Layout: String, ExpressibleByArgument, CaseIterable {
-        case original, grid
-    }
 
     /// --styles: none, or one of GridStyleRule's rules (their names, in their order).
     struct StyleOption: ExpressibleByArgument, Equatable {
@@ -218,13 +155,8 @@ struct TrainCommand: ParsableCommand {
     /// Files each checkpoint plays for `-o`'s choice (the figures of about 100,000 hits).
     static let chooseFiles = 100
 
-    @Flag(name: .customLong("allow-data-change"), help: "With --resume, accept a dataset whose contents differ from the checkpoint's.")
-    var allowDataChange = false
-
     func validate() throws {
         do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
-        if allowDataChange && resume == nil { throw ValidationError("--allow-data-change only applies with --resume") }
-        if resume != nil && initFrom != nil { throw ValidationError("--init-from cannot be combined with --resume") }
         if let output, output.isEmpty || output.hasSuffix(".h5") {
             throw ValidationError("-o must name a model directory, got \"\(output)\"")
         }
@@ -234,7 +166,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     var options: RunOptions {
-        var o = RunOptions(data: data, resume: resume, allowDataChange: allowDataChange)
+        var o = RunOptions(data: data, resume: resume)
         o[Settings.hidden] = hidden
         o[Settings.layers] = layers
         o[Settings.unroll] = unroll
@@ -249,8 +181,6 @@ struct TrainCommand: ParsableCommand {
         o[Settings.lrDecay] = lrDecay
         o[Settings.lrDecayEvery] = lrDecayEvery
         o[Settings.lrPlateauPatience] = lrPlateauPatience
-        o[Settings.initScheme] = initScheme
-        o.initFrom = initFrom
         o[Settings.seed] = seed
         o.steps = steps
         o[Settings.checkpointEvery] = checkpointEvery
@@ -258,28 +188,13 @@ struct TrainCommand: ParsableCommand {
         o[Settings.keep] = keep
         o[Settings.logEvery] = logEvery
         o[Settings.evalEvery] = evalEvery
-        o[Settings.inputNoise] = inputNoise
-        o.inputNoiseGroups = inputNoiseGroups.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        o[Settings.inputNoiseDraw] = inputNoiseDraw
         o[Settings.earlyStop] = earlyStop
         o[Settings.earlyStopPatience] = earlyStopPatience
-        o[Settings.evalMaxEvents] = evalMaxEvents.map { Optional($0) }
         o[Settings.dropout] = dropout
-        o[Settings.outputDropout] = outputDropout
         o[Settings.shuffleFiles] = shuffleFiles ? true : nil
-        o[Settings.resetStatePerFile] = resetStatePerFile ? true : nil
-        o.recipe = recipe ?? (layout == .grid ? .grid : .groove)
-        o.position = position
-        o.velocity = velocity
-        o.lookback = lookback
-        o.layoutOriginal = layout == .original
-        o.layoutGrid = layout == .grid || (layout == nil && recipe == .grid)
-        o.positionEncoding = positionEncoding
-        o.gridLookback = gridLookback
-        o.gridLookbackBars = gridLookbackBars?.bars
+        o.recipe = recipe ?? .grid
         o.gridStyles = styles?.rule
         o.noGridStyles = styles != nil && styles?.rule == nil
-        o.velocityBins = velocityBins
         return o
     }
 
@@ -315,7 +230,7 @@ struct TrainCommand: ParsableCommand {
     static func chooseAndExport(_ run: TrainingRun, summary: RunSummary, to output: String) throws {
         let directory = run.configuration.checkpointDirectory
         let checkpoint: String
-        if run.groups.grid == nil, run.groups.position == nil {
+        if run.groups.grid == nil {
             guard let last = summary.lastCheckpoint ?? CheckpointDirectory(path: directory).list().last?.path else {
                 throw ChooseStepError("\(directory): no checkpoint to export")
             }
@@ -344,21 +259,7 @@ extension Setting {
     /// The setting's long flag, as argument-parser names it.
     var argumentName: NameSpecification { .customLong(flagName) }
     /// The setting's help: what it does and its default (under the default recipe), from the table.
-    var argumentHelp: ArgumentHelp { ArgumentHelp(helpText(recipe: .groove)) }
+    var argumentHelp: ArgumentHelp { ArgumentHelp(helpText(recipe: .grid)) }
 }
 extension InitScheme: ExpressibleByArgument {}
-extension PositionEncoding: ExpressibleByArgument {}
-extension GridLookback: ExpressibleByArgument {}
-
-/// `--grid-lookback-bars 1,2,4`: whole numbers separated by commas (their range and order are
-/// RunOptions' to check).
-struct BarList: ExpressibleByArgument {
-    var bars: [Int]
-    init?(argument: String) {
-        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
-        bars = parts.compactMap { $0 }
-    }
-}
-extension InputNoiseDraw: ExpressibleByArgument {}
 extension Recipe: ExpressibleByArgument {}

@@ -10,10 +10,10 @@ final class TemperatureTests: XCTestCase {
         XCTAssertEqual(try TemperatureSetting(parsing: "0.9"), TemperatureSetting(all: 0.9))
         XCTAssertEqual(try TemperatureSetting(parsing: "note=0.9,tick=0.8"), TemperatureSetting(groups: ["note": 0.9, "tick": 0.8]))
         for (text, message) in [("note=0.9,note=1", "--temperature names note twice"),
-                                ("pitch=1", "--temperature names \"pitch\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)"),
+                                ("pitch=1", "--temperature names \"pitch\": the output groups are hits, velocity and offset, and fills (a model of the 2017 layout: note and tick)"),
                                 ("-1", "--temperature must be a finite number ≥ 0, got -1.0"),
                                 ("note=nan", "--temperature note must be a finite number ≥ 0, got nan"),
-                                ("note:1", "--temperature takes a number or group=T pairs (note=0.9,tick=0.9,velocity=1.0), got \"note:1\"")] {
+                                ("note:1", "--temperature takes a number or group=T pairs (hits=0.9,velocity=1.2), got \"note:1\"")] {
             XCTAssertThrowsError(try TemperatureSetting(parsing: text)) { XCTAssertEqual(($0 as? TemperatureError)?.description, message) }
         }
     }
@@ -54,32 +54,6 @@ final class TemperatureTests: XCTestCase {
             XCTAssertEqual(($0 as? TemperatureError)?.description,
                            "--temperature names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's temperature groups: note, tick")
         }
-        XCTAssertThrowsError(try TopPSetting(groups: ["fills": 0.9]).check(for: grid)) {
-            XCTAssertEqual(($0 as? TemperatureError)?.description,
-                           "--top-p names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's top-p groups: hits, velocity, offset")
-        }
         XCTAssertEqual((0..<16).filter(GridGroup.isFillBar), [3, 7, 11, 15])
-    }
-
-    /// --top-p: one share or group=P pairs, each above 0 and at most 1; unnamed groups at 1.
-    func testTopP() throws {
-        XCTAssertEqual(try TopPSetting(parsing: "0.95"), TopPSetting(all: 0.95))
-        XCTAssertEqual(try TopPSetting(parsing: "hits=0.9,velocity=1"), TopPSetting(groups: ["hits": 0.9, "velocity": 1]))
-        for (text, message) in [("0", "--top-p must be above 0 and at most 1, got 0.0"),
-                                ("hits=1.5", "--top-p hits must be above 0 and at most 1, got 1.5"),
-                                ("hits=0.9,hits=1", "--top-p names hits twice"),
-                                ("kick=0.9", "--top-p names \"kick\": the output groups are note, tick and velocity (a grid model: hits, velocity and offset, and fills for --temperature)"),
-                                ("hits:0.9", "--top-p takes a number or group=P pairs (hits=0.95,velocity=1), got \"hits:0.9\"")] {
-            XCTAssertThrowsError(try TopPSetting(parsing: text)) { XCTAssertEqual(($0 as? TemperatureError)?.description, message) }
-        }
-        let g = Self.original
-        XCTAssertEqual(TopPSetting().resolved(for: g), ["note": 1, "tick": 1])
-        XCTAssertEqual(TopPSetting(all: 0.9).resolved(for: g), ["note": 0.9, "tick": 0.9])
-        XCTAssertEqual(TopPSetting(groups: ["tick": 0.8]).resolved(for: g), ["note": 1, "tick": 0.8])
-        XCTAssertThrowsError(try TopPSetting(groups: ["hits": 0.9]).check(for: g)) {
-            XCTAssertEqual(($0 as? TemperatureError)?.description,
-                           "--top-p names hits, which this model does not predict (its top-p groups: note, tick)")
-        }
-        XCTAssertEqual(TopPSetting.describe(["note": 0.9, "tick": 1]), "note=0.9,tick=1.0")
     }
 }

@@ -1,7 +1,7 @@
-// Export of groove models: a checkpoint with position and velocity groups exports a model.json
-// version 2 holding the same groups, with Wx.bin and Wy.bin sized by them; the --swift file
-// declares the groups and their tables and typechecks; the frozen version 1 checkpoint exports
-// the original layout.
+// Export of grid models: a checkpoint with the grid's groups exports a model.json version 2
+// holding the same groups, with Wx.bin and Wy.bin sized by them; the --swift file declares the
+// groups and the grid's tables and typechecks; the frozen version 1 checkpoint exports the
+// original layout.
 import XCTest
 import Foundation
 import DrummerCore
@@ -24,14 +24,15 @@ final class ExporterGroupsTests: XCTestCase {
 
     static let vocabulary = (try? Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 120, 240, 480, 960]))!
 
-    /// Groups with a position group of 16 slots of 120 ticks (4/4 at 480 PPQ) in `encoding`
-    /// and 3 velocity bins over a small histogram.
-    static func groups(_ encoding: PositionEncoding) throws -> ModelGroups {
+    /// A grid model's groups over `vocabulary`: 3 velocity bins over a small histogram, 4 offset
+    /// bins, the velocity lookback one, two and four bars back.
+    static func groups() throws -> ModelGroups {
         var histogram = [Int](repeating: 0, count: 127)
         for (v, n) in [(30, 4), (64, 9), (100, 6), (127, 2)] { histogram[v - 1] = n }
-        return ModelGroups(vocabulary: vocabulary,
-                           position: PositionGroup(encoding: encoding, slots: 16, ticksPerSlot: 120, ppq: 480, meter: .common),
-                           velocity: try VelocityGroup(bins: [30...63, 64...99, 100...127], histogram: histogram))
+        let grid = try GridGroup(ppq: 480, velocity: try VelocityGroup(bins: [30...63, 64...99, 100...127], histogram: histogram),
+                                 offsets: [-45, -15, 15, 45], notes: [36, 38, 42, 46, 45, 48, 50, 49, 51], offsetCoupling: 0.25,
+                                 lookback: .velocities, lookbackBars: [1, 2, 4])
+        return ModelGroups(vocabulary: vocabulary, grid: grid)
     }
 
     static func weights(_ shape: ModelShape, seed: UInt64 = 4) throws -> LSTMWeights {
@@ -53,38 +54,39 @@ final class ExporterGroupsTests: XCTestCase {
         return (path, w)
     }
 
-    func testGrooveCheckpointExportsItsGroups() throws {
-        for encoding in PositionEncoding.allCases {
-            let g = try Self.groups(encoding)
-            let (path, w) = try checkpoint(g, "ckpt-\(encoding.rawValue).h5")
-            let out = tmp.appendingPathComponent("model-\(encoding.rawValue)").path
-            let summary = try Exporter.export(checkpoint: path, to: out)
-            XCTAssertEqual(summary.shape, g.shape(hidden: 6))
-            let m = try ModelDirectory.load(path: out)
-            XCTAssertEqual(m.groups, try Checkpoint.read(path: path).groups)
-            XCTAssertEqual(m.groups, g)
-            XCTAssertEqual(m.formatVersion, 2)
-            XCTAssertTrue(m.checksumsVerified)
-            XCTAssertEqual(m.weights.wx.map(\.bitPattern), w.wx.map(\.bitPattern))
-            XCTAssertEqual(m.weights.wy.map(\.bitPattern), w.wy.map(\.bitPattern))
-            // Sizes from the groups: one-hot inputs 4 + 5 + 16 + 3, binary 4 + 5 + 4·2 + 3; outputs 4 + 5 + 3.
-            let inputWidth = encoding == .oneHot ? 28 : 20
-            let wx = try Data(contentsOf: URL(fileURLWithPath: out + "/Wx.bin"))
-            let wy = try Data(contentsOf: URL(fileURLWithPath: out + "/Wy.bin"))
-            XCTAssertEqual(wx.count, (inputWidth + 6 + 1) * 24 * 4, encoding.rawValue)
-            XCTAssertEqual(wy.count, 7 * 12 * 4, encoding.rawValue)
-            let json = try XCTUnwrap(JSONSerialization.jsonObject(
-                with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
-            XCTAssertEqual(json["format_version"] as? Int, 2)
-            XCTAssertEqual(json["Wx_shape"] as? [Int], [inputWidth + 7, 24])
-            XCTAssertEqual(json["Wy_shape"] as? [Int], [7, 12])
-            let groups = try XCTUnwrap(json["groups"] as? [String: Any])
-            XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.compactMap { $0["name"] as? String },
-                           encoding == .oneHot ? ["note", "tick", "position", "velocity"]
-                               : ["note", "tick", "position_bit0", "position_bit1", "position_bit2", "position_bit3", "velocity"])
-            XCTAssertEqual((groups["velocity"] as? [String: Any])?["bins"] as? [[Int]], [[30, 63], [64, 99], [100, 127]])
-            XCTAssertEqual((groups["position"] as? [String: Any])?["encoding"] as? String, encoding.rawValue)
-        }
+    func testGridCheckpointExportsItsGroups() throws {
+        let g = try Self.groups()
+        let grid = try XCTUnwrap(g.grid)
+        let (path, w) = try checkpoint(g, "ckpt-grid.h5")
+        let out = tmp.appendingPathComponent("model-grid").path
+        let summary = try Exporter.export(checkpoint: path, to: out)
+        XCTAssertEqual(summary.shape, g.shape(hidden: 6))
+        let m = try ModelDirectory.load(path: out)
+        XCTAssertEqual(m.groups, try Checkpoint.read(path: path).groups)
+        XCTAssertEqual(m.groups, g)
+        XCTAssertEqual(m.formatVersion, 2)
+        XCTAssertTrue(m.checksumsVerified)
+        XCTAssertEqual(m.weights.wx.map(\.bitPattern), w.wx.map(\.bitPattern))
+        XCTAssertEqual(m.weights.wy.map(\.bitPattern), w.wy.map(\.bitPattern))
+        // Sizes from the groups, summed here from the grid's definition: 513 hit sets, 9 × (3 + 1)
+        // velocities, 9 × (8 + 1) offsets, 16 positions, 8 phrase bars, 27 × (3 + 2) lookbacks, 2 × 2
+        // repeats; outputs 512 + 9 × 3 + 9 × 8.
+        let inputWidth = 513 + 36 + 81 + 16 + 8 + 135 + 4, outputWidth = 512 + 27 + 72
+        XCTAssertEqual(grid.inputGroups.reduce(0, +), inputWidth)
+        let wx = try Data(contentsOf: URL(fileURLWithPath: out + "/Wx.bin"))
+        let wy = try Data(contentsOf: URL(fileURLWithPath: out + "/Wy.bin"))
+        XCTAssertEqual(wx.count, (inputWidth + 6 + 1) * 24 * 4)
+        XCTAssertEqual(wy.count, 7 * outputWidth * 4)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: out + "/model.json"))) as? [String: Any])
+        XCTAssertEqual(json["format_version"] as? Int, 2)
+        XCTAssertEqual(json["Wx_shape"] as? [Int], [inputWidth + 7, 24])
+        XCTAssertEqual(json["Wy_shape"] as? [Int], [7, outputWidth])
+        let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, grid.inputNames)
+        let table = try XCTUnwrap(groups["grid"] as? [String: Any])
+        XCTAssertEqual((table["velocity"] as? [String: Any])?["bins"] as? [[Int]], [[30, 63], [64, 99], [100, 127]])
+        XCTAssertEqual(table["lookback_bars"] as? [Int], [1, 2, 4])
     }
 
     /// The frozen version 1 checkpoint of TrainTests (before groups) exports the original layout.
@@ -116,67 +118,57 @@ final class ExporterGroupsTests: XCTestCase {
     }
 
     func testSwiftFileDeclaresGroupsAndTablesAndTypechecks() throws {
-        for encoding in PositionEncoding.allCases {
-            let g = try Self.groups(encoding)
-            let w = try Self.weights(g.shape(hidden: 6))
-            let swiftFile = tmp.appendingPathComponent("GrooveModel.swift").path
-            _ = try Exporter.export(weights: w, groups: g, step: 9, metadata: [:],
-                                    to: tmp.appendingPathComponent("m-\(encoding.rawValue)").path, swiftFile: swiftFile)
-            let text = try String(contentsOfFile: swiftFile, encoding: .utf8)
-            let inputs = encoding == .oneHot
-                ? #"["note", "tick", "position", "velocity"]"#
-                : #"["note", "tick", "position_bit0", "position_bit1", "position_bit2", "position_bit3", "velocity"]"#
-            let sizes = encoding == .oneHot ? "[4, 5, 16, 3]" : "[4, 5, 2, 2, 2, 2, 3]"
-            for line in ["public static let inputGroups: [String] = \(inputs)",
-                         "public static let inputGroupSizes: [Int] = \(sizes)",
-                         #"public static let outputGroups: [String] = ["note", "tick", "velocity"]"#,
-                         "public static let outputGroupSizes: [Int] = [4, 5, 3]",
-                         "public static let vocabularySize = \(encoding == .oneHot ? 28 : 20)",
-                         "public static let wxRows = \(g.shape(hidden: 6).wxRows)",
-                         "public static let wyCols = 12",
-                         "public static let positionEncoding = \"\(encoding.rawValue)\"",
-                         "public static let positionSlots = 16",
-                         "public static let ticksPerSlot = 120",
-                         "public static let positionPPQ = 480",
-                         "public static let meter = (4, 4)",
-                         "public static let velocityBins: [ClosedRange<Int>] = [30...63, 64...99, 100...127]"] {
-                XCTAssertTrue(text.contains(line), "\(encoding.rawValue): the Swift file lacks \(line)")
-            }
-            XCTAssertEqual(Self.ranges(named: "velocityBins", in: text), g.velocity?.bins)
-            XCTAssertEqual(ExporterTests.intArray(named: "velocityHistogram", in: text), g.velocity?.histogram)
-            XCTAssertEqual(ExporterTests.intArray(named: "ixToTick", in: text), Self.vocabulary.ixToTick)
-
-            guard let swiftc = ExporterTests.findExecutable("swiftc") else { throw XCTSkip("swiftc not on PATH") }
-            // A client using every group constant with its expected type, checking the tables agree.
-            let client = tmp.appendingPathComponent("main.swift")
-            try """
-                let inputs: [String] = GrooveModel.inputGroups
-                let inputSizes: [Int] = GrooveModel.inputGroupSizes
-                let outputs: [String] = GrooveModel.outputGroups
-                let outputSizes: [Int] = GrooveModel.outputGroupSizes
-                let encoding: String = GrooveModel.positionEncoding
-                let slots: Int = GrooveModel.positionSlots
-                let grid: Int = GrooveModel.ticksPerSlot * GrooveModel.positionPPQ
-                let meter: (Int, Int) = GrooveModel.meter
-                let bins: [ClosedRange<Int>] = GrooveModel.velocityBins
-                let histogram: [Int] = GrooveModel.velocityHistogram
-                assert(inputs.count == inputSizes.count && outputs.count == outputSizes.count)
-                assert(inputSizes.reduce(0, +) == GrooveModel.vocabularySize)
-                assert(outputSizes.reduce(0, +) == GrooveModel.wyCols && outputSizes.last == bins.count)
-                assert(histogram.count == 127)
-                print(encoding, slots, grid, meter, GrooveModel.noteCount, GrooveModel.tickCount)
-                """.write(to: client, atomically: true, encoding: .utf8)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: swiftc)
-            p.arguments = ["-typecheck", swiftFile, client.path]
-            let err = Pipe()
-            p.standardError = err
-            try p.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, message)
-            XCTAssertEqual(message, "", "the generated file must compile without warnings")
+        let g = try Self.groups()
+        let grid = try XCTUnwrap(g.grid)
+        let w = try Self.weights(g.shape(hidden: 6))
+        let swiftFile = tmp.appendingPathComponent("GrooveModel.swift").path
+        _ = try Exporter.export(weights: w, groups: g, step: 9, metadata: [:],
+                                to: tmp.appendingPathComponent("m-grid").path, swiftFile: swiftFile)
+        let text = try String(contentsOfFile: swiftFile, encoding: .utf8)
+        for line in ["public static let inputGroupSizes: [Int] = \(grid.inputGroups)",
+                     "public static let outputGroupSizes: [Int] = \(grid.outputGroups)",
+                     "public static let wxRows = \(g.shape(hidden: 6).wxRows)",
+                     "public static let wyCols = \(grid.outputGroups.reduce(0, +))",
+                     "public static let gridLookback = \"velocities\"",
+                     "public static let gridLookbackBars = [1, 2, 4]",
+                     "public static let gridPPQ = 480",
+                     "public static let gridVelocityBins: [ClosedRange<Int>] = [30...63, 64...99, 100...127]",
+                     "public static let gridOffsets: [Int] = [-45, -15, 15, 45]",
+                     "public static let gridOffsetCoupling = 0.25"] {
+            XCTAssertTrue(text.contains(line), "the Swift file lacks \(line)")
         }
+        XCTAssertEqual(Self.ranges(named: "gridVelocityBins", in: text), grid.velocity.bins)
+        XCTAssertEqual(ExporterTests.intArray(named: "gridVelocityHistogram", in: text), grid.velocity.histogram)
+
+        guard let swiftc = ExporterTests.findExecutable("swiftc") else { throw XCTSkip("swiftc not on PATH") }
+        // A client using the grid's constants with their expected types, checking the tables agree.
+        let client = tmp.appendingPathComponent("main.swift")
+        try """
+            let inputs: [String] = GrooveModel.inputGroups
+            let inputSizes: [Int] = GrooveModel.inputGroupSizes
+            let outputs: [String] = GrooveModel.outputGroups
+            let outputSizes: [Int] = GrooveModel.outputGroupSizes
+            let lookback: String = GrooveModel.gridLookback
+            let bars: [Int] = GrooveModel.gridLookbackBars
+            let bins: [ClosedRange<Int>] = GrooveModel.gridVelocityBins
+            let histogram: [Int] = GrooveModel.gridVelocityHistogram
+            let offsets: [Int] = GrooveModel.gridOffsets
+            let counts: [[Int]] = GrooveModel.gridNoteCounts
+            assert(inputs.count == inputSizes.count && outputs.count == outputSizes.count)
+            assert(outputSizes.reduce(0, +) == GrooveModel.wyCols && outputSizes[1] == bins.count)
+            assert(histogram.count == 127 && counts.count == 9 && offsets.count * 2 == outputSizes.last)
+            print(lookback, bars, GrooveModel.gridPPQ, GrooveModel.gridOffsetCoupling)
+            """.write(to: client, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: swiftc)
+        p.arguments = ["-typecheck", swiftFile, client.path]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, message)
+        XCTAssertEqual(message, "", "the generated file must compile without warnings")
     }
 
     /// The original layout's Swift file lists just note and tick, and none of the group tables.
@@ -189,7 +181,7 @@ final class ExporterGroupsTests: XCTestCase {
         XCTAssertTrue(text.contains(#"public static let inputGroups: [String] = ["note", "tick"]"#), text)
         XCTAssertTrue(text.contains("public static let inputGroupSizes: [Int] = [4, 5]"), text)
         XCTAssertTrue(text.contains("public static let vocabularySize = 9"), text)
-        for name in ["positionEncoding", "positionSlots", "velocityBins", "velocityHistogram", "meter"] {
+        for name in ["gridLookback", "gridPPQ", "gridVelocityBins", "gridVelocityHistogram", "gridOffsets"] {
             XCTAssertFalse(text.contains("static let \(name)"), name)
         }
     }

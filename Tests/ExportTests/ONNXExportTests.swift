@@ -1,6 +1,6 @@
 // ONNX interop: `drummer export --format onnx`. The graph's structure (decoded with the same
 // generated ONNX messages), and, where onnxruntime is installed, per-step parity with drummer on
-// models/groove-events over 1,000 hits and with PyTorch's frozen logits of a 2-layer model.
+// the shipped models/groove over 1,000 grid steps and with PyTorch's frozen logits of a 2-layer model.
 import DrummerCore
 import Encode
 import Foundation
@@ -42,15 +42,6 @@ final class ONNXExportTests: XCTestCase {
 
     static var onnxRuntime: Bool { SafeTensorsTests.python(["-c", "import onnxruntime, numpy"]) == 0 }
 
-    func testGrooveStepsMatchDrummerInONNXRuntime() throws {
-        guard Self.onnxRuntime else {
-            throw XCTSkip("python3 with onnxruntime is not installed (Scripts/test installs it from PyPI): ONNX Runtime parity not run")
-        }
-        let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove-events").path)
-        let (fed, logits) = try SafeTensorsTests.sampledSequence(model, seed: 2)
-        XCTAssertEqual(try Self.onnxRuntimeParity(model, fed: fed, logits: logits), 0)
-    }
-
     /// Runs python/parity.py: `model`'s ONNX graph in ONNX Runtime over the rows `fed`, against
     /// drummer's `logits` (tolerance 1e-4); its exit status.
     static func onnxRuntimeParity(_ model: LoadedModel, fed: [Int32], logits: [Float]) throws -> Int32 {
@@ -76,15 +67,8 @@ final class ONNXExportTests: XCTestCase {
         let model = try ModelDirectory.load(path: SafeTensorsTests.repo.appendingPathComponent("models/groove").path)
         let grid = try XCTUnwrap(model.groups.grid, "models/groove is a grid model")
         XCTAssertEqual(grid.inputGroups.count, 51)
-        var rng = SeededRNG(seed: 4)
-        var seq = GridSequence(style: (grid.styles?.count ?? 1) - 1)
-        for _ in 0..<999 {
-            seq.append(hitSet: rng.index(below: GridGroup.hitSets), velocity: { _ in rng.index(below: grid.velocityBins) },
-                       offset: { _ in rng.index(below: grid.offsetClasses) })
-        }
-        let encoder = GridEncoder(group: grid)
-        let fed = encoder.rows(of: seq)
-        XCTAssertEqual(fed.count, 1000 * encoder.inputCount)
+        let fed = SafeTensorsTests.gridRows(grid, seed: 4)
+        XCTAssertEqual(fed.count, 1000 * grid.inputGroups.count)
         let logits = SafeTensorsTests.logits(model.weights, fed: fed)
         XCTAssertEqual(try Self.onnxRuntimeParity(model, fed: fed, logits: logits), 0)
     }

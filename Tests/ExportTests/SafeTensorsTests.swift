@@ -1,6 +1,6 @@
 // safetensors in and out. The container's bytes, its refusals, the PyTorch layout
 // (against a frozen fixture PyTorch wrote: python/make_fixtures.py), byte-identical round trips,
-// and, where PyTorch is installed, per-step parity of models/groove-events over 1,000 hits.
+// and, where PyTorch is installed, per-step parity of the shipped models/groove over 1,000 grid steps.
 import DrummerCore
 import Encode
 import Foundation
@@ -172,7 +172,7 @@ final class SafeTensorsTests: XCTestCase {
     func testModelDirectoryRoundTripsByteForByte() throws {
         let stacked = try Self.stackedDirectory()
         defer { try? FileManager.default.removeItem(atPath: stacked) }
-        for dir in [Self.repo.appendingPathComponent("models/groove-events").path, stacked] {
+        for dir in [Self.repo.appendingPathComponent("models/groove").path, stacked] {
             let model = try ModelDirectory.load(path: dir)
             let data = try TorchModel.encode(weights: model.weights, groups: model.groups, metadata: model.metadata, path: "m")
             let back = try TorchModel.decode(data, path: "m")
@@ -192,13 +192,15 @@ final class SafeTensorsTests: XCTestCase {
 
     // MARK: Parity with PyTorch itself
 
-    func testGrooveLogitsMatchPyTorchOverAThousandHits() throws {
+    func testShippedModelLogitsMatchPyTorchOverAThousandSteps() throws {
         guard Self.python(["-c", "import torch, safetensors, numpy"]) == 0 else {
             throw XCTSkip("python3 with torch and safetensors is not installed (Scripts/test installs them from a CPU wheel when "
                           + "one is on the machine): parity with PyTorch not run; the frozen fixture test still checks the mapping")
         }
-        let model = try ModelDirectory.load(path: Self.repo.appendingPathComponent("models/groove-events").path)
-        let (fed, logits) = try Self.sampledSequence(model, seed: 1)
+        let model = try ModelDirectory.load(path: Self.repo.appendingPathComponent("models/groove").path)
+        let grid = try XCTUnwrap(model.groups.grid, "models/groove is a grid model")
+        let fed = Self.gridRows(grid, seed: 1)
+        let logits = Self.logits(model.weights, fed: fed)
         let k = model.shape.inputGroups.count, O = model.shape.outputWidth
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -212,16 +214,16 @@ final class SafeTensorsTests: XCTestCase {
         XCTAssertEqual(status, 0, "PyTorch's logits differ from drummer's by more than 1e-4 (relative)")
     }
 
-    /// The input classes of 1,000 hits sampled from `model` (as the sampler fed them) and
-    /// drummer's logits from zero state over that sequence (1000 × outputs).
-    static func sampledSequence(_ model: LoadedModel, seed: UInt64) throws -> (classes: [Int32], logits: [Float]) {
-        let sampler = try Sampler(model: model)
-        var fed: [Int32] = []
-        sampler.inputObserver = { fed.append(contentsOf: $0) }
+    /// The input rows of 1,000 steps of a seeded random grid sequence in the model's last style
+    /// (1000 × input groups): every hit set, velocity bin and offset class reached.
+    static func gridRows(_ grid: GridGroup, seed: UInt64) -> [Int32] {
         var rng = SeededRNG(seed: seed)
-        _ = try sampler.generate(count: 1000, rng: &rng)
-        precondition(fed.count == 1000 * model.shape.inputGroups.count)
-        return (fed, logits(model.weights, fed: fed))
+        var seq = GridSequence(style: (grid.styles?.count ?? 1) - 1)
+        for _ in 0..<999 {
+            seq.append(hitSet: rng.index(below: GridGroup.hitSets), velocity: { _ in rng.index(below: grid.velocityBins) },
+                       offset: { _ in rng.index(below: grid.offsetClasses) })
+        }
+        return GridEncoder(group: grid).rows(of: seq)
     }
 
     /// drummer's logits (every output group) after each row of `fed` (the class matrix), from zero state.

@@ -1,7 +1,7 @@
-// model.json format version 2: the "groups" section of a groove model (position one-hot or
-// binary, velocity bins and histogram) round-trips with its weights; groups that disagree with
-// the .bin files, or are malformed, are refused naming the file and the key; version 1 files
-// load as the original layout.
+// model.json format version 2: the "groups" section of a grid model (its velocity bins and
+// histogram, offsets, notes, lookback and styles) round-trips with its weights; groups that
+// disagree with the .bin files, or are malformed, are refused naming the file and the key; the
+// event layout's keys are refused saying so; version 1 files load as the original layout.
 import XCTest
 import Foundation
 import DrummerCore
@@ -29,14 +29,14 @@ final class ModelDirectoryGroupsTests: XCTestCase {
         return try VelocityGroup(bins: [1...40, 41...90, 91...127], histogram: histogram)
     }
 
-    /// Groups over `vocabulary`: a position group of 12 slots of 120 ticks (3/4 at 480 PPQ) in
-    /// `encoding`, and the velocity group when `velocity`.
-    static func groups(_ encoding: PositionEncoding?, velocity: Bool = true) throws -> ModelGroups {
-        ModelGroups(vocabulary: vocabulary,
-                    position: encoding.map {
-                        PositionGroup(encoding: $0, slots: 12, ticksPerSlot: 120, ppq: 480, meter: Meter(numerator: 3, denominator: 4)!)
-                    },
-                    velocity: velocity ? try velocityGroup() : nil)
+    /// A grid model's groups over `vocabulary`: 3 velocity bins, 4 offset bins, the velocity
+    /// lookback one and two bars back, two styles.
+    static func groups() throws -> ModelGroups {
+        let styles = try GridStyles(rule: .folders, names: ["rock", "other"], steps: [30, 12])
+        let grid = try GridGroup(ppq: 480, velocity: try velocityGroup(), offsets: [-45, -15, 15, 45],
+                                 notes: [36, 38, 42, 46, 45, 48, 50, 49, 51], offsetCoupling: 0.5, lookback: .velocities,
+                                 lookbackBars: [1, 2], styles: styles)
+        return ModelGroups(vocabulary: vocabulary, grid: grid)
     }
 
     /// Random weights of `groups` at hidden size 5.
@@ -86,44 +86,40 @@ final class ModelDirectoryGroupsTests: XCTestCase {
 
     // MARK: Round trip
 
-    func testOneHotPositionAndVelocityRoundTrip() throws {
-        let g = try Self.groups(.oneHot)
+    func testGridRoundTrip() throws {
+        let g = try Self.groups()
         let (dir, w) = try write(g)
         let m = try ModelDirectory.load(path: dir)
         XCTAssertEqual(m.groups, g)
-        XCTAssertEqual(m.groups.position?.meter.description, "3/4")
-        XCTAssertEqual(m.groups.velocity?.bins, [1...40, 41...90, 91...127])
-        XCTAssertEqual(m.groups.velocity?.histogram, try Self.velocityGroup().histogram)
         XCTAssertEqual(m.formatVersion, 2)
         XCTAssertTrue(m.checksumsVerified)
         assertBitwiseEqual(m.weights, w)
-        // Input groups note 3, tick 4, position 12, velocity 3; outputs note 3, tick 4, velocity 3.
-        XCTAssertEqual(m.shape, ModelShape(inputGroups: [3, 4, 12, 3], outputGroups: [3, 4, 3], hidden: 5))
+        let grid = try XCTUnwrap(g.grid)
+        XCTAssertEqual(m.shape, ModelShape(inputGroups: grid.inputGroups, outputGroups: grid.outputGroups, hidden: 5,
+                                           targetColumns: grid.targetInputs, lossGroups: grid.outputGroups.count))
 
         // The file as a reader sees it: shapes, and the groups section key by key.
         let json = try manifest(dir)
-        XCTAssertEqual(json["format_version"] as? Int, 2)
-        XCTAssertEqual(json["Wx_shape"] as? [Int], [3 + 4 + 12 + 3 + 5 + 1, 20])
-        XCTAssertEqual(json["Wy_shape"] as? [Int], [6, 3 + 4 + 3])
+        XCTAssertEqual(json["Wx_shape"] as? [Int], [grid.inputGroups.reduce(0, +) + 5 + 1, 20])
+        XCTAssertEqual(json["Wy_shape"] as? [Int], [6, grid.outputGroups.reduce(0, +)])
         let groups = try XCTUnwrap(json["groups"] as? [String: Any])
+        XCTAssertEqual(Set(groups.keys), ["inputs", "outputs", "grid"])
         let inputs = try XCTUnwrap(groups["inputs"] as? [[String: Any]])
-        XCTAssertEqual(inputs.map { $0["name"] as? String }, ["note", "tick", "position", "velocity"])
-        XCTAssertEqual(inputs.map { $0["size"] as? Int }, [3, 4, 12, 3])
-        let outputs = try XCTUnwrap(groups["outputs"] as? [[String: Any]])
-        XCTAssertEqual(outputs.map { $0["name"] as? String }, ["note", "tick", "velocity"])
-        XCTAssertEqual(outputs.map { $0["size"] as? Int }, [3, 4, 3])
-        let position = try XCTUnwrap(groups["position"] as? [String: Any])
-        XCTAssertEqual(position["encoding"] as? String, "onehot")
-        XCTAssertEqual(position["slots"] as? Int, 12)
-        XCTAssertEqual(position["ticks_per_slot"] as? Int, 120)
-        XCTAssertEqual(position["ppq"] as? Int, 480)
-        XCTAssertEqual(position["meter"] as? String, "3/4")
-        let velocity = try XCTUnwrap(groups["velocity"] as? [String: Any])
+        XCTAssertEqual(inputs.map { $0["name"] as? String }, grid.inputNames)
+        XCTAssertEqual(inputs.map { $0["size"] as? Int }, grid.inputGroups)
+        // 513 hit sets, 9 velocity groups of 3 bins + not hit, 9 offset groups of 8 + not hit,
+        // position 16, phrase 8, 18 lookback groups of 3 + 2, repeats, 2 styles.
+        XCTAssertEqual(grid.inputGroups, [513] + [Int](repeating: 4, count: 9) + [Int](repeating: 9, count: 9) + [16, 8]
+                       + [Int](repeating: 5, count: 18) + [2, 2, 2])
+        let table = try XCTUnwrap(groups["grid"] as? [String: Any])
+        XCTAssertEqual(table["ppq"] as? Int, 480)
+        XCTAssertEqual(table["offsets"] as? [Int], [-45, -15, 15, 45])
+        XCTAssertEqual(table["lookback"] as? String, "velocities")
+        XCTAssertNil(table["lookback_bars"], "one and two bars back are not written")
+        let velocity = try XCTUnwrap(table["velocity"] as? [String: Any])
         XCTAssertEqual(velocity["bins"] as? [[Int]], [[1, 40], [41, 90], [91, 127]])
-        let histogram = try XCTUnwrap(velocity["histogram"] as? [Int])
-        XCTAssertEqual(histogram.count, 127)
-        XCTAssertEqual(histogram[63], 11)
-        XCTAssertEqual(histogram.reduce(0, +), 29)
+        XCTAssertEqual((velocity["histogram"] as? [Int])?.reduce(0, +), 29)
+        XCTAssertEqual((table["styles"] as? [String: Any])?["names"] as? [String], ["rock", "other"])
 
         // Writing the loaded model again reproduces all three files byte for byte.
         let again = tmp.appendingPathComponent("again").path
@@ -134,35 +130,8 @@ final class ModelDirectoryGroupsTests: XCTestCase {
         }
     }
 
-    func testBinaryPositionRoundTripWithAndWithoutVelocity() throws {
-        for velocity in [true, false] {
-            let g = try Self.groups(.binary, velocity: velocity)
-            let (dir, w) = try write(g, "binary-\(velocity)")
-            let m = try ModelDirectory.load(path: dir)
-            XCTAssertEqual(m.groups, g)
-            XCTAssertEqual(m.groups.position?.encoding, .binary)
-            XCTAssertEqual(m.groups.position?.bits, 4, "slots 0...11 need 4 bits")
-            assertBitwiseEqual(m.weights, w)
-            // One 2-row group per bit, lowest bit first, then velocity.
-            XCTAssertEqual(m.groups.inputNames, ["note", "tick", "position_bit0", "position_bit1", "position_bit2", "position_bit3"]
-                + (velocity ? ["velocity"] : []))
-            XCTAssertEqual(m.shape.inputGroups, [3, 4, 2, 2, 2, 2] + (velocity ? [3] : []))
-            XCTAssertEqual(m.shape.outputGroups, [3, 4] + (velocity ? [3] : []))
-            let groups = try XCTUnwrap(try manifest(dir)["groups"] as? [String: Any])
-            XCTAssertEqual((groups["position"] as? [String: Any])?["encoding"] as? String, "binary")
-            XCTAssertEqual((groups["inputs"] as? [[String: Any]])?.map { $0["size"] as? Int },
-                           [3, 4, 2, 2, 2, 2] + (velocity ? [3] : []))
-            if !velocity { XCTAssertNil(groups["velocity"]) }
-        }
-    }
-
-    /// A velocity group alone (no position) and the original layout, written by this version:
-    /// the groups section lists just what the model has.
-    func testVelocityOnlyAndOriginalLayoutRoundTrip() throws {
-        let v = try Self.groups(nil, velocity: true)
-        let (dir, _) = try write(v, "velocity")
-        XCTAssertEqual(try ModelDirectory.load(path: dir).groups, v)
-        XCTAssertEqual(try ModelDirectory.load(path: dir).shape.inputGroups, [3, 4, 3])
+    /// The original layout's groups section lists just its inputs and outputs.
+    func testOriginalLayoutRoundTrip() throws {
         let o = ModelGroups(vocabulary: Self.vocabulary)
         let (odir, _) = try write(o, "original")
         let m = try ModelDirectory.load(path: odir)
@@ -174,67 +143,49 @@ final class ModelDirectoryGroupsTests: XCTestCase {
 
     // MARK: Groups that disagree with the weights
 
-    /// model.json's groups say 80 position slots; Wx.bin holds the rows of 12.
+    /// model.json's grid says 5 offset bins; Wx.bin and Wy.bin hold the rows and columns of 4.
     func testGroupsThatDisagreeWithTheBinFilesAreRefused() throws {
-        let (dir, _) = try write(try Self.groups(.oneHot))
+        let (dir, _) = try write(try Self.groups())
         let manifestPath = dir + "/model.json"
+        let wide = try ModelDirectory.load(path: dir).groups.grid!
+        var five = wide
+        five.offsets = [-48, -24, 0, 24, 48]
+        let fiveShape = ModelGroups(vocabulary: Self.vocabulary, grid: five).shape(hidden: 5)
         try editGroups(dir) { g in
-            var p = g["position"] as? [String: Any] ?? [:]
-            p["slots"] = 80
-            g["position"] = p
-            var inputs = g["inputs"] as? [[String: Any]] ?? []
-            inputs[2]["size"] = 80
-            g["inputs"] = inputs
+            var t = g["grid"] as? [String: Any] ?? [:]
+            t["offsets"] = five.offsets
+            g["grid"] = t
+            g["inputs"] = zip(five.inputNames, five.inputGroups).map { ["name": $0, "size": $1] }
+            g["outputs"] = zip(five.outputNames, five.outputGroups).map { ["name": $0, "size": $1] }
         }
-        // Wx_shape still says 12 slots' rows: the key that disagrees with the groups is named.
-        XCTAssertEqual(message(dir), "\(manifestPath): Wx_shape is [28, 20] but the vocabulary, groups and hidden_size give [96, 20]")
-        // With Wx_shape matching the groups, Wx.bin's size is what disagrees.
-        try editManifest(dir) { $0["Wx_shape"] = [96, 20] }
-        XCTAssertEqual(message(dir), "\(dir)/Wx.bin: \(28 * 20 * 4) bytes, expected \(96 * 20 * 4) (96 × 20 float32) "
-            + "for model.json's groups: inputs note 3, tick 4, position 80, velocity 3; hidden size 5")
-
-        // Velocity dropped from the groups (and its shapes): Wx.bin holds its rows, Wy.bin its columns.
-        let (dir2, _) = try write(try Self.groups(.oneHot), "novelocity")
-        try editGroups(dir2) { g in
-            g.removeValue(forKey: "velocity")
-            g["inputs"] = (g["inputs"] as? [[String: Any]] ?? []).dropLast().map { $0 }
-            g["outputs"] = (g["outputs"] as? [[String: Any]] ?? []).dropLast().map { $0 }
-        }
-        try editManifest(dir2) { $0.removeValue(forKey: "Wx_shape"); $0.removeValue(forKey: "Wy_shape") }
-        XCTAssertEqual(message(dir2), "\(dir2)/Wx.bin: \(28 * 20 * 4) bytes, expected \(25 * 20 * 4) (25 × 20 float32) "
-            + "for model.json's groups: inputs note 3, tick 4, position 12; hidden size 5")
-        let bins = (dir2 as NSString).appendingPathComponent("Wx.bin")
-        try Data(count: 25 * 20 * 4).write(to: URL(fileURLWithPath: bins))
-        try editManifest(dir2) { $0.removeValue(forKey: "sha256") }
-        XCTAssertEqual(message(dir2), "\(dir2)/Wy.bin: \(6 * 10 * 4) bytes, expected \(6 * 7 * 4) (6 × 7 float32) "
-            + "for model.json's groups: outputs note 3, tick 4; hidden size 5")
+        // Wx_shape still says 4 bins' rows: the key that disagrees with the groups is named.
+        let rows = wide.inputGroups.reduce(0, +) + 6
+        XCTAssertEqual(message(dir), "\(manifestPath): Wx_shape is [\(rows), 20] but the vocabulary, groups and hidden_size "
+                       + "give [\(fiveShape.wxRows), 20]")
+        // With the shapes matching the groups, Wx.bin's size is what disagrees.
+        try editManifest(dir) { $0["Wx_shape"] = [fiveShape.wxRows, 20]; $0["Wy_shape"] = [6, fiveShape.wyCols] }
+        XCTAssertTrue(message(dir).hasPrefix("\(dir)/Wx.bin: \(rows * 20 * 4) bytes, expected \(fiveShape.wxRows * 20 * 4) "
+                                             + "(\(fiveShape.wxRows) × 20 float32) for model.json's groups: inputs hits 513,"),
+                      message(dir))
     }
 
     /// The listed inputs/outputs must be what the tables give.
     func testListedGroupSizesMustMatchTheTables() throws {
-        let (dir, _) = try write(try Self.groups(.oneHot))
+        let (dir, _) = try write(try Self.groups())
         let manifestPath = dir + "/model.json"
         try editGroups(dir) { g in
             var inputs = g["inputs"] as? [[String: Any]] ?? []
-            inputs[2]["size"] = 16
+            inputs[0]["size"] = 500
             g["inputs"] = inputs
         }
-        XCTAssertEqual(message(dir), "\(manifestPath): groups: inputs [note 3, tick 4, position 16, velocity 3] do not match "
-            + "the vocabulary and tables, which give [note 3, tick 4, position 12, velocity 3]")
-        try editGroups(dir) { g in
-            var inputs = g["inputs"] as? [[String: Any]] ?? []
-            inputs[2]["size"] = 12
-            g["inputs"] = inputs
-            g["outputs"] = [["name": "note", "size": 3], ["name": "tick", "size": 4]]
-        }
-        XCTAssertEqual(message(dir), "\(manifestPath): groups: outputs [note 3, tick 4] do not match "
-            + "the vocabulary and tables, which give [note 3, tick 4, velocity 3]")
+        XCTAssertTrue(message(dir).hasPrefix("\(manifestPath): groups: inputs [hits 500, velocity_kick 4,"), message(dir))
+        XCTAssertTrue(message(dir).contains("] do not match the vocabulary and tables, which give [hits 513, velocity_kick 4,"), message(dir))
     }
 
     // MARK: Malformed groups
 
     func testMalformedGroupsAreRefusedNamingTheKey() throws {
-        let (dir, _) = try write(try Self.groups(.oneHot))
+        let (dir, _) = try write(try Self.groups())
         let manifestPath = dir + "/model.json"
         let good = try manifest(dir)
         func check(_ expected: String, file: StaticString = #filePath, line: UInt = #line,
@@ -246,61 +197,59 @@ final class ModelDirectoryGroupsTests: XCTestCase {
             try JSONSerialization.data(withJSONObject: m).write(to: URL(fileURLWithPath: manifestPath))
             XCTAssertEqual(message(dir), manifestPath + ": " + expected, file: file, line: line)
         }
-        func position(_ key: String, _ value: Any) -> (inout [String: Any]) -> Void {
+        func grid(_ key: String, _ value: Any) -> (inout [String: Any]) -> Void {
             { g in
-                var p = g["position"] as? [String: Any] ?? [:]
-                p[key] = value
-                g["position"] = p
+                var t = g["grid"] as? [String: Any] ?? [:]
+                t[key] = value
+                g["grid"] = t
             }
         }
         func velocity(_ key: String, _ value: Any) -> (inout [String: Any]) -> Void {
             { g in
-                var v = g["velocity"] as? [String: Any] ?? [:]
+                var t = g["grid"] as? [String: Any] ?? [:]
+                var v = t["velocity"] as? [String: Any] ?? [:]
                 v[key] = value
-                g["velocity"] = v
+                t["velocity"] = v
+                g["grid"] = t
             }
         }
         try check("groups: velocity bins 1...40 and 42...90 are not consecutive",
                   velocity("bins", [[1, 40], [42, 90], [91, 127]]))
-        try check("groups: velocity bins 1...40 and 40...90 are not consecutive",
-                  velocity("bins", [[1, 40], [40, 90], [91, 127]]))
-        try check("groups: velocity bins[1] is [90, 41], expected [low, high]",
+        try check("groups: grid.velocity bins[1] is [90, 41], expected [low, high]",
                   velocity("bins", [[1, 40], [90, 41], [91, 127]]))
-        try check("groups: velocity bins[2] is [91], expected [low, high]",
-                  velocity("bins", [[1, 40], [41, 90], [91]]))
         try check("groups: velocity bins must lie within 1...127",
                   velocity("bins", [[0, 40], [41, 90], [91, 127]]))
-        try check("groups.velocity.bins[0] holds \"low\" (a string), expected whole numbers",
-                  velocity("bins", [["low", 40], [41, 90], [91, 127]]))
         try check("groups: velocity histogram: 126 counts, expected 127 non-negative counts",
                   velocity("histogram", [Int](repeating: 1, count: 126)))
-        try check("groups: velocity histogram: the count of velocity 1 is -1, expected a non-negative count",
-                  velocity("histogram", [-1] + [Int](repeating: 1, count: 126)))
-        try check("groups.velocity.histogram is \"many\" (a string), expected an array of whole numbers",
+        try check("groups.grid.velocity.histogram is \"many\" (a string), expected an array of whole numbers",
                   velocity("histogram", "many"))
-        try check("missing key groups.velocity.histogram") { g in
-            var v = g["velocity"] as? [String: Any] ?? [:]
-            v.removeValue(forKey: "histogram")
-            g["velocity"] = v
+        try check("groups: grid.lookback \"sideways\" is not one of hit-sets, classes, velocities", grid("lookback", "sideways"))
+        try check("groups.grid.ppq is missing") { g in
+            var t = g["grid"] as? [String: Any] ?? [:]
+            t.removeValue(forKey: "ppq")
+            g["grid"] = t
         }
-        try check("groups: position encoding \"gray\" is not onehot or binary", position("encoding", "gray"))
-        try check("groups.position.encoding is 2, expected a string", position("encoding", 2))
-        try check("groups: position meter \"7/3\" is not N/D with D a power of two", position("meter", "7/3"))
-        try check("groups: position meter \"four\" is not N/D with D a power of two", position("meter", "four"))
-        try check("groups: position slots 0 outside 1...65536", position("slots", 0))
-        try check("groups.position.slots is 12.5, expected a whole number", position("slots", 12.5))
-        try check("groups.position.ticks_per_slot is missing") { g in
-            var p = g["position"] as? [String: Any] ?? [:]
-            p.removeValue(forKey: "ticks_per_slot")
-            g["position"] = p
-        }
-        try check("groups.velocity is 3, expected {\"bins\": [[low, high], …], \"histogram\": [127 counts]}") { $0["velocity"] = 3 }
+        try check("groups.grid is 3, expected an object") { $0["grid"] = 3 }
         try check("groups.inputs is missing or not an array") { $0.removeValue(forKey: "inputs") }
         // Version 2 lists its groups.
         var m = good
         m.removeValue(forKey: "groups")
         try JSONSerialization.data(withJSONObject: m).write(to: URL(fileURLWithPath: manifestPath))
         XCTAssertEqual(message(dir), manifestPath + ": missing key groups (format version 2 lists them)")
+    }
+
+    /// A model.json of the event layout (its "position", "lookback" or "velocity" groups) is
+    /// refused saying so, whatever the rest holds.
+    func testEventLayoutGroupsAreRefusedSayingSo() throws {
+        let (dir, _) = try write(ModelGroups(vocabulary: Self.vocabulary))
+        for key in ["position", "lookback", "velocity"] {
+            try editGroups(dir) { g in
+                for k in ["position", "lookback", "velocity"] { g.removeValue(forKey: k) }
+                g[key] = ["slots": 16]
+            }
+            XCTAssertEqual(message(dir), dir + "/model.json: groups.\(key): a model of the event layout, which drummer no "
+                           + "longer plays (docs/research.md, The event layout); models of the 2017 layout and of the grid play")
+        }
     }
 
     // MARK: Older manifests

@@ -84,67 +84,6 @@ final class GridSamplerTests: XCTestCase {
         }
     }
 
-    /// Top-p on the hit set cuts among the patterns and keeps the chance of a rest. The model
-    /// rests with p 0.6, plays {kick, snare} with 0.3 and {kick} with 0.1: at top-p 0.5 it
-    /// still plays 40% of the steps, all {kick, snare} (0.75 of the non-empty mass holds 0.5).
-    /// A nucleus over every set would hold the rest alone and the model would fall silent.
-    func testTopPKeepsTheRests() throws {
-        let logits: [Int: Float] = [0: log(0.6), 0b11: log(0.3), 0b01: log(0.1)]
-        func played(topP: Double) throws -> (share: Double, kicks: Int, snares: Int) {
-            var options = SamplingOptions()
-            options.hitsTopP = topP
-            var rng = SeededRNG(seed: 5)
-            let hits = try model(coupling: 1, hitSets: logits).generate(count: 2000, options: options, rng: &rng)
-            XCTAssertEqual(hits.count, 2000)
-            let kicks = hits.filter { $0.hit.note == 36 }.count
-            // Steps to the last hit's (onsets lie within half a step of their step's line).
-            let steps = Double((onsets(hits).last! + 60) / 120 + 1)
-            return (Double(kicks) / steps, kicks, hits.count - kicks)
-        }
-        let cut = try played(topP: 0.5)
-        XCTAssertEqual(cut.share, 0.4, accuracy: 0.04, "steps played")
-        XCTAssertEqual(cut.kicks, cut.snares, "no {kick} alone: it falls outside the nucleus")
-        let all = try played(topP: 1)
-        XCTAssertEqual(all.share, 0.4, accuracy: 0.04, "steps played at top-p 1")
-        XCTAssertGreaterThan(all.kicks, all.snares + 100, "at top-p 1, {kick} alone a quarter of the played steps")
-    }
-
-    /// Top-p on the velocity (and offset) groups cuts every class alike, the first included: only
-    /// the hit set keeps a class (the rest) out of the cut. Bin 0 (velocities 1–63) has p 0.1,
-    /// bin 1 (64–127) 0.9: at top-p 0.5 every hit is loud; at 1 about a tenth are soft.
-    func testVelocityTopPCutsEveryBin() throws {
-        func soft(topP: Double) throws -> Double {
-            var options = SamplingOptions()
-            options.velocityTopP = topP
-            var rng = SeededRNG(seed: 4)
-            let hits = try model(coupling: 0.5, velocityBins: [log(0.1), log(0.9)]).generate(count: 2000, options: options, rng: &rng)
-            return Double(hits.filter { $0.hit.velocity < 64 }.count) / Double(hits.count)
-        }
-        XCTAssertEqual(try soft(topP: 0.5), 0, "bin 0 lies outside the nucleus")
-        XCTAssertEqual(try soft(topP: 1), 0.1, accuracy: 0.03)
-    }
-
-    /// Warm-up bars are drawn and not written: the output is the file without warm-up from bar W
-    /// on, W bars earlier (the draws are the same). Bar W's first step is step 16·W: its hits lie
-    /// at 16·W·120 − 60 and after (an early one is written at tick 0), the step before's at most
-    /// at 16·W·120 − 90.
-    func testWarmupBarsWriteTheDrawsFromTheirBarOn() throws {
-        let sampler = try model(coupling: 0.5, hitSets: [0: log(0.5), 0b11: log(0.3), 0b01: log(0.2)])
-        var rng = SeededRNG(seed: 11)
-        let whole = try sampler.generate(count: 3000, rng: &rng)
-        var options = SamplingOptions()
-        options.warmupBars = 3
-        var again = SeededRNG(seed: 11)
-        let warm = try sampler.generate(count: 500, options: options, rng: &again)
-        let start = 3 * 16 * 120
-        let expected = zip(onsets(whole), whole).filter { $0.0 >= start - 60 }.prefix(500)
-            .map { [max(0, $0.0 - start), $0.1.hit.note, $0.1.hit.velocity] }
-        XCTAssertEqual(expected.count, 500)
-        XCTAssertEqual(zip(onsets(warm), warm).map { [$0.0, $0.1.hit.note, $0.1.hit.velocity] }, Array(expected))
-        XCTAssertLessThan(onsets(whole).firstIndex { $0 >= start - 60 } ?? 0, 3000 - 500, "the fixture reaches past the warm-up")
-        XCTAssertGreaterThan(onsets(whole).firstIndex { $0 >= start - 60 } ?? 0, 20, "the warm-up drew hits")
-    }
-
     /// `fillsTemperature`: the hit set's temperature in bars 4 and 8 of each phrase (0-based bars
     /// 3, 7, 11, …), the other bars at the hits'. With the rest the likeliest set, a temperature
     /// of 0 plays rests only, so the bars that have hits say which temperature drew them.
@@ -168,32 +107,5 @@ final class GridSamplerTests: XCTestCase {
         let onlyFills = try bars(hits: 0, fills: 1, count: 300)
         XCTAssertEqual(Set(onlyFills.map { $0 % 8 }), [3, 7], "hits=0, fills=1: hits in bars 4 and 8 only")
         XCTAssertEqual(try bars(hits: 1, fills: 1), drawn, "fills at the hits' temperature is the plain draw")
-    }
-
-    /// Warm-up bars: at least 0, a grid model's, without a primer.
-    func testWarmupRefusals() throws {
-        func refusal(_ bars: Int, _ sampler: Sampler, primer: GridPrimer? = nil) -> SamplerError? {
-            var options = SamplingOptions()
-            options.warmupBars = bars
-            var rng = SeededRNG(seed: 1)
-            do {
-                if let primer {
-                    try sampler.generate(count: 10, options: options, gridPrimer: primer, rng: &rng) { _ in }
-                } else {
-                    _ = try sampler.generate(count: 10, options: options, rng: &rng)
-                }
-            } catch { return error as? SamplerError }
-            return nil
-        }
-        let grid = try model(coupling: 0.5)
-        XCTAssertEqual(refusal(-1, grid), .badWarmup("-1 is below 0"))
-        let (w, v) = try TestModels.small()
-        XCTAssertEqual(refusal(1, try Sampler(weights: w, vocabulary: v)),
-                       .badWarmup("an event model has no bars to draw ahead (a grid model does)"))
-        let primer = try GridPrimer(beat: [BeatHit(note: 36, onset: 0, velocity: 90, tickInBar: 0, barTicks: 1920)],
-                                    group: try XCTUnwrap(grid.grid).group)
-        XCTAssertEqual(refusal(1, grid, primer: primer), .badWarmup("a primer sets the state: give one or the other"))
-        XCTAssertNil(refusal(0, grid, primer: primer))
-        XCTAssertNil(refusal(2, grid))
     }
 }

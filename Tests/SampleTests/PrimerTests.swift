@@ -34,7 +34,7 @@ final class PrimerTests: XCTestCase {
         try DrumMIDI.write(hits, to: path)
         let primer = try Primer.load(path: path, vocabulary: v)
         XCTAssertEqual(primer.hits, hits)
-        XCTAssertEqual(v.hits(primer.events.map(\.event)), hits)
+        XCTAssertEqual(v.hits(primer.events), hits)
         XCTAssertEqual(primer.mappedTicks, 0)
         XCTAssertEqual(primer.channel, 9)
     }
@@ -49,8 +49,8 @@ final class PrimerTests: XCTestCase {
         XCTAssertEqual(primer.hits, [DrumHit(note: 36, delta: 0), DrumHit(note: 42, delta: 0),
                                      DrumHit(note: 38, delta: 120), DrumHit(note: 42, delta: 120),
                                      DrumHit(note: 36, delta: 240)])
-        XCTAssertEqual(primer.events.map(\.event.note), [0, 2, 1, 2, 0])
-        XCTAssertEqual(primer.events.map(\.event.tick), [0, 0, 2, 2, 3])
+        XCTAssertEqual(primer.events.map(\.note), [0, 2, 1, 2, 0])
+        XCTAssertEqual(primer.events.map(\.tick), [0, 0, 2, 2, 3])
         // Without channel-10 notes every channel is read.
         let other = try write("ch1.mid", [note(0, 36, ch: 0), note(60, 38, ch: 3)])
         let p2 = try Primer.load(path: other, vocabulary: v)
@@ -64,7 +64,7 @@ final class PrimerTests: XCTestCase {
         let primer = try Primer.load(path: path, vocabulary: v)
         XCTAssertEqual(primer.hits.map(\.delta), [0, 44, 45, 1000, 60])
         // 44 → 30 (14 < 16), 45 → 30 (tie: the smaller), 1000 → 480 (largest), 60 exact.
-        XCTAssertEqual(primer.events.map { v.ixToTick[$0.event.tick] }, [0, 30, 30, 480, 60])
+        XCTAssertEqual(primer.events.map { v.ixToTick[$0.tick] }, [0, 30, 30, 480, 60])
         XCTAssertEqual(primer.mappedTicks, 3)
     }
 
@@ -108,99 +108,5 @@ final class PrimerTests: XCTestCase {
             let out = try Sampler(model: model).generate(count: 50, primer: primer.events, rng: &rng)
             XCTAssertEqual(out.count, 50)
         }
-    }
-
-    // MARK: - Groove models (position and velocity groups)
-
-    private func write(_ name: String, ppq: Int = 480, meters: [MIDITimeSignature], _ notes: [(tick: Int, note: UInt8, velocity: UInt8)]) throws -> String {
-        let path = tmp.appendingPathComponent(name).path
-        let bytes = try MIDIWriter.format0(ppq: ppq, timeSignatures: meters, notes: notes.map {
-            MIDINote(tick: $0.tick, note: $0.note, velocity: $0.velocity, channel: 9, duration: 10)
-        })
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    /// Each hit carries its place in its bar, from the primer's own time signature (rescaled
-    /// to the model's PPQ like the onsets), and its velocity's bin.
-    func testPrimerSuppliesPositionsFromItsMeterAndVelocityBins() throws {
-        let (_, groups) = try TestModels.groove()  // bins 1...20, 21...60, 61...100, 101...127; 16 slots of 120
-        let waltz = try write("waltz.mid", meters: [MIDITimeSignature(numerator: 3, denominator: 4)],
-                              [(0, 36, 30), (0, 42, 70), (480, 38, 110), (1440, 36, 15), (2400, 42, 61)])
-        let p = try Primer.load(path: waltz, groups: groups)
-        XCTAssertEqual(p.meter, "3/4")
-        XCTAssertEqual(p.hits, [DrumHit(note: 36, delta: 0, velocity: 30), DrumHit(note: 42, delta: 0, velocity: 70),
-                                DrumHit(note: 38, delta: 480, velocity: 110), DrumHit(note: 36, delta: 960, velocity: 15),
-                                DrumHit(note: 42, delta: 960, velocity: 61)])
-        XCTAssertEqual(p.events.map(\.tickInBar), [0, 0, 480, 0, 960])
-        XCTAssertEqual(p.events.map(\.barTicks), [1440, 1440, 1440, 1440, 1440])
-        XCTAssertEqual(p.events.map(\.event.velocity), [1, 2, 3, 0, 2])
-        XCTAssertEqual(p.events.map(\.event.note), [0, 2, 1, 0, 2])
-        // 960 is not a tick value of the model: the nearest, 1000.
-        XCTAssertEqual(p.events.map { groups.vocabulary.ixToTick[$0.event.tick] }, [0, 0, 480, 1000, 1000])
-        XCTAssertEqual(p.mappedTicks, 2)
-
-        // 6/8 at 96 PPQ: a bar is 288 ticks there, 1440 at 480.
-        let jig = try write("jig.mid", ppq: 96, meters: [MIDITimeSignature(numerator: 6, denominator: 8)],
-                            [(0, 36, 100), (144, 38, 100), (288, 36, 100), (360, 42, 100)])
-        let q = try Primer.load(path: jig, groups: groups)
-        XCTAssertEqual(q.meter, "6/8")
-        XCTAssertEqual(q.events.map(\.tickInBar), [0, 720, 0, 360])
-        XCTAssertEqual(q.events.map(\.barTicks), [1440, 1440, 1440, 1440])
-
-        // Without a time signature: 4/4.
-        let plain = try write("plain.mid", meters: [], [(0, 36, 100), (1800, 38, 100), (1920, 36, 100)])
-        let r = try Primer.load(path: plain, groups: groups)
-        XCTAssertEqual(r.meter, "4/4")
-        XCTAssertEqual(r.events.map(\.tickInBar), [0, 1800, 0])
-
-        // A model without the groups ignores velocities and positions.
-        let original = try Primer.load(path: waltz, vocabulary: groups.vocabulary)
-        XCTAssertEqual(original.events.map(\.event.velocity), [0, 0, 0, 0, 0])
-        XCTAssertEqual(original.events.map(\.tickInBar), [0, 0, 0, 0, 0])
-    }
-
-    func testPrimerVelocityOutsideTheModelsRangeIsNamed() throws {
-        var histogram = [Int](repeating: 0, count: 127)
-        for v in 40...100 { histogram[v - 1] = 1 }
-        let groups = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 120]),
-                                 velocity: try VelocityGroup.quantileBins(histogram: histogram, count: 4))
-        XCTAssertEqual(groups.velocity?.range, 40...100)
-        for (velocity, name) in [(UInt8(20), "soft.mid"), (127, "loud.mid")] {
-            let path = try write(name, meters: [], [(0, 36, 64), (120, 38, 100), (240, 36, velocity), (360, 36, 10)])
-            XCTAssertThrowsError(try Primer.load(path: path, groups: groups)) {
-                XCTAssertEqual($0 as? PrimerError, .velocityOutOfRange(path: path, hit: 2, velocity: Int(velocity), range: 40...100))
-                XCTAssertEqual("\($0)", "\(path): primer hit 2 has velocity \(velocity), outside the range 40...100 the model learned")
-            }
-        }
-        // The edges of the range are accepted.
-        let edges = try write("edges.mid", meters: [], [(0, 36, 40), (120, 38, 100)])
-        XCTAssertEqual(try Primer.load(path: edges, groups: groups).events.map(\.event.velocity), [0, 3])
-    }
-
-    func testPrimerInAMeterLongerThanTheModelsBarsIsRefused() throws {
-        let (_, groups) = try TestModels.groove()  // bars of at most 16 × 120 = 1920 ticks
-        let fiveFour = try write("five.mid", meters: [MIDITimeSignature(numerator: 5, denominator: 4)],
-                                 [(0, 36, 100), (480, 38, 100)])
-        XCTAssertThrowsError(try Primer.load(path: fiveFour, groups: groups)) {
-            XCTAssertEqual($0 as? PrimerError, .meterTooLong(path: fiveFour, meter: "5/4", barTicks: 2400, longestBar: 1920))
-            XCTAssertEqual("\($0)", "\(fiveFour): the primer is in 5/4, whose bars (2400 ticks) are longer than the model knows (1920 ticks)")
-        }
-        // 4/4 and 7/8 fit; a model without the position group takes any meter.
-        for (n, d) in [(4, 4), (7, 8)] {
-            let path = try write("m\(n)-\(d).mid", meters: [MIDITimeSignature(numerator: n, denominator: d)], [(0, 36, 100), (480, 38, 100)])
-            XCTAssertEqual(try Primer.load(path: path, groups: groups).meter, "\(n)/\(d)")
-        }
-        XCTAssertEqual(try Primer.load(path: fiveFour, vocabulary: groups.vocabulary).events.count, 2)
-        // Mostly 4/4 with one bar of 7/4: the error names the bar's meter, not the main one.
-        let mixed = try write("mixed.mid", meters: [MIDITimeSignature(numerator: 4, denominator: 4),
-                                                    MIDITimeSignature(tick: 3840, numerator: 7, denominator: 4)],
-                              [(0, 36, 100), (480, 38, 100), (960, 36, 100), (1920, 36, 100), (2400, 38, 100), (3840, 36, 100)])
-        XCTAssertThrowsError(try Primer.load(path: mixed, groups: groups)) {
-            XCTAssertEqual($0 as? PrimerError, .meterTooLong(path: mixed, meter: "7/4", barTicks: 3360, longestBar: 1920))
-        }
-        XCTAssertEqual(Primer.meterName(barTicks: 2640, ppq: 480, main: "4/4"), "11/8")
-        XCTAssertEqual(Primer.meterName(barTicks: 1320, ppq: 480, main: "4/4"), "11/16")
-        XCTAssertEqual(Primer.meterName(barTicks: 2400, ppq: 480, main: "10/8"), "10/8")
     }
 }

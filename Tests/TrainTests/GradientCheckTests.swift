@@ -17,7 +17,7 @@ final class GradientCheckTests: XCTestCase {
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
     func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
                inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1],
-               dropout: Dropout? = nil, outputDropout: Dropout? = nil, fileStarts: ((Int) -> Bool)? = nil) throws -> (rel: Double, abs: Double) {
+               dropout: Dropout? = nil) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers, targetColumns: targets)
         let U = 6
         var rng = SeededRNG(seed: seed)
@@ -30,17 +30,14 @@ final class GradientCheckTests: XCTestCase {
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
         }
         trainer.dropout = dropout
-        trainer.outputDropout = outputDropout
-        let starts = fileStarts.map { f in (0..<(events.count / inputs.count)).map(f) }
-        trainer.fileStarts = starts
-        // The trainer's masks (step 0, the chunk's events), given to the reference: the output
-        // layer's keyed as layer `layers`.
+        // The trainer's masks (step 0, the chunk's events), given to the reference (the output
+        // layer's input, keyed as layer `layers`, is never dropped).
         // (A table, read by the reference 2·P times: drawing each mask anew cost most of a check.)
         let eventCount = events.count / inputs.count, H = 5
-        let masks: [Double]? = dropout == nil && outputDropout == nil ? nil : (0...layers).flatMap { layer in
+        let masks: [Double]? = dropout == nil ? nil : (0...layers).flatMap { layer in
             (0..<eventCount).flatMap { event in
                 (0..<H).map { unit in
-                    (layer == layers ? outputDropout : dropout).map { Double($0.scale(step: 0, layer: layer, event: event, unit: unit)) } ?? 1
+                    (layer == layers ? nil : dropout).map { Double($0.scale(step: 0, layer: layer, event: event, unit: unit)) } ?? 1
                 }
             }
         }
@@ -51,16 +48,16 @@ final class GradientCheckTests: XCTestCase {
         var model = DoubleModel(inputs: inputs, outputs: outputs, targetColumns: targets, hidden: 5, layers: layers,
                                 params: state.parameters.map(Double.init))
         XCTAssertEqual(model.count, state.parameters.count, "parameter count")
-        let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts)
+        let l0 = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: nil)
         XCTAssertEqual(Double(loss), l0, accuracy: 1e-5 * l0, "chunk loss (unweighted)")
         let eps = 1e-5
         var worst = 0.0, worstAbs = 0.0, compared = 0
         for k in 0..<state.parameters.count {
             let saved = model.params[k]
             model.params[k] = saved + eps
-            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts)
+            let lp = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: nil)
             model.params[k] = saved - eps
-            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: starts)
+            let lm = model.chunkLoss(events: events, unroll: U, batch: batch, pointer: pointer, h0: state.h, c0: state.c, drop: drop, fileStarts: nil)
             model.params[k] = saved
             let numeric = (lp - lm) / (2 * eps)
             let a = Double(analytic[k])
@@ -122,104 +119,6 @@ final class GradientCheckTests: XCTestCase {
         let kept = (0..<100).map { dropout.scale(step: 5, layer: 2, event: $0, unit: 1) }.filter { $0 != 0 }
         XCTAssertTrue(kept.allSatisfy { abs($0 - 1 / 0.6) < 1e-6 })
         XCTAssertNil(Dropout(probability: 0, seed: 1))
-    }
-
-    /// --output-dropout: the top layer's h masked on its way to the output layer, alone (one
-    /// layer, B = 1) and with dropout between the layers (two stream groups, B = 17).
-    func testGradientWithOutputDropout() throws {
-        let output = try XCTUnwrap(Dropout(probability: 0.35, seed: 5))
-        let between = try XCTUnwrap(Dropout(probability: 0.3, seed: 5))
-        for (batch, seed, layers, dropout) in [(1, 61, 1, nil), (17, 62, 2, between)] as [(Int, Int, Int, Dropout?)] {
-            let (rel, absErr) = try check(batch: batch, pointer: 2, seed: UInt64(seed), layers: layers, dropout: dropout,
-                                          outputDropout: output)
-            print("gradient check \(layers) layer(s), output dropout 0.35, B=\(batch): worst relative error \(rel), worst absolute error \(absErr)")
-            XCTAssertLessThan(rel, 1e-3)
-            XCTAssertLessThan(absErr, 1e-6)
-        }
-    }
-
-    /// --reset-state-per-file: rows that start a file read a zero state and pass no gradient
-    /// back past them. Starts at step 0 (the carried state dropped), at the chunk's last step
-    /// (a block whose every row resets) and in between, on some streams of a step and not
-    /// others; one layer (B = 1), two layers on both recurrent kernels (B = 9) and on two stream
-    /// groups (B = 17, with dropout).
-    func testGradientWithStateResets() throws {
-        let dropout = try XCTUnwrap(Dropout(probability: 0.3, seed: 7))
-        let cases: [(batch: Int, layers: Int, own: Bool?, dropout: Dropout?)] =
-            [(1, 1, nil, nil), (9, 2, false, nil), (17, 2, nil, dropout)] + (Kernels.haveAVX512 ? [(9, 2, true, nil)] : [])
-        for (i, c) in cases.enumerated() {
-            // pointer 2, U = 6, L = 16: stream b's rows are events 16b + 2 … 16b + 7.
-            let (rel, absErr) = try check(batch: c.batch, pointer: 2, seed: 51 + UInt64(i), ownKernel: c.own, layers: c.layers,
-                                          dropout: c.dropout, fileStarts: { e in e % 5 == 2 || e == 16 + 4 })
-            print("gradient check with state resets, \(c.layers) layer(s), B=\(c.batch)\(c.own.map { $0 ? " (avx512)" : " (openblas)" } ?? ""): worst relative error \(rel), worst absolute error \(absErr)")
-            XCTAssertLessThan(rel, 1e-3, "case \(i)")
-            XCTAssertLessThan(absErr, 1e-6, "case \(i)")
-        }
-    }
-
-    /// A reset changes the chunk: its loss and gradient differ from the same chunk's without
-    /// it (the carried state is non-zero), and resetting every row makes the carried state and
-    /// the recurrent weights' gradient irrelevant (dW_rec = 0).
-    func testStateResetsChangeTheChunk() throws {
-        let shape = ModelShape(inputGroups: [3, 4], outputGroups: [3, 4], hidden: 5, layers: 2, targetColumns: [0, 1])
-        var rng = SeededRNG(seed: 61)
-        let state = try Problem.state(shape: shape, unroll: 6, batch: 2, rng: &rng)
-        let events = Problem.events(count: 32, groups: [3, 4], rng: &rng)
-        func gradient(_ starts: [Bool]?) throws -> (loss: Float, gradient: [Float]) {
-            let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
-            trainer.fileStarts = starts
-            return trainer.chunkGradient()
-        }
-        let none = try gradient(nil), noStarts = try gradient([Bool](repeating: false, count: 32))
-        XCTAssertEqual(none.loss, noStarts.loss)
-        XCTAssertEqual(none.gradient, noStarts.gradient, "no file start: the same bits as without resets")
-        let first = try gradient((0..<32).map { $0 == 0 })
-        XCTAssertNotEqual(first.loss, none.loss, "stream 0 drops its carried state")
-        let every = try gradient([Bool](repeating: true, count: 32))
-        for layer in shape.parameters.layers {
-            XCTAssertTrue(every.gradient[layer.recurrent].allSatisfy { $0 == 0 }, "layer \(layer.index): no term of h_{t−1}")
-            XCTAssertTrue(every.gradient[layer.bias].contains { $0 != 0 })
-        }
-        var other = state
-        other.h = other.h.map { -$0 }
-        other.c = other.c.map { $0 * 0.5 }
-        let trainer = try Trainer(state: other, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
-        trainer.fileStarts = [Bool](repeating: true, count: 32)
-        let otherEvery = trainer.chunkGradient()
-        XCTAssertEqual(otherEvery.loss, every.loss, "the carried state is not read")
-        XCTAssertEqual(otherEvery.gradient, every.gradient)
-    }
-
-    /// A reset where the state is already zero (the data's first row, at pointer 0 after a
-    /// wrap) changes no bit of the loss or the gradient, on either recurrent kernel and with
-    /// two stream groups: the flag's effect is the resets' and nothing else, on every CPU.
-    /// (dW_rec's GEMM was once split around reset rows; one row fewer in OpenBLAS's sum changed
-    /// its rounding on AMD Zen and not on Intel, so --reset-state-per-file trained another
-    /// model on one CPU and the same model on another where its resets were all of this kind.)
-    func testResetAtAZeroStateChangesNoBit() throws {
-        let kernels: [Bool?] = Kernels.haveAVX512 ? [true, false] : [nil]
-        for (batch, unroll, hidden, layers) in [(1, 8, 16, 1), (8, 64, 32, 2), (17, 32, 24, 2), (4, 48, 256, 1)] {
-            let shape = ModelShape(inputGroups: [5, 7], outputGroups: [5, 7], hidden: hidden, layers: layers, targetColumns: [0, 1])
-            var rng = SeededRNG(seed: 81 + UInt64(batch))
-            var state = try Problem.state(shape: shape, unroll: unroll, batch: batch, scale: 0.2, rng: &rng)
-            state.h = state.h.map { _ in 0 }
-            state.c = state.c.map { _ in 0 }
-            let n = (unroll + 4) * batch
-            let events = Problem.events(count: n, groups: [5, 7], rng: &rng)
-            for own in kernels {
-                func gradient(_ starts: [Bool]?) throws -> (loss: Float, gradient: [Float]) {
-                    let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
-                    if let own { trainer.usesOwnRecurrentKernel = own }
-                    trainer.fileStarts = starts
-                    return trainer.chunkGradient()
-                }
-                let plain = try gradient(nil), reset = try gradient((0..<n).map { $0 == 0 })
-                let what = "B=\(batch) U=\(unroll) H=\(hidden) \(layers) layer(s)\(own.map { $0 ? " avx512" : " openblas" } ?? "")"
-                XCTAssertEqual(reset.loss, plain.loss, what)
-                XCTAssertTrue(reset.gradient == plain.gradient,
-                              "\(what): \(zip(reset.gradient, plain.gradient).filter { $0 != $1 }.count) gradient values differ")
-            }
-        }
     }
 
     func testGradientBatch2() throws {

@@ -170,30 +170,6 @@ final class GridDataTests: XCTestCase {
         XCTAssertTrue(shuffledOnce, "some seed moves a file")
     }
 
-    /// --reset-state-per-file marks each training file's start row (its first, in the files'
-    /// order, shuffled too) and nothing else.
-    func testFileStartsOfTheTrainingRows() throws {
-        let data = try converted()
-        let groups = ModelGroups(vocabulary: data.vocabulary, grid: try data.gridGroup())
-        let grid = try XCTUnwrap(groups.grid)
-        let k = groups.inputNames.count
-        for shuffle in [false, true] {
-            var config = RunConfiguration()
-            config[Settings.resetStatePerFile] = true
-            config[Settings.shuffleFiles] = shuffle
-            let sink = LineSink()
-            let classes = try TrainingRun.classes(of: data, for: groups, config: config, reporter: sink.reporter)
-            XCTAssertTrue(sink.text.contains("grid training: 3 files in 4/4" + (shuffle ? " (shuffled with seed 1)" : "") + " (each from a zero state), "), sink.text)
-            let (_, _, fileRows) = try data.gridClasses(validation: false, group: grid, shuffleSeed: shuffle ? 1 : nil)
-            let starts = try XCTUnwrap(classes.fileStarts)
-            XCTAssertEqual(starts.count, classes.training.count / k)
-            XCTAssertEqual(fileRows.reduce(0, +), starts.count)
-            XCTAssertEqual(starts.indices.filter { starts[$0] }, [0, fileRows[0], fileRows[0] + fileRows[1]], "shuffled: \(shuffle)")
-            config[Settings.resetStatePerFile] = false
-            XCTAssertNil(try TrainingRun.classes(of: data, for: groups, config: config, reporter: LineSink().reporter).fileStarts)
-        }
-    }
-
     /// Each file from a zero state: the sums of the three files' own evaluations (their rows
     /// built file by file), no prediction across a file boundary; the state carried from file to
     /// file gives other figures.

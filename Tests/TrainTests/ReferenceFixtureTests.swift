@@ -1,6 +1,8 @@
 // The trainer against frozen outputs of Scripts/reference_lstm.py (numpy float64):
 // first-chunk gradient, per-step losses, schedule, final weights, state and slot, for the
-// original layout and for position (one-hot and binary) and velocity groups.
+// original layout and for models of more input and output groups (the fixtures of the event
+// layout's position and velocity groups, kept as shapes: several one-hot input groups, a third
+// softmax output group, as the grid has).
 import DrummerCore
 import Foundation
 import XCTest
@@ -52,42 +54,49 @@ final class ReferenceFixtureTests: XCTestCase {
                         "groups_onehot_sgd_b2", "groups_binary_rmsprop_b1", "groups_binary_momentum_b2",
                         "rmsprop_eps_decay_b2", "momentum_m05_b1"]
 
-    /// The fixture's groups as the production code models them (the tables beyond the sizes
-    /// do not matter to training), and its class matrix made by `HitEncoder` (the production encoding).
-    func groupsAndClasses(_ f: ReferenceFixture) throws -> (ModelGroups, [Int32]) {
-        let vocabulary = try Vocabulary(ixToNote: Array(36..<(36 + f.notes)), ixToTick: Array(0..<f.ticks))
-        var groups = ModelGroups(vocabulary: vocabulary)
+    /// The fixture's shape and class matrix, written here from the fixture's definition: input
+    /// groups note, tick, then the slot (one-hot over the slots, or one group of 2 per bit of the
+    /// slot number, lowest bit first) and the velocity bin when it has them; output groups note,
+    /// tick and the velocity bin, each predicting the next event's class of that input.
+    func shapeAndClasses(_ f: ReferenceFixture) throws -> (ModelShape, [Int32]) {
+        var inputs = [f.notes, f.ticks], outputs = [f.notes, f.ticks]
+        var bits = 0
         if let p = f.position {
-            let encoding = try XCTUnwrap(PositionEncoding(rawValue: p.encoding))
-            groups.position = PositionGroup(encoding: encoding, slots: p.slots, ticksPerSlot: 1, ppq: 480, meter: .common)
-        }
-        if let q = f.velocityBins {
-            groups.velocity = try VelocityGroup(bins: (0..<q).map { (8 * $0 + 1)...(8 * $0 + 8) },
-                                                histogram: [Int](repeating: 1, count: 127))
-        }
-        // Features per event: note, tick, then the slot and the velocity bin when the groups have them.
-        let F = 2 + (groups.position == nil ? 0 : 1) + (groups.velocity == nil ? 0 : 1)
-        var encoder = HitEncoder(groups: groups)
-        let k = encoder.inputCount
-        XCTAssertEqual(k, groups.shape(hidden: f.hidden).inputGroups.count)
-        XCTAssertEqual(f.events.count % F, 0, "\(f.name): events hold \(F) features each")
-        var classes = [Int32](repeating: -1, count: f.events.count / F * k)
-        classes.withUnsafeMutableBufferPointer { c in
-            for r in 0..<(f.events.count / F) {
-                let e = f.events[(r * F)..<(r * F + F)].map { $0 }
-                let slot = groups.position == nil ? 0 : Int(e[2])
-                _ = encoder.encode(note: e[0], tick: e[1], onset: 0, tickInBar: slot, barTicks: 1,
-                                   velocityBin: groups.velocity == nil ? 0 : e[F - 1],
-                                   into: UnsafeMutableBufferPointer(rebasing: c[(r * k)..<(r * k + k)]))
+            if p.encoding == "binary" {
+                bits = 1
+                while 1 << bits < p.slots { bits += 1 }
+                inputs += [Int](repeating: 2, count: bits)
+            } else {
+                XCTAssertEqual(p.encoding, "onehot")
+                inputs.append(p.slots)
             }
         }
-        return (groups, classes)
+        if let q = f.velocityBins {
+            inputs.append(q)
+            outputs.append(q)
+        }
+        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: f.hidden)
+        let F = 2 + (f.position == nil ? 0 : 1) + (f.velocityBins == nil ? 0 : 1)
+        XCTAssertEqual(f.events.count % F, 0, "\(f.name): events hold \(F) features each")
+        var classes: [Int32] = []
+        for r in 0..<(f.events.count / F) {
+            let e = Array(f.events[(r * F)..<(r * F + F)])
+            classes += [e[0], e[1]]
+            if f.position != nil {
+                if bits > 0 {
+                    for b in 0..<bits { classes.append((e[2] >> Int32(b)) & 1) }
+                } else {
+                    classes.append(e[2])
+                }
+            }
+            if f.velocityBins != nil { classes.append(e[F - 1]) }
+        }
+        return (shape, classes)
     }
 
     func run(_ name: String) throws {
         let f = try ReferenceFixture.load(name)
-        let (groups, events) = try groupsAndClasses(f)
-        let shape = groups.shape(hidden: f.hidden)
+        let (shape, events) = try shapeAndClasses(f)
         XCTAssertEqual(shape.inputWidth, f.inputRows ?? f.notes + f.ticks, "\(name): one-hot input rows")
         XCTAssertEqual(shape.wxCount, f.initial.Wx.count, "\(name): Wx size")
         XCTAssertEqual(shape.wyCount, f.initial.Wy.count, "\(name): Wy size")
@@ -126,9 +135,9 @@ final class ReferenceFixtureTests: XCTestCase {
     func testSGDBatch2Clipped() throws { try run("sgd_b2_clipped") }
     func testRMSPropBatch2() throws { try run("rmsprop_b2") }
     func testMomentumBatch2Clipped() throws { try run("momentum_b2_clipped") }
-    func testGroupsOneHotPositionVelocitySGD() throws { try run("groups_onehot_sgd_b2") }
-    func testGroupsBinaryPositionVelocityRMSProp() throws { try run("groups_binary_rmsprop_b1") }
-    func testGroupsBinaryPositionMomentumClipped() throws { try run("groups_binary_momentum_b2") }
+    func testFourInputGroupsThreeOutputGroupsSGD() throws { try run("groups_onehot_sgd_b2") }
+    func testSixInputGroupsThreeOutputGroupsRMSProp() throws { try run("groups_binary_rmsprop_b1") }
+    func testFiveInputGroupsMomentumClipped() throws { try run("groups_binary_momentum_b2") }
     /// RMSProp with epsilon 0.3 and decay 0.6, clipping some entries: how epsilon and the decay
     /// enter the update matters here (with epsilon 1e-10 and decay 0.9 a misplaced epsilon or a
     /// swapped decay survived every other test).

@@ -44,7 +44,7 @@ final class ResumeTests: XCTestCase {
     }
 
     func straightAndResumed(batch: Int, optimizer: OptimizerKind, schedule: (Float?, Int?) = (nil, nil), layers: Int = 1,
-                            dropout: Float = 0, outputDropout: Float = 0, weightDecay: Float = 0) throws
+                            dropout: Float = 0, weightDecay: Float = 0) throws
         -> (straight: Checkpoint, resumed: Checkpoint)
     {
         let root = try RunFixture.temporaryDirectory("resume")
@@ -59,7 +59,6 @@ final class ResumeTests: XCTestCase {
         a.lrDecayEvery = schedule.1
         if layers > 1 { a[Settings.layers] = layers }
         if dropout > 0 { a[Settings.dropout] = dropout }
-        if outputDropout > 0 { a[Settings.outputDropout] = outputDropout }
         if weightDecay > 0 { a[Settings.weightDecay] = weightDecay }
         let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
         XCTAssertEqual(try straight.run(shouldStop: { false }).step, 20)
@@ -118,16 +117,13 @@ final class ResumeTests: XCTestCase {
         XCTAssertNotEqual(s.state.parameters, plain.state.parameters, "the dropout changed the training")
     }
 
-    /// --output-dropout's masks and --weight-decay resume alike (B = 17, Adam), the settings kept
-    /// in the checkpoint; each changes the training.
-    func testResumeIsBitwiseExactWithOutputDropoutAndWeightDecay() throws {
-        let (s, r) = try straightAndResumed(batch: 17, optimizer: .adam, outputDropout: 0.3, weightDecay: 0.5)
+    /// --weight-decay resumes alike (B = 17, Adam), the setting kept in the checkpoint; it
+    /// changes the training.
+    func testResumeIsBitwiseExactWithWeightDecay() throws {
+        let (s, r) = try straightAndResumed(batch: 17, optimizer: .adam, weightDecay: 0.5)
         assertBitwiseEqual(s, r)
-        XCTAssertEqual(s.configuration[Settings.outputDropout], 0.3)
         XCTAssertEqual(s.configuration[Settings.weightDecay], 0.5)
-        let (plain, _) = try straightAndResumed(batch: 17, optimizer: .adam, weightDecay: 0.5)
-        XCTAssertNotEqual(s.state.parameters, plain.state.parameters, "the output dropout changed the training")
-        let (noDecay, _) = try straightAndResumed(batch: 17, optimizer: .adam, outputDropout: 0.3)
+        let (noDecay, _) = try straightAndResumed(batch: 17, optimizer: .adam)
         XCTAssertNotEqual(s.state.parameters, noDecay.state.parameters, "the weight decay changed the training")
     }
 
@@ -253,58 +249,25 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(run.configuration.checkpointDirectory, (ckpt as NSString).deletingLastPathComponent)
     }
 
-    func testChangedDatasetRefusedUnlessAllowed() throws {
+    func testChangedDatasetRefused() throws {
         let (root, data, ckpt) = try tenStepCheckpoint()
         defer { try? FileManager.default.removeItem(at: root) }
         var events = RunFixture.events(count: 100)
         events[21] = events[21] == 0 ? 1 : 0  // one tick changed
         try RunFixture.writeDataset(data, events: events)
-        assertThrows(["contents differ from the data", "--allow-data-change"]) {
+        assertThrows(["\(data.path): contents differ from the data \(ckpt) was trained on",
+                      "resume on the data it was trained on, or start a new run on the new data"]) {
             try TrainingRun(options: RunOptions(resume: ckpt), reporter: LineSink().reporter)
         }
-        let sink = LineSink()
-        let run = try TrainingRun(options: RunOptions(steps: 12, resume: ckpt, allowDataChange: true), reporter: sink.reporter)
-        XCTAssertEqual(try run.run(shouldStop: { false }).step, 12)
-        XCTAssertTrue(sink.text.contains("warning"), sink.text)
-        XCTAssertEqual(try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-12.h5").path).datasetFingerprint,
-                       run.data.fingerprint)
     }
 
-    func testDifferentVocabularyRefusedEvenWithAllowDataChange() throws {
+    func testDifferentVocabularyRefused() throws {
         let (root, data, ckpt) = try tenStepCheckpoint()
         defer { try? FileManager.default.removeItem(at: root) }
         let v = try Vocabulary(ixToNote: [36, 38, 42, 51], ixToTick: [0, 12, 24, 48, 96])
         try RunFixture.writeDataset(data, events: RunFixture.events(count: 100), vocabulary: v)
         assertThrows(["vocabulary", "only in the checkpoint: 46", "only in the dataset: 51"]) {
-            try TrainingRun(options: RunOptions(resume: ckpt, allowDataChange: true), reporter: LineSink().reporter)
-        }
-    }
-
-    func testInitFromRefusesADifferentVocabularyAndStartsFromTheModel() throws {
-        let root = try RunFixture.temporaryDirectory("initfrom")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let data = root.appendingPathComponent("data")
-        try RunFixture.writeDataset(data, events: RunFixture.events(count: 100))
-        var rng = SeededRNG(seed: 5)
-        let shape = RunFixture.vocabulary.shape(hidden: 6)
-        let w = try Initializer.weights(shape: shape, scheme: .original, rng: &rng)
-        let model = root.appendingPathComponent("model").path
-        try ModelDirectory.write(weights: w, vocabulary: RunFixture.vocabulary, to: model)
-        var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 0)
-        o.initFrom = model
-        o.hidden = nil
-        let run = try TrainingRun(options: o, reporter: LineSink().reporter)
-        XCTAssertEqual(run.snapshot().parameters, w.wx + w.wy)
-        XCTAssertEqual(try run.run(shouldStop: { false }).ending, .nothingToDo)
-        let initial = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-0.h5").path)
-        XCTAssertEqual(initial.state.parameters, w.wx + w.wy)
-        XCTAssertEqual(initial.configuration.initFrom, root.appendingPathComponent("model").standardizedFileURL.path)
-
-        let other = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 97])
-        let w2 = try Initializer.weights(shape: other.shape(hidden: 6), scheme: .original, rng: &rng)
-        try ModelDirectory.write(weights: w2, vocabulary: other, to: model)
-        assertThrows(["vocabulary of \(model)", "ix_to_tick", "only in the model: 97", "only in the dataset: 96"]) {
-            try TrainingRun(options: o, reporter: LineSink().reporter)
+            try TrainingRun(options: RunOptions(resume: ckpt), reporter: LineSink().reporter)
         }
     }
 }

@@ -47,37 +47,6 @@ final class TrainerStateTests: XCTestCase {
         }
     }
 
-    /// Input noise, uniform or drawn from the model, gives the same bits with or without the
-    /// helper thread, and with one stream group or two (B = 17) it draws per stream, so the
-    /// split does not change which inputs are replaced or by what. (The drop draw needs a grid
-    /// model's groups; it replaces in `gather` as the uniform draw does.)
-    func testInputNoiseGivesIdenticalBitsWithOrWithoutTheHelperThread() throws {
-        let groups = ModelGroups(vocabulary: try Vocabulary(ixToNote: [35, 36, 38], ixToTick: [0, 1, 2, 3]))
-        for draw in [InputNoiseDraw.uniform, .model] {
-            var c = RunConfiguration(seed: 5)
-            c.inputNoise = 0.4
-            c.inputNoiseGroups = ["note", "tick"]
-            c.inputNoiseDraw = draw
-            let noise = try XCTUnwrap(try InputNoise(configuration: c, modelGroups: groups, shape: shape))
-            for (batch, kind) in [(3, OptimizerKind.rmsprop), (17, .sgd)] {
-                let (state, events, config) = try makeProblem(batch: batch, kind: kind, seed: 24)
-                let a = try Trainer(state: state, events: events, optimizer: config)
-                let b = try Trainer(state: state, events: events, optimizer: config)
-                let clean = try Trainer(state: state, events: events, optimizer: config)
-                a.inputNoise = noise
-                b.inputNoise = noise
-                a.usesHelperThread = true
-                b.usesHelperThread = false
-                for _ in 0..<6 {
-                    XCTAssertEqual(a.step().bitPattern, b.step().bitPattern, "\(draw) B=\(batch)")
-                    clean.step()
-                }
-                XCTAssertEqual(a.snapshot(), b.snapshot(), "\(draw) B=\(batch) \(kind)")
-                XCTAssertNotEqual(a.snapshot().parameters, clean.snapshot().parameters, "\(draw) B=\(batch): the noise changed nothing")
-            }
-        }
-    }
-
     /// Stopping after k steps, rebuilding a trainer from `state`, and continuing gives the
     /// same weights, state and losses, bit for bit, as running straight through.
     func testRestoredStateContinuesIdentically() throws {

@@ -1,7 +1,6 @@
-// Datasets with velocities.npy and positions.npy: read row for row with events.npy in both
-// splits; a per-hit array of another length, shape or range is refused naming the file; the
-// groups a run trains follow the arrays the dataset has, and asking for one it lacks names the
-// missing file; the class matrix of the groove groups, checked hit by hit.
+// Datasets with velocities.npy and positions.npy (what the grid reads): read row for row with
+// events.npy in both splits; a per-hit array of another length, shape or range is refused
+// naming the file.
 import DrummerCore
 import Encode
 import Foundation
@@ -27,12 +26,11 @@ final class TrainingDataGroupsTests: XCTestCase {
         XCTAssertTrue(d.hasPositions)
         XCTAssertEqual(d.ppq, 480)
         XCTAssertEqual(d.quantize, 240)
-        // The original-layout fingerprint ignores the arrays; a groove model's includes them.
+        // The original-layout fingerprint ignores the arrays.
         let plain = root.appendingPathComponent("plain")
         try RunFixture.writeDataset(plain, events: RunFixture.events(count: 120), validation: RunFixture.events(count: 30, seed: 3))
         let p = try TrainingData.load(path: plain.path)
         XCTAssertEqual(d.fingerprint, p.fingerprint)
-        XCTAssertNotEqual(d.fingerprint(for: try d.groups(position: true, velocity: true)), d.fingerprint)
     }
 
     /// Which array, which split, the length found and events.npy's.
@@ -98,96 +96,4 @@ final class TrainingDataGroupsTests: XCTestCase {
     }
 
     /// No velocities.npy or positions.npy: a new run trains the original layout.
-    func testADatasetWithoutTheArraysTrainsTheOriginalLayout() throws {
-        try RunFixture.writeDataset(root, events: RunFixture.events(count: 100), validation: RunFixture.events(count: 20, seed: 3))
-        let d = try TrainingData.load(path: root.path)
-        XCTAssertFalse(d.hasVelocities)
-        XCTAssertFalse(d.hasPositions)
-        XCTAssertEqual(try d.groups(position: nil, velocity: nil), ModelGroups(vocabulary: RunFixture.vocabulary))
-        let sink = LineSink()
-        let run = try TrainingRun(options: RunFixture.options(data: root, checkpoints: root.appendingPathComponent("c"), steps: 5),
-                                  reporter: sink.reporter)
-        XCTAssertTrue(run.groups.isOriginalLayout)
-        XCTAssertTrue(sink.text.contains("groups: inputs note 4, tick 5; outputs note 4, tick 5"), sink.text)
-        _ = try run.run(shouldStop: { false })
-        let c = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-5.h5").path)
-        XCTAssertEqual(c.state.shape, ModelShape(notes: 4, ticks: 5, hidden: 6))
-        XCTAssertEqual(c.datasetFingerprint, d.fingerprint)
-    }
-
-    /// Each array alone gives its group alone; a split without it leaves the group out.
-    func testTheDefaultGroupsFollowTheArraysOfBothSplits() throws {
-        try RunFixture.writeGrooveDataset(root, count: 40, validation: 12)
-        try FileManager.default.removeItem(at: root.appendingPathComponent("positions.npy"))
-        try FileManager.default.removeItem(at: root.appendingPathComponent("validation/positions.npy"))
-        var g = try TrainingData.load(path: root.path).groups(position: nil, velocity: nil)
-        XCTAssertNil(g.position)
-        XCTAssertNotNil(g.velocity)
-        XCTAssertEqual(g.inputNames, ["note", "tick", "velocity"])
-
-        try RunFixture.writeGrooveDataset(root, count: 40, validation: 12)
-        try FileManager.default.removeItem(at: root.appendingPathComponent("validation/velocities.npy"))
-        g = try TrainingData.load(path: root.path).groups(position: nil, velocity: nil)
-        XCTAssertNotNil(g.position)
-        XCTAssertNil(g.velocity, "validation/ has no velocities.npy")
-    }
-
-    /// --position / --velocity on a dataset without the array: the error names the missing file.
-    func testAskingForAGroupTheDatasetLacksNamesTheMissingFile() throws {
-        try RunFixture.writeDataset(root, events: RunFixture.events(count: 100))
-        for (position, velocity, group, file) in [(true, nil, "position", "positions.npy"), (nil, true, "velocity", "velocities.npy")] as [(Bool?, Bool?, String, String)] {
-            var o = RunFixture.options(data: root, checkpoints: root.appendingPathComponent("c"), steps: 1)
-            o.position = position
-            o.velocity = velocity
-            assertThrows(["\(root.path): the \(group) group needs \(file), which this dataset lacks "
-                          + "(convert it again with this drummer, or train without --\(group))"]) {
-                try TrainingRun(options: o, reporter: LineSink().reporter)
-            }
-        }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("c").path), "refused before any checkpoint")
-        // The training split has them, validation/ does not: validation/ is named.
-        try RunFixture.writeGrooveDataset(root, count: 40, validation: 12)
-        try FileManager.default.removeItem(at: root.appendingPathComponent("validation/positions.npy"))
-        assertThrows(["\(root.path)/validation: the position group needs positions.npy, which this dataset lacks"]) {
-            try TrainingData.load(path: root.path).groups(position: true, velocity: nil)
-        }
-    }
-
-    /// Velocity bins by quantiles: four clusters of 30 hits each give four bins of 30 hits.
-    func testQuantileBinsSplitTheTrainingHitsEvenly() throws {
-        try RunFixture.writeGrooveDataset(root, count: 120)
-        let g = try TrainingData.load(path: root.path).groups(position: nil, velocity: nil, velocityBins: 4)
-        let v = try XCTUnwrap(g.velocity)
-        var counts = [Int](repeating: 0, count: 4)
-        for x in RunFixture.velocities(count: 120) {
-            let b = try XCTUnwrap(v.bins.firstIndex { $0.contains(Int(x)) }, "velocity \(x) in no bin")
-            counts[b] += 1
-        }
-        XCTAssertEqual(counts, [30, 30, 30, 30])
-        XCTAssertEqual(v.range, Int(RunFixture.velocities(count: 120).min()!)...Int(RunFixture.velocities(count: 120).max()!))
-        XCTAssertEqual(g.position, PositionGroup(encoding: .oneHot, slots: 8, ticksPerSlot: 240, ppq: 480, meter: .common))
-    }
-
-    /// The class matrix: note, tick, then the slot (one-hot: one column; binary: one per bit,
-    /// lowest first) and the velocity bin, hit by hit.
-    func testClassMatrixOfTheGrooveGroups() throws {
-        try RunFixture.writeGrooveDataset(root, count: 40)
-        let d = try TrainingData.load(path: root.path)
-        let events = RunFixture.events(count: 40), velocities = RunFixture.velocities(count: 40)
-        for encoding in PositionEncoding.allCases {
-            let g = try d.groups(position: true, velocity: true, encoding: encoding, velocityBins: 4)
-            let bins = try XCTUnwrap(g.velocity?.bins)
-            let (classes, clampedPositions, clampedVelocities) = try d.classes(d.training, for: g)
-            XCTAssertEqual([clampedPositions, clampedVelocities], [0, 0])
-            var expected: [Int32] = []
-            for e in 0..<40 {
-                let slot = e % 8  // eighth notes from the bar line, slots of an eighth
-                let bin = try XCTUnwrap(bins.firstIndex { $0.contains(Int(velocities[e])) })
-                expected += [events[2 * e], events[2 * e + 1]]
-                expected += encoding == .oneHot ? [Int32(slot)] : [Int32(slot & 1), Int32(slot >> 1 & 1), Int32(slot >> 2 & 1)]
-                expected.append(Int32(bin))
-            }
-            XCTAssertEqual(classes, expected, encoding.rawValue)
-        }
-    }
 }
