@@ -11,7 +11,7 @@ final class CheckpointInputCLITests: XCTestCase {
         root = try CLI.temporaryDirectory("checkpoint-input-cli")
         let src = root.appendingPathComponent("midi")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
-        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
         }
         XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", root.appendingPathComponent("data").path,

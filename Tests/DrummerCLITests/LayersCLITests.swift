@@ -13,7 +13,7 @@ final class LayersCLITests: XCTestCase {
         data = root.appendingPathComponent("data")
         let src = root.appendingPathComponent("midi")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
-        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
         }
         let r = try CLI.run(["convert-midi", src.path, "-o", data.path])
