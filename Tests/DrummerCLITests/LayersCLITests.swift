@@ -16,8 +16,11 @@ final class LayersCLITests: XCTestCase {
         for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
         }
-        let r = try CLI.run(["convert-midi", src.path, "-o", data.path])
+        let converted = root.appendingPathComponent("converted")
+        let r = try CLI.run(["convert-midi", src.path, "-o", converted.path])
         XCTAssertEqual(r.status, 0, r.stderr)
+        // The 2017 layout's files alone: --recipe original trains note and tick.
+        data = try OriginalLayoutCLITests.noteAndTickCopy(of: converted, to: root.appendingPathComponent("data"))
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
