@@ -24,7 +24,7 @@ class Drummer(nn.Module):
         super().__init__()
         self.lstm = nn.LSTM(inputs, hidden, layers, batch_first=True, dropout=dropout if layers > 1 else 0.0)
         self.head = nn.Linear(hidden, outputs)
-        # drummer train --output-dropout: the top layer's h on its way to the head (no weights;
+        # train_torch.py --output-dropout: the top layer's h on its way to the head (no weights;
         # p = 0, and eval mode, pass h through).
         self.output_dropout = nn.Dropout(0.0)
 

@@ -5,12 +5,12 @@ CPUs, NCCL on GPUs), for `drummer import` to read.
         --steps 20000 -o model.safetensors
     drummer import model.safetensors -o model && drummer sample model -o out.mid
 
-It trains the model `drummer train` trains: the same groups (note, tick, position, lookback,
-velocity, as drummer chooses them for the dataset), the same inputs (`drummer encode` writes
-them), the same output groups and loss (the sum of each output group's cross-entropy on the next
-hit), truncated BPTT over --unroll steps on --batch-size contiguous streams per process, each
-gradient entry clipped to +-5. Rank 0 first asks drummer (on the PATH, or --drummer) for a
-step-0 checkpoint of the model (`drummer train --steps 0`: the groups and the initial weights),
+It trains the model `drummer train --recipe original` trains: the same groups (the 2017 layout's
+note and tick), the same inputs (`drummer encode` writes them), the same output groups and loss
+(the sum of each output group's cross-entropy on the next hit), truncated BPTT over --unroll
+steps on --batch-size contiguous streams per process, each gradient entry clipped to +-5. Rank 0
+first asks drummer (on the PATH, or --drummer) for a step-0 checkpoint of the model
+(`drummer train --recipe original --steps 0`: the groups and the initial weights),
 its safetensors and the encoded training and validation sequences; then every rank trains its
 share of the streams. Plain `python3 python/train_torch.py ...` trains in one process.
 
@@ -71,7 +71,7 @@ if rank == 0:
     ckpt = os.path.join(work, "init", "ckpt-0.h5")
     run = lambda *args: subprocess.run([a.drummer, *args], check=True, stdout=subprocess.DEVNULL)
     if not os.path.exists(ckpt):
-        run("train", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
+        run("train", "--recipe", "original", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
             "--seed", str(a.seed), "--checkpoint-dir", os.path.join(work, "init"))
     run("export", ckpt, "--format", "safetensors", "-o", os.path.join(work, "init.safetensors"))
     run("encode", ckpt, "--data", a.data, "-o", os.path.join(work, "train.npy"))

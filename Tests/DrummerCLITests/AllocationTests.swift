@@ -3,9 +3,9 @@
 // (Scripts/count-allocations, Scripts/malloc-count.c) on the built binary, as the
 // difference between 100 and 5,100 notes:
 //   - generation (`drummer bench sample`: the LSTM step, softmax, draws), in any build, for
-//     the original layout and for groove models (position and velocity groups);
+//     the original layout;
 //   - the grid model's generation (`bench sample --model models/groove`), in any build;
-//   - the whole `drummer sample` command (both shipped models) and `humanize`, MIDI reading and
+//   - the whole `drummer sample` command (the 2017 model and the grid model) and `humanize`, MIDI reading and
 //     writing included, in a release build. A
 //     debug build allocates in unspecialised generic code (sort comparators, Set) while
 //     writing the file, so there the figure is printed, not asserted.
@@ -34,16 +34,13 @@ final class AllocationTests: XCTestCase {
         return n
     }
 
-    /// The original layout, and groove models: position (one-hot, binary) and velocity groups.
+    /// The original layout (note and tick).
     func testGeneratingANoteAllocatesNothing() throws {
-        for groups in [[], ["--position-encoding", "onehot", "--velocity-bins", "16"],
-                       ["--position-encoding", "binary", "--velocity-bins", "8"], ["--velocity-bins", "4"]] {
-            let few = try allocations(["bench", "sample", "--runs", "1", "--notes", "100"] + groups)
-            let many = try allocations(["bench", "sample", "--runs", "1", "--notes", "5100"] + groups)
-            print("drummer bench sample \(groups.joined(separator: " ")): \(few) allocations for 100 notes per run, \(many) for 5,100")
-            XCTAssertGreaterThan(few, 0, "the counter counted nothing: it is not interposing malloc")
-            XCTAssertLessThan(abs(many - few), 20, "generation allocates per note (\(groups)): \(few) → \(many)")
-        }
+        let few = try allocations(["bench", "sample", "--runs", "1", "--notes", "100"])
+        let many = try allocations(["bench", "sample", "--runs", "1", "--notes", "5100"])
+        print("drummer bench sample: \(few) allocations for 100 notes per run, \(many) for 5,100")
+        XCTAssertGreaterThan(few, 0, "the counter counted nothing: it is not interposing malloc")
+        XCTAssertLessThan(abs(many - few), 20, "generation allocates per note: \(few) → \(many)")
     }
 
     /// The shipped grid model (models/groove): its generation draws a step, its hits and their
@@ -60,19 +57,20 @@ final class AllocationTests: XCTestCase {
     func testSampleCommandAllocatesNothingPerNoteInRelease() throws {
         let dir = try CLI.temporaryDirectory("alloc")
         defer { try? FileManager.default.removeItem(at: dir) }
-        for model in ["models/groove-events", "models/groove"] {
+        let original = try OriginalModel.write(to: dir.appendingPathComponent("original")).path
+        for (name, model) in [("the 2017 model", original), ("models/groove", CLI.repoRoot.appendingPathComponent("models/groove").path)] {
             func run(_ n: Int) throws -> Int {
-                try allocations(["sample", CLI.repoRoot.appendingPathComponent(model).path, "-n", String(n),
+                try allocations(["sample", model, "-n", String(n),
                                  "--seed", "3", "-o", dir.appendingPathComponent("g\(n).mid").path])
             }
             let few = try run(100), many = try run(5_100)
-            print("drummer sample \(model): \(few) allocations for 100 notes, \(many) for 5,100")
+            print("drummer sample (\(name)): \(few) allocations for 100 notes, \(many) for 5,100")
             XCTAssertGreaterThan(few, 0, "the counter counted nothing: it is not interposing malloc")
             #if DEBUG
             print("debug build: the MIDI writer's generic code allocates per note here; asserted in release builds only")
             #else
             // 5,000 more notes: at most a handful more (arrays are reserved up front).
-            XCTAssertLessThan(many - few, 50, "allocations grow with the number of notes (\(model)): \(few) → \(many)")
+            XCTAssertLessThan(many - few, 50, "allocations grow with the number of notes (\(name)): \(few) → \(many)")
             #endif
         }
         // humanize with the grid model, of those two files: its draws allocate nothing per step;

@@ -106,21 +106,19 @@ final class SizeLimitCLITests: XCTestCase {
         let data = root.appendingPathComponent("data").path
         let ck = root.appendingPathComponent("c").path
         let cases: [([String], Int32, String)] = [
-            (["train", "--data", data, "--checkpoint-dir", ck, "--hidden", "100000"], 64, "--hidden must be between 1 and 4096, got 100000"),
-            (["train", "--data", data, "--checkpoint-dir", ck, "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096, got 99999999999"),
-            (["train", "--data", data, "--checkpoint-dir", ck, "--hidden", "16385"], 64, "--hidden must be between 1 and 4096, got 16385"),
-            (["train", "--data", data, "--checkpoint-dir", ck, "--batch-size", "99999999999"], 64, "--batch-size must be between 1 and 65536, got 99999999999"),
-            (["train", "--data", data, "--checkpoint-dir", ck, "--unroll", "99999999999"], 64, "--unroll must be between 1 and 100000, got 99999999999"),
-            (["train", "--data", data, "--checkpoint-dir", ck, "--hidden", "4096", "--unroll", "100000", "--batch-size", "65536"], 1,
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "100000"], 64, "--hidden must be between 1 and 4096, got 100000"),
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096, got 99999999999"),
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "16385"], 64, "--hidden must be between 1 and 4096, got 16385"),
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--batch-size", "99999999999"], 64, "--batch-size must be between 1 and 65536, got 99999999999"),
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--unroll", "99999999999"], 64, "--unroll must be between 1 and 100000, got 99999999999"),
+            (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "4096", "--unroll", "100000", "--batch-size", "65536"], 1,
              "--hidden/--unroll/--batch-size 4096/100000/65536 need 1200373 GiB of training memory, more than the"),
             (["bench", "train", "--events", "99999999999"], 64, "--events must be between 2 and 10000000, got 99999999999"),
             (["bench", "train", "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096"),
             (["bench", "train", "--batch", "99999999999"], 64, "--batch 99999999999 must be between 1 and --events 52260"),
             (["bench", "sample", "--notes", "99999999999"], 64, "--notes must be between 1 and 10000000, got 99999999999"),
             (["bench", "sample", "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096"),
-            (["bench", "sample", "--velocity-bins", "128"], 64, "--velocity-bins must be between 0 and 127, got 128"),
-            (["bench", "sample", "--position-encoding", "gray"], 64, "The value 'gray' is invalid for '--position-encoding <position-encoding>'"),
-            (["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "99999999999"], 64, "-n must be between 1 and 10000000"),
+            (["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "99999999999"], 64, "-n must be between 1 and 10000000"),
         ]
         for (args, status, message) in cases {
             let r = try CLI.run(args)
@@ -130,7 +128,7 @@ final class SizeLimitCLITests: XCTestCase {
         }
         // A size that is valid but needs more memory than this machine's limit is refused
         // with the figure, before any allocation (exit 1, not a crash).
-        let big = try CLI.run(["train", "--data", data, "--checkpoint-dir", ck, "--hidden", "4096", "--unroll", "20000", "--batch-size", "64"])
+        let big = try CLI.run(["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "4096", "--unroll", "20000", "--batch-size", "64"])
         XCTAssertEqual(big.status, 1, big.stderr)
         XCTAssertTrue(big.stderr.contains("of training memory, more than the"), big.stderr)
     }

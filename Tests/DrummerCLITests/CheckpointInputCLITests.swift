@@ -11,11 +11,13 @@ final class CheckpointInputCLITests: XCTestCase {
         root = try CLI.temporaryDirectory("checkpoint-input-cli")
         let src = root.appendingPathComponent("midi")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
-        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
         }
-        XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", root.appendingPathComponent("data").path,
-                                    "--validation-fraction", "0.5"]).status, 0)
+        let converted = root.appendingPathComponent("converted")
+        XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", converted.path, "--validation-fraction", "0.5"]).status, 0)
+        // The 2017 layout's files alone: --recipe original trains note and tick.
+        _ = try OriginalLayoutCLITests.noteAndTickCopy(of: converted, to: root.appendingPathComponent("data"))
         // A run that over-fits: its validation loss is best early, and the last step is not the best.
         let t = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path,
                              "--hidden", "8", "--unroll", "8", "--optimizer", "rmsprop", "--lr", "0.05", "--steps", "12",

@@ -16,40 +16,6 @@ final class ExportCLITests: XCTestCase {
         return dir
     }
 
-    /// `train --init-from` the original 2017 model for zero steps, then `export`: the
-    /// exported Wx.bin and Wy.bin are byte-identical to the original files.
-    func testInitFromOriginalTrainedZeroStepsExportsIdenticalFiles() throws {
-        let fixtures = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
-        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Wx.bin").path) else {
-            throw VendoredFixtureMissing()
-        }
-        let original = tmp.appendingPathComponent("original")
-        try FileManager.default.createDirectory(at: original, withIntermediateDirectories: true)
-        for (a, b) in [("Wx.bin", "Wx.bin"), ("Wy.bin", "Wy.bin"), ("vocab.json", "model.json")] {
-            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(a), to: original.appendingPathComponent(b))
-        }
-        // A dataset with the original's vocabulary (its lookup tables as vocab.json).
-        let vocabJSON = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtures.appendingPathComponent("vocab.json")))
-        guard let v = vocabJSON as? [String: Any], let notes = v["ix_to_note"], let ticks = v["ix_to_tick"] else {
-            return XCTFail("vocab.json lacks its lookup tables")
-        }
-        let vocab = String(decoding: try JSONSerialization.data(withJSONObject: ["ix_to_note": notes, "ix_to_tick": ticks]), as: UTF8.self)
-        let data = try dataset(events: 64, vocab: vocab)
-        let ck = tmp.appendingPathComponent("ck").path
-        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--init-from", original.path, "--steps", "0",
-                             "--unroll", "8", "--checkpoint-dir", ck])
-        XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
-        let model = tmp.appendingPathComponent("exported").path
-        let e = try CLI.run(["export", ck + "/ckpt-0.h5", "-o", model])
-        XCTAssertEqual(e.status, 0, e.stderr + e.stdout)
-        for f in ["Wx.bin", "Wy.bin"] {
-            let exported = try Data(contentsOf: URL(fileURLWithPath: model).appendingPathComponent(f))
-            let reference = try Data(contentsOf: fixtures.appendingPathComponent(f))
-            XCTAssertEqual(exported.count, reference.count, f)
-            XCTAssertTrue(exported == reference, "\(f) differs from the original")
-        }
-    }
-
     /// train → export (with --swift) → sample, end to end through the binary.
     func testTrainExportSample() throws {
         let data = try dataset(events: 400)

@@ -48,7 +48,7 @@ final class HumanizeCLITests: XCTestCase {
     }
 
     func testHumanizedBeatsComeCloserToThePerformances() throws {
-        let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let dir = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix("4-4.mid") }.sorted().prefix(8)
         XCTAssertEqual(files.count, 8)
@@ -84,7 +84,7 @@ final class HumanizeCLITests: XCTestCase {
     }
 
     func testSameSeedSameFileAndBadInput() throws {
-        let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session").path
         let f = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: src).filter { $0.hasSuffix(".mid") }.sorted().first)
         let a = root.appendingPathComponent("a.mid").path, b = root.appendingPathComponent("b.mid").path

@@ -13,11 +13,14 @@ final class LayersCLITests: XCTestCase {
         data = root.appendingPathComponent("data")
         let src = root.appendingPathComponent("midi")
         try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
-        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
         }
-        let r = try CLI.run(["convert-midi", src.path, "-o", data.path])
+        let converted = root.appendingPathComponent("converted")
+        let r = try CLI.run(["convert-midi", src.path, "-o", converted.path])
         XCTAssertEqual(r.status, 0, r.stderr)
+        // The 2017 layout's files alone: --recipe original trains note and tick.
+        data = try OriginalLayoutCLITests.noteAndTickCopy(of: converted, to: root.appendingPathComponent("data"))
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
@@ -89,8 +92,9 @@ final class LayersCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("--layers must be between 1 and 16"), r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("c").path))
         }
-        // --help reads the flag, its text and its default from the settings table.
+        // --help reads the flag and its text from the settings table (its default, the default
+        // recipe's, in RecipeCLITests).
         let help = try CLI.run(["train", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        XCTAssertTrue(help.contains("--layers <layers> Stacked LSTM layers L (each of hidden size H) (default 1)"), help)
+        XCTAssertTrue(help.contains("--layers <layers> Stacked LSTM layers L (each of hidden size H) (default "), help)
     }
 }

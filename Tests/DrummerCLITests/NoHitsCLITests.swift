@@ -16,7 +16,7 @@ final class NoHitsCLITests: XCTestCase {
             try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
             try Data(Self.empty).write(to: d.appendingPathComponent("empty.mid"))
         }
-        for (i, hits) in TrainGroupsCLITests.songs.enumerated() {
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
             try TinySMF.drums(hits, meter: (4, 2)).write(to: many.appendingPathComponent("song\(i).mid"))
         }
         let reason = "no hits: NOTE ON with velocity > 0 not found"

@@ -11,7 +11,7 @@ final class OutputCLITests: XCTestCase {
     override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("output-cli") }
     override func tearDownWithError() throws { try? fm.removeItem(at: tmp) }
 
-    private var model: String { CLI.repoRoot.appendingPathComponent("models/groove-events").path }
+    private var model: String { CLI.repoRoot.appendingPathComponent("models/groove").path }
 
     private func path(_ name: String) -> String { tmp.appendingPathComponent(name).path }
 
@@ -225,7 +225,7 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertEqual(fileType(path("current")), S_IFLNK)
         XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json"])
-        // Notes beside a model (models/groove-events keeps its TRAINING.md) are never deleted by a re-export.
+        // Notes beside a model (models/groove keeps its TRAINING.md) are never deleted by a re-export.
         let before = try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin")))
         try Data("how it was trained\n".utf8).write(to: URL(fileURLWithPath: path("model/TRAINING.md")))
         let notes = try CLI.run(["export", ckpt, "-o", path("current")])
@@ -242,7 +242,7 @@ final class OutputCLITests: XCTestCase {
     func testModelErrorsNameTheFileAndSymlinkedModelsLoad() throws {
         let links = tmp.appendingPathComponent("links")
         try fm.createDirectory(at: links, withIntermediateDirectories: true)
-        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+        for name in ["Wx.bin", "Wx1.bin", "Wy.bin", "model.json"] {
             XCTAssertEqual(symlink(model + "/" + name, links.appendingPathComponent(name).path), 0)
         }
         let ok = try CLI.run(["sample", links.path, "-n", "3", "--seed", "1", "-o", path("s.mid")])
@@ -250,11 +250,11 @@ final class OutputCLITests: XCTestCase {
 
         let copy = tmp.appendingPathComponent("copy")
         try fm.createDirectory(at: copy, withIntermediateDirectories: true)
-        for name in ["Wx.bin", "Wy.bin"] {
+        for name in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
             try fm.copyItem(atPath: model + "/" + name, toPath: copy.appendingPathComponent(name).path)
         }
         var manifest = try String(contentsOfFile: model + "/model.json", encoding: .utf8)
-        manifest = manifest.replacingOccurrences(of: #""hidden_size" : 200"#, with: #""hidden_size" : 32.5"#)
+        manifest = manifest.replacingOccurrences(of: #""hidden_size" : 256"#, with: #""hidden_size" : 32.5"#)
         XCTAssertTrue(manifest.contains("32.5"))
         try manifest.write(to: copy.appendingPathComponent("model.json"), atomically: true, encoding: .utf8)
         let half = try CLI.run(["sample", copy.path, "-o", path("x.mid")])
@@ -272,9 +272,9 @@ final class OutputCLITests: XCTestCase {
     /// A negative number is a value with a range message, not "Missing value".
     func testNegativeNumbersGetTheirRangeMessage() throws {
         for (args, message) in [
-            (["train", "--steps", "-1"], "--steps must not be negative, got -1"),
-            (["train", "--lr", "-0.5"], "--lr must be a positive number, got -0.5"),
-            (["train", "--hidden", "-3"], "--hidden must be between 1 and 4096, got -3"),
+            (["train", "--recipe", "original", "--steps", "-1"], "--steps must not be negative, got -1"),
+            (["train", "--recipe", "original", "--lr", "-0.5"], "--lr must be a positive number, got -0.5"),
+            (["train", "--recipe", "original", "--hidden", "-3"], "--hidden must be between 1 and 4096, got -3"),
             (["sample", model, "-n", "-5"], "-n must be between 1 and 10000000, got -5"),
             (["sample", model, "--temperature", "-1"], "--temperature must be a finite number ≥ 0, got -1.0"),
             (["sample", model, "--count", "-2"], "--count must be between 1 and 10000, got -2"),

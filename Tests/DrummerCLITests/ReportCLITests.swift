@@ -30,7 +30,7 @@ final class ReportCLITests: XCTestCase {
 
     private func sample(_ name: String, seed: Int) throws -> String {
         let path = tmp.appendingPathComponent(name).path
-        let r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "300",
+        let r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "300",
                              "--seed", String(seed), "-o", path])
         XCTAssertEqual(r.status, 0, r.stderr)
         return path
@@ -78,7 +78,7 @@ final class ReportCLITests: XCTestCase {
         let conv = try CLI.run(["convert-midi", refDir.path, "-o", data.path])
         XCTAssertEqual(conv.status, 0, conv.stderr)
         let out = tmp.appendingPathComponent("report.html")
-        let r = try CLI.run(["report", "--checkpoints", ckpt.path, "--model", CLI.repoRoot.appendingPathComponent("models/groove-events").path,
+        let r = try CLI.run(["report", "--checkpoints", ckpt.path, "--model", CLI.repoRoot.appendingPathComponent("models/groove").path,
                              "--reference", data.path, gen1, gen2, "-o", out.path, "--bars", "4"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("wrote \(out.path)"), r.stderr)

@@ -21,7 +21,7 @@ final class ReportQuantizeCLITests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let ref = try Self.referenceFolder(in: root, files: 12)
         let gen = root.appendingPathComponent("g.mid").path
-        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "400",
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "400",
                                     "--seed", "3", "-o", gen]).status, 0)
         let stats = try CLI.run(["stats", gen, "--reference", ref.path, "--quantize", "30", "--json"])
         XCTAssertEqual(stats.status, 0, stats.stderr)
@@ -53,7 +53,7 @@ final class ReportQuantizeCLITests: XCTestCase {
         let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let set = root.appendingPathComponent("g.mid").path, other = root.appendingPathComponent("events.mid").path
         XCTAssertEqual(try CLI.run(["sample", model, "-n", "300", "--count", "2", "--seed", "3", "-o", set]).status, 0)
-        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "300",
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "300",
                                     "--seed", "3", "-o", other]).status, 0)
         let members = [root.appendingPathComponent("g-1.mid").path, root.appendingPathComponent("g-2.mid").path]
         let stats = try CLI.run(["stats"] + members + ["--reference", ref.path, "--quantize", "30", "--json"])
@@ -107,7 +107,7 @@ final class ReportQuantizeCLITests: XCTestCase {
                                 "--quantize", "30"])
         XCTAssertEqual(conv.status, 0, conv.stderr)
         let gen = root.appendingPathComponent("g.mid").path
-        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "400",
+        XCTAssertEqual(try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove").path, "-n", "400",
                                     "--seed", "3", "-o", gen]).status, 0)
         let implicit = try CLI.run(["stats", gen, "--reference", data])
         let explicit = try CLI.run(["stats", gen, "--reference", data, "--quantize", "30"])

@@ -8,16 +8,16 @@ final class SafeTensorsCLITests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     func testExportImportRoundTripsAModelDirectoryAndACheckpoint() throws {
-        let groove = CLI.repoRoot.appendingPathComponent("models/groove-events")
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove")
         let file = tmp.appendingPathComponent("g.safetensors").path
         let e = try CLI.run(["export", groove.path, "--format", "safetensors", "-o", file])
         XCTAssertEqual(e.status, 0, e.stderr)
-        XCTAssertTrue(e.stdout.hasPrefix("exported \(groove.path) to \(file): safetensors, 1 LSTM layer(s) of 200"), e.stdout)
+        XCTAssertTrue(e.stdout.hasPrefix("exported \(groove.path) to \(file): safetensors, 2 LSTM layer(s) of 256"), e.stdout)
         let back = tmp.appendingPathComponent("back").path
         let i = try CLI.run(["import", file, "-o", back])
         XCTAssertEqual(i.status, 0, i.stderr)
-        XCTAssertEqual(i.stdout, "imported \(file) to \(back): Wx.bin 501×800, Wy.bin 201×116, model.json\n")
-        for name in ["Wx.bin", "Wy.bin", "model.json"] {
+        XCTAssertEqual(i.stdout, "imported \(file) to \(back): Wx.bin 1475×1024, Wx1.bin 513×1024, Wy.bin 257×710, model.json\n")
+        for name in ["Wx.bin", "Wx1.bin", "Wy.bin", "model.json"] {
             XCTAssertEqual(try Data(contentsOf: groove.appendingPathComponent(name)),
                            try Data(contentsOf: URL(fileURLWithPath: back).appendingPathComponent(name)), name)
         }
@@ -53,7 +53,7 @@ final class SafeTensorsCLITests: XCTestCase {
         let missing = try CLI.run(["import", tmp.appendingPathComponent("none.safetensors").path])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("none.safetensors: no such file"), missing.stderr)
-        let swift = try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "--format", "safetensors",
+        let swift = try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove").path, "--format", "safetensors",
                                  "--swift", "x.swift"])
         XCTAssertEqual(swift.status, 64)
         XCTAssertTrue(swift.stderr.contains("--swift goes with --format model"), swift.stderr)

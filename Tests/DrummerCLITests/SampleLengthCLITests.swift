@@ -6,7 +6,7 @@ import XCTest
 
 final class SampleLengthCLITests: XCTestCase {
     var root: URL!
-    let model = CLI.repoRoot.appendingPathComponent("models/groove-events").path
+    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
     let primer = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session/6_hiphop-groove6_87_beat_4-4.mid").path
 
     override func setUpWithError() throws { root = try CLI.temporaryDirectory("sample-length-cli") }
@@ -16,6 +16,15 @@ final class SampleLengthCLITests: XCTestCase {
         var s = HitExtractionSettings()
         s.ppq = 480
         return try FileHits.read(path: path, settings: s)
+    }
+
+    /// The drum class (0...8) of each note the grid model reads, from its model.json's note counts.
+    func gridClasses() throws -> [Int: Int] {
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/model.json"))) as? [String: Any])
+        let counts = try XCTUnwrap(((json["groups"] as? [String: Any])?["grid"] as? [String: Any])?["note_counts"] as? [[Int]])
+        var classes: [Int: Int] = [:]
+        for (k, row) in counts.enumerated() { for (note, n) in row.enumerated() where n > 0 { classes[note] = k } }
+        return classes
     }
 
     func testBarsWritesWholeBars() throws {
@@ -48,10 +57,13 @@ final class SampleLengthCLITests: XCTestCase {
         let bpm = 60_000_000 / Double(try XCTUnwrap(file.tempoMap.changes.first).microsecondsPerQuarter)
         XCTAssertEqual(bpm, 87, accuracy: 0.5, "the primer's tempo (87 BPM)")
         let hits = try read(out)
-        // The file starts with the primer's last two bars: same drums, same times from its first hit.
-        let head = zip(hits.notes, hits.ticks).prefix(kept.count).map { [$0.0, $0.1 - hits.ticks[0]] }
-        XCTAssertEqual(head.map { $0[0] }.sorted(), kept.map(\.0).sorted())
-        XCTAssertEqual(Set(head.map { $0[1] }), Set(kept.map { $0.1 - kept[0].1 }))
+        // The file starts with the primer's last two bars as the grid model reads them: the same
+        // drums (by the model's classes: it writes each class's own notes) on the same 16ths.
+        let classes = try gridClasses()
+        let head = zip(hits.notes, hits.ticks).prefix(kept.count)
+        XCTAssertEqual(head.map { classes[$0.0] ?? -1 }.sorted(), kept.map { classes[$0.0] ?? -1 }.sorted())
+        func sixteenth(_ tick: Int) -> Int { Int((Double(tick) / 120).rounded()) }
+        XCTAssertEqual(head.map { sixteenth($0.1) }.sorted(), kept.map { sixteenth($0.1 - from) }.sorted())
         XCTAssertGreaterThan(hits.count, kept.count, "then the generated hits")
         // Two bars of primer, and four bars with the one where generation starts: five bars.
         XCTAssertLessThan(hits.ticks.max()!, 5 * 1920)

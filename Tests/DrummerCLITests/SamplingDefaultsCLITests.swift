@@ -1,8 +1,7 @@
 // A model's sampling temperatures (model.json "sampling"): written by `export --temperature`
 // and `choose-step --temperature --export`, the default of `sample` and `humanize`, overridden
 // by --temperature (one number: every group, the model's defaults ignored; pairs: the named
-// groups), carried through safetensors and back, and refused when wrong; a grid model's warm-up
-// bars likewise (`export`/`choose-step --warmup-bars`, sample's default without a primer).
+// groups), carried through safetensors and back, and refused when wrong.
 import Foundation
 import XCTest
 
@@ -16,7 +15,7 @@ final class SamplingDefaultsCLITests: XCTestCase {
         var r = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", data,
                              "--quantize", "30", "--onset-order", "note"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["train", "--layout", "grid", "--data", data, "--hidden", "8", "--unroll", "8", "--batch-size", "2",
+        r = try CLI.run(["train", "--recipe", "grid", "--data", data, "--hidden", "8", "--unroll", "8", "--batch-size", "2",
                          "--steps", "4", "--checkpoint-every", "2", "--eval-every", "2",
                          "--checkpoint-dir", root.appendingPathComponent("ck").path])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -140,16 +139,6 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(rows(plain.stdout).count, 2, plain.stdout)
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
         XCTAssertEqual(try recordedTemperatures("chosen"), ["velocity": 1.5])
-        // --top-p: the files are sampled with it; model.json does not carry it, and the export says so.
-        let narrow = try choose(["--top-p", "hits=0.5", "--export", path("narrow")])
-        XCTAssertEqual(narrow.status, 0, narrow.stderr)
-        XCTAssertTrue(narrow.stdout.contains("top-p: hits=0.5 (as sample --top-p)"), narrow.stdout)
-        XCTAssertTrue(narrow.stdout.contains("model.json does not carry top-p: sample it with --top-p hits=0.5"), narrow.stdout)
-        XCTAssertNotEqual(rows(plain.stdout), rows(narrow.stdout))
-        XCTAssertNil(try manifest("narrow")["sampling"])
-        let wrong = try choose(["--top-p", "note=0.5"])
-        XCTAssertNotEqual(wrong.status, 0)
-        XCTAssertTrue(wrong.stderr.contains("--top-p names note, which this model does not predict (its top-p groups: hits, velocity, offset)"), wrong.stderr)
     }
 
     /// `fills` (the hit set in bars 4 and 8 of each phrase) is recorded and taken as the others
@@ -189,68 +178,6 @@ final class SamplingDefaultsCLITests: XCTestCase {
             let replacement = message.contains("names note") ? "\"note\" : 1.3" : "\"velocity\" : \"x\""
             XCTAssertTrue(good.contains(bad), good)
             try good.replacingOccurrences(of: bad, with: replacement).write(to: file, atomically: true, encoding: .utf8)
-            assertRefused(try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")]),
-                          path("warm/model.json") + ": " + message, nothingAt: path("x.mid"))
-        }
-    }
-
-    /// `export --warmup-bars` records a grid model's warm-up in model.json; sample takes it as its
-    /// default without a primer (--warmup-bars 0 starts at once; a primer sets the state instead);
-    /// it goes through safetensors and back; choose-step samples with it and records it.
-    func testWarmupBarsRecordedAndTheDefault() throws {
-        try export("plain")
-        try export("warm", ["--warmup-bars", "2", "--temperature", "velocity=1.3"])
-        let sampling = try XCTUnwrap(try manifest("warm")["sampling"] as? [String: Any])
-        XCTAssertEqual(sampling["warmup_bars"] as? Int, 2)
-        XCTAssertEqual(sampling["temperature"] as? [String: Double], ["velocity": 1.3])
-        for file in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("plain/" + file))),
-                           try Data(contentsOf: URL(fileURLWithPath: path("warm/" + file))), file)
-        }
-        let byDefault = try sample(path("warm"))
-        XCTAssertEqual(byDefault.midi, try sample(checkpoint, ["--warmup-bars", "2", "--temperature", "velocity=1.3"]).midi)
-        XCTAssertNotEqual(byDefault.midi, try sample(checkpoint, ["--temperature", "velocity=1.3"]).midi, "the warm-up changes the file")
-        XCTAssertTrue(byDefault.status.contains("after 2 warm-up bar(s) (the model's)"), byDefault.status)
-        let now = try sample(path("warm"), ["--warmup-bars", "0", "--temperature", "1"])
-        XCTAssertEqual(now.midi, try sample(path("plain")).midi, "--warmup-bars 0 starts at once")
-        XCTAssertFalse(now.status.contains("warm-up"), now.status)
-        let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
-        let primed = try sample(path("warm"), ["--primer", beat, "--temperature", "1"])
-        XCTAssertEqual(primed.midi, try sample(path("plain"), ["--primer", beat]).midi, "a primer sets the state: no warm-up")
-
-        // Safetensors and back keeps it; --warmup-bars 0 on the way drops it.
-        try throughSafetensors("warm", to: "back")
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("back/model.json"))),
-                       try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))))
-        try throughSafetensors("warm", to: "cold", ["--warmup-bars", "0", "--temperature", "1"])
-        XCTAssertNil(try manifest("cold")["sampling"])
-
-        // choose-step: files sampled after the warm-up (other figures), recorded by --export.
-        let plain = try choose([]), warm = try choose(["--warmup-bars", "2", "--export", path("chosen")])
-        XCTAssertEqual(warm.status, 0, warm.stderr)
-        XCTAssertTrue(warm.stdout.contains("warm-up: 2 bar(s) before each file (as sample --warmup-bars)"), warm.stdout)
-        XCTAssertTrue(warm.stdout.contains("2 warm-up bar(s) recorded in model.json"), warm.stdout)
-        XCTAssertEqual(rows(warm.stdout).count, 2, warm.stdout)
-        XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
-        XCTAssertEqual(try manifest("chosen")["sampling"] as? [String: Int], ["warmup_bars": 2])
-    }
-
-    /// Warm-up bars: a whole number from 0, for a grid model; named where they are wrong.
-    func testWrongWarmupBarsAreRefused() throws {
-        assertRefused(try CLI.run(["export", checkpoint, "-o", path("m"), "--warmup-bars", "-2"]),
-                      "--warmup-bars must be between 0 and 10000, got -2", status: 64, nothingAt: path("m"))
-        let events = CLI.repoRoot.appendingPathComponent("models/groove-events").path
-        assertRefused(try CLI.run(["export", events, "--format", "safetensors", "--warmup-bars", "4", "-o", path("e.safetensors")]),
-                      "--warmup-bars is 4: only a grid-layout model has bars to draw ahead", nothingAt: path("e.safetensors"))
-
-        try export("warm", ["--warmup-bars", "2"])
-        let file = URL(fileURLWithPath: path("warm/model.json"))
-        let good = try String(contentsOf: file, encoding: .utf8)
-        XCTAssertTrue(good.contains("\"warmup_bars\" : 2"), good)
-        for (value, message) in [("-1", "sampling.warmup_bars is -1, expected 0 to 10000"),
-                                 ("1.5", "sampling.warmup_bars is 1.5, expected a whole number of bars")] {
-            try good.replacingOccurrences(of: "\"warmup_bars\" : 2", with: "\"warmup_bars\" : " + value)
-                .write(to: file, atomically: true, encoding: .utf8)
             assertRefused(try CLI.run(["sample", path("warm"), "-n", "10", "-o", path("x.mid")]),
                           path("warm/model.json") + ": " + message, nothingAt: path("x.mid"))
         }

@@ -7,6 +7,8 @@ import XCTest
 final class SmallDataCLITests: XCTestCase {
     var root: URL!
     var data: URL!
+    /// The 2017 layout's files of `data` (--recipe original trains note and tick).
+    var noteAndTick: URL!
 
     override func setUpWithError() throws {
         let patterns = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/rnn-drummer")
@@ -19,20 +21,22 @@ final class SmallDataCLITests: XCTestCase {
         data = root.appendingPathComponent("data")
         let r = try CLI.run(["convert-midi", beats.path, "-o", data.path])
         XCTAssertEqual(r.status, 0, r.stderr)
+        noteAndTick = try OriginalLayoutCLITests.noteAndTickCopy(of: data, to: root.appendingPathComponent("note-tick"))
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
 
     func testTheRecipesBatchAndUnrollAreFittedToTwoPatterns() throws {
-        // The event recipe: 16 streams of 101 events; the two patterns hold 22.
-        let events = try CLI.run(["train", "--data", data.path, "--steps", "2", "--checkpoint-dir", root.appendingPathComponent("e").path])
+        // The 2017 recipe: 1 stream of 201 events; the two patterns hold 22.
+        let events = try CLI.run(["train", "--recipe", "original", "--data", noteAndTick.path, "--steps", "2",
+                                  "--checkpoint-dir", root.appendingPathComponent("e").path])
         XCTAssertEqual(events.status, 0, events.stderr)
-        XCTAssertTrue(events.stdout.contains("data: 22 training events are too few for the recipe's 16 streams of 101; "
+        XCTAssertTrue(events.stdout.contains("data: 22 training events are too few for the recipe's 1 streams of 201; "
                                              + "training 1 stream of 21 steps (--batch-size 1 --unroll 21); more files train better"),
                       events.stdout)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("e/ckpt-2.h5").path))
         // The grid recipe: 32 streams of 65 16th steps.
-        let grid = try CLI.run(["train", "--data", data.path, "--layout", "grid", "--hidden", "16", "--steps", "2",
+        let grid = try CLI.run(["train", "--recipe", "grid", "--data", data.path, "--hidden", "16", "--steps", "2",
                                 "--checkpoint-dir", root.appendingPathComponent("g").path])
         XCTAssertEqual(grid.status, 0, grid.stderr)
         let line = try XCTUnwrap(grid.stdout.split(separator: "\n").first { $0.hasPrefix("data: ") }, grid.stdout)
@@ -42,11 +46,13 @@ final class SmallDataCLITests: XCTestCase {
 
     func testFlagsThatDoNotFitAreRefusedWithFlagsThatDo() throws {
         let dir = root.appendingPathComponent("r").path
-        let r = try CLI.run(["train", "--data", data.path, "--batch-size", "4", "--unroll", "10", "--steps", "2", "--checkpoint-dir", dir])
-        assertRefused(r, "\(data.path): its 22 training events are too few for --batch-size 4 --unroll 10 (4 streams of 11 need 44): "
+        let r = try CLI.run(["train", "--recipe", "original", "--data", noteAndTick.path, "--batch-size", "4", "--unroll", "10",
+                             "--steps", "2", "--checkpoint-dir", dir])
+        assertRefused(r, "\(noteAndTick.path): its 22 training events are too few for --batch-size 4 --unroll 10 (4 streams of 11 need 44): "
                       + "--batch-size 2 --unroll 10 fit", nothingAt: dir)
-        let one = try CLI.run(["train", "--data", data.path, "--unroll", "40", "--steps", "2", "--checkpoint-dir", dir])
-        assertRefused(one, "its 22 training events are too few for --batch-size 16 --unroll 40 (16 streams of 41 need 656): "
+        let one = try CLI.run(["train", "--recipe", "original", "--data", noteAndTick.path, "--batch-size", "2", "--unroll", "40",
+                               "--steps", "2", "--checkpoint-dir", dir])
+        assertRefused(one, "its 22 training events are too few for --batch-size 2 --unroll 40 (2 streams of 41 need 82): "
                       + "--batch-size 1 --unroll 21 fit", nothingAt: dir)
     }
 }

@@ -1,4 +1,4 @@
-// `drummer train --layout grid --styles …` end to end through the built binary: a
+// `drummer train --recipe grid --styles …` end to end through the built binary: a
 // style input read from Groove file names (ten funk and ten second-line copies of the grid
 // fixture's files), kept on resume (and `--styles none` refused there), carried by the
 // checkpoint, model.json, safetensors and back; `sample` draws a style per file and says which,
@@ -36,7 +36,7 @@ final class StyleCLITests: XCTestCase {
     func path(_ name: String) -> String { root.appendingPathComponent(name).path }
 
     func testStylesTrainExportSampleHumanize() throws {
-        var r = try CLI.run(["train", "--layout", "grid", "--styles", "groove-names", "--data", data.path, "--hidden", "8",
+        var r = try CLI.run(["train", "--recipe", "grid", "--styles", "groove-names", "--data", data.path, "--hidden", "8",
                              "--unroll", "8", "--batch-size", "2", "--steps", "2", "--checkpoint-every", "2", "--eval-every", "2",
                              "--checkpoint-dir", path("ckpt")])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -105,8 +105,8 @@ final class StyleCLITests: XCTestCase {
         r = try CLI.run(["sample", path("m"), "-n", "10", "--style", "polka", "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
         XCTAssertTrue(r.stderr.contains("--style polka: \(path("m")) knows the styles funk, neworleans, other"), r.stderr)
-        r = try CLI.run(["sample", CLI.repoRoot.appendingPathComponent("models/groove-events").path, "-n", "10", "--style", "funk",
-                         "-o", path("x.mid")])
+        let original = try OriginalModel.write(to: root.appendingPathComponent("original")).path
+        r = try CLI.run(["sample", original, "-n", "10", "--style", "funk", "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
         XCTAssertTrue(r.stderr.contains("--style needs a model with a style input (trained with --styles)"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mid")))
@@ -177,7 +177,7 @@ final class StyleCLITests: XCTestCase {
         var r = try CLI.run(["convert-midi", src.path, "-o", path("data-drummers"), "--quantize", "30", "--onset-order", "note",
                              "--validation-fraction", "0"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        r = try CLI.run(["train", "--layout", "grid", "--styles", "groove-drummer-names", "--data", path("data-drummers"), "--hidden", "8",
+        r = try CLI.run(["train", "--recipe", "grid", "--styles", "groove-drummer-names", "--data", path("data-drummers"), "--hidden", "8",
                          "--unroll", "8", "--batch-size", "2", "--steps", "1", "--checkpoint-every", "1", "--eval-every", "1",
                          "--seed", "4", "--checkpoint-dir", path("ckpt-d")])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -221,8 +221,9 @@ final class StyleCLITests: XCTestCase {
     }
 
     func testStylesNeedTheGridLayout() throws {
-        let r = try CLI.run(["train", "--data", data.path, "--styles", "folders", "--steps", "1", "--checkpoint-dir", path("x")])
+        let r = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--styles", "folders", "--steps", "1",
+                             "--checkpoint-dir", path("x")])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--styles needs --layout grid"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--styles needs "), r.stderr)
     }
 }

@@ -1,6 +1,7 @@
-// PyTorch interop: python/train_torch.py trains a drummer model under torchrun with 2 processes (DDP,
-// gloo), drummer imports it, samples it, and measures the same validation loss the script
-// printed (the same inputs, targets and loss). Skips without PyTorch.
+// PyTorch interop: python/train_torch.py trains a drummer model (the 2017 layout, as
+// `drummer train --recipe original` makes it) under torchrun with 2 processes (DDP, gloo),
+// drummer imports it, samples it, and measures the same validation loss the script printed
+// (the same inputs, targets and loss). Skips without PyTorch.
 import Foundation
 import XCTest
 

@@ -116,12 +116,12 @@ final class TrainCLITests: XCTestCase {
         XCTAssertEqual(checkpointSteps(), [2, 4])
         XCTAssertTrue(first.stdout.contains("checkpoint \(root.appendingPathComponent("c/ckpt-4.h5").path)"), first.stdout)
         let ckpt = root.appendingPathComponent("c/ckpt-4.h5").path
-        for (flag, value) in [("--hidden", "7"), ("--unroll", "9"), ("--batch-size", "2"), ("--optimizer", "rmsprop"), ("--init", "original")] {
+        for (flag, value) in [("--hidden", "7"), ("--unroll", "9"), ("--batch-size", "2"), ("--optimizer", "rmsprop")] {
             let r = try CLI.run(["train", "--resume", ckpt, flag, value])
             XCTAssertNotEqual(r.status, 0, flag)
             XCTAssertTrue(r.stderr.contains("\(flag) \(value) differs from the checkpoint's"), r.stderr)
         }
-        let bad = try CLI.run(["train", "--optimizer", "adagrad"])
+        let bad = try CLI.run(["train", "--recipe", "original", "--optimizer", "adagrad"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("The value 'adagrad' is invalid for '--optimizer <optimizer>'. Please provide one of 'sgd', 'momentum', 'rmsprop' or 'adam'."), bad.stderr)
         let corrupt = root.appendingPathComponent("bad.h5")
@@ -139,7 +139,7 @@ final class TrainCLITests: XCTestCase {
     /// report's loss curve has a point per logged step; none at an evaluation's step.
     func testTheLogHoldsEveryLoggedStep() throws {
         try Self.writeDataset(root.appendingPathComponent("data"), count: 200)
-        let r = try CLI.run(["train", "--data", root.appendingPathComponent("data").path, "--hidden", "4", "--unroll", "8",
+        let r = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "4", "--unroll", "8",
                              "--steps", "6", "--log-every", "2", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent("c").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = try String(contentsOf: root.appendingPathComponent("c/train_log.csv"), encoding: .utf8).split(separator: "\n")
