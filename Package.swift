@@ -47,7 +47,7 @@ let package = Package(
         // what the tool does not own), temporary-file sweeping, clean-up on interrupt, error text.
         .target(name: "FileOutput"),
         // The deployable model directory: Wx.bin (one per layer) / Wy.bin / model.json, its
-        // manifest, checksums and validation; read by sample, eval and train --init-from.
+        // manifest, checksums and validation; read by sample, humanize and eval.
         .target(name: "ModelFiles", dependencies: ["DrummerCore", "FileOutput"]),
         // Owning Swift wrappers over the HDF5 C API.
         .target(name: "HDF5Kit", dependencies: ["CHDF5", "FileOutput"]),

@@ -36,7 +36,7 @@ final class TemperatureTests: XCTestCase {
 
     /// A grid model's `fills` (the hit set in bars 4 and 8 of each phrase): resolved only where
     /// pairs or the defaults name it (else the sampler draws those bars at the hits'); one
-    /// number for every group leaves it out; an event model and --top-p refuse it.
+    /// number for every group leaves it out; a model of the 2017 layout refuses it.
     func testFills() throws {
         let grid = ModelGroups(vocabulary: try Vocabulary(ixToNote: [36], ixToTick: [0]), grid: try GridGroup(
             ppq: 480, velocity: VelocityGroup(bins: [1...127], histogram: (1...127).map { _ in 1 }), offsets: [0],

@@ -110,7 +110,7 @@ final class ExporterTests: XCTestCase {
         XCTAssertEqual(loaded.formatVersion, 2, "a one-layer model is written as version 2")
     }
 
-    /// A step-0 checkpoint holding the original's weights (what `train --init-from` starts
+    /// A step-0 checkpoint holding the original's weights (what a run of the original weights starts
     /// from) exports Wx.bin and Wy.bin identical to the original files, through HDF5.
     func testStepZeroCheckpointOfOriginalWeightsExportsIdenticalFiles() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
