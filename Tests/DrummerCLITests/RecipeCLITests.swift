@@ -52,7 +52,9 @@ final class RecipeCLITests: XCTestCase {
         XCTAssertEqual(m["unroll"], "64")
         XCTAssertEqual(m["learning_rate"], "0.002")
         XCTAssertEqual(m["lr_decay"], "0.5")
-        XCTAssertEqual(m["dropout"], "0.2")
+        XCTAssertEqual(m["lr_decay_every"], "1500")
+        XCTAssertEqual(m["dropout"], "0.3")
+        XCTAssertEqual(m["seed"], "3")
 
         // --recipe original: the 2017 settings (SGD, batch 1, one layer, no lookback).
         let o = try train("o", ["--recipe", "original", "--unroll", "20"])
@@ -128,5 +130,25 @@ final class RecipeCLITests: XCTestCase {
         }
         assertRefused(try CLI.run(train + ["--recipe", "groove"]), "The value 'groove' is invalid for '--recipe <recipe>'",
                       status: 64, nothingAt: ck)
+    }
+
+    /// One drummer, one recipe: `train` offers at most 30 options and `sample` at most 15 (-h and
+    /// --version not counted), each listed once in --help. The counts are the user's surface: a
+    /// lever that does not ship does not get a flag (docs/research.md keeps its figures).
+    func testOptionCounts() throws {
+        for (command, limit, expected) in [("train", 30, ["--data", "--recipe", "--styles", "--resume", "--output", "--steps",
+                                                          "--lr", "--dropout", "--early-stop", "--shuffle-files"]),
+                                           ("sample", 15, ["--notes", "--bars", "--primer", "--style", "--temperature",
+                                                           "--seed", "--count", "--output", "--wav", "--json"])] {
+            let r = try CLI.run([command, "--help"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let options = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  -") }.compactMap { line -> String? in
+                // "  -o, --output <model> …", "  --early-stop/--no-early-stop", "  --lr <lr> …": the long name.
+                line.split(separator: " ").map(String.init).first { $0.hasPrefix("--") }?.components(separatedBy: "/").first
+            }.filter { $0 != "--help" && $0 != "--version" }
+            XCTAssertEqual(Set(options).count, options.count, "\(command): an option listed twice: \(options)")
+            XCTAssertLessThanOrEqual(options.count, limit, "\(command) has \(options.count) options: \(options)")
+            for name in expected { XCTAssertTrue(options.contains(name), "\(command) lacks \(name): \(options)") }
+        }
     }
 }
