@@ -188,7 +188,7 @@ public final class TrainingRun {
     private static func initialModel(config: RunConfiguration, options: RunOptions, data: TrainingData,
                                      rng: inout SeededRNG) throws -> (ModelGroups, LSTMWeights) {
         let groups = try options.layoutGrid
-            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookbackBars: Recipe.gridLookbackBars,
+            ? ModelGroups(vocabulary: data.vocabulary, grid: data.gridGroup(lookback: .velocities, lookbackBars: Recipe.gridLookbackBars,
                                                                              styles: options.gridStyles))
             : ModelGroups(vocabulary: data.vocabulary)
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)

@@ -127,7 +127,8 @@ final class GridCLITests: XCTestCase {
         let inputs = try XCTUnwrap(groups["inputs"] as? [[String: Any]])
         let velocityBins = try XCTUnwrap((grid["velocity"] as? [String: Any])?["bins"] as? [Any]).count
         XCTAssertEqual(inputs.filter { ($0["name"] as? String)?.hasPrefix("lookback_") == true }.map { $0["size"] as? Int },
-                       [Int?](repeating: velocityBins + 2, count: 18), "each class's bin one and two bars back, not hit, before the start")
+                       [Int?](repeating: velocityBins + 2, count: 27), "each class's bin one, two and four bars back, not hit, before the start")
+        XCTAssertEqual(grid["lookback_bars"] as? [Int], [1, 2, 4], "the recipe's bars back")
 
         // Exactly -n hits, in onset order; notes of the classes the training data played.
         let played = Set(noteCounts.flatMap { row in row.indices.filter { row[$0] > 0 } })
@@ -307,7 +308,7 @@ final class GridCLITests: XCTestCase {
 
     /// --shuffle-files: the training files in an order shuffled with the seed.
     func testShuffleFilesResumesBitForBit() throws {
-        try checkFixedGridFlag("--shuffle-files", line: "(shuffled with seed 1)", key: "shuffle_files", noun: "shuffle files", train: train)
+        try checkFixedGridFlag("--shuffle-files", line: "(shuffled with seed 3)", key: "shuffle_files", noun: "shuffle files", train: train)
     }
 
     /// A refused run: a non-zero exit, `message` in its error, nothing written into `dir` under root.
@@ -320,7 +321,7 @@ final class GridCLITests: XCTestCase {
     func testWeightDecay() throws {
         let decayed = try train("r1", ["--steps", "6", "--weight-decay", "0.5"])
         XCTAssertEqual(decayed.status, 0, decayed.stderr)
-        XCTAssertTrue(decayed.stdout.contains("regularization: dropout 0.2 between the layers, weight decay 0.5 (decoupled) (training only)"),
+        XCTAssertTrue(decayed.stdout.contains("regularization: dropout 0.3 between the layers, weight decay 0.5 (decoupled) (training only)"),
                       decayed.stdout)
         let plain = try train("r2", ["--steps", "6"])
         XCTAssertEqual(plain.status, 0, plain.stderr)

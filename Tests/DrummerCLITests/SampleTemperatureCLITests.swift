@@ -52,7 +52,7 @@ final class SampleTemperatureCLITests: XCTestCase {
 
     func testBadValues() throws {
         let out = root.appendingPathComponent("x.mid").path
-        for (args, text) in [(["--temperature", "snare=0.5"], "(a grid model: hits, velocity and offset, and fills for --temperature)"),
+        for (args, text) in [(["--temperature", "snare=0.5"], "the output groups are hits, velocity and offset, and fills (a model of the 2017 layout: note and tick)"),
                              (["--temperature", "hits=0.5,hits=0.6"], "names hits twice"),
                              (["--temperature", "fast"], "takes a number or group=T pairs"),
                              (["--temperature", "velocity=-1"], "--temperature velocity must be a finite number ≥ 0, got -1.0")] {
