@@ -14,16 +14,18 @@
 // of the batched products.
 import Dispatch
 import DrummerCore
+import Synchronization
 
 extension Evaluator {
     /// Streams per thread (enough rows per GEMM; more leaves streams idle at the end).
     public static let fileBatch = 32
 
     /// Evaluates `weights` on `events` cut into files of `fileRows` rows (in order, summing to
-    /// the rows of `events`), each from its own zero state; nil when `shouldStop` (asked once per
-    /// step, from every thread) answered true. OpenBLAS runs on one thread meanwhile.
+    /// the rows of `events`), each from its own zero state; nil when `shouldStop` answered true
+    /// (asked once per step by the first thread only, which tells the others). OpenBLAS runs on
+    /// one thread meanwhile.
     public static func evaluateFiles(weights: LSTMWeights, events: [Int32], fileRows: [Int], batch: Int = fileBatch,
-                                     threads: Int = 2, shouldStop: (@Sendable () -> Bool)? = nil) -> EvaluationResult? {
+                                     threads: Int = 2, shouldStop: (() -> Bool)? = nil) -> EvaluationResult? {
         let shape = weights.shape, k = shape.inputGroups.count, m = shape.outputGroups.count
         precondition(fileRows.reduce(0, +) * k == events.count && fileRows.allSatisfy { $0 >= 0 }, "evaluateFiles: file rows")
         precondition(batch >= 1 && threads >= 1, "evaluateFiles: batch and threads")
@@ -44,25 +46,27 @@ extension Evaluator {
         let perFile = UnsafeMutableBufferPointer<EvaluationResult>.allocate(capacity: max(1, fileRows.count))
         perFile.initialize(repeating: EvaluationResult(groups: m, lossGroups: shape.lossGroups))
         defer { perFile.deallocate() }
-        let stopped = UnsafeMutableBufferPointer<Bool>.allocate(capacity: threads)
-        stopped.initialize(repeating: false)
-        defer { stopped.deallocate() }
         let defaultThreads = BLASRuntime.threads
         if defaultThreads != 1 { BLASRuntime.setThreads(1) }
         defer { if defaultThreads != 1 { BLASRuntime.setThreads(defaultThreads) } }
         let (plan, loads) = (queues, load)
-        events.withUnsafeBufferPointer { ev in
-            // Each thread writes its own files' results and its own stop flag.
-            let shared = Shared(events: ev, perFile: perFile, stopped: stopped)
-            DispatchQueue.concurrentPerform(iterations: threads) { t in
-                // This thread's streams, longest queue first.
-                let own = (t * batch..<((t + 1) * batch)).sorted { (loads[$0], $1) > (loads[$1], $0) }
-                shared.stopped[t] = !run(weights: weights, events: shared.events, starts: starts, fileRows: fileRows,
-                                         queues: own.map { plan[$0] }, loads: own.map { loads[$0] },
-                                         into: shared.perFile, shouldStop: shouldStop)
+        let stop = StopFlag()
+        withoutActuallyEscaping(shouldStop ?? { false }) { ask in
+            events.withUnsafeBufferPointer { ev in
+                // Each thread writes its own files' results; the first asks `shouldStop`.
+                let shared = Shared(events: ev, perFile: perFile, ask: ask)
+                DispatchQueue.concurrentPerform(iterations: threads) { t in
+                    // This thread's streams, longest queue first.
+                    let own = (t * batch..<((t + 1) * batch)).sorted { (loads[$0], $1) > (loads[$1], $0) }
+                    run(weights: weights, events: shared.events, starts: starts, fileRows: fileRows,
+                        queues: own.map { plan[$0] }, loads: own.map { loads[$0] }, into: shared.perFile) {
+                        if t == 0, shared.ask() { stop.value.store(true, ordering: .relaxed) }
+                        return stop.value.load(ordering: .relaxed)
+                    }
+                }
             }
         }
-        if stopped.contains(true) { return nil }
+        if stop.value.load(ordering: .relaxed) { return nil }
         var total = EvaluationResult(groups: m, lossGroups: shape.lossGroups)
         for f in fileRows.indices { total.add(perFile[f]) }
         return total
@@ -73,22 +77,29 @@ extension Evaluator {
     private struct Shared: @unchecked Sendable {
         let events: UnsafeBufferPointer<Int32>
         let perFile: UnsafeMutableBufferPointer<EvaluationResult>
-        let stopped: UnsafeMutableBufferPointer<Bool>
+        /// The caller's stop request, asked by one thread only.
+        let ask: () -> Bool
+    }
+
+    /// Set once a stop is asked for; every thread reads it each step.
+    private final class StopFlag: Sendable {
+        let value = Atomic<Bool>(false)
     }
 
     /// One thread's streams: stream j plays the files of `queues[j]` one after the other
-    /// (`loads` rows in all, non-increasing in j). Writes each file's result; false when stopped.
+    /// (`loads` rows in all, non-increasing in j). Writes each file's result; ends early when
+    /// `stopped` answers true (asked once per step).
     private static func run(weights: LSTMWeights, events ev: UnsafeBufferPointer<Int32>, starts: [Int], fileRows: [Int],
                             queues: [[Int]], loads: [Int], into perFile: UnsafeMutableBufferPointer<EvaluationResult>,
-                            shouldStop: (@Sendable () -> Bool)?) -> Bool {
-        guard let longest = loads.first, longest > 0 else { return true }
+                            stopped: () -> Bool) {
+        guard let longest = loads.first, longest > 0 else { return }
         let shape = weights.shape, k = shape.inputGroups.count, O = shape.outputWidth, m = shape.outputGroups.count
         let targets = targetColumns(of: shape), columns = shape.parameters.head.outputColumns
         let lstm = BatchedInference(weights: weights, streams: queues.count)
         var file = [Int](repeating: 0, count: queues.count)  // index into the stream's queue
         var row = [Int](repeating: 0, count: queues.count)   // the next row of its current file
         for step in 0..<longest {
-            if let shouldStop, shouldStop() { return false }
+            if stopped() { return }
             // Streams still running: those with more rows than `step` (the first n).
             var n = 0
             while n < loads.count, loads[n] > step { n += 1 }
@@ -126,6 +137,5 @@ extension Evaluator {
                 }
             }
         }
-        return true
     }
 }

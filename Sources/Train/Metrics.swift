@@ -3,10 +3,9 @@
 
 import DrummerCore
 
-/// Loss and accuracies of a model over one sequence (from zero state). `loss` and
-/// `accuracy` are the note and tick terms for every layout, so models with and without
-/// the velocity group compare on the same terms; each group also has its own figures,
-/// and `loss_all` is what training minimises (every output group's NLL).
+/// Loss and accuracies of a model over one sequence (from zero state). `loss` is what the
+/// run reports and chooses on (the 2017 layout: note + tick; a grid model: every output group,
+/// per 16th step); `loss_all` is what training minimises (every output group's NLL).
 public struct Metrics: Sendable, Equatable, Codable {
     /// Predictions made (events − 1).
     public var events: Int
@@ -19,9 +18,6 @@ public struct Metrics: Sendable, Equatable, Codable {
     /// Mean NLL of the note and of the tick alone.
     public var lossNote: Double
     public var lossTick: Double
-    /// The velocity group's mean NLL and accuracy (nil for a model without it).
-    public var lossVelocity: Double?
-    public var accuracyVelocity: Double?
     /// Mean NLL summed over every output group.
     public var lossAll: Double
 
@@ -31,8 +27,6 @@ public struct Metrics: Sendable, Equatable, Codable {
         case accuracyTick = "accuracy_tick"
         case lossNote = "loss_note"
         case lossTick = "loss_tick"
-        case lossVelocity = "loss_velocity"
-        case accuracyVelocity = "accuracy_velocity"
         case lossAll = "loss_all"
     }
 
@@ -44,8 +38,6 @@ public struct Metrics: Sendable, Equatable, Codable {
         accuracyTick = r.accuracyTick
         lossNote = r.meanLoss(group: 0)
         lossTick = r.meanLoss(group: 1)
-        lossVelocity = r.lossSums.count > 2 ? r.meanLoss(group: 2) : nil
-        accuracyVelocity = r.lossSums.count > 2 ? r.accuracy(group: 2) : nil
         lossAll = (0..<r.lossSums.count).reduce(0) { $0 + r.meanLoss(group: $1) }
     }
 
@@ -56,18 +48,10 @@ public struct Metrics: Sendable, Equatable, Codable {
 
     /// The same with the sequence cut into files of `fileRows` rows each (in order, summing to
     /// the rows of `events`), each run from its own zero state: the predictions within each
-    /// file, none from one file to the next.
+    /// file, none from one file to the next (many files side by side on two threads:
+    /// Evaluator.evaluateFiles).
     public static func evaluate(weights: LSTMWeights, events: [Int32], fileRows: [Int]) -> Metrics {
-        let k = weights.shape.inputGroups.count
-        precondition(fileRows.reduce(0, +) * k == events.count && fileRows.allSatisfy { $0 >= 0 }, "Metrics.evaluate: file rows")
-        var total = EvaluationResult(groups: weights.shape.outputGroups.count, lossGroups: weights.shape.lossGroups)
-        var start = 0
-        for rows in fileRows {
-            defer { start += rows }
-            guard rows >= 2 else { continue }
-            total.add(Evaluator.evaluate(weights: weights, events: Array(events[(start * k)..<((start + rows) * k)])))
-        }
-        return Metrics(total)
+        Metrics(Evaluator.evaluateFiles(weights: weights, events: events, fileRows: fileRows)!)
     }
 
     /// The same over at most the first `maxEvents` events (all when nil), asking `shouldStop`

@@ -32,10 +32,12 @@ public struct ProgressRecord: Sendable, Equatable {
 
 public enum TrainLog {
     package static let fileName = "train_log.csv"
-    /// `*_loss` and `*_accuracy` are the note and tick terms for every layout (comparable across
-    /// models); the velocity group's figures (empty for a model without it) and `*_loss_all`
-    /// (every output group: what training minimises) follow, then `step_loss`, the loss of the
+    /// `*_loss` is what the run reports (the 2017 layout: note + tick; a grid model: every output
+    /// group per 16th step), `*_accuracy` the first groups' (note and tick; a grid model's hit
+    /// set); the velocity columns are empty (they were the retired event layout's); `*_loss_all`
+    /// (every output group: what training minimises) follows, then `step_loss`, the loss of the
     /// row's step's own batch (one batch: noisy, but free of the smoothed loss's start value).
+    /// A grid run's train figures are of a sample of the training files (TrainingRun.evaluationSets).
     public static let header = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,"
         + "train_accuracy_note,train_accuracy_tick,validation_loss,validation_accuracy,"
         + "validation_accuracy_note,validation_accuracy_tick,"
@@ -51,8 +53,9 @@ public enum TrainLog {
         } else {
             cols += ["", "", "", ""]
         }
-        cols += [r.train.lossVelocity.map(f) ?? "", r.train.accuracyVelocity.map(f) ?? "",
-                 r.validation?.lossVelocity.map(f) ?? "", r.validation?.accuracyVelocity.map(f) ?? "",
+        // The velocity columns were the event layout's (docs/research.md): kept, empty, so that a
+        // log keeps its columns across resumes.
+        cols += ["", "", "", "",
                  f(r.train.lossAll), r.validation.map { f($0.lossAll) } ?? "", r.stepLoss.map(f) ?? ""]
         return cols.joined(separator: ",")
     }

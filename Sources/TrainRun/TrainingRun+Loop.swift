@@ -129,22 +129,38 @@ extension TrainingRun {
         ProcessInfo.processInfo.environment["DRUMMER_EVAL_WARN_SECONDS"].flatMap(Double.init) ?? 180
     }
 
-    /// The events one evaluation reads: the training sequence and the validation set.
+    /// The rows one evaluation reads: the training figure's and the validation split's.
     var evaluationEvents: (train: Int, validation: Int) {
-        let k = max(1, groups.inputNames.count)
-        return (trainingClasses.count / k, (validationClasses?.count ?? 0) / k)
+        let k = groups.inputNames.count
+        return (evaluationSets.train.rows(inputs: k), evaluationSets.validation?.rows(inputs: k) ?? 0)
     }
 
-    /// Seconds per evaluated event at this model size: a timed evaluation of the training
-    /// sequence's first events, for at most about 0.3 s.
+    /// Seconds per evaluated row at this model size: a timed evaluation of the first rows of the
+    /// training set as the evaluations read it (a grid run: 64 files' first 16 rows side by
+    /// side; the 2017 layout: one stream), for at most about 0.3 s.
     func secondsPerEvaluatedEvent() -> Double? {
         guard let w = try? weights() else { return nil }
         let k = max(1, groups.inputNames.count)
-        let n = min(512, trainingClasses.count / k)
+        let set = evaluationSets.train
+        if let fileRows = set.fileRows {
+            var events: [Int32] = [], rows: [Int] = []
+            var start = 0
+            for n in fileRows {
+                defer { start += n }
+                guard rows.count < 64, n >= 16 else { continue }
+                events += set.events[(start * k)..<((start + 16) * k)]
+                rows.append(16)
+            }
+            guard !rows.isEmpty else { return nil }
+            let clock = RunClock()
+            _ = Evaluator.evaluateFiles(weights: w, events: events, fileRows: rows)
+            return clock.seconds / Double(rows.count * 16)
+        }
+        let n = min(512, set.events.count / k)
         guard n >= 2 else { return nil }
         let clock = RunClock()
         var steps = 0
-        _ = Evaluator.evaluate(weights: w, events: Array(trainingClasses.prefix(n * k)), shouldStop: {
+        _ = Evaluator.evaluate(weights: w, events: Array(set.events.prefix(n * k)), shouldStop: {
             if steps >= 8, clock.seconds > 0.3 { return true }
             steps += 1
             return false
@@ -159,8 +175,9 @@ extension TrainingRun {
         let c = configuration
         let events = evaluationEvents
         let evalSeconds = perEvent * Double(events.train + events.validation)
+        let unit = groups.grid != nil ? "steps" : "events"
         var line = "estimate: " + Self.duration(secondsPerStep, fine: true) + " per step; one evaluation ("
-            + "\(events.train) training + \(events.validation) validation events) about " + Self.duration(evalSeconds, fine: true)
+            + "\(events.train) training + \(events.validation) validation \(unit)) about " + Self.duration(evalSeconds, fine: true)
         if let target = c.steps, target > step {
             let evaluations = target / c.evalEvery - step / c.evalEvery + (target % c.evalEvery == 0 ? 0 : 1)
             let total = Double(target - step) * secondsPerStep + Double(evaluations) * evalSeconds
@@ -170,11 +187,8 @@ extension TrainingRun {
         clearBar()
         reporter.line(line)
         if evalSeconds > Self.longEvaluationSeconds {
-            // A cap that brings one evaluation to about a minute.
-            let cap = max(2, Int(60 / max(perEvent, 1e-12) / 2) / 1000 * 1000)
             reporter.line("warning: one evaluation will take about \(Self.duration(evalSeconds, fine: false)) at this size: "
-                          + "--eval-max-events \(cap) caps the events evaluated (about a minute), or convert-midi with a smaller "
-                          + "--validation-fraction")
+                          + "a larger --eval-every evaluates less often, or convert-midi with a smaller --validation-fraction")
         }
     }
 
@@ -255,21 +269,20 @@ extension TrainingRun {
         return (loss, lr)
     }
 
-    /// Evaluates on the training sequence and the validation set, prints and logs the result;
-    /// nil when `shouldStop` asked to stop (checked before every evaluated event).
+    /// Evaluates on the training figure's rows and the validation set (TrainingRun.evaluationSets),
+    /// prints and logs the result; nil when `shouldStop` asked to stop (checked before every
+    /// evaluated step).
     func evaluate(learningRate: Float, stepLoss: Float? = nil, shouldStop: () -> Bool = { false }) throws -> EvaluationRecord? {
         let w = try finiteWeights()
         let s = trainer.progress
         let clock = RunClock()
-        let cap: Int? = nil
         let train: Metrics?, validation: Metrics?
+        let sets = evaluationSets
         (train, validation) = withoutActuallyEscaping(shouldStop) { stop in
-            guard let t = Metrics.evaluate(weights: w, events: trainingClasses, maxEvents: cap, shouldStop: stop) else {
-                return (nil, nil)
-            }
-            return (t, validationClasses.flatMap { Metrics.evaluate(weights: w, events: $0, maxEvents: cap, shouldStop: stop) })
+            guard let t = sets.train.evaluate(w, shouldStop: stop) else { return (nil, nil) }
+            return (t, sets.validation.flatMap { $0.evaluate(w, shouldStop: stop) })
         }
-        guard let train, validationClasses == nil || validation != nil else { return nil }
+        guard let train, sets.validation == nil || validation != nil else { return nil }
         let record = EvaluationRecord(
             step: s.step, epoch: s.epoch, smoothedLoss: smoothedLoss, learningRate: learningRate,
             train: train, validation: validation, stepLoss: stepLoss.map(Double.init))
@@ -277,14 +290,10 @@ extension TrainingRun {
         func fmt(_ m: Metrics) -> String {
             // A grid model: the loss per 16th step (hit set, and velocity and offset of each hit).
             if grid { return String(format: "loss %.4f (hit set %.4f, accuracy %.4f)", m.loss, m.lossNote, m.accuracyNote) }
-            var t = String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
-            if let lv = m.lossVelocity, let av = m.accuracyVelocity {
-                t += String(format: ", velocity loss %.4f accuracy %.4f", lv, av)
-            }
-            return t
+            return String(format: "loss %.4f, accuracy %.4f (note %.4f, tick %.4f)", m.loss, m.accuracy, m.accuracyNote, m.accuracyTick)
         }
         clearBar()
-        var text = "eval step \(s.step): train \(fmt(record.train))"
+        var text = "eval step \(s.step): train\(sets.train.description) \(fmt(record.train))"
         if let v = record.validation { text += "; validation \(fmt(v))" }
         text += String(format: " (%.1f s)", clock.seconds)
         reporter.line(text)

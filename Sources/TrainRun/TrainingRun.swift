@@ -37,6 +37,9 @@ public final class TrainingRun {
     /// The class matrices the trainer and the evaluations read (see TrainingData.classes).
     let trainingClasses: [Int32]
     let validationClasses: [Int32]?
+    /// What an evaluation reads: the training figure's rows and the validation split's (a grid
+    /// model's as files, each from its own zero state).
+    let evaluationSets: (train: EvaluationSet, validation: EvaluationSet?)
     let trainer: Trainer
     let rngState: [UInt64]
     var smoothedLoss: Double
@@ -95,6 +98,7 @@ public final class TrainingRun {
         data = start.data
         groups = start.groups
         (trainingClasses, validationClasses) = (start.classes.training, start.classes.validation)
+        evaluationSets = Self.evaluationSets(start.classes, inputs: start.groups.inputNames.count)
         rngState = start.rngState
         smoothedLoss = start.smoothedLoss
         schedule = start.schedule
@@ -266,8 +270,9 @@ public final class TrainingRun {
         return trainer
     }
 
-    /// The training and validation class matrices.
-    typealias Classes = (training: [Int32], validation: [Int32]?)
+    /// The training and validation class matrices, and a grid model's rows per file of each
+    /// (nil for the 2017 layout, whose split is one sequence).
+    typealias Classes = (training: [Int32], validation: [Int32]?, trainingFiles: [Int]?, validationFiles: [Int]?)
 
     /// The class matrices of the training and validation splits for `groups` (a grid model's
     /// training files in `config`'s order), saying how many positions or velocities fell outside
@@ -276,11 +281,12 @@ public final class TrainingRun {
         -> Classes
     {
         if let grid = groups.grid {
-            var out: [[Int32]] = []
+            var out: [[Int32]] = [], rows: [[Int]] = []
             for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
                 let shuffle = !validation && config[Settings.shuffleFiles]
-                let (classes, files, _) = try data.gridClasses(validation: validation, group: grid,
-                                                               shuffleSeed: shuffle ? config.seed : nil)
+                let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
+                                                                      shuffleSeed: shuffle ? config.seed : nil)
+                rows.append(fileRows)
                 var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
@@ -294,11 +300,11 @@ public final class TrainingRun {
                 }
                 out.append(classes)
             }
-            return (out[0], out.count > 1 ? out[1] : nil)
+            return (out[0], out.count > 1 ? out[1] : nil, rows[0], rows.count > 1 ? rows[1] : nil)
         }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
-        return (t.classes, v?.classes)
+        return (t.classes, v?.classes, nil, nil)
     }
 
     /// The learning rate of the next update.
@@ -318,5 +324,64 @@ public final class TrainingRun {
                    datasetEvents: data.eventCount, validationEvents: data.validationCount,
                    smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
                    bestStep: bestStep, runID: runID)
+    }
+}
+
+/// Rows an evaluation reads: a class matrix, and for a grid model the rows of each file (each
+/// evaluated from its own zero state, many side by side: Evaluator.evaluateFiles); without
+/// files, one sequence from a zero state (the 2017 layout's split, as the original read it).
+struct EvaluationSet {
+    let events: [Int32]
+    let fileRows: [Int]?
+    /// How the rows were chosen, for the eval line ("" for a whole split).
+    let description: String
+
+    /// The set's loss and accuracies; nil when `shouldStop` asked to stop.
+    func evaluate(_ weights: LSTMWeights, shouldStop: @escaping () -> Bool) -> Metrics? {
+        if let fileRows {
+            return Evaluator.evaluateFiles(weights: weights, events: events, fileRows: fileRows, shouldStop: shouldStop).map(Metrics.init)
+        }
+        return Metrics.evaluate(weights: weights, events: events, maxEvents: nil, shouldStop: shouldStop)
+    }
+
+    /// Rows in the set.
+    func rows(inputs k: Int) -> Int { events.count / max(1, k) }
+}
+
+extension TrainingRun {
+    /// Rows the training figure of a grid run reads at most: about a validation split's worth
+    /// (the Groove corpus's is 47,795), the training files spread evenly over the split.
+    static let trainingSampleRows = 50_000
+
+    /// The sets an evaluation reads. A grid run: the validation split's files, each from a zero
+    /// state; the training figure from every n-th training file (n = the split's rows over
+    /// `trainingSampleRows`, rounded up), so that it costs about a validation split and still
+    /// spans the corpus. The 2017 layout: both splits whole, as one sequence each.
+    static func evaluationSets(_ classes: Classes, inputs k: Int) -> (train: EvaluationSet, validation: EvaluationSet?) {
+        guard let trainingFiles = classes.trainingFiles else {
+            return (EvaluationSet(events: classes.training, fileRows: nil, description: ""),
+                    classes.validation.map { EvaluationSet(events: $0, fileRows: nil, description: "") })
+        }
+        let total = trainingFiles.reduce(0, +)
+        let every = max(1, (total + trainingSampleRows - 1) / trainingSampleRows)
+        var events: [Int32] = [], rows: [Int] = []
+        var start = 0
+        for (f, n) in trainingFiles.enumerated() {
+            defer { start += n }
+            guard f % every == 0 else { continue }
+            events += classes.training[(start * k)..<((start + n) * k)]
+            rows.append(n)
+        }
+        let sample = every == 1 ? "every file" : "every \(ordinal(every)) file"
+        let train = EvaluationSet(events: events, fileRows: rows,
+                                  description: " (\(sample): \(rows.count) of \(trainingFiles.count) files, \(rows.reduce(0, +)) steps)")
+        let validation = classes.validation.map { EvaluationSet(events: $0, fileRows: classes.validationFiles, description: "") }
+        return (train, validation)
+    }
+
+    /// "2nd", "3rd", "7th", "11th", "21st".
+    static func ordinal(_ n: Int) -> String {
+        let suffix = (n % 100 / 10 == 1) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th"
+        return "\(n)\(suffix)"
     }
 }

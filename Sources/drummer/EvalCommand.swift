@@ -12,12 +12,13 @@ struct EvalCommand: ParsableCommand {
         commandName: "eval",
         abstract: "Loss and accuracy of a model over a sequence, predicting each event from the ones before it.",
         discussion: """
-            MODEL is an exported model directory or a training checkpoint (.h5). The model runs from \
-            zero state over the whole sequence (--each-file: over each file of a dataset, as \
-            sampling starts a file). Prints the predictions made, the mean loss (negative \
-            log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy; \
-            for a model with the velocity group also its loss and accuracy, and the loss over every \
-            output group (loss_all). A grid model prints its loss per 16th step, the hit set's loss and \
+            MODEL is an exported model directory or a training checkpoint (.h5). A grid model runs \
+            over each file of a dataset from a zero state, as sampling starts a file and as the \
+            training log's validation loss reads them (many files side by side on two threads); a \
+            model of the 2017 layout runs from a zero state over the whole sequence, or with \
+            --each-file over each file. Prints the predictions made, the mean loss (negative \
+            log-likelihood of note + tick, nats per prediction) and the note, tick and joint accuracy, \
+            and the loss over every output group (loss_all). A grid model prints its loss per 16th step, the hit set's loss and \
             accuracy, and per drum class the hits per bar it expects against the data's (--json: \
             hits_by_class) and the mean velocity it predicts against the data's (both as the \
             velocity bins' midpoints; --json: velocity_by_class): a model that predicts the density \
@@ -30,16 +31,16 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
     var data: String
 
-    @Option(help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its position group, else 480).")
+    @Option(help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its grid group, else 480).")
     var ppq: Int?
 
     @Option(help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
     var quantize: Int?
 
-    @Flag(name: .customLong("each-file"), help: "For a dataset: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as the training log's validation loss reads them).")
+    @Flag(name: .customLong("each-file"), help: "For a dataset and a model of the 2017 layout: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as its training log's validation loss reads them; a grid model always reads each file from a zero state).")
     var eachFile = false
 
-    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all, and for a model with the velocity group loss_velocity, accuracy_velocity; for a grid model also hits_by_class and velocity_by_class.")
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all; for a grid model also hits_by_class and velocity_by_class.")
     var json = false
 
     func validate() throws {
@@ -53,7 +54,8 @@ struct EvalCommand: ParsableCommand {
         // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: model)
-        let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize, eachFile: eachFile)
+        let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize,
+                                                   eachFile: eachFile || m.groups.grid != nil)
         let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)
         let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events, fileRows: files) }
         let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state)" } ?? "")
@@ -85,11 +87,7 @@ struct EvalCommand: ParsableCommand {
             print(String(format: "accuracy %.4f (note and tick)", metrics.accuracy))
             print(String(format: "accuracy_note %.4f", metrics.accuracyNote))
             print(String(format: "accuracy_tick %.4f", metrics.accuracyTick))
-            if let loss = metrics.lossVelocity, let accuracy = metrics.accuracyVelocity {
-                print(String(format: "loss_velocity %.6f", loss))
-                print(String(format: "accuracy_velocity %.4f", accuracy))
-                print(String(format: "loss_all %.6f nats per prediction (every output group)", metrics.lossAll))
-            }
+            print(String(format: "loss_all %.6f nats per prediction (every output group)", metrics.lossAll))
         }
     }
 }

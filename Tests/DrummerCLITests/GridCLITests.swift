@@ -97,7 +97,7 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(straight.stdout.contains("1 files left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), straight.stdout)
         XCTAssertTrue(straight.stdout.contains("inputs hits 513, velocity_kick "), straight.stdout)
         XCTAssertTrue(straight.stdout.contains("2 layers of 8"), "the grid recipe's two layers: \(straight.stdout)")
-        XCTAssertTrue(straight.stdout.contains("eval step 6: train loss "), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains("eval step 6: train (every file: 3 of 3 files, "), straight.stdout)
         let half = try train("b", ["--steps", "3"])
         XCTAssertEqual(half.status, 0, half.stderr)
         let resumed = try CLI.run(["train", "--resume", root.appendingPathComponent("b/ckpt-3.h5").path, "--steps", "6"])
@@ -192,15 +192,22 @@ final class GridCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("\n  all "), r.stdout)
         XCTAssertTrue(r.stdout.contains("velocity by class, the model reading the data (mean of the bins' midpoints): predicted / data, hits\n  kick "),
                       r.stdout)
-        // --each-file: each of the 3 kept files from a zero state, no prediction from one file to the next.
+        // A grid model reads each of the 3 kept files from a zero state, --each-file or not: no
+        // prediction from one file to the next (a row fewer than the file's rows each).
         func predictions(_ out: String) -> Int? {
             out.split(separator: "\n").first { $0.hasPrefix("predictions ") }.flatMap { Int($0.split(separator: " ")[1]) }
         }
-        let whole = try XCTUnwrap(predictions(r.stdout), r.stdout)
+        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
+        let each = try XCTUnwrap(predictions(r.stdout), r.stdout)
         r = try CLI.run(["eval", model, "--data", data.path, "--each-file"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
-        XCTAssertEqual(predictions(r.stdout), whole - 2, r.stdout)
+        XCTAssertEqual(predictions(r.stdout), each, r.stdout)
+        // A file of S 16th steps has S + 1 rows (its start row first) and makes S predictions:
+        // the training split's steps, as the run counted them.
+        let counted = straight.stdout.components(separatedBy: "grid training: 3 files in 4/4, ").dropFirst().first?
+            .split(separator: " ").first.flatMap { Int($0) }
+        XCTAssertEqual(each, try XCTUnwrap(counted, straight.stdout))
         // A 2017-layout model's files are the manifest's four (the 5/4 one too).
         let originalRun = root.appendingPathComponent("ev")
         let noteAndTick = try OriginalLayoutCLITests.noteAndTickCopy(of: data, to: root.appendingPathComponent("note-tick"))

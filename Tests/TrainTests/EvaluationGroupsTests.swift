@@ -35,8 +35,6 @@ final class EvaluationGroupsTests: XCTestCase {
         let events = try ModelEvaluation.events(of: data, for: model)
         XCTAssertEqual(events, RunFixture.events(count: 40))
         let m = try ModelEvaluation.evaluate(model, events: events, source: "test")
-        XCTAssertNil(m.lossVelocity)
-        XCTAssertNil(m.accuracyVelocity)
         XCTAssertEqual(m.lossAll, m.loss, accuracy: 1e-12)
         XCTAssertEqual(m.loss, m.lossNote + m.lossTick, accuracy: 1e-12)
         let text = String(decoding: try JSONOutput.encode(m), as: UTF8.self)
