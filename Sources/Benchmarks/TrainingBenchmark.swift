@@ -15,8 +15,9 @@
 // model's shape: the 16th-note grid's 51 input groups, 1,218 one-hot rows, and 19 output
 // groups, 710 columns, with the recipe's two layers of 256 unless --grid-hidden and
 // --grid-layers say otherwise), each on synthetic classes drawn uniformly per group (the work
-// of a step does not depend on the values). The loop modes run `drummer train`'s step loop on
-// a synthetic dataset and time the original layout only.
+// of a step does not depend on the values): the original with SGD, the grid as its recipe
+// trains (Adam, dropout 0.3 between the layers). The loop modes run `drummer train`'s step loop
+// on a synthetic dataset and time the original layout only.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -177,8 +178,13 @@ public struct TrainingBenchmark {
                     }
                     describe = { "\(run.streamGroupCount) stream group(s)" }
                 } else {
-                    let state = TrainingState(weights: setup.weights, unroll: unroll, batch: b, optimizer: .sgd)
-                    let trainer = try Trainer(state: state, events: setup.events, optimizer: OptimizerConfig(learningRate: 0.1))
+                    // The grid layout as its recipe trains it: Adam, dropout 0.3 between the layers.
+                    let grid = setup.layout == .grid
+                    let kind: OptimizerKind = grid ? .adam : .sgd
+                    let state = TrainingState(weights: setup.weights, unroll: unroll, batch: b, optimizer: kind)
+                    let trainer = try Trainer(state: state, events: setup.events,
+                                              optimizer: OptimizerConfig(kind: kind, learningRate: grid ? 0.002 : 0.1))
+                    if grid, setup.shape.layers > 1 { trainer.dropout = Dropout(probability: 0.3, seed: 1) }
                     trainer.usesHelperThread = mode.usesHelper
                     if mode == .helperOpenBLAS {
                         guard trainer.usesOwnRecurrentKernel else { continue }
