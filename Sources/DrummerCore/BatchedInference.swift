@@ -12,6 +12,11 @@
 // running first). The h of a stream's layers lie side by side in one row of hs (B × L·H), so
 // layer l's input [h^{l−1}, h^l] is one 2H-wide slice of each row (lda = L·H).
 //
+// The products: CKernels' AVX-512 kernel where the CPU has it (it reads the weights in place,
+// where OpenBLAS re-packs them on every call: at a few dozen rows, and at the one or two
+// streams left while the longest files end, that packing was most of an evaluation's time);
+// without AVX-512, OpenBLAS: a GEMV per stream for a few streams, else one GEMM.
+//
 // Every buffer is allocated in `init`; `step` and `logits` allocate nothing.
 
 /// B LSTM streams run forward one row at a time. Not thread-safe: one instance per thread.
@@ -74,6 +79,26 @@ public final class BatchedInference {
 
     private func view(_ r: Range<Int>) -> UnsafeBufferPointer<Float> { UnsafeBufferPointer(rebasing: params[r]) }
 
+    /// Streams up to which OpenBLAS runs a GEMV per stream rather than one GEMM (which packs the
+    /// weights on every call).
+    static let gemvStreams = 4
+
+    /// c (n×cols, ldc) += a (n×k, lda) · w (k×cols, ldw).
+    private func accumulateProduct(n: Int, cols: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
+                                   w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>, ldc: Int) {
+        if Kernels.haveAVX512, n > Self.gemvStreams {
+            Kernels.gemmAVX512(m: n, n: cols, k: k, a: a, lda: lda, w: w, ldw: ldw, c: c, ldc: ldc, accumulate: true)
+        } else if n <= Self.gemvStreams {
+            for b in 0..<n {
+                BLAS.sgemv(.transposed, rows: k, cols: cols, alpha: 1, a: w, lda: ldw,
+                           x: UnsafeBufferPointer(rebasing: a[(b * lda)..<(b * lda + k)]), beta: 1,
+                           y: UnsafeMutableBufferPointer(rebasing: c[(b * ldc)..<(b * ldc + cols)]))
+            }
+        } else {
+            BLAS.sgemm(.none, .none, m: n, n: cols, k: k, alpha: 1, a: a, lda: lda, b: w, ldb: ldw, beta: 1, c: c, ldc: ldc)
+        }
+    }
+
     /// One step of streams 0..<n on their rows in `input`. Each class must be inside its group.
     public func step(count n: Int) {
         precondition((1...streams).contains(n), "BatchedInference.step: 1 to \(streams) streams")
@@ -89,15 +114,15 @@ public final class BatchedInference {
             Kernels.inputBlock(wx: view(first.inputBlock), G: G, rows: UnsafeBufferPointer(rebasing: rows[(b * k)..<((b + 1) * k)]),
                                bias: view(first.bias), out: UnsafeMutableBufferPointer(rebasing: gates[(b * G)..<((b + 1) * G)]))
         }
-        BLAS.sgemm(.none, .none, m: n, n: G, k: H, alpha: 1, a: UnsafeBufferPointer(hs), lda: LH,
-                   b: view(first.recurrent), ldb: G, beta: 1, c: gates, ldc: G)
+        accumulateProduct(n: n, cols: G, k: H, a: UnsafeBufferPointer(hs), lda: LH, w: view(first.recurrent), ldw: G,
+                          c: gates, ldc: G)
         cells(layer: 0, count: n)
         for l in 1..<L {
             // A = bias + [H^{l−1}, H^l] · Wx_l[0..<2H]  (n×2H · 2H×G)
             let layer = layout.layers[l]
             for b in 0..<n { _ = UnsafeMutableBufferPointer(rebasing: gates[(b * G)..<((b + 1) * G)]).update(fromContentsOf: view(layer.bias)) }
-            BLAS.sgemm(.none, .none, m: n, n: G, k: 2 * H, alpha: 1, a: UnsafeBufferPointer(rebasing: hs[((l - 1) * H)...]), lda: LH,
-                       b: view(layer.wx.rows(0..<(2 * H))), ldb: G, beta: 1, c: gates, ldc: G)
+            accumulateProduct(n: n, cols: G, k: 2 * H, a: UnsafeBufferPointer(rebasing: hs[((l - 1) * H)...]), lda: LH,
+                              w: view(layer.wx.rows(0..<(2 * H))), ldw: G, c: gates, ldc: G)
             cells(layer: l, count: n)
         }
         swap(&cs, &cNext)
@@ -119,8 +144,8 @@ public final class BatchedInference {
         let wy = view(layout.head.wy.range)
         let bias = UnsafeBufferPointer(rebasing: wy[(H * O)...]), wOut = UnsafeBufferPointer(rebasing: wy[0..<(H * O)])
         for b in 0..<n { _ = UnsafeMutableBufferPointer(rebasing: y[(b * O)..<((b + 1) * O)]).update(fromContentsOf: bias) }
-        BLAS.sgemm(.none, .none, m: n, n: O, k: H, alpha: 1, a: UnsafeBufferPointer(rebasing: hs[((L - 1) * H)...]), lda: L * H,
-                   b: wOut, ldb: O, beta: 1, c: y, ldc: O)
+        accumulateProduct(n: n, cols: O, k: H, a: UnsafeBufferPointer(rebasing: hs[((L - 1) * H)...]), lda: L * H,
+                          w: wOut, ldw: O, c: y, ldc: O)
         return UnsafeMutableBufferPointer(rebasing: y[0..<(n * O)])
     }
 }

@@ -26,6 +26,23 @@ extension Evaluator {
     /// one thread meanwhile.
     public static func evaluateFiles(weights: LSTMWeights, events: [Int32], fileRows: [Int], batch: Int = fileBatch,
                                      threads: Int = 2, shouldStop: (() -> Bool)? = nil) -> EvaluationResult? {
+        guard let each = evaluateEachFile(weights: weights, events: events, fileRows: fileRows, batch: batch, threads: threads,
+                                          shouldStop: shouldStop) else { return nil }
+        return sum(each, of: weights.shape)
+    }
+
+    /// The sum of `results` (files' own results) in their order.
+    public static func sum(_ results: some Sequence<EvaluationResult>, of shape: ModelShape) -> EvaluationResult {
+        var total = EvaluationResult(groups: shape.outputGroups.count, lossGroups: shape.lossGroups)
+        for r in results { total.add(r) }
+        return total
+    }
+
+    /// The same, each file's own result (in file order): several sets evaluated in one call
+    /// (a run's training sample and validation split) overlap their longest files, whose steps
+    /// are the evaluation's critical path.
+    public static func evaluateEachFile(weights: LSTMWeights, events: [Int32], fileRows: [Int], batch: Int = fileBatch,
+                                        threads: Int = 2, shouldStop: (() -> Bool)? = nil) -> [EvaluationResult]? {
         let shape = weights.shape, k = shape.inputGroups.count, m = shape.outputGroups.count
         precondition(fileRows.reduce(0, +) * k == events.count && fileRows.allSatisfy { $0 >= 0 }, "evaluateFiles: file rows")
         precondition(batch >= 1 && threads >= 1, "evaluateFiles: batch and threads")
@@ -67,9 +84,7 @@ extension Evaluator {
             }
         }
         if stop.value.load(ordering: .relaxed) { return nil }
-        var total = EvaluationResult(groups: m, lossGroups: shape.lossGroups)
-        for f in fileRows.indices { total.add(perFile[f]) }
-        return total
+        return Array(perFile[0..<fileRows.count])
     }
 
     /// The buffers the threads share: the events (read), and per file and per thread the slots

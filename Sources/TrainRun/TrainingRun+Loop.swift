@@ -279,8 +279,7 @@ extension TrainingRun {
         let train: Metrics?, validation: Metrics?
         let sets = evaluationSets
         (train, validation) = withoutActuallyEscaping(shouldStop) { stop in
-            guard let t = sets.train.evaluate(w, shouldStop: stop) else { return (nil, nil) }
-            return (t, sets.validation.flatMap { $0.evaluate(w, shouldStop: stop) })
+            EvaluationSet.evaluate(sets.train, sets.validation, w, shouldStop: stop)
         }
         guard let train, sets.validation == nil || validation != nil else { return nil }
         let record = EvaluationRecord(

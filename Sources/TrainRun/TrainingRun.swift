@@ -346,6 +346,20 @@ struct EvaluationSet {
 
     /// Rows in the set.
     func rows(inputs k: Int) -> Int { events.count / max(1, k) }
+
+    /// `train`'s and `validation`'s figures; files of both in one call (their longest files then
+    /// run at the same time, and the batches are fuller); nil when `shouldStop` asked to stop.
+    static func evaluate(_ train: EvaluationSet, _ validation: EvaluationSet?, _ weights: LSTMWeights,
+                         shouldStop: @escaping () -> Bool) -> (Metrics?, Metrics?) {
+        if let a = train.fileRows, let v = validation, let b = v.fileRows {
+            guard let each = Evaluator.evaluateEachFile(weights: weights, events: train.events + v.events, fileRows: a + b,
+                                                        shouldStop: shouldStop) else { return (nil, nil) }
+            return (Metrics(Evaluator.sum(each[..<a.count], of: weights.shape)),
+                    Metrics(Evaluator.sum(each[a.count...], of: weights.shape)))
+        }
+        guard let t = train.evaluate(weights, shouldStop: shouldStop) else { return (nil, nil) }
+        return (t, validation.flatMap { $0.evaluate(weights, shouldStop: shouldStop) })
+    }
 }
 
 extension TrainingRun {
