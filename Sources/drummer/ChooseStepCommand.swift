@@ -4,6 +4,7 @@
 // then Report.StepRule. models/groove/TRAINING.md, "Choosing the step", says how the shipped
 // model was chosen by it.
 import ArgumentParser
+import Dispatch
 import Checkpoints
 import DrummerCore
 import Export
@@ -124,22 +125,45 @@ struct ChooseStepCommand: ParsableCommand {
     /// as `drummer stats` reads them.
     static func sample(_ model: TrainedModel, count: Int, notes: Int, seed: UInt64,
                        sampling: SamplingDefaults = SamplingDefaults()) throws -> [DrumPerformance] {
-        let sampler = try Sampler(weights: model.weights, groups: model.groups)
-        var options = SamplingOptions(temperature: 1)
-        options.set(sampling.temperatures)
+        var drawn = SamplingOptions(temperature: 1)
+        drawn.set(sampling.temperatures)
+        let options = drawn
         let midi = DrumMIDIOptions(model: model.groups)
-        return try (0..<count).map { k in
-            var rng = SeededRNG(seed: seed &+ UInt64(k))
-            let hits: [DrumHit]
-            do {
-                hits = try sampler.generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
-            } catch let error as SamplerError {
-                throw StepSampleFailure(file: k + 1, seed: seed &+ UInt64(k), reason: error.description)
+        // The files on both cores: file k on thread k mod 2, each thread with its own sampler
+        // (a file depends only on its seed), OpenBLAS on one thread meanwhile.
+        let threads = min(2, max(1, count))
+        let samplers = try (0..<threads).map { _ in try Sampler(weights: model.weights, groups: model.groups) }
+        let results = UnsafeMutableBufferPointer<Result<DrumPerformance, Error>?>.allocate(capacity: max(1, count))
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let defaultThreads = BLASRuntime.threads
+        if defaultThreads != 1 { BLASRuntime.setThreads(1) }
+        defer { if defaultThreads != 1 { BLASRuntime.setThreads(defaultThreads) } }
+        let shared = SampledFiles(results: results, samplers: samplers)
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            for k in stride(from: t, to: count, by: threads) {
+                shared.results[k] = Result {
+                    var rng = SeededRNG(seed: seed &+ UInt64(k))
+                    let hits: [DrumHit]
+                    do {
+                        hits = try shared.samplers[t].generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
+                    } catch let error as SamplerError {
+                        throw StepSampleFailure(file: k + 1, seed: seed &+ UInt64(k), reason: error.description)
+                    }
+                    let name = "step-sample-\(k + 1).mid"
+                    let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
+                    return DrumPerformance(file: file, path: name, warnings: warnings)
+                }
             }
-            let name = "step-sample-\(k + 1).mid"
-            let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
-            return DrumPerformance(file: file, path: name, warnings: warnings)
         }
+        // The first failure in file order, as one thread would have met it.
+        return try (0..<count).map { try results[$0]!.get() }
+    }
+
+    /// What the sampling threads share: each writes its own files' slots, with its own sampler.
+    private struct SampledFiles: @unchecked Sendable {
+        let results: UnsafeMutableBufferPointer<Result<DrumPerformance, Error>?>
+        let samplers: [Sampler]
     }
 }
 
