@@ -99,7 +99,7 @@ let package = Package(
             ]),
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
-        .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore", "FileOutput"]),
+        .testTarget(name: "DrummerCoreTests", dependencies: ["DrummerCore", "CKernels", "FileOutput"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput"]),
         .testTarget(name: "ModelFilesTests", dependencies: ["ModelFiles", "DrummerCore", "FileOutput"]),
         .testTarget(name: "HDF5KitTests", dependencies: ["HDF5Kit", "FileOutput"]),

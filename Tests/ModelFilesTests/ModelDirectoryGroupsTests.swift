@@ -224,7 +224,7 @@ final class ModelDirectoryGroupsTests: XCTestCase {
         try check("groups.grid.velocity.histogram is \"many\" (a string), expected an array of whole numbers",
                   velocity("histogram", "many"))
         try check("groups: grid.lookback \"sideways\" is not one of hit-sets, classes, velocities", grid("lookback", "sideways"))
-        try check("groups.grid.ppq is missing") { g in
+        try check("missing key groups.grid.ppq") { g in
             var t = g["grid"] as? [String: Any] ?? [:]
             t.removeValue(forKey: "ppq")
             g["grid"] = t

@@ -7,6 +7,7 @@
 // version that the caller uses when drummer_kernels_have_avx512() says so.
 // H = hidden size, G = 4H (gate blocks f, i, o, g), all buffers row-major float32.
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -56,6 +57,16 @@ float drummer_negative_log_likelihood(float *y, int n, int target);
 
 /// Cross-entropy of softmax(y) against target; replaces y by scale·(softmax − onehot).
 float drummer_softmax_cross_entropy(float *y, int n, int target, float scale);
+
+/// SHA-256's compression of `blocks` whole 64-byte blocks of `data` into `state` (the eight
+/// words, A first): with the x86 SHA extensions where the CPU has them, else portable C.
+void drummer_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks);
+
+/// The portable path alone (tests compare the two).
+void drummer_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks);
+
+/// 1 when this CPU has the SHA extensions drummer_sha256_blocks uses, else 0.
+int drummer_sha256_have_extensions(void);
 
 #ifdef __cplusplus
 }
