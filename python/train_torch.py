@@ -184,7 +184,7 @@ if segment < U + 1:
 # the global batch covers rows [b*segment, (b+1)*segment), as in drummer's Trainer).
 mine = train[rank * B * segment:(rank + 1) * B * segment].view(B, segment, -1).to(device)
 
-net = nn.parallel.DistributedDataParallel(model, broadcast_buffers=False) if distributed else model
+net = nn.parallel.DistributedDataParallel(model) if distributed else model
 trained = [q for q in model.parameters() if q.requires_grad]
 opt = (torch.optim.Adam if a.optimizer == "adam" else torch.optim.RMSprop)(trained, lr=a.lr)
 
