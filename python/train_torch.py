@@ -20,10 +20,9 @@ streams laid out as `drummer train --batch-size` processes*batch lays them out).
 Rank 0 first asks drummer (on the PATH, or --drummer) for a step-0 checkpoint of the model
 (`drummer train --data DATA --steps 0 ...`: the groups and the initial weights), its
 safetensors and the encoded training and validation rows (`drummer encode`); then every rank
-trains its share of the streams, on drummer's network: layer 0's input product is the sum of
-the W_ih columns of each row's classes (drummer_torch.SummedInputs; the safetensors written
-hold the nn.LSTM `lstm` and nn.Linear `head` that `drummer import` reads). Its validation loss
-is `drummer eval`'s loss_all: a grid model's over each validation file from a zero state, per
+trains its share of the streams, on drummer's network (drummer_torch.Drummer: the nn.LSTM
+`lstm` and nn.Linear `head` that `drummer import` reads, one bias per layer as drummer's Wx has:
+bias_hh stays zero). Its validation loss is `drummer eval`'s loss_all: a grid model's over each validation file from a zero state, per
 16th step (a 2017-layout model's over the validation sequence from a zero state, per hit).
 Plain `python3 python/train_torch.py ...` trains in one process.
 
@@ -42,7 +41,7 @@ import torch.distributed as dist
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from drummer_torch import SummedInputs, input_sizes, load, output_sizes, save  # noqa: E402
+from drummer_torch import input_sizes, load, one_hot, output_sizes, save  # noqa: E402
 
 # The recipes' values: `grid` is drummer's default recipe (Sources/Train/Settings.swift, Recipe.grid);
 # `original` keeps this script's earlier defaults for the 2017 layout.
@@ -140,13 +139,21 @@ if failed.item():
         dist.destroy_process_group()
     sys.exit(1)
 
-initial, manifest = load(os.path.join(work, "init.safetensors"))
+model, manifest = load(os.path.join(work, "init.safetensors"))
 groups = manifest.get("groups") or {}
 is_grid = bool(groups.get("grid"))
 inputs, outputs = input_sizes(manifest), output_sizes(manifest)
-# drummer's network and initial weights; layer 0's input product a sum of W_ih columns (its
-# one-hot rows are as many as the input groups' classes together: 1,218 for models/groove).
-model = SummedInputs.of(initial, inputs, dropout=a.dropout, output_dropout=a.output_dropout).to(device)
+if a.dropout and a.layers > 1:
+    model.lstm.dropout = a.dropout
+model.output_dropout.p = a.output_dropout
+# drummer's layers have one bias each (Wx's bias row): bias_ih trains, bias_hh stays zero (as
+# `drummer export` writes it), so that Adam and the clip see drummer's parameters.
+for name, q in model.lstm.named_parameters():
+    if name.startswith("bias_hh"):
+        with torch.no_grad():
+            q.zero_()
+        q.requires_grad_(False)
+model.to(device)
 names_in = [g["name"] for g in groups["inputs"]] if groups else ["note", "tick"]
 names_out = [g["name"] for g in groups["outputs"]] if groups else ["note", "tick"]
 # Each output group predicts the next row's class in the input group of the same name (the
@@ -225,7 +232,7 @@ def validate(files_per_batch=32, block=512):
                 predictions += e - s - 1
             state = None
             for t in range(0, n, block):
-                logits, state = model(x[:, t:t + block].to(device), state)
+                logits, state = model(one_hot(x[:, t:t + block].to(device), inputs), state)
                 total += nll_sum(logits, y[:, t:t + block].to(device)).double().item()
     model.train()
     return total / predictions if predictions else None
@@ -246,7 +253,9 @@ p, state, t0, eval_seconds = 0, None, time.time(), 0.0
 for step in range(1, a.steps + 1):
     for group in opt.param_groups:
         group["lr"] = rate(step)
-    logits, state = net(mine[:, p:p + U], state)
+    # Each row's input: its groups' one-hot blocks side by side (1,218 columns for
+    # models/groove's groups), built per chunk.
+    logits, state = net(one_hot(mine[:, p:p + U], inputs), state)
     state = tuple(s.detach() for s in state)
     loss = nll_sum(logits, mine[:, p + 1:p + U + 1, target_columns]) / (B * U)
     opt.zero_grad()
@@ -284,7 +293,7 @@ if rank == 0:
                                            ("weight_decay", a.weight_decay)] if v})
     if not a.dropout:
         manifest["metadata"].pop("dropout", None)
-    save(model.drummer(), manifest, a.output, metadata=settings)
+    save(model, manifest, a.output, metadata=settings)
     say(f"wrote {a.output}: drummer import {a.output} -o model")
 if distributed:
     # Every process waits for rank 0's file, then all leave the group together (a process that
