@@ -2,9 +2,11 @@
 (named `lstm`) and an nn.Linear head (named `head`), loaded from and saved to the safetensors
 files `drummer export --format safetensors` writes and `drummer import` reads.
 
-The input at each step is the one-hot concatenation of the model's input groups (note, tick,
-position, lookback, velocity: the groups in model.json, in order); the output is the
-concatenation of the output groups' logits (note, tick, velocity). The safetensors metadata
+The input at each step is the one-hot concatenation of the model's input groups (the groups in
+model.json, in order: a grid model's hits, velocity_<class>, offset_<class>, position, phrase,
+lookback, repeat and style groups; the 2017 layout's note and tick); the output is the
+concatenation of the output groups' logits (a grid model's hits, velocity_<class> and
+offset_<class>; note and tick). The safetensors metadata
 holds the model's model.json as "model_json".
 
     from drummer_torch import load, one_hot
@@ -55,9 +57,15 @@ def layers(manifest):
 
 
 def one_hot(classes, sizes):
-    """classes: (steps, groups) int tensor, one class per input group → (steps, sum(sizes)) float."""
-    parts = [nn.functional.one_hot(classes[:, g].long(), s).float() for g, s in enumerate(sizes)]
-    return torch.cat(parts, dim=1)
+    """classes: (..., groups) int tensor, one class per input group → (..., sum(sizes)) float: each
+    group's one-hot block, in order (row offset_g + class of the input, drummer's Wx row)."""
+    classes = classes.long()
+    sizes_t = torch.tensor(sizes, device=classes.device)
+    if classes.shape[-1] != len(sizes) or bool(((classes < 0) | (classes >= sizes_t)).any()):
+        raise ValueError(f"one_hot: classes outside the input groups' sizes {sizes}")
+    offsets = torch.cumsum(sizes_t, 0) - sizes_t
+    out = torch.zeros(*classes.shape[:-1], sum(sizes), device=classes.device)
+    return out.scatter_(-1, classes + offsets, 1.0)
 
 
 def manifest_of(path):

@@ -1,23 +1,36 @@
 """Train a drummer model with PyTorch, on any number of processes (DistributedDataParallel: gloo on
 CPUs, NCCL on GPUs), for `drummer import` to read.
 
-    torchrun --nproc_per_node 4 python/train_torch.py --data data --hidden 512 --layers 2 \\
-        --steps 20000 -o model.safetensors
+    torchrun --nproc_per_node 4 python/train_torch.py --data data -o model.safetensors
     drummer import model.safetensors -o model && drummer sample model -o out.mid
+    drummer eval model --data data/validation
 
-It trains the model `drummer train --recipe original` trains: the same groups (the 2017 layout's
-note and tick), the same inputs (`drummer encode` writes them), the same output groups and loss
-(the sum of each output group's cross-entropy on the next hit), truncated BPTT over --unroll
-steps on --batch-size contiguous streams per process, each gradient entry clipped to +-5. Rank 0
-first asks drummer (on the PATH, or --drummer) for a step-0 checkpoint of the model
-(`drummer train --recipe original --steps 0`: the groups and the initial weights),
-its safetensors and the encoded training and validation sequences; then every rank trains its
-share of the streams. Plain `python3 python/train_torch.py ...` trains in one process.
+By default it trains the model `drummer train --data DATA` trains, the shipped model's recipe:
+the 16th-note grid layout (its input groups: the step's hit set, each class's velocity and
+offset, position, phrase, lookback, repeat flags, style; its output groups: the next step's hit
+set and each class's velocity and offset, a class not hit predicting nothing), 2 layers of 256,
+dropout 0.3 between them, Adam at lr 0.002 halved every 1,500 steps, each gradient entry
+clipped to +-5, 32 streams of 64 steps per process, 10,000 steps. --recipe original trains the
+2017 layout (note and tick in and out) at the script's own defaults instead. The loss is
+drummer's: each output group's cross-entropy on the next row summed, a target equal to its
+group's size (not hit, a file's start) left out, over the chunk's rows. Every process trains
+its --batch-size contiguous streams of the training rows (truncated BPTT over --unroll steps,
+streams laid out as `drummer train --batch-size` processes*batch lays them out).
+
+Rank 0 first asks drummer (on the PATH, or --drummer) for a step-0 checkpoint of the model
+(`drummer train --data DATA --steps 0 ...`: the groups and the initial weights), its
+safetensors and the encoded training and validation rows (`drummer encode`); then every rank
+trains its share of the streams, on drummer's network (drummer_torch.Drummer: the nn.LSTM
+`lstm` and nn.Linear `head` that `drummer import` reads, one bias per layer as drummer's Wx has:
+bias_hh stays zero). Its validation loss is `drummer eval`'s loss_all: a grid model's over each validation file from a zero state, per
+16th step (a 2017-layout model's over the validation sequence from a zero state, per hit).
+Plain `python3 python/train_torch.py ...` trains in one process.
 
 Requirements: python/requirements.txt (torch, safetensors, numpy)."""
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -30,25 +43,45 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from drummer_torch import input_sizes, load, one_hot, output_sizes, save  # noqa: E402
 
+# The recipes' values: `grid` is drummer's default recipe (Sources/Train/Settings.swift, Recipe.grid);
+# `original` keeps this script's earlier defaults for the 2017 layout.
+RECIPES = {
+    "grid": dict(hidden=256, layers=2, dropout=0.3, steps=10_000, batch_size=32, unroll=64, lr=0.002,
+                 lr_decay=0.5, lr_decay_every=1500, clip=5.0, seed=3, optimizer="adam", eval_every=500),
+    "original": dict(hidden=200, layers=1, dropout=0.0, steps=6000, batch_size=16, unroll=100, lr=0.002,
+                     lr_decay=1.0, lr_decay_every=0, clip=5.0, seed=1, optimizer="adam", eval_every=500),
+}
+
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 ap.add_argument("--data", required=True, help="convert-midi output directory (with validation/ for a validation loss)")
 ap.add_argument("-o", "--output", default="model.safetensors")
-ap.add_argument("--hidden", type=int, default=200)
-ap.add_argument("--layers", type=int, default=1)
-ap.add_argument("--dropout", type=float, default=0.0, help="between stacked layers")
+ap.add_argument("--recipe", choices=sorted(RECIPES), default="grid",
+                help="grid: drummer's default recipe, the 16th-note grid layout; original: the 2017 layout (default grid)")
+ap.add_argument("--hidden", type=int, help="hidden size of every layer (grid 256, original 200)")
+ap.add_argument("--layers", type=int, help="stacked LSTM layers (grid 2, original 1)")
+ap.add_argument("--dropout", type=float, help="between stacked layers (grid 0.3, original 0)")
 ap.add_argument("--output-dropout", type=float, default=0.0, help="of the top layer's h, before the output layer")
 ap.add_argument("--weight-decay", type=float, default=0.0,
                 help="decoupled: every parameter times 1 - lr*weight_decay before each update (Adam: AdamW)")
-ap.add_argument("--steps", type=int, default=6000)
-ap.add_argument("--batch-size", type=int, default=16, help="streams per process")
-ap.add_argument("--unroll", type=int, default=100)
-ap.add_argument("--lr", type=float, default=0.002)
-ap.add_argument("--optimizer", choices=["adam", "rmsprop"], default="adam")
-ap.add_argument("--eval-every", type=int, default=500)
-ap.add_argument("--seed", type=int, default=1)
+ap.add_argument("--steps", type=int, help="updates (grid 10000, original 6000)")
+ap.add_argument("--batch-size", type=int, help="streams per process (grid 32, original 16)")
+ap.add_argument("--unroll", type=int, help="truncated-BPTT chunk length (grid 64, original 100)")
+ap.add_argument("--lr", type=float, help="learning rate (0.002)")
+ap.add_argument("--lr-decay", type=float, help="multiply the rate by this every --lr-decay-every steps (grid 0.5)")
+ap.add_argument("--lr-decay-every", type=int, help="0 = off (grid 1500, original 0)")
+ap.add_argument("--clip", type=float, help="clip each gradient entry to +-this (5)")
+ap.add_argument("--optimizer", choices=["adam", "rmsprop"])
+ap.add_argument("--eval-every", type=int)
+ap.add_argument("--seed", type=int, help="drummer's initial weights (grid 3, original 1); the dropout masks")
 ap.add_argument("--work", default=None, help="where the step-0 checkpoint and the encoded data go (default: OUTPUT.work)")
 ap.add_argument("--drummer", default="drummer", help="the drummer binary")
 a = ap.parse_args()
+for k, v in RECIPES[a.recipe].items():
+    if getattr(a, k) is None:
+        setattr(a, k, v)
+if a.layers < 2:
+    a.dropout = 0.0
+grid_recipe = a.recipe == "grid"
 
 distributed = "WORLD_SIZE" in os.environ
 if distributed:
@@ -56,8 +89,12 @@ if distributed:
 rank = dist.get_rank() if distributed else 0
 world = dist.get_world_size() if distributed else 1
 device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
-torch.manual_seed(a.seed)
+if device.type == "cuda":
+    torch.cuda.set_device(device)
+# The initial weights are drummer's (--seed); the seed here draws the dropout masks, apart per rank.
+torch.manual_seed(a.seed * 1000 + rank)
 work = a.work or a.output + ".work"
+B, U = a.batch_size, a.unroll
 
 
 def say(*text):
@@ -65,103 +102,198 @@ def say(*text):
         print(*text, flush=True)
 
 
-# Rank 0 prepares the model's groups, initial weights and encoded sequences with drummer.
+def drummer(*args):
+    r = subprocess.run([a.drummer, *args], stdout=subprocess.DEVNULL)
+    if r.returncode != 0:
+        sys.exit(f"train_torch: `{a.drummer} {' '.join(args)}` failed (exit {r.returncode}; its error is above)")
+
+
+# Rank 0 prepares the model's groups, initial weights and encoded rows with drummer. The step-0
+# run is given the global batch (every process's streams) and the unroll, so that drummer refuses
+# data too short for them as `drummer train` would.
+failed = torch.zeros(1, device=device)
 if rank == 0:
-    os.makedirs(work, exist_ok=True)
-    ckpt = os.path.join(work, "init", "ckpt-0.h5")
-    run = lambda *args: subprocess.run([a.drummer, *args], check=True, stdout=subprocess.DEVNULL)
-    if not os.path.exists(ckpt):
-        run("train", "--recipe", "original", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
-            "--seed", str(a.seed), "--checkpoint-dir", os.path.join(work, "init"))
-    run("export", ckpt, "--format", "safetensors", "-o", os.path.join(work, "init.safetensors"))
-    run("encode", ckpt, "--data", a.data, "-o", os.path.join(work, "train.npy"))
-    if os.path.isdir(os.path.join(a.data, "validation")):
-        run("encode", ckpt, "--data", os.path.join(a.data, "validation"), "-o", os.path.join(work, "validation.npy"))
+    try:
+        os.makedirs(work, exist_ok=True)
+        init = os.path.join(work, "init")
+        ckpt = os.path.join(init, "ckpt-0.h5")
+        command = ["train", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
+                   "--seed", str(a.seed), "--batch-size", str(B * world), "--unroll", str(U), "--dropout", str(a.dropout),
+                   "--checkpoint-dir", init] + ([] if grid_recipe else ["--recipe", "original"])
+        shutil.rmtree(init, ignore_errors=True)  # an earlier run's (other data, other settings)
+        drummer(*command)
+        drummer("export", ckpt, "--format", "safetensors", "-o", os.path.join(work, "init.safetensors"))
+        drummer("encode", ckpt, "--data", a.data, "-o", os.path.join(work, "train.npy"))
+        val_out = os.path.join(work, "validation.npy")
+        if os.path.exists(val_out):
+            os.remove(val_out)
+        if os.path.isdir(os.path.join(a.data, "validation")):
+            drummer("encode", ckpt, "--data", os.path.join(a.data, "validation"), "-o", val_out)
+    except (SystemExit, OSError) as e:  # drummer failed, or is not there
+        print(e, file=sys.stderr, flush=True)
+        failed += 1
 if distributed:
-    dist.barrier()
+    dist.all_reduce(failed)  # also the barrier: every rank waits for rank 0's files
+if failed.item():
+    if distributed:
+        dist.destroy_process_group()
+    sys.exit(1)
 
 model, manifest = load(os.path.join(work, "init.safetensors"))
+groups = manifest.get("groups") or {}
+is_grid = bool(groups.get("grid"))
+inputs, outputs = input_sizes(manifest), output_sizes(manifest)
 if a.dropout and a.layers > 1:
     model.lstm.dropout = a.dropout
 model.output_dropout.p = a.output_dropout
+# drummer's layers have one bias each (Wx's bias row): bias_ih trains, bias_hh stays zero (as
+# `drummer export` writes it), so that Adam and the clip see drummer's parameters.
+for name, q in model.lstm.named_parameters():
+    if name.startswith("bias_hh"):
+        with torch.no_grad():
+            q.zero_()
+        q.requires_grad_(False)
 model.to(device)
-inputs, outputs = input_sizes(manifest), output_sizes(manifest)
-names_in = [g["name"] for g in manifest["groups"]["inputs"]] if manifest.get("groups") else ["note", "tick"]
-names_out = [g["name"] for g in manifest["groups"]["outputs"]] if manifest.get("groups") else ["note", "tick"]
-# Each output group predicts the next hit's class in the input group of the same name.
+names_in = [g["name"] for g in groups["inputs"]] if groups else ["note", "tick"]
+names_out = [g["name"] for g in groups["outputs"]] if groups else ["note", "tick"]
+# Each output group predicts the next row's class in the input group of the same name (the
+# grid's GridGroup.targetInputs: the hits, velocity_<class> and offset_<class> inputs).
 target_columns = [names_in.index(n) for n in names_out]
 bounds = np.cumsum([0] + outputs)
 
-train = torch.from_numpy(np.load(os.path.join(work, "train.npy")).astype(np.int64))
-val_path = os.path.join(work, "validation.npy")
-validation = torch.from_numpy(np.load(val_path).astype(np.int64)) if os.path.exists(val_path) else None
 
-B, U = a.batch_size, a.unroll
+def load_rows(path):
+    rows = torch.from_numpy(np.load(path).astype(np.int64))
+    if rows.ndim != 2 or rows.shape[1] != len(inputs) or bool(((rows < 0) | (rows >= torch.tensor(inputs))).any()):
+        sys.exit(f"train_torch: {path} does not hold rows of the model's {len(inputs)} input groups")
+    return rows
+
+
+train = load_rows(os.path.join(work, "train.npy"))
+val_path = os.path.join(work, "validation.npy")
+validation = load_rows(val_path) if os.path.exists(val_path) else None
+if validation is not None and is_grid:
+    # A grid split's rows are its files one after another, each from its start row (hits = 512,
+    # the start of a file: GridGroup.startOfFile, the hits group's last class).
+    starts = torch.nonzero(validation[:, 0] == inputs[0] - 1).flatten().tolist()
+    if not starts or starts[0] != 0:
+        sys.exit(f"train_torch: {val_path} does not begin with a file's start row")
+    val_files = list(zip(starts, starts[1:] + [len(validation)]))
+elif validation is not None:
+    val_files = [(0, len(validation))]  # the 2017 layout: the whole sequence from a zero state
+
 streams = B * world
 segment = len(train) // streams
-if segment < U + 2:
-    sys.exit(f"train_torch: {len(train)} hits make {streams} streams of {segment} hits, fewer than --unroll {U} + 2")
-# This process's streams: [rank*B, (rank+1)*B), each `segment` consecutive hits.
-mine = train[rank * B * segment:(rank + 1) * B * segment].view(B, segment, -1)
-x_all = torch.stack([one_hot(s, inputs) for s in mine]).to(device)          # (B, segment, inputs)
-y_all = mine[:, :, target_columns].to(device)                                # (B, segment, outputs groups)
+# Each stream needs a chunk of U inputs and U targets: U + 1 rows (drummer's refusal too).
+if segment < U + 1:
+    sys.exit(f"train_torch: {len(train)} rows make {streams} streams of {segment} rows, fewer than --unroll {U} + 1")
+# This process's streams: [rank*B, (rank+1)*B), each `segment` consecutive rows (stream b of
+# the global batch covers rows [b*segment, (b+1)*segment), as in drummer's Trainer).
+mine = train[rank * B * segment:(rank + 1) * B * segment].view(B, segment, -1).to(device)
 
 net = nn.parallel.DistributedDataParallel(model) if distributed else model
-opt = (torch.optim.Adam if a.optimizer == "adam" else torch.optim.RMSprop)(net.parameters(), lr=a.lr)
+trained = [q for q in model.parameters() if q.requires_grad]
+opt = (torch.optim.Adam if a.optimizer == "adam" else torch.optim.RMSprop)(trained, lr=a.lr)
 
 
-def loss_of(logits, targets):
-    """The sum over output groups of the cross-entropy, over all rows (drummer's training loss). A
-    target equal to its group's size (the grid layout's "not hit") is not predicted: no term."""
+def nll_sum(logits, targets):
+    """The sum over rows and output groups of the cross-entropy of the target class. A target
+    equal to its group's size (the grid's "not hit", a file's start) is not predicted: no term."""
     total = 0
     for g in range(len(outputs)):
         t = targets[..., g].reshape(-1)
         t = torch.where(t >= outputs[g], torch.full_like(t, -100), t)
-        total = total + nn.functional.cross_entropy(logits[..., bounds[g]:bounds[g + 1]].reshape(-1, outputs[g]), t,
-                                                    ignore_index=-100, reduction="sum") / t.numel()
+        total = total + nn.functional.cross_entropy(logits[..., bounds[g]:bounds[g + 1]].reshape(-1, outputs[g]).float(), t,
+                                                    ignore_index=-100, reduction="sum")
     return total
 
 
-def validate():
-    """Mean loss over the validation sequence from zero state, in nats (drummer's loss_all)."""
+def validate(files_per_batch=32, block=512):
+    """drummer eval's loss_all: Σ over the validation files, each run from a zero state, of every
+    output group's NLL of each next row, per prediction (a file of n rows makes n - 1)."""
     if validation is None:
         return None
     model.eval()
+    total, predictions = 0.0, 0
+    order = sorted(val_files, key=lambda f: f[1] - f[0], reverse=True)
     with torch.no_grad():
-        logits, _ = model(one_hot(validation[:-1], inputs)[None].to(device))
-        loss = loss_of(logits[0], validation[1:, target_columns].to(device)).item()
+        for i in range(0, len(order), files_per_batch):
+            batch = [f for f in order[i:i + files_per_batch] if f[1] - f[0] >= 2]
+            if not batch:
+                continue
+            n = max(e - s for s, e in batch) - 1  # predictions of the longest file
+            # Inputs: rows s..e-2 of each file; targets: rows s+1..e-1, padded with each group's
+            # size (no term) past a file's end.
+            x = torch.zeros(len(batch), n, len(inputs), dtype=torch.int64)
+            y = torch.tensor(outputs, dtype=torch.int64).repeat(len(batch), n, 1)
+            for j, (s, e) in enumerate(batch):
+                x[j, :e - s - 1] = validation[s:e - 1]
+                y[j, :e - s - 1] = validation[s + 1:e][:, target_columns]
+                predictions += e - s - 1
+            state = None
+            for t in range(0, n, block):
+                logits, state = model(one_hot(x[:, t:t + block].to(device), inputs), state)
+                total += nll_sum(logits, y[:, t:t + block].to(device)).double().item()
     model.train()
-    return loss
+    return total / predictions if predictions else None
 
 
-p, state, t0 = 0, None, time.time()
+def rate(step):
+    """The rate of update `step` (1-based): lr times lr_decay per lr_decay_every updates done."""
+    return a.lr * (a.lr_decay ** ((step - 1) // a.lr_decay_every) if a.lr_decay_every else 1.0)
+
+
+say(f"train_torch: {'grid' if is_grid else '2017'} layout, {len(inputs)} input groups ({sum(inputs)} one-hot rows), "
+    f"{len(outputs)} output groups; {a.layers} layer{'s' if a.layers > 1 else ''} of {a.hidden}, dropout {a.dropout}; "
+    f"{world} process{'es' if world > 1 else ''} x {B} streams of {segment} rows, unroll {U}; {a.optimizer} lr {a.lr}"
+    + (f" x {a.lr_decay} every {a.lr_decay_every} steps" if a.lr_decay_every else "") + f", clip {a.clip}, {a.steps} steps"
+    + (f"; validation: {len(val_files)} file{'s' if len(val_files) != 1 else ''}" if validation is not None else ""))
+
+p, state, t0, eval_seconds = 0, None, time.time(), 0.0
 for step in range(1, a.steps + 1):
-    if p + U + 1 > segment:
-        p, state = 0, None
-    logits, state = net(x_all[:, p:p + U], state)
+    for group in opt.param_groups:
+        group["lr"] = rate(step)
+    # Each row's input: its groups' one-hot blocks side by side (1,218 columns for
+    # models/groove's groups), built per chunk.
+    logits, state = net(one_hot(mine[:, p:p + U], inputs), state)
     state = tuple(s.detach() for s in state)
-    loss = loss_of(logits, y_all[:, p + 1:p + U + 1])
+    loss = nll_sum(logits, mine[:, p + 1:p + U + 1, target_columns]) / (B * U)
     opt.zero_grad()
     loss.backward()
-    nn.utils.clip_grad_value_(net.parameters(), 5)
+    nn.utils.clip_grad_value_(trained, a.clip)
     if a.weight_decay:
         # drummer's decoupled weight decay (with Adam, what torch.optim.AdamW does before its step).
         with torch.no_grad():
-            for q in net.parameters():
-                q.mul_(1 - a.lr * a.weight_decay)
+            for q in trained:
+                q.mul_(1 - rate(step) * a.weight_decay)
     opt.step()
+    # drummer's schedule: after the update p += U; when p + U + 1 >= segment, p = 0 and a zero state.
     p += U
+    if p + U + 1 >= segment:
+        p, state = 0, None
     if step % a.eval_every == 0 or step == a.steps:
+        e0 = time.time()
         v = validate() if rank == 0 else None
-        say(json.dumps({"step": step, "loss": round(loss.item(), 4), "validation_loss": v and round(v, 4),
-                        "processes": world, "seconds": round(time.time() - t0, 1)}))
+        eval_seconds += time.time() - e0
+        busy = time.time() - t0 - eval_seconds  # training alone, rank 0's clock
+        say(json.dumps({"step": step, "loss": round(loss.item(), 6), "validation_loss": v and round(v, 6),
+                        "processes": world, "lr": rate(step), "seconds": round(time.time() - t0, 1),
+                        "timesteps_per_second": round(step * U * streams / max(busy, 1e-9))}))
 
 if rank == 0:
-    save(model, manifest, a.output, metadata={"trained_by": "python/train_torch.py", "steps": str(a.steps),
-                                              "processes": str(world), "batch_size_per_process": str(B),
-                                              "unroll": str(U), "optimizer": a.optimizer, "learning_rate": str(a.lr),
-                                              **{k: str(v) for k, v in [("dropout", a.dropout), ("output_dropout", a.output_dropout),
-                                                                        ("weight_decay", a.weight_decay)] if v}})
+    stale = {"best_validation_loss", "smoothed_loss", "checkpoint", "learning_rate_current", "run_id", "epoch", "step"}
+    manifest["metadata"] = {k: v for k, v in (manifest.get("metadata") or {}).items() if k not in stale}
+    settings = {"trained_by": "python/train_torch.py", "recipe": a.recipe, "steps": str(a.steps), "processes": str(world),
+                "batch_size": str(streams), "batch_size_per_process": str(B), "unroll": str(U), "optimizer": a.optimizer,
+                "learning_rate": str(a.lr), "clip": str(a.clip), "hidden": str(a.hidden), "layers": str(a.layers),
+                "seed": str(a.seed)}
+    if a.lr_decay_every:
+        settings.update(lr_decay=str(a.lr_decay), lr_decay_every=str(a.lr_decay_every))
+    settings.update({k: str(v) for k, v in [("dropout", a.dropout), ("output_dropout", a.output_dropout),
+                                           ("weight_decay", a.weight_decay)] if v})
+    if not a.dropout:
+        manifest["metadata"].pop("dropout", None)
+    save(model, manifest, a.output, metadata=settings)
     say(f"wrote {a.output}: drummer import {a.output} -o model")
 if distributed:
     # Every process waits for rank 0's file, then all leave the group together (a process that
