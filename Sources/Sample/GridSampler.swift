@@ -50,11 +50,16 @@ final class GridSampler {
         }
     }
 
-    /// Feeds row `s` of `seq` (−1: the start row) to the model: one LSTM step.
+    /// The logits of the last step (every output group), computed once per step: a step's draws
+    /// (the hit set, then each hit's velocity and offset) all read them.
+    private var stepLogits = UnsafeBufferPointer<Float>(start: nil, count: 0)
+
+    /// Feeds row `s` of `seq` (−1: the start row) to the model: one LSTM step, and its logits.
     private func step(row s: Int, of seq: GridSequence) {
         encoder.encode(row: s, of: seq, into: row)
         for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
         lstm.step()
+        stepLogits = lstm.logits()
     }
 
     /// Draws one class of output group `g` at `temperature` (0: the most likely).
@@ -65,7 +70,7 @@ final class GridSampler {
     /// One of the logit `columns` (a group, or its first classes) with the uniform number given
     /// (inverse-CDF: the class where the cumulative probability passes u).
     private func draw(columns c: Range<Int>, temperature: Float, uniform u: Double) -> Int {
-        let y = UnsafeBufferPointer(rebasing: lstm.logits()[c])
+        let y = UnsafeBufferPointer(rebasing: stepLogits[c])
         if temperature == 0 { return Softmax.argmax(y) }
         let r = UnsafeMutableBufferPointer(rebasing: probs[c])
         Softmax.probabilities(y, temperature: temperature, into: r)
@@ -308,7 +313,7 @@ extension GridSampler {
             var score = 0.0
             for s in -1..<(seq.count - 1) {
                 step(row: s, of: seq)
-                let y = UnsafeBufferPointer(rebasing: lstm.logits()[hits])
+                let y = UnsafeBufferPointer(rebasing: stepLogits[hits])
                 score += Double(y[Int(seq.hitSet(step: s + 1))] - Softmax.logSumExp(y))
             }
             if score > bestScore { (best, bestScore) = (style, score) }
