@@ -80,7 +80,11 @@ public enum BLASRuntime {
     /// Call first thing in `main`. When OpenBLAS picked weaker kernels than the
     /// CPU supports and the user has not set OPENBLAS_CORETYPE, re-executes the
     /// program with it set (does not return on success). Otherwise returns.
-    public static func ensureFastKernels() {
+    /// `singleThreaded`: the command runs OpenBLAS on one thread (its own threads do the
+    /// parallel work, as the sampler's split steps): the re-executed program then starts
+    /// OpenBLAS with one thread (OPENBLAS_NUM_THREADS=1, unless the user set it), so that no
+    /// idle OpenBLAS thread spins beside them on a 2-core machine.
+    public static func ensureFastKernels(singleThreaded: Bool = false) {
         let env = ProcessEnvironment.self
         if env.get(reexecMarker) != nil { return }  // already re-executed once
         let detected = env.get(assumeCoreVariable) ?? coreName
@@ -89,6 +93,8 @@ public enum BLASRuntime {
         else { return }
         setenv("OPENBLAS_CORETYPE", core, 1)
         setenv(reexecMarker, detected, 1)
+        let setThreads = singleThreaded && env.get("OPENBLAS_NUM_THREADS") == nil
+        if setThreads { setenv("OPENBLAS_NUM_THREADS", "1", 1) }
         let args = CommandLine.arguments
         var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
         cargs.append(nil)
@@ -96,6 +102,7 @@ public enum BLASRuntime {
         // exec failed: carry on with the kernels we have.
         unsetenv("OPENBLAS_CORETYPE")
         unsetenv(reexecMarker)
+        if setThreads { unsetenv("OPENBLAS_NUM_THREADS") }
         for p in cargs { free(p) }
     }
 }

@@ -20,6 +20,20 @@
 //
 // Real-time safe: every buffer is allocated in `init`; `step()` and `logits()` allocate
 // nothing, take no lock and do a fixed amount of work.
+//
+// Split in two (`threads: 2`): a second thread, started in `init`, computes half of every
+// layer's units (their four gate columns and their cell) and half of the logits while the
+// calling thread computes the other half; they meet once per layer and once for the logits
+// (a spin on an atomic ticket, no lock). Each thread then reads half of every weight matrix, so
+// a step of the shipped model (3.7 MB of weights) reads 1.9 MB per core, which the cores' own
+// caches can hold, where one thread streams all of it from the shared cache every step. The
+// halves give the same values up to float32 rounding (the layers above the first run their
+// input and recurrent products as two GEMVs).
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One LSTM stream run forward event by event, with buffers allocated once.
 /// Not thread-safe: one instance per thread.
@@ -31,7 +45,7 @@ public final class LSTMInference {
     private let params: UnsafeMutableBufferPointer<Float>
     /// h of every layer side by side (L·H); c and the next c (L·H each, swapped every step),
     /// tanh(c) (H), gates (G), logits (O).
-    private let hs: UnsafeMutableBufferPointer<Float>
+    private var hs: UnsafeMutableBufferPointer<Float>
     private var cs: UnsafeMutableBufferPointer<Float>, cNext: UnsafeMutableBufferPointer<Float>
     private let tanhC: UnsafeMutableBufferPointer<Float>, gates: UnsafeMutableBufferPointer<Float>
     private let y: UnsafeMutableBufferPointer<Float>
@@ -40,10 +54,19 @@ public final class LSTMInference {
     private let groupOffset: UnsafeMutableBufferPointer<Int>, groupSize: UnsafeMutableBufferPointer<Int>
 
     /// The class index of each input group for the next `step()` (k entries, group order
-    /// of `ModelShape.inputGroups`; HitEncoder writes them); set them, then call `step()`.
+    /// of `ModelShape.inputGroups`); set them, then call `step()`.
     public let input: UnsafeMutableBufferPointer<Int32>
 
-    public init(weights: LSTMWeights) {
+    /// Split steps: the second thread, the next step's h of every layer (the halves read hs and
+    /// write it), and each half's gates (4 × its units) and tanh(c) scratch.
+    private var worker: SplitWorker?
+    private var hsNext: UnsafeMutableBufferPointer<Float>
+    private let halfGates: UnsafeMutableBufferPointer<Float>, halfTanh: UnsafeMutableBufferPointer<Float>
+    /// Each half's units, [0, H/2) and [H/2, H), and logits, [0, O/2) and [O/2, O).
+    private let unitSplit: Int, logitSplit: Int
+
+    /// `threads`: 1, or 2 to split each step with a second thread (see the file header).
+    public init(weights: LSTMWeights, threads: Int = 1) {
         let s = weights.shape
         shape = s
         layout = s.parameters
@@ -68,10 +91,18 @@ public final class LSTMInference {
             groupOffset[g] = r.lowerBound
             groupSize[g] = r.count
         }
+        unitSplit = H / 2
+        logitSplit = O / 2
+        let split = threads >= 2
+        hsNext = buffer(split ? L * H : 0, 0)
+        halfGates = buffer(split ? 2 * 4 * (H - H / 2) : 0, 0)
+        halfTanh = buffer(split ? 2 * (H - H / 2) : 0, 0)
+        if split { worker = SplitWorker(self) }
     }
 
     deinit {
-        for b in [params, hs, cs, cNext, tanhC, gates, y] { b.baseAddress?.deallocate() }
+        worker?.finish()
+        for b in [params, hs, cs, cNext, tanhC, gates, y, hsNext, halfGates, halfTanh] { b.baseAddress?.deallocate() }
         rows.baseAddress?.deallocate()
         groupOffset.baseAddress?.deallocate()
         groupSize.baseAddress?.deallocate()
@@ -108,6 +139,12 @@ public final class LSTMInference {
             precondition(k >= 0 && k < groupSize[g], "LSTMInference.step: class \(k) outside input group \(g) (size \(groupSize[g]))")
             rows[g] = Int32(groupOffset[g] + k)
         }
+        if let worker {
+            for l in 0..<L { worker.run(stage: l) }
+            swap(&hs, &hsNext)
+            swap(&cs, &cNext)
+            return
+        }
         // Layer 0: a = Σ input rows + bias;  a += h⁰ · W_rec  (1×H · H×G)
         let first = layout.layers[0]
         Kernels.inputBlock(wx: view(first.inputBlock), G: G, rows: UnsafeBufferPointer(rows), bias: view(first.bias),
@@ -137,7 +174,126 @@ public final class LSTMInference {
     /// The logits y = [h, 1] · Wy of the top layer's h (O values; output group g is
     /// `shape.parameters.head.outputColumns[g]`). Valid until the next call.
     public func logits() -> UnsafeBufferPointer<Float> {
+        if let worker {
+            worker.run(stage: L)
+            return UnsafeBufferPointer(y)
+        }
         OutputLayer.logits(rows: 1, h: h, wy: view(layout.head.wy.range), hidden: H, into: y)
         return UnsafeBufferPointer(y)
+    }
+
+    // MARK: split steps
+
+    /// Half `part` (0 or 1) of stage `stage`: layer `stage`'s units of that half (stage < L),
+    /// or that half of the logits (stage L, after the step). Runs on either thread.
+    fileprivate func half(stage: Int, part: Int) {
+        if stage == L {
+            let o0 = part == 0 ? 0 : logitSplit, o1 = part == 0 ? logitSplit : O
+            guard o1 > o0 else { return }
+            let wy = view(layout.head.wy.range)
+            _ = UnsafeMutableBufferPointer(rebasing: y[o0..<o1]).update(fromContentsOf: wy[(H * O + o0)..<(H * O + o1)])
+            BLAS.sgemv(.transposed, rows: H, cols: o1 - o0, alpha: 1, a: UnsafeBufferPointer(rebasing: wy[o0...]), lda: O,
+                       x: h, beta: 1, y: UnsafeMutableBufferPointer(rebasing: y[o0..<o1]))
+            return
+        }
+        let l = stage, u0 = part == 0 ? 0 : unitSplit, u1 = part == 0 ? unitSplit : H, n = u1 - u0
+        guard n > 0 else { return }
+        let layer = layout.layers[l], wx = view(layer.wx.range)
+        let half = H - H / 2
+        let g4 = UnsafeMutableBufferPointer(rebasing: halfGates[(part * 4 * half)..<(part * 4 * half + 4 * n)])
+        let bias = view(layer.bias)
+        // Gate block q of these units: columns q·H + u0 ..< q·H + u1 of Wx, at q·n in g4.
+        for q in 0..<4 {
+            _ = UnsafeMutableBufferPointer(rebasing: g4[(q * n)..<((q + 1) * n)]).update(fromContentsOf: bias[(q * H + u0)..<(q * H + u1)])
+        }
+        func product(rows r: Range<Int>, x: UnsafeBufferPointer<Float>) {
+            for q in 0..<4 {
+                BLAS.sgemv(.transposed, rows: r.count, cols: n, alpha: 1,
+                           a: UnsafeBufferPointer(rebasing: wx[(r.lowerBound * G + q * H + u0)...]), lda: G,
+                           x: x, beta: 1, y: UnsafeMutableBufferPointer(rebasing: g4[(q * n)..<((q + 1) * n)]))
+            }
+        }
+        if l == 0 {
+            // The input's one-hot rows, then h⁰ of the last step · W_rec.
+            for g in 0..<rows.count {
+                let r = Int(rows[g]) * G
+                for q in 0..<4 {
+                    Kernels.accumulate(UnsafeBufferPointer(rebasing: wx[(r + q * H + u0)..<(r + q * H + u1)]),
+                                       into: UnsafeMutableBufferPointer(rebasing: g4[(q * n)..<((q + 1) * n)]))
+                }
+            }
+            let recurrent = layer.recurrent.lowerBound - layer.wx.range.lowerBound
+            product(rows: (recurrent / G)..<(recurrent / G + H), x: UnsafeBufferPointer(rebasing: hs[0..<H]))
+        } else {
+            // h^{l−1} of this step (both halves written), then h^l of the last step.
+            product(rows: 0..<H, x: UnsafeBufferPointer(rebasing: hsNext[((l - 1) * H)..<(l * H)]))
+            product(rows: H..<(2 * H), x: UnsafeBufferPointer(rebasing: hs[(l * H)..<((l + 1) * H)]))
+        }
+        let r = (l * H + u0)..<(l * H + u1)
+        Kernels.cellForward(H: n, gates: g4, cPrev: UnsafeBufferPointer(rebasing: cs[r]),
+                            cNew: UnsafeMutableBufferPointer(rebasing: cNext[r]),
+                            tanhC: UnsafeMutableBufferPointer(rebasing: halfTanh[(part * half)..<(part * half + n)]),
+                            hNew: UnsafeMutableBufferPointer(rebasing: hsNext[r]))
+    }
+}
+
+/// The second thread of a split LSTMInference. The calling thread posts a stage with a ticket
+/// (ticket · 16 + stage, one atomic store), runs its own half, and spins until the worker has
+/// finished the ticket; the worker spins for the next ticket, then naps 50 µs at a time while
+/// none comes (a player that draws a bar ahead leaves it idle most of the time).
+private final class SplitWorker: @unchecked Sendable {
+    private let posted = Atomic<Int>(0)
+    private let finished = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let exited = Atomic<Bool>(false)
+    private var ticket = 0
+    /// The inference, not retained (it owns this worker and stops it in its deinit).
+    private unowned(unsafe) let inference: LSTMInference
+    /// Stages a ticket can name: a layer or the logits.
+    static let stages = 16
+
+    init(_ inference: LSTMInference) {
+        precondition(inference.L < Self.stages, "LSTMInference: at most \(Self.stages - 1) layers split")
+        self.inference = inference
+        let thread = Thread { [self] in loop() }
+        thread.name = "drummer-step"
+        thread.start()
+    }
+
+    /// Runs `stage` on both threads; returns when both halves are done.
+    func run(stage: Int) {
+        ticket += 1
+        let value = ticket * Self.stages + stage
+        posted.store(value, ordering: .releasing)
+        inference.half(stage: stage, part: 0)
+        var spins = 0
+        while finished.load(ordering: .acquiring) != value {
+            spins += 1
+            if spins > 1_000_000 { sched_yield() }
+        }
+    }
+
+    private func loop() {
+        var seen = 0, idle = 0
+        while true {
+            let value = posted.load(ordering: .acquiring)
+            if value == seen {
+                if stopping.load(ordering: .acquiring) { break }
+                idle += 1
+                if idle > 20_000 { usleep(50) }
+                continue
+            }
+            idle = 0
+            seen = value
+            inference.half(stage: value % Self.stages, part: 1)
+            finished.store(value, ordering: .releasing)
+        }
+        exited.store(true, ordering: .releasing)
+    }
+
+    /// Stops the thread and waits until it has left its loop.
+    func finish() {
+        stopping.store(true, ordering: .releasing)
+        while !exited.load(ordering: .acquiring) { usleep(10) }
     }
 }

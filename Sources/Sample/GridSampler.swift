@@ -9,6 +9,7 @@
 // `fillsTemperature` (nil: the hits') is the hit set's in the fill bars, bars 4 and 8 of each
 // phrase counted as the phrase input counts them (from the first step drawn or read).
 import DrummerCore
+import Foundation
 import MIDIParse
 
 final class GridSampler {
@@ -25,12 +26,20 @@ final class GridSampler {
         self.weights = weights
         self.group = group
         encoder = GridEncoder(group: group)
-        lstm = LSTMInference(weights: weights)
+        lstm = LSTMInference(weights: weights, threads: Self.stepThreads(weights.shape))
         probs = .allocate(capacity: weights.shape.outputWidth)
         probs.initialize(repeating: 0)
         row = .allocate(capacity: encoder.inputCount)
         row.initialize(repeating: 0)
         columns = weights.shape.parameters.head.outputColumns
+    }
+
+    /// Threads a step runs on: two on a machine with two cores or more for a model whose layers
+    /// are wide enough that the halves' products outweigh meeting three times a step (from 128
+    /// units; the shipped model's 256: `drummer sample models/groove -n 1000` on a 2-core
+    /// Emerald Rapids spent 0.12 s in its steps on one thread, see docs/benchmarks.md), else one.
+    static func stepThreads(_ shape: ModelShape) -> Int {
+        ProcessInfo.processInfo.activeProcessorCount >= 2 && shape.hidden >= 128 ? 2 : 1
     }
 
     /// Steps without a hit after which generation gives up (64 bars).

@@ -5,7 +5,8 @@ import DrummerCore
 import Foundation
 import FileOutput
 
-BLASRuntime.ensureFastKernels()
+// The runtime commands run OpenBLAS on one thread (the sampler splits its steps over its own).
+BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].contains(CommandLine.arguments.dropFirst().first ?? ""))
 // A first argument that is no command gets the nearest command's name (argument-parser only
 // says "Unexpected argument").
 if let word = CommandLine.arguments.dropFirst().first, !word.hasPrefix("-"), let message = Drummer.unknownCommand(word) {

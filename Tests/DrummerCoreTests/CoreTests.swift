@@ -204,3 +204,49 @@ final class LSTMInferenceTests: XCTestCase {
         }
     }
 }
+
+/// A step split across two threads (`LSTMInference(weights:threads: 2)`) gives the one-thread
+/// step's h, c and logits up to float32 rounding, step after step, with 1 to 3 layers, an odd
+/// hidden size and an odd output width (halves of unequal sizes), from a non-zero state; and
+/// an instance that goes away stops its thread.
+final class SplitInferenceTests: XCTestCase {
+    func testTwoThreadsGiveTheOneThreadStep() throws {
+        for (layers, hidden, seed) in [(1, 9, 1), (2, 33, 2), (3, 16, 3)] {
+            let shape = ModelShape(inputGroups: [5, 7, 3], outputGroups: [5, 7, 3], hidden: hidden, layers: layers)
+            var rng = SeededRNG(seed: UInt64(seed))
+            let w = try LSTMWeights(shape: shape, parameters: (0..<shape.parameterCount).map { _ in Float(rng.uniform(-0.7, 0.7)) })
+            let one = LSTMInference(weights: w), two = LSTMInference(weights: w, threads: 2)
+            for layer in 0..<layers {
+                let h = (0..<hidden).map { _ in Float(rng.uniform(-0.5, 0.5)) }, c = (0..<hidden).map { _ in Float(rng.uniform(-1, 1)) }
+                one.setState(layer: layer, h: h, c: c)
+                two.setState(layer: layer, h: h, c: c)
+            }
+            var worst = Float(0)
+            for step in 0..<200 {
+                for (g, size) in shape.inputGroups.enumerated() {
+                    let k = Int32(rng.index(below: size))
+                    one.input[g] = k
+                    two.input[g] = k
+                }
+                one.step()
+                two.step()
+                let a = Array(one.logits()), b = Array(two.logits())
+                for (x, y) in zip(a, b) { worst = max(worst, abs(x - y) / max(1, abs(x))) }
+                for (x, y) in zip(Array(one.h) + Array(one.c), Array(two.h) + Array(two.c)) {
+                    XCTAssertEqual(x, y, accuracy: 1e-5 * max(1, abs(x)), "\(layers) layer(s), H=\(hidden), step \(step)")
+                }
+            }
+            XCTAssertLessThan(worst, 1e-4, "\(layers) layer(s), H=\(hidden): logits")
+        }
+    }
+
+    func testSplitInstancesComeAndGo() throws {
+        let shape = ModelShape(inputGroups: [4, 4], outputGroups: [4, 4], hidden: 8, layers: 2)
+        let w = try LSTMWeights(shape: shape, parameters: [Float](repeating: 0.1, count: shape.parameterCount))
+        for _ in 0..<50 {
+            let lstm = LSTMInference(weights: w, threads: 2)
+            lstm.step()
+            _ = lstm.logits()
+        }
+    }
+}
