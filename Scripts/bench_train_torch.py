@@ -23,6 +23,24 @@ import time
 import torch
 
 
+def timed(step, timesteps, a):
+    """Timesteps/s of `step` (one chunk of `timesteps`): 2 warm-up chunks, then a.runs runs of
+    at least a.seconds each."""
+    for _ in range(2):
+        step()
+    rates = []
+    for _ in range(a.runs):
+        chunks, t0 = 0, time.perf_counter()
+        while True:
+            step()
+            chunks += 1
+            dt = time.perf_counter() - t0
+            if dt >= a.seconds:
+                break
+        rates.append(chunks * timesteps / dt)
+    return rates
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 32])
@@ -78,18 +96,7 @@ def main():
             state["hc"] = (h.detach(), c.detach())
             state["p"] = p + U
 
-        for _ in range(2):
-            step()
-        rates = []
-        for _ in range(a.runs):
-            chunks, t0 = 0, time.perf_counter()
-            while True:
-                step()
-                chunks += 1
-                dt = time.perf_counter() - t0
-                if dt >= a.seconds:
-                    break
-            rates.append(chunks * U * B / dt)
+        rates = timed(step, U * B, a)
         print(f"batch {B:3d}  pytorch threads {threads}  median {statistics.median(rates):9.0f} timesteps/s  "
               f"(min {min(rates):.0f}, max {max(rates):.0f})")
 
@@ -162,18 +169,7 @@ def grid(a):
                 state["hc"] = (h.detach(), c.detach())
                 state["p"] = p + U
 
-            for _ in range(2):
-                step()
-            rates = []
-            for _ in range(a.runs):
-                chunks, t0 = 0, time.perf_counter()
-                while True:
-                    step()
-                    chunks += 1
-                    dt = time.perf_counter() - t0
-                    if dt >= a.seconds:
-                        break
-                rates.append(chunks * U * b / dt)
+            rates = timed(step, U * b, a)
             print(f"grid {form:12s}  batch {b:3d}  pytorch threads {threads}  median {statistics.median(rates):9.0f} timesteps/s  "
                   f"(min {min(rates):.0f}, max {max(rates):.0f})")
 

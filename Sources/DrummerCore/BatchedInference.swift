@@ -47,19 +47,11 @@ public final class BatchedInference {
         self.streams = streams
         layout = s.parameters
         H = s.hidden; G = 4 * s.hidden; O = s.outputWidth; L = s.layers; k = s.inputGroups.count
-        func buffer<T>(_ n: Int, _ v: T) -> UnsafeMutableBufferPointer<T> {
-            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
-            b.initialize(repeating: v)
-            return UnsafeMutableBufferPointer(rebasing: b[0..<n])
-        }
-        params = buffer(layout.count, 0)
-        for (m, values) in weights.namedMatrices {
-            _ = UnsafeMutableBufferPointer(rebasing: params[m.range]).update(fromContentsOf: values)
-        }
-        hs = buffer(streams * L * H, 0); cs = buffer(streams * L * H, 0); cNext = buffer(streams * L * H, 0)
-        gates = buffer(streams * G, 0); tanhC = buffer(H, 0); y = buffer(streams * O, 0)
-        rows = buffer(streams * k, 0)
-        input = buffer(streams * k, 0)
+        params = InferenceBuffers.parameters(of: weights)
+        hs = InferenceBuffers.make(streams * L * H, 0); cs = InferenceBuffers.make(streams * L * H, 0); cNext = InferenceBuffers.make(streams * L * H, 0)
+        gates = InferenceBuffers.make(streams * G, 0); tanhC = InferenceBuffers.make(H, 0); y = InferenceBuffers.make(streams * O, 0)
+        rows = InferenceBuffers.make(streams * k, 0)
+        input = InferenceBuffers.make(streams * k, 0)
         groupOffset = layout.layers[0].inputGroupRows.map(\.lowerBound)
         groupSize = layout.layers[0].inputGroupRows.map(\.count)
     }

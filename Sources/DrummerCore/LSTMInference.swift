@@ -71,22 +71,14 @@ public final class LSTMInference {
         shape = s
         layout = s.parameters
         H = s.hidden; G = 4 * s.hidden; O = s.outputWidth; L = s.layers
-        func buffer<T>(_ n: Int, _ v: T) -> UnsafeMutableBufferPointer<T> {
-            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
-            b.initialize(repeating: v)
-            return UnsafeMutableBufferPointer(rebasing: b[0..<n])
-        }
-        params = buffer(layout.count, 0)
-        for (m, values) in weights.namedMatrices {
-            _ = UnsafeMutableBufferPointer(rebasing: params[m.range]).update(fromContentsOf: values)
-        }
-        hs = buffer(L * H, 0); cs = buffer(L * H, 0); cNext = buffer(L * H, 0); tanhC = buffer(H, 0)
-        gates = buffer(G, 0); y = buffer(O, 0)
+        params = InferenceBuffers.parameters(of: weights)
+        hs = InferenceBuffers.make(L * H, 0); cs = InferenceBuffers.make(L * H, 0); cNext = InferenceBuffers.make(L * H, 0); tanhC = InferenceBuffers.make(H, 0)
+        gates = InferenceBuffers.make(G, 0); y = InferenceBuffers.make(O, 0)
         let groups = s.inputGroups
-        rows = buffer(groups.count, 0)
-        groupOffset = buffer(groups.count, 0)
-        groupSize = buffer(groups.count, 0)
-        input = buffer(groups.count, 0)
+        rows = InferenceBuffers.make(groups.count, 0)
+        groupOffset = InferenceBuffers.make(groups.count, 0)
+        groupSize = InferenceBuffers.make(groups.count, 0)
+        input = InferenceBuffers.make(groups.count, 0)
         for (g, r) in layout.layers[0].inputGroupRows.enumerated() {
             groupOffset[g] = r.lowerBound
             groupSize[g] = r.count
@@ -94,9 +86,9 @@ public final class LSTMInference {
         unitSplit = H / 2
         logitSplit = O / 2
         let split = threads >= 2
-        hsNext = buffer(split ? L * H : 0, 0)
-        halfGates = buffer(split ? 2 * 4 * (H - H / 2) : 0, 0)
-        halfTanh = buffer(split ? 2 * (H - H / 2) : 0, 0)
+        hsNext = InferenceBuffers.make(split ? L * H : 0, 0)
+        halfGates = InferenceBuffers.make(split ? 2 * 4 * (H - H / 2) : 0, 0)
+        halfTanh = InferenceBuffers.make(split ? 2 * (H - H / 2) : 0, 0)
         if split { worker = SplitWorker(self) }
     }
 
@@ -234,6 +226,25 @@ public final class LSTMInference {
                             cNew: UnsafeMutableBufferPointer(rebasing: cNext[r]),
                             tanhC: UnsafeMutableBufferPointer(rebasing: halfTanh[(part * half)..<(part * half + n)]),
                             hNew: UnsafeMutableBufferPointer(rebasing: hsNext[r]))
+    }
+}
+
+/// The buffers of the inference steps (LSTMInference, BatchedInference), allocated once.
+enum InferenceBuffers {
+    /// `n` values `v` (capacity at least 1, so that every buffer has an address to deallocate).
+    static func make<T>(_ n: Int, _ v: T) -> UnsafeMutableBufferPointer<T> {
+        let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, n))
+        b.initialize(repeating: v)
+        return UnsafeMutableBufferPointer(rebasing: b[0..<n])
+    }
+
+    /// A copy of `weights`' flat parameters (every Wx, then Wy), in the layout's order.
+    static func parameters(of weights: LSTMWeights) -> UnsafeMutableBufferPointer<Float> {
+        let params = make(weights.shape.parameters.count, Float(0))
+        for (m, values) in weights.namedMatrices {
+            _ = UnsafeMutableBufferPointer(rebasing: params[m.range]).update(fromContentsOf: values)
+        }
+        return params
     }
 }
 

@@ -159,16 +159,7 @@ final class ExporterGroupsTests: XCTestCase {
             assert(histogram.count == 127 && counts.count == 9 && offsets.count * 2 == outputSizes.last)
             print(lookback, bars, GrooveModel.gridPPQ, GrooveModel.gridOffsetCoupling)
             """.write(to: client, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: swiftc)
-        p.arguments = ["-typecheck", swiftFile, client.path]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, message)
-        XCTAssertEqual(message, "", "the generated file must compile without warnings")
+        try ExporterTests.assertTypechecks(swiftc: swiftc, [swiftFile, client.path])
     }
 
     /// The original layout's Swift file lists just note and tick, and none of the group tables.

@@ -181,16 +181,7 @@ final class ExporterTests: XCTestCase {
             assert(notes.count == DrumModel.noteCount && ticks.count == DrumModel.tickCount)
             print(sizes, gates)
             """.write(to: client, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: swiftc)
-        p.arguments = ["-typecheck", swiftFile, client.path]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, message)
-        XCTAssertEqual(message, "", "the generated file must compile without warnings")
+        try ExporterTests.assertTypechecks(swiftc: swiftc, [swiftFile, client.path])
         // The tables parse back to the vocabulary.
         XCTAssertEqual(Self.intArray(named: "ixToTick", in: text), v.ixToTick)
         XCTAssertEqual(Self.intArray(named: "ixToNote", in: text), v.ixToNote)
@@ -252,6 +243,21 @@ final class ExporterTests: XCTestCase {
         return text[start.upperBound..<end]
             .split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" })
             .compactMap { Int($0) }
+    }
+
+    /// `swiftc -typecheck files` exits 0 and prints nothing (the generated file compiles
+    /// without warnings beside a client using it).
+    static func assertTypechecks(swiftc: String, _ files: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: swiftc)
+        p.arguments = ["-typecheck"] + files
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, message, file: file, line: line)
+        XCTAssertEqual(message, "", "the generated file must compile without warnings", file: file, line: line)
     }
 
     static func findExecutable(_ name: String) -> String? {
