@@ -81,6 +81,11 @@ let package = Package(
         // reader/writer (whose hit extraction reads primers as convert-midi reads files).
         // No Encode, HDF5 or Train.
         .target(name: "Sample", dependencies: ["DrummerCore", "FileOutput", "MIDIParse", "ModelFiles"]),
+        // `drummer play`'s real-time half in C: libjack loaded with dlopen at run time (never
+        // linked), the JACK process callback, and the lock-free rings between it and the sampler.
+        .target(name: "CJackLive", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
+        // `drummer play`: the sampler drawing a bar ahead of the JACK clock, listening, answering.
+        .target(name: "Live", dependencies: ["CJackLive", "DrummerCore", "MIDIParse", "Sample"]),
         // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
         // model card, audio), `drummer tab` (drum tablature) and `drummer stats` (generated
         // files against a reference). Reads train_log.csv and
