@@ -99,7 +99,7 @@ let package = Package(
             name: "drummer",
             dependencies: [
                 "Benchmarks", "Checkpoints", "DrummerCore", "FileOutput", "MIDIParse", "ModelFiles", "Encode", "Train",
-                "TrainRun", "Export", "ONNXExport", "Sample", "Report",
+                "TrainRun", "Export", "ONNXExport", "Sample", "Report", "Live",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
