@@ -260,9 +260,10 @@ static void listen(drummer_live *l, uint32_t nframes) {
         if (status == 0xF0 || status == 0xF7) { atomic_fetch_add(&l->sysex, 1); continue; }
         if (status < 0x80) { atomic_fetch_add(&l->malformed, 1); continue; }  // running status / garbage
         uint8_t kind = status & 0xF0;
+        if (kind == 0x80) continue;  // a NOTE OFF: nothing to read
         if (kind != 0x90) { atomic_fetch_add(&l->other, 1); continue; }
         if (ev.size < 3 || (ev.buffer[1] & 0x80) || (ev.buffer[2] & 0x80)) { atomic_fetch_add(&l->malformed, 1); continue; }
-        if (ev.buffer[2] == 0) { atomic_fetch_add(&l->other, 1); continue; }  // a NOTE OFF
+        if (ev.buffer[2] == 0) continue;  // a NOTE OFF too
         if ((status & 0x0F) != 9) { atomic_fetch_add(&l->other_channel, 1); continue; }
         uint32_t tail = atomic_load_explicit(&l->in_tail, memory_order_acquire);
         if (taken >= HEARD_PER_PERIOD || head - tail >= IN_CAPACITY || !l->started || l->paused || !(l->fpt > 0)) {

@@ -156,7 +156,7 @@ public final class LivePlayer {
             let primer = try GridPrimer(beat: beat, group: grid)
             // `sample --primer`'s style: --style's one, else the likeliest (among --style's) for the beat.
             var fixed = settings.fixedStyle, why = ""
-            if fixed == nil, grid.styles != nil, let s = try? sampler.likeliestStyle(beat, among: settings.givenStyles) {
+            if fixed == nil, grid.styles != nil, let s = likeliestStyle(beat) {
                 fixed = s
                 why = " (likeliest for what it heard)"
             }
@@ -191,6 +191,30 @@ public final class LivePlayer {
         try queue(.end(at: windowStart))
     }
 
+    /// A second sampler of the same model, for a second core.
+    private lazy var helper: Sampler? = try? Sampler(weights: sampler.weights, groups: sampler.groups)
+
+    /// `Sampler.likeliestStyle(beat, among: --style's)`, on two threads: each half of the styles
+    /// weighed on its own, then the better of the two halves' best (one more pass each), which
+    /// is the whole list's (ties to the earlier, as the whole list's scan breaks them).
+    private func likeliestStyle(_ beat: [BeatHit]) -> Int? {
+        guard let names = sampler.groups.grid?.styles?.names else { return nil }
+        let candidates = settings.givenStyles ?? Array(names.indices)
+        guard candidates.count >= 4, let helper else { return try? sampler.likeliestStyle(beat, among: settings.givenStyles) }
+        let half = candidates.count / 2
+        let other = UncheckedBox<Int?>(nil), done = DispatchSemaphore(value: 0)
+        let job = UncheckedBox((helper, beat, Array(candidates[..<half])))
+        Thread.detachNewThread {
+            let (h, b, among) = job.value
+            other.value = try? h.likeliestStyle(b, among: among)
+            done.signal()
+        }
+        let mine = try? sampler.likeliestStyle(beat, among: Array(candidates[half...]))
+        done.wait()
+        guard let a = other.value, let b = mine else { return other.value ?? mine }
+        return try? sampler.likeliestStyle(beat, among: [a, b])
+    }
+
     // MARK: The clock, the ring and the checks
 
     private func startClock() {
@@ -203,7 +227,8 @@ public final class LivePlayer {
         if !started, Double(e.tick) > aheadTicks { startClock() }
         if started { try wait { Double(e.tick) <= self.client.playhead + self.aheadTicks } }
         while !client.push(e) { try check(); usleep(1000) }
-        if started, !e.isEnd { minLead = min(minLead, Double(e.tick) - client.playhead) }
+        // How far ahead it drew (playing on: an answer's first notes are due as it is drawn).
+        if started, !e.isEnd, settings.answerBars == nil { minLead = min(minLead, Double(e.tick) - client.playhead) }
     }
 
     /// Polls every millisecond until `done`, handing hits heard to `heard` (else counting them).
@@ -283,4 +308,10 @@ public final class LivePlayer {
         lastReported = line
         status(line)
     }
+}
+
+/// A value handed to one other thread and read back after it signals (no concurrent access).
+private final class UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
 }

@@ -62,7 +62,7 @@ typedef struct {
     uint64_t other_channel;  /// NOTE ONs on other channels (ignored)
     uint64_t sysex;          /// system exclusive messages (ignored)
     uint64_t malformed;      /// truncated or malformed events (ignored)
-    uint64_t other;          /// other messages: NOTE OFFs, controllers, clock… (ignored)
+    uint64_t other;          /// other messages: controllers, clock… (NOTE OFFs are not counted)
     uint64_t dropped;        /// hits past the per-period limit or a full ring (ignored)
     uint64_t underruns;      /// periods that found the output ring empty while playing
     int32_t transport;       /// 1 while the clock follows JACK transport
