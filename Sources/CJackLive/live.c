@@ -376,7 +376,8 @@ static int process(uint32_t nframes, void *arg) {
                 return 0;
             }
             if (l->pending_sync) {
-                // Transport's first bar line at or after ours.
+                // Silence until transport's first bar line at or after ours: nothing sounds over it.
+                note_offs(l, out);
                 double tb = t_bar, bar_len = l->bar_ticks * t_fpt;
                 while (tb < bar_frame - 0.5 && bar_len > 0) tb += bar_len;
                 l->in_transport = 1;
