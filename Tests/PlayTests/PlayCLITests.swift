@@ -201,19 +201,27 @@ final class PlayCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("JACK server went away"), r.stderr)
     }
 
-    /// A flood of every kind of event on the input port: ignored and counted, the bars played.
+    /// A flood of every kind of event on the input port: ignored and counted, and the bars played
+    /// note for note, each at its frame, as without it.
     func testFloodOnTheInputPortIsCountedNotFatal() throws {
-        let player = try play(["--bars", "4", "--bpm", "240", "--seed", "9"])
-        _ = try firstBarFrame(player)
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "4", "--bpm", "240", "--seed", "9", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
         let flood = try Background(Self.probe, ["--server", server.name, "--name", "flood", "--flood", "--to", "drummer:in", "--seconds", "30"], in: root)
         XCTAssertTrue(flood.wait(for: "ready", seconds: 10), flood.stderrText)
         let r = player.finish(seconds: 30)
         _ = flood.stop()
+        _ = rec.stop()
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
         for word in ["sysex", "truncated or malformed", "other channels", "dropped"] {
             XCTAssertTrue(played.contains(word), "\(word): \(played)")
         }
+        XCTAssertTrue(played.contains(" 0 late"), String(played))
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let expected = try fileNotes(try sample(["--bars", "4", "--seed", "9", "--bpm", "240"]))
+        XCTAssertEqual(ons.map { [$0.frame - f0, $0.bytes[1], $0.bytes[2]] },
+                       expected.map { [$0.tick * framesPerTick / 2, Int($0.note), Int($0.velocity)] })
     }
 
     /// Without a server: a clear error naming it, not a hang.
