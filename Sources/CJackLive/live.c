@@ -134,7 +134,8 @@ struct drummer_live {
 
     // Requests and results shared with the other threads.
     _Atomic double free_fpt;  // frames per tick at --bpm
-    atomic_int start_requested, stop_requested, finished, server_gone;
+    atomic_int start_requested, stop_requested, finished, server_gone, thru;
+    _Atomic uint32_t epoch;
     _Atomic double playhead;
     _Atomic int64_t first_bar_frame;
     char gone_reason[256];
@@ -155,6 +156,7 @@ struct drummer_live {
     int64_t frame;         // absolute frame of the period's start (64-bit)
     uint32_t last_frame32;
     int have_frame;
+    uint32_t seen_epoch;   // the epoch whose events it plays
     uint8_t sounding[128]; // drum-channel notes on
 };
 
@@ -213,6 +215,10 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
     int ended = 0;
     while (tail != head) {
         const drummer_live_event *e = &l->out_ring[tail % OUT_CAPACITY];
+        if (e->epoch != l->seen_epoch) {  // drawn before the player changed course: dropped
+            tail++;
+            continue;
+        }
         if ((double)e->tick >= limit_tick) break;
         double f = floor(frame_at(l, (double)e->tick) + 0.5);
         if (f >= end_frame) break;
@@ -244,7 +250,8 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
 }
 
 // Hits on the input port: drum-channel NOTE ONs into the input ring; everything else counted.
-static void listen(drummer_live *l, uint32_t nframes) {
+static void listen(drummer_live *l, void *out, uint32_t nframes) {
+    int thru = atomic_load(&l->thru);
     void *in = jack_api.port_get_buffer(l->in_port, nframes);
     if (!in) return;
     uint32_t count = jack_api.midi_get_event_count(in);
@@ -260,6 +267,13 @@ static void listen(drummer_live *l, uint32_t nframes) {
         if (status == 0xF0 || status == 0xF7) { atomic_fetch_add(&l->sysex, 1); continue; }
         if (status < 0x80) { atomic_fetch_add(&l->malformed, 1); continue; }  // running status / garbage
         uint8_t kind = status & 0xF0;
+        if (thru && ev.size == 3 && (status == 0x89 || (status == 0x99 && ev.buffer[2] == 0))) {
+            uint8_t off[3] = {0x89, ev.buffer[1] & 0x7F, 0};
+            if (jack_api.midi_event_write(out, ev.time < nframes ? ev.time : nframes - 1, off, 3) == 0) {
+                l->sounding[off[1]] = 0;
+                atomic_fetch_add(&l->written, 1);
+            }
+        }
         if (kind == 0x80) continue;  // a NOTE OFF: nothing to read
         if (kind != 0x90) { atomic_fetch_add(&l->other, 1); continue; }
         if (ev.size < 3 || (ev.buffer[1] & 0x80) || (ev.buffer[2] & 0x80)) { atomic_fetch_add(&l->malformed, 1); continue; }
@@ -277,6 +291,12 @@ static void listen(drummer_live *l, uint32_t nframes) {
         h->tick = (int64_t)floor(tick_at(l, frame) + 0.5);
         h->note = ev.buffer[1];
         h->velocity = ev.buffer[2];
+        h->echoed = 0;
+        if (thru && jack_api.midi_event_write(out, t, ev.buffer, 3) == 0) {
+            l->sounding[ev.buffer[1]] = 1;
+            h->echoed = 1;
+            atomic_fetch_add(&l->written, 1);
+        }
         head++;
         taken++;
         atomic_fetch_add(&l->heard, 1);
@@ -311,7 +331,7 @@ static int process(uint32_t nframes, void *arg) {
 
     if (!l->started) {
         if (!atomic_load(&l->start_requested)) {
-            listen(l, nframes);  // counted: heard before the start
+            listen(l, out, nframes);  // counted: heard before the start
             return 0;
         }
         {
@@ -338,12 +358,17 @@ static int process(uint32_t nframes, void *arg) {
             l->anchor_tick = l->pause_tick;
             l->anchor_frame = t_bar;
         } else {
-            listen(l, nframes);
+            listen(l, out, nframes);
             atomic_store(&l->paused_now, 1);
             return 0;
         }
     }
     atomic_store(&l->paused_now, 0);
+    uint32_t epoch = atomic_load(&l->epoch);
+    if (epoch != l->seen_epoch) {  // a change of course: what sounded of the old one ends
+        note_offs(l, out);
+        l->seen_epoch = epoch;
+    }
 
     // What happens at the player's next bar line, seen from this period.
     if (l->in_transport) {
@@ -370,7 +395,7 @@ static int process(uint32_t nframes, void *arg) {
                 l->pause_tick = next_bar;
                 l->in_transport = 0;
                 l->pending_pause = 0;
-                listen(l, nframes);
+                listen(l, out, nframes);
                 atomic_store(&l->playhead, next_bar);
                 atomic_store(&l->transport_now, 0);
                 return 0;
@@ -391,7 +416,7 @@ static int process(uint32_t nframes, void *arg) {
         }
     }
     atomic_store(&l->transport_now, l->in_transport);
-    listen(l, nframes);
+    listen(l, out, nframes);
     if (!ended) ended = play_due(l, out, start, end, INFINITY);
     uint32_t queued = atomic_load(&l->out_head) - atomic_load(&l->out_tail);
     if (queued == 0 && !ended) atomic_fetch_add(&l->underruns, 1);
@@ -514,6 +539,8 @@ int drummer_live_pop_heard(drummer_live *l, drummer_live_heard *out) {
 }
 
 void drummer_live_start(drummer_live *l) { atomic_store(&l->start_requested, 1); }
+void drummer_live_set_epoch(drummer_live *l, uint32_t epoch) { atomic_store(&l->epoch, epoch); }
+void drummer_live_set_thru(drummer_live *l, int on) { atomic_store(&l->thru, on != 0); }
 double drummer_live_playhead(drummer_live *l) { return atomic_load(&l->playhead); }
 int64_t drummer_live_first_bar_frame(drummer_live *l) { return atomic_load(&l->first_bar_frame); }
 void drummer_live_stop(drummer_live *l) { atomic_store(&l->stop_requested, 1); }

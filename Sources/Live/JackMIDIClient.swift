@@ -70,19 +70,34 @@ public final class JackMIDIClient {
         drummer_live_port_name(handle, output ? 1 : 0).map { String(cString: $0) } ?? ""
     }
 
-    /// Queues an event (in tick order); false when the ring is full.
+    /// The course events are queued on (`changeCourse`).
+    public private(set) var epoch: UInt32 = 0
+
+    /// Queues an event (in tick order within a course); false when the ring is full.
     public func push(_ event: LiveEvent) -> Bool {
         var e = event.record
+        e.epoch = epoch
         return drummer_live_push(handle, &e) == 1
     }
 
+    /// Drops what is queued and not yet played (every sounding note ends in the next period);
+    /// what is queued next may start earlier than what was dropped.
+    public func changeCourse() {
+        epoch &+= 1
+        drummer_live_set_epoch(handle, epoch)
+    }
+
+    /// Whether the hits heard are also played on the output.
+    public func setThru(_ on: Bool) { drummer_live_set_thru(handle, on ? 1 : 0) }
+
     public var queued: Int { Int(drummer_live_queued(handle)) }
 
-    /// The next hit heard, if any: (tick from the first bar line, note, velocity).
-    public func popHeard() -> (tick: Int, note: Int, velocity: Int)? {
+    /// The next hit heard, if any: (tick from the first bar line, note, velocity) and whether it
+    /// also went out on the output (`setThru`).
+    public func popHeard() -> (hit: (tick: Int, note: Int, velocity: Int), echoed: Bool)? {
         var h = drummer_live_heard()
         guard drummer_live_pop_heard(handle, &h) == 1 else { return nil }
-        return (Int(h.tick), Int(h.note), Int(h.velocity))
+        return ((Int(h.tick), Int(h.note), Int(h.velocity)), h.echoed != 0)
     }
 
     public func start() { drummer_live_start(handle) }

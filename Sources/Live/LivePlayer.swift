@@ -6,7 +6,9 @@
 //
 // --answer K: listen K bars, then play K bars that carry on from the hits heard (read as
 // `drummer sample --primer` reads a primer of those K bars: the same GridPrimer, style choice
-// and seed), then listen again.
+// and seed), then listen again. Without it, hits heard take over (the queued notes dropped, the
+// hits heard played through) until they stop; then the model carries on from the last two bars
+// played, the same way.
 import CJackLive
 import DrummerCore
 import Foundation
@@ -105,26 +107,119 @@ public final class LivePlayer {
 
     // MARK: Playing on
 
-    /// The model plays on its own: `sample`'s draw without a primer.
+    typealias Hit = (tick: Int, note: Int, velocity: Int)
+
+    /// A hit heard while the model plays on (a grid model): the player takes it as the start of
+    /// someone else's playing.
+    struct Heard: Error { let hit: Hit }
+
+    /// Where the model carries on from: a primer of the bars before `line`, its grid's start,
+    /// and the tick before which nothing is played (that time has passed).
+    struct Course {
+        let primer: GridPrimer, beat: [BeatHit], gridStart: Int, from: Int
+    }
+
+    /// Own hits queued and hits heard, for the primer when the model carries on (the last bars).
+    private var performance: [Hit] = []
+    /// While it plays along: the first hit's tick.
+    private var alongSince: Int?
+
+    /// The model plays on its own (`sample`'s draw without a primer). With a grid model, hits
+    /// heard take over: what it has queued is dropped and the hits heard go out as they come;
+    /// once they stop (a beat past the bar line after the last one), it carries on from the
+    /// last two bars played, as `sample --primer` of them would.
     private func playOn() throws {
+        let endTick = settings.bars.map { $0 * barTicks }
+        var course: Course?
+        while true {
+            do {
+                try play(course, until: endTick)
+                return
+            } catch let h as Heard {
+                guard let next = try playAlong(from: h.hit, until: endTick) else {
+                    try queue(.end(at: endTick ?? Int(client.playhead)))
+                    return
+                }
+                course = next
+            }
+        }
+    }
+
+    /// Draws from the start, or from `course`, until `endTick` (nil: on and on).
+    private func play(_ course: Course?, until endTick: Int?) throws {
         var rng = SeededRNG(seed: settings.seed)
         var options = settings.options
+        var fixed = settings.fixedStyle, why = settings.fixedStyle != nil ? "" : " (drawn)"
+        if let course, fixed == nil, sampler.groups.grid?.styles != nil, let s = likeliestStyle(course.beat) {
+            fixed = s
+            why = " (likeliest for what it heard)"
+        }
         let drawn = sampler.drawStyle(rng: &rng, among: settings.givenStyles)
-        options.style = drawn == nil ? nil : settings.fixedStyle ?? drawn
-        announceStyle(options.style, why: settings.fixedStyle != nil ? "" : " (drawn)")
-        let endTick = settings.bars.map { $0 * barTicks }
+        options.style = drawn == nil ? nil : fixed ?? drawn
+        if let course {
+            status("bar \(course.from / barTicks + 1): carrying on from tick \(course.from)" + styleText(options.style, why: why))
+        } else {
+            announceStyle(options.style, why: why)
+        }
         var stream = LiveNoteStream(maxDuration: max(1, ppq / 4))
-        var tick = 0
+        var tick = course.map { $0.gridStart + $0.primer.lastOnset } ?? 0
+        let from = course?.from ?? 0
+        let emit: (GeneratedHit) throws -> Void = { h in
+            tick += h.hit.delta
+            if let endTick, tick >= endTick { throw Stop() }
+            guard tick >= from else { self.skipped += 1; return }
+            try stream.hit(onset: tick, note: h.hit.note, velocity: h.hit.velocity) { try self.queue($0) }
+            self.performance.append((tick, h.hit.note, h.hit.velocity))
+            if self.performance.count > 4096 { self.performance.removeFirst(2048) }
+        }
         do {
-            try sampler.generate(count: endTick == nil ? Int.max : 10_000_000, options: options, primer: [], rng: &rng) { h in
-                tick += h.hit.delta
-                if let endTick, tick >= endTick { throw Stop() }
-                try stream.hit(onset: tick, note: h.hit.note, velocity: h.hit.velocity) { try self.queue($0) }
+            if let course {
+                try sampler.generate(count: 10_000_000, options: options, gridPrimer: course.primer, rng: &rng, emit: emit)
+            } else {
+                try sampler.generate(count: endTick == nil ? Int.max : 10_000_000, options: options, primer: [], rng: &rng, emit: emit)
             }
         } catch is Stop {}
         let lastOff = try stream.finish { try self.queue($0) } ?? 0
         try queue(.end(at: max(endTick ?? 0, lastOff)))
         if !started { startClock() }
+    }
+
+    /// Hits heard from `first` on go out as they come, until they stop; then the course to carry
+    /// on (nil: the bars ran out first).
+    private func playAlong(from first: Hit, until endTick: Int?) throws -> Course? {
+        guard let grid = sampler.groups.grid else { return nil }
+        client.changeCourse()
+        client.setThru(true)
+        alongSince = first.tick
+        defer { alongSince = nil }
+        // The first hit is heard already: it goes out at once (late by its detection), as do
+        // those heard with it before the output took them.
+        _ = client.push(LiveEvent(tick: first.tick, status: 0x99, data1: UInt8(first.note & 0x7F), data2: UInt8(first.velocity & 0x7F)))
+        performance.removeAll { $0.tick >= first.tick }
+        performance.append(first)
+        status("bar \(first.tick / barTicks + 1): playing what it hears")
+        var last = first.tick
+        try wait(draining: { h in
+            guard DrumClasses.of(note: h.note) != nil else { return }
+            self.performance.append(h)
+            last = max(last, h.tick)
+        }) {
+            let done = self.client.playhead >= Double((last / self.barTicks + 1) * self.barTicks + self.barTicks / 4)
+            return done || endTick.map { self.client.playhead >= Double($0) } ?? false
+        }
+        client.setThru(false)
+        if let endTick, client.playhead >= Double(endTick) { return nil }
+        // The two bars up to the bar line after the last hit, as a beat from their first bar line.
+        let line = (last / barTicks + 1) * barTicks, start = line - 2 * barTicks
+        let hits = performance.filter { $0.tick >= start && $0.tick < line }
+            .enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        let beat = hits.map { h in
+            BeatHit(note: h.note, onset: h.tick - start, velocity: h.velocity, tickInBar: (h.tick - start) % barTicks, barTicks: barTicks)
+        }
+        let primer = try GridPrimer(beat: beat, group: grid)
+        // A sixteenth from now: the draw and the first notes' way to the callback.
+        let from = Int(client.playhead) + grid.ticksPerStep
+        return Course(primer: primer, beat: beat, gridStart: start + (beat[0].onset - beat[0].tickInBar), from: from)
     }
 
     // MARK: Answering
@@ -225,19 +320,28 @@ public final class LivePlayer {
     /// Queues `e` once the clock is within a bar of it (starting the clock once a bar is drawn).
     private func queue(_ e: LiveEvent) throws {
         if !started, Double(e.tick) > aheadTicks { startClock() }
-        if started { try wait { Double(e.tick) <= self.client.playhead + self.aheadTicks } }
+        if started {
+            let along = settings.answerBars == nil && sampler.groups.grid != nil
+            try wait(draining: { h in
+                if along, DrumClasses.of(note: h.note) != nil { throw Heard(hit: h) }
+            }) { Double(e.tick) <= self.client.playhead + self.aheadTicks }
+        }
         while !client.push(e) { try check(); usleep(1000) }
         // How far ahead it drew (playing on: an answer's first notes are due as it is drawn).
         if started, !e.isEnd, settings.answerBars == nil { minLead = min(minLead, Double(e.tick) - client.playhead) }
     }
 
     /// Polls every millisecond until `done`, handing hits heard to `heard` (else counting them).
-    private func wait(draining heard: ((tick: Int, note: Int, velocity: Int)) -> Void, until done: () -> Bool) throws {
+    private func wait(draining heard: ((tick: Int, note: Int, velocity: Int)) throws -> Void, until done: () -> Bool) throws {
         while true {
-            while let h = client.popHeard() {
+            while let (h, echoed) = client.popHeard() {
                 heardHits += 1
                 if DrumClasses.of(note: h.note) == nil { heardUnmapped += 1 }
-                heard(h)
+                // Playing along, a hit heard before the output took the hits heard goes out now.
+                if !echoed, DrumClasses.of(note: h.note) != nil, alongSince.map({ h.tick >= $0 }) ?? false {
+                    _ = client.push(LiveEvent(tick: h.tick, status: 0x99, data1: UInt8(h.note & 0x7F), data2: UInt8(h.velocity & 0x7F)))
+                }
+                try heard(h)
             }
             if done() { return }
             try check()

@@ -18,9 +18,11 @@ struct PlayCommand: ParsableCommand {
             transport's tempo and bar lines (starts, stops and tempo changes at the next bar line). \
             It draws one bar ahead of the clock. Ctrl-C or SIGTERM ends it with every sounding \
             note off (exit status 128 + the signal); the server going away ends it with an error. \
-            Hits on the input port (NOTE ONs on channel 10) are read on the 16th-note grid; with \
-            --answer K it listens K bars and answers K bars, as `drummer sample --primer` would \
-            carry on from them. Other input is ignored and counted on the status line. \
+            Hits on the input port (NOTE ONs on channel 10) are read on the 16th-note grid: \
+            while they come, they go out instead of the model's own notes, and once they stop \
+            (a beat past the next bar line) it carries on from the last two bars, as `drummer \
+            sample --primer` of them would; with --answer K it listens K bars and answers K bars. \
+            Other input is ignored and counted on the status line. \
             See docs/live.md.
             """)
 

@@ -34,12 +34,14 @@ enum {
     DRUMMER_LIVE_END = 1,   /// the end of the performance: every sounding note off, then finished
 };
 
-/// One timed event of the output ring: `tick` in model ticks from the first bar line.
+/// One timed event of the output ring: `tick` in model ticks from the first bar line. An event
+/// of an epoch other than the player's current one is dropped unplayed.
 typedef struct {
     int64_t tick;
     uint8_t kind;
     uint8_t size;
     uint8_t bytes[3];
+    uint32_t epoch;
 } drummer_live_event;
 
 /// One hit heard on the input port: a NOTE ON on the drum channel, at `tick` (model ticks from
@@ -49,6 +51,7 @@ typedef struct {
     int64_t frame;
     uint8_t note;
     uint8_t velocity;
+    uint8_t echoed;  /// 1 when it also went out on the output (drummer_live_set_thru)
 } drummer_live_heard;
 
 /// Counters, read at any time (each an atomic snapshot).
@@ -104,6 +107,11 @@ int64_t drummer_live_first_bar_frame(drummer_live *live);
 /// Stops now: every sounding note gets its NOTE OFF and the drum channel an All Notes Off in
 /// the next period, then the player is finished.
 void drummer_live_stop(drummer_live *live);
+/// Drops every queued event of an earlier epoch (and ends every sounding note) from the next
+/// period on; events pushed afterwards carry `epoch`.
+void drummer_live_set_epoch(drummer_live *live, uint32_t epoch);
+/// 1: the drum-channel NOTE ONs and OFFs heard are also played on the output, at their frames.
+void drummer_live_set_thru(drummer_live *live, int on);
 /// 1 once the END event or a stop has been played.
 int drummer_live_finished(drummer_live *live);
 /// 1 once the server has shut the client down; `reason` (may be NULL) gets its words.
