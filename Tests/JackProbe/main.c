@@ -7,7 +7,7 @@
 //   at the end as lines "FRAME B0 B1 …" (FRAME absolute: the period's first frame + the event's
 //   offset). --send: lines "OFFSET B0 B1 B2" of FILE, each sent on "out" (connected to each
 //   --to) at the absolute frame FRAME + OFFSET. --flood: every period, as many events of every
-//   kind (NOTE ONs on every channel and note, sysex, truncated messages, stray data bytes,
+//   kind (NOTE ONs on the other channels, drum-channel NOTE ONs of notes outside the drum map, sysex, truncated messages, stray data bytes,
 //   controllers, clock) as the port's buffer takes. Prints "ready" once its ports are connected;
 //   runs for S seconds (default 60) or until SIGINT/SIGTERM or the server goes.
 #include "drummer_live.h"
@@ -48,8 +48,8 @@ static void write_flood(void *out, uint32_t nframes) {
         size_t n;
         uint32_t r = next_random();
         switch (r % 8) {
-        case 0: case 1: b[0] = 0x90 | (r >> 3 & 15); b[1] = r >> 7 & 127; b[2] = 1 + (r >> 14 & 126); n = 3; break;
-        case 2: b[0] = 0x99; b[1] = r >> 7 & 127; b[2] = r >> 14 & 127; n = 3; break;  // drum channel, any note
+        case 0: case 1: b[0] = 0x90 | ((r >> 3 & 15) == 9 ? 0 : (r >> 3 & 15)); b[1] = r >> 7 & 127; b[2] = 1 + (r >> 14 & 126); n = 3; break;
+        case 2: b[0] = 0x99; b[1] = (r >> 7 & 1) ? (r >> 8 & 15) : 100 + (r >> 8 & 27); b[2] = 1 + (r >> 14 & 126); n = 3; break;  // drum channel, notes outside the drum map
         case 3: b[0] = 0xF0; b[1] = 0x7E; b[2] = 0x01; b[3] = 0x02; b[4] = 0xF7; n = 5; break;
         case 4: b[0] = 0x99; b[1] = 0x24; n = 1 + (r >> 3 & 1); break;                 // truncated
         case 5: b[0] = 0x24; b[1] = 0x40; n = 2; break;                                // stray data bytes

@@ -118,8 +118,10 @@ final class PlayCLITests: XCTestCase {
 
     /// --answer 2 at 240 BPM: a two-bar beat sent in bars 3–4 (after bars 1–2 heard nothing);
     /// bars 5–6 play what `drummer sample --primer` of that beat writes with the same seed.
-    func testAnswerCarriesOnAsSamplePrimerDoes() throws {
-        // Kick on the beats, snare on 2 and 4, hi-hat on the 8ths and the last 16th, velocities apart.
+    /// A two-bar beat (kick on the beats, snare on 2 and 4, hi-hat on the 8ths and the last 16th,
+    /// velocities apart) as a MIDI file, and as JackProbe's lines to send it from bar 3's line at
+    /// 240 BPM (25 frames a tick): NOTE ON and NOTE OFF of each hit, in time order.
+    func twoBarBeat() throws -> (notes: [MIDINote], file: URL, send: URL) {
         var beat: [MIDINote] = []
         for step in 0..<32 {
             let t = step * 120
@@ -129,8 +131,6 @@ final class PlayCLITests: XCTestCase {
         let beatFile = root.appendingPathComponent("beat.mid")
         try Data(try MIDIWriter.format0(ppq: 480, tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000)],
                                         timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 4)], notes: beat)).write(to: beatFile)
-        // Sent from bar 3's line: NOTE ON and NOTE OFF of each hit, in time order (25 frames a
-        // tick at 240 BPM).
         let fpt = framesPerTick / 2
         var lines: [(Int, String)] = []
         for n in beat {
@@ -139,6 +139,12 @@ final class PlayCLITests: XCTestCase {
         }
         let sendFile = root.appendingPathComponent("send.txt")
         try lines.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: "\n").write(to: sendFile, atomically: true, encoding: .utf8)
+        return (beat, beatFile, sendFile)
+    }
+
+    func testAnswerCarriesOnAsSamplePrimerDoes() throws {
+        let (beat, beatFile, sendFile) = try twoBarBeat()
+        let fpt = framesPerTick / 2
 
         let (rec, recording) = try recorder()
         let player = try play(["--answer", "2", "--bars", "6", "--bpm", "240", "--seed", "5", "--connect", "probe:in"])
@@ -164,6 +170,43 @@ final class PlayCLITests: XCTestCase {
         let late = try XCTUnwrap(Int(played.split(separator: ",")[1].split(separator: " ")[0]), String(played))
         let onTime = zip(ons, answer).filter { abs($0.0.frame - f0 - ($0.1.tick + 3 * bar) * fpt) <= 1 }.count
         XCTAssertGreaterThanOrEqual(onTime, ons.count - late, String(played))
+    }
+
+    /// Without --answer, at 240 BPM: a two-bar beat sent in bars 3–4 goes out as it comes instead
+    /// of the model's own notes, and once it stops the model carries on from it as `drummer
+    /// sample --primer` of it does with the same seed.
+    func testHitsHeardTakeOverAndTheModelCarriesOn() throws {
+        let (beat, beatFile, sendFile) = try twoBarBeat()
+        let fpt = framesPerTick / 2
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "8", "--bpm", "240", "--seed", "4", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", sendFile.path,
+                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
+        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
+        let r = player.finish(seconds: 30)
+        _ = sender.stop()
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 3: playing what it hears"), r.stdout)
+        let range = try XCTUnwrap(r.stdout.range(of: #"carrying on from tick [0-9]+"#, options: .regularExpression), r.stdout)
+        let from = try XCTUnwrap(Int(r.stdout[range].split(separator: " ").last!))
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+            .map { (tick: Double($0.frame - f0) / Double(fpt), note: $0.bytes[1], velocity: $0.bytes[2]) }
+        // Bars 3–4: the beat, each hit at its frame (those of the first onset, which made it take
+        // over, a period or two late).
+        let along = ons.filter { $0.tick >= Double(2 * bar) && $0.tick < Double(4 * bar) }
+        XCTAssertEqual(along.map { [$0.note, $0.velocity] }, beat.map { [Int($0.note), Int($0.velocity)] })
+        for (o, n) in zip(along, beat) where n.tick > beat[0].tick {
+            XCTAssertEqual(o.tick, Double(2 * bar + n.tick), accuracy: 1.0 / Double(fpt))
+        }
+        XCTAssertTrue(ons.filter { $0.tick >= Double(4 * bar) && $0.tick < Double(from) }.isEmpty, "silent until it carries on")
+        // Then `sample --primer` of the beat (file tick 0: the beat's second bar line, tick 5760 here).
+        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "6", "--seed", "4"]))
+        let carried = file.filter { $0.tick + 3 * bar >= from && $0.tick + 3 * bar < 8 * bar }
+        let after = ons.filter { $0.tick >= Double(from) }
+        XCTAssertGreaterThan(carried.count, 5)
+        XCTAssertEqual(after.map { [$0.note, $0.velocity] }, carried.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
     }
 
     /// SIGINT mid-bar: every NOTE ON sent has its NOTE OFF, then All Notes Off; exit status 130.
