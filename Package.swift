@@ -81,6 +81,13 @@ let package = Package(
         // reader/writer (whose hit extraction reads primers as convert-midi reads files).
         // No Encode, HDF5 or Train.
         .target(name: "Sample", dependencies: ["DrummerCore", "FileOutput", "MIDIParse", "ModelFiles"]),
+        // `drummer play`'s real-time half in C: libjack loaded with dlopen at run time (never
+        // linked), the JACK process callback, and the lock-free rings between it and the sampler.
+        .target(name: "CJackLive", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
+        // `drummer play`: the sampler drawing a bar ahead of the JACK clock, listening, answering.
+        .target(name: "Live", dependencies: ["CJackLive", "DrummerCore", "MIDIParse", "Sample"]),
+        // A JACK MIDI test client (records, sends, floods) for PlayTests, on the same loader.
+        .executableTarget(name: "JackProbe", dependencies: ["CJackLive"], path: "Tests/JackProbe"),
         // `drummer report` (one self-contained HTML page: curves, piano rolls, histograms,
         // model card, audio), `drummer tab` (drum tablature) and `drummer stats` (generated
         // files against a reference). Reads train_log.csv and
@@ -94,7 +101,7 @@ let package = Package(
             name: "drummer",
             dependencies: [
                 "Benchmarks", "Checkpoints", "DrummerCore", "FileOutput", "MIDIParse", "ModelFiles", "Encode", "Train",
-                "TrainRun", "Export", "ONNXExport", "Sample", "Report",
+                "TrainRun", "Export", "ONNXExport", "Sample", "Report", "Live",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -115,5 +122,8 @@ let package = Package(
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse", "Checkpoints"]),
+        // drummer play on dummy JACK servers, recorded and fed by JackProbe (built with every
+        // target, as `swift build --build-tests` and `swift test` build them); LiveNoteStream.
+        .testTarget(name: "PlayTests", dependencies: ["drummer", "DrummerCore", "Live", "MIDIParse", "Sample"]),
     ]
 )

@@ -1,0 +1,379 @@
+// `drummer play` end to end, each test on its own dummy JACK server (jackd2's dummy driver, in
+// real time: a bar at 120 BPM takes 2 s, so the tests that may play faster do), recorded and fed
+// by JackProbe (Tests/JackProbe). Skipped with a message when jackd is not installed.
+import Foundation
+import Glibc
+import MIDIParse
+import Sample
+import XCTest
+
+final class PlayCLITests: XCTestCase {
+    let model = PlayCLITests.repoRoot.appendingPathComponent("models/groove").path
+    var root: URL!
+    var server: DummyJack!
+
+    static var repoRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    static var products: URL {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static var drummer: URL { products.appendingPathComponent("drummer") }
+    static var probe: URL { products.appendingPathComponent("JackProbe") }
+
+    /// Frames per tick at 120 BPM, 48 kHz, 480 PPQ; ticks per bar.
+    let framesPerTick = 50, bar = 1920
+
+    override func setUpWithError() throws {
+        guard let jackd = DummyJack.jackd else { throw XCTSkip("jackd is not installed (Debian: apt-get install jackd2): drummer play's tests skipped") }
+        guard FileManager.default.isExecutableFile(atPath: Self.probe.path) else {
+            throw XCTSkip("JackProbe is not built (swift build --build-tests builds it): drummer play's tests skipped")
+        }
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("play-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        server = try DummyJack(jackd: jackd, in: root)
+    }
+
+    override func tearDownWithError() throws {
+        server?.stop()
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    /// A recording probe connected from drummer's output once it exists (started first: the
+    /// player connects to it with --connect probe:in).
+    func recorder(_ name: String = "probe") throws -> (Background, URL) {
+        let file = root.appendingPathComponent("\(name).txt")
+        let p = try Background(Self.probe, ["--server", server.name, "--name", name, "--record", file.path, "--seconds", "60"], in: root)
+        XCTAssertTrue(p.wait(for: "ready", seconds: 10), p.stderrText)
+        return (p, file)
+    }
+
+    func play(_ args: [String]) throws -> Background {
+        try Background(Self.drummer, ["play", model, "--server", server.name] + args, in: root)
+    }
+
+    /// The first bar line's frame the player announces.
+    func firstBarFrame(_ p: Background) throws -> Int {
+        XCTAssertTrue(p.wait(for: "bar 1 starts at frame ", seconds: 20), p.stdoutText + p.stderrText)
+        let text = p.stdoutText
+        let range = try XCTUnwrap(text.range(of: #"bar 1 starts at frame [0-9]+"#, options: .regularExpression))
+        return try XCTUnwrap(Int(text[range].split(separator: " ").last!))
+    }
+
+    /// Recorded events: (frame, bytes).
+    func events(_ file: URL) throws -> [(frame: Int, bytes: [Int])] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map { line in
+            let v = line.split(separator: " ").compactMap { Int($0) }
+            return (v[0], Array(v.dropFirst()))
+        }
+    }
+
+    /// The notes a `drummer sample` file holds, as written (DrumMIDI's rule: onset, note, velocity, duration).
+    func fileNotes(_ path: String) throws -> [MIDINote] {
+        let file = try MIDIFile.read(path: path).file
+        return try DrumMIDI.notes(DrumMIDI.hits(in: file), options: DrumMIDIOptions(ppq: 480, maxDuration: 120))
+    }
+
+    func sample(_ args: [String]) throws -> String {
+        let out = root.appendingPathComponent("sample-\(UUID().uuidString).mid").path
+        let r = try Background(Self.drummer, ["sample", model] + args + ["-o", out], in: root).finish(seconds: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return out
+    }
+
+    // MARK: The tests
+
+    /// 8 bars at 120 BPM: the NOTE ONs and OFFs, velocities and frames of `drummer sample`'s file
+    /// of that seed, each at its tick's frame from the first bar line.
+    func testEightBarsAreTheFilesNotesAtTheirFrames() throws {
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "8", "--seed", "7", "--bpm", "120", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let r = player.finish(seconds: 30)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("played: "), r.stdout)
+        print(r.stdout.split(separator: "\n").filter { !$0.hasPrefix("status: ") }.joined(separator: "\n"))
+        _ = rec.stop()
+        let got = try events(recording).filter { $0.bytes.count == 3 && ($0.bytes[0] == 0x99 || $0.bytes[0] == 0x89) }
+        let expected = try fileNotes(try sample(["--bars", "8", "--seed", "7", "--bpm", "120"]))
+        XCTAssertGreaterThan(expected.count, 40)
+        let ons = got.filter { $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, expected.map { [Int($0.note), Int($0.velocity)] }, "notes and velocities")
+        XCTAssertEqual(ons.count, expected.count)
+        for (o, e) in zip(ons, expected) {
+            XCTAssertEqual(Double(o.frame - f0), Double(e.tick * framesPerTick), accuracy: 1, "note \(e.note) at tick \(e.tick)")
+        }
+        // NOTE OFFs where the file's notes end.
+        let offs = got.filter { $0.bytes[0] == 0x89 }.map { [$0.frame - f0, $0.bytes[1]] }.sorted { $0.lexicographicallyPrecedes($1) }
+        let ends = expected.map { [($0.tick + $0.duration) * framesPerTick, Int($0.note)] }.sorted { $0.lexicographicallyPrecedes($1) }
+        XCTAssertEqual(offs, ends)
+    }
+
+    /// --answer 2 at 240 BPM: a two-bar beat sent in bars 3–4 (after bars 1–2 heard nothing);
+    /// bars 5–6 play what `drummer sample --primer` of that beat writes with the same seed.
+    /// A two-bar beat (kick on the beats, snare on 2 and 4, hi-hat on the 8ths and the last 16th,
+    /// velocities apart) as a MIDI file, and as JackProbe's lines to send it from bar 3's line at
+    /// 240 BPM (25 frames a tick): NOTE ON and NOTE OFF of each hit, in time order.
+    func twoBarBeat() throws -> (notes: [MIDINote], file: URL, send: URL) {
+        var beat: [MIDINote] = []
+        for step in 0..<32 {
+            let t = step * 120
+            if step % 4 == 0 { beat.append(MIDINote(tick: t, note: step % 8 == 0 ? 36 : 38, velocity: UInt8(90 + step % 3 * 10), channel: 9, duration: 60)) }
+            if step % 2 == 0 || step == 31 { beat.append(MIDINote(tick: t + (step % 4 == 2 ? 10 : 0), note: 42, velocity: UInt8(50 + step), channel: 9, duration: 60)) }
+        }
+        let beatFile = root.appendingPathComponent("beat.mid")
+        try Data(try MIDIWriter.format0(ppq: 480, tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000)],
+                                        timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 4)], notes: beat)).write(to: beatFile)
+        let fpt = framesPerTick / 2
+        var lines: [(Int, String)] = []
+        for n in beat {
+            lines.append(((2 * bar + n.tick) * fpt, "153 \(n.note) \(n.velocity)"))
+            lines.append(((2 * bar + n.tick + n.duration) * fpt, "137 \(n.note) 0"))
+        }
+        let sendFile = root.appendingPathComponent("send.txt")
+        try lines.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: "\n").write(to: sendFile, atomically: true, encoding: .utf8)
+        return (beat, beatFile, sendFile)
+    }
+
+    func testAnswerCarriesOnAsSamplePrimerDoes() throws {
+        let (beat, beatFile, sendFile) = try twoBarBeat()
+        let fpt = framesPerTick / 2
+
+        let (rec, recording) = try recorder()
+        let player = try play(["--answer", "2", "--bars", "6", "--bpm", "240", "--seed", "5", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", sendFile.path,
+                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
+        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
+        let r = player.finish(seconds: 30)
+        _ = sender.stop()
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("answering \(beat.count) hit(s) heard"), r.stdout)
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        // The file: the rest of the beat's last bar, then two bars (file ticks 1920 ..< 5760).
+        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "3", "--seed", "5"]))
+        let answer = file.filter { $0.tick >= bar }
+        XCTAssertGreaterThan(answer.count, 10)
+        XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, answer.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
+        XCTAssertTrue(ons.allSatisfy { $0.frame - f0 >= 4 * bar * fpt }, "nothing before the answer's bars")
+        // Each at its tick's frame, but for the notes drawn after it (counted late: the answer's
+        // first notes are due as the listening ends).
+        let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
+        let late = try XCTUnwrap(Int(played.split(separator: ",")[1].split(separator: " ")[0]), String(played))
+        let onTime = zip(ons, answer).filter { abs($0.0.frame - f0 - ($0.1.tick + 3 * bar) * fpt) <= 1 }.count
+        XCTAssertGreaterThanOrEqual(onTime, ons.count - late, String(played))
+    }
+
+    /// Without --answer, at 240 BPM: a two-bar beat sent in bars 3–4 goes out as it comes instead
+    /// of the model's own notes, and once it stops the model carries on from it as `drummer
+    /// sample --primer` of it does with the same seed.
+    func testHitsHeardTakeOverAndTheModelCarriesOn() throws {
+        let (beat, beatFile, sendFile) = try twoBarBeat()
+        let fpt = framesPerTick / 2
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "8", "--bpm", "240", "--seed", "4", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", sendFile.path,
+                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
+        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
+        let r = player.finish(seconds: 30)
+        _ = sender.stop()
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 3: playing what it hears"), r.stdout)
+        let range = try XCTUnwrap(r.stdout.range(of: #"carrying on from tick [0-9]+"#, options: .regularExpression), r.stdout)
+        let from = try XCTUnwrap(Int(r.stdout[range].split(separator: " ").last!))
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+            .map { (tick: Double($0.frame - f0) / Double(fpt), note: $0.bytes[1], velocity: $0.bytes[2]) }
+        // Bars 3–4: the beat, each hit at its frame (those of the first onset, which made it take
+        // over, a period or two late).
+        let along = ons.filter { $0.tick >= Double(2 * bar) && $0.tick < Double(4 * bar) }
+        XCTAssertEqual(along.map { [$0.note, $0.velocity] }, beat.map { [Int($0.note), Int($0.velocity)] })
+        for (o, n) in zip(along, beat) where n.tick > beat[0].tick {
+            XCTAssertEqual(o.tick, Double(2 * bar + n.tick), accuracy: 1.0 / Double(fpt))
+        }
+        XCTAssertTrue(ons.filter { $0.tick >= Double(4 * bar) && $0.tick < Double(from) }.isEmpty, "silent until it carries on")
+        // Then `sample --primer` of the beat (file tick 0: the beat's second bar line, tick 5760 here).
+        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "6", "--seed", "4"]))
+        let carried = file.filter { $0.tick + 3 * bar >= from && $0.tick + 3 * bar < 8 * bar }
+        let after = ons.filter { $0.tick >= Double(from) }
+        XCTAssertGreaterThan(carried.count, 5)
+        XCTAssertEqual(after.map { [$0.note, $0.velocity] }, carried.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
+    }
+
+    /// SIGINT mid-bar: every NOTE ON sent has its NOTE OFF, then All Notes Off; exit status 130.
+    func testCtrlCEndsWithEveryNoteOff() throws {
+        let (rec, recording) = try recorder()
+        let player = try play(["--seed", "3", "--connect", "probe:in"])
+        _ = try firstBarFrame(player)
+        usleep(1_300_000)  // into the first bar's second half
+        player.signal(SIGINT)
+        let r = player.finish(seconds: 10)
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 130, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("every sounding note off"), r.stdout)
+        let got = try events(recording)
+        var sounding = Set<Int>(), ons = 0
+        for e in got where e.bytes.count == 3 {
+            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
+            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
+        }
+        XCTAssertGreaterThan(ons, 10)
+        XCTAssertEqual(sounding, [], "notes left sounding")
+        XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last")
+    }
+
+    /// The server killed mid-play: the player says so and exits non-zero within a few seconds.
+    func testServerGoingAwayEndsThePlayer() throws {
+        let player = try play(["--seed", "2"])
+        _ = try firstBarFrame(player)
+        usleep(300_000)
+        server.kill()
+        let start = Date()
+        let r = player.finish(seconds: 10)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 6, "ended within a few seconds")
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("JACK server went away"), r.stderr)
+    }
+
+    /// A flood of every kind of event on the input port: ignored and counted, and the bars played
+    /// note for note, each at its frame, as without it.
+    func testFloodOnTheInputPortIsCountedNotFatal() throws {
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "4", "--bpm", "240", "--seed", "9", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let flood = try Background(Self.probe, ["--server", server.name, "--name", "flood", "--flood", "--to", "drummer:in", "--seconds", "30"], in: root)
+        XCTAssertTrue(flood.wait(for: "ready", seconds: 10), flood.stderrText)
+        let r = player.finish(seconds: 30)
+        _ = flood.stop()
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
+        for word in ["sysex", "truncated or malformed", "other channels", "dropped"] {
+            XCTAssertTrue(played.contains(word), "\(word): \(played)")
+        }
+        XCTAssertTrue(played.contains(" 0 late"), String(played))
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let expected = try fileNotes(try sample(["--bars", "4", "--seed", "9", "--bpm", "240"]))
+        XCTAssertEqual(ons.map { [$0.frame - f0, $0.bytes[1], $0.bytes[2]] },
+                       expected.map { [$0.tick * framesPerTick / 2, Int($0.note), Int($0.velocity)] })
+    }
+
+    /// Without a server: a clear error naming it, not a hang.
+    func testNoServerIsAClearError() throws {
+        let r = try play(["--bars", "1", "--server", "no-such-\(UUID().uuidString.prefix(8))"]).finish(seconds: 20)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("no JACK server"), r.stderr)
+    }
+}
+
+/// A dummy JACK server of its own name, 48 kHz, 256 frames a period, synchronous.
+final class DummyJack {
+    let name = "drummer-test-\(UUID().uuidString.prefix(8))"
+    let process = Process()
+
+    static var jackd: URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
+            let url = URL(fileURLWithPath: dir).appendingPathComponent("jackd")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    init(jackd: URL, in dir: URL) throws {
+        process.executableURL = jackd
+        // -S (synchronous): a cycle waits for every client, so that on a loaded machine a late
+        // cycle is late, not lost (the comparisons are to the event).
+        process.arguments = ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "48000", "-p", "256"]
+        var env = ProcessInfo.processInfo.environment
+        env["JACK_NO_AUDIO_RESERVATION"] = "1"
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Up when jack_wait finds it (or a client can open, for want of jack_wait).
+        let wait = Process()
+        wait.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        wait.arguments = ["jack_wait", "-s", name, "-w", "-t", "10"]
+        wait.standardOutput = FileHandle.nullDevice
+        wait.standardError = FileHandle.nullDevice
+        try wait.run()
+        wait.waitUntilExit()
+        if wait.terminationStatus != 0 { usleep(1_000_000) }
+    }
+
+    func kill() { Glibc.kill(process.processIdentifier, SIGKILL) }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill() }
+        process.waitUntilExit()
+    }
+}
+
+/// A process in the background, its output in files.
+final class Background {
+    let process = Process()
+    private let outURL: URL, errURL: URL
+
+    init(_ executable: URL, _ args: [String], in dir: URL) throws {
+        outURL = dir.appendingPathComponent(".out-\(UUID().uuidString)")
+        errURL = dir.appendingPathComponent(".err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = args
+        process.currentDirectoryURL = dir
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var stdoutText: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderrText: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    func wait(for text: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stdoutText.contains(text) { return true }
+            if !process.isRunning { return stdoutText.contains(text) }
+            usleep(5000)
+        }
+        return false
+    }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits up to `seconds` for the exit (then kills it: the test fails on its status).
+    func finish(seconds: Double) -> (status: Int32, stdout: String, stderr: String) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(5000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (-1, stdoutText, stderrText + "\n(killed: still running after \(seconds) s)")
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, stdoutText, stderrText)
+    }
+
+    /// SIGTERM, then the exit.
+    func stop() -> (status: Int32, stdout: String, stderr: String) {
+        if process.isRunning { signal(SIGTERM) }
+        return finish(seconds: 5)
+    }
+}
