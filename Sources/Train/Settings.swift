@@ -327,7 +327,7 @@ public enum Settings {
         onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
     public static let evalEvery = Setting<Int>(
         "eval_every", flag: "eval-every", default: 1000,
-        help: "Evaluate on the training sequence and the validation set every N steps",
+        help: "Evaluate every N steps: the validation set, and the training data (a grid run: every n-th training file, about a validation set's worth, each file from a zero state; the 2017 layout: the whole training sequence)",
         onResume: .mayChange, codec: .int, check: { try SettingRules.atLeast(1, $0, $1) })
 
     public static let earlyStop = Setting<Bool>(
