@@ -49,10 +49,22 @@ public struct TemperatureSetting: Equatable, Sendable {
                               extra: groups.grid != nil ? [Self.fills] : [])
     }
 
-    /// The temperature of each of the model's groups: this setting over the model's `defaults`.
+    /// A grid model's hit-set temperature where it carries on a beat it heard (`sample
+    /// --primer`, `play --answer`, `play` after the musician's hits), unless the setting names
+    /// the hits: at the model's 1, `models/groove`'s bars after the first 4 bars of a Groove file
+    /// resemble them less than the drummer's own next bars do (best similarity to a primer bar
+    /// .64 against .73; a primer bar repeated in 32% of bars against 47%, 100 files); at 0.8
+    /// both match (.73 and .73; 48% and 48%, 600 files; `drummer continuation`). Free sampling
+    /// keeps the model's temperatures: its bar-structure figures are the corpus's at 1.
+    public static let continuationHits: Float = 0.8
+
+    /// The temperature of each of the model's groups: this setting over the model's `defaults`
+    /// (`continuing`: over `continuationHits` for a grid model's hits, then the defaults).
     /// `fills` only where this setting's pairs or the defaults name it (one number for every
     /// group leaves it out: the fill bars then draw at the hits' temperature, that number).
-    public func resolved(for groups: ModelGroups, defaults: [String: Float]) -> [String: Float] {
+    public func resolved(for groups: ModelGroups, defaults: [String: Float], continuing: Bool = false) -> [String: Float] {
+        var defaults = defaults
+        if continuing, groups.grid != nil { defaults["hits"] = Self.continuationHits }
         var out: [String: Float] = [:]
         for name in Self.names(for: groups) { out[name] = all ?? self.groups[name] ?? defaults[name] ?? 1 }
         if groups.grid != nil, all == nil, let f = self.groups[Self.fills] ?? defaults[Self.fills] { out[Self.fills] = f }

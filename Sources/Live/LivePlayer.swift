@@ -24,8 +24,10 @@ public struct LiveSettings {
     /// --answer K (nil: play on).
     public var answerBars: Int?
     public var seed: UInt64 = 0
-    /// The sampling options (temperatures) as `sample` resolves them; the style is set per draw.
+    /// The sampling options (temperatures) as `sample` resolves them, playing on its own and
+    /// carrying on from hits heard (as `sample` with a primer); the style is set per draw.
     public var options = SamplingOptions()
+    public var continuationOptions = SamplingOptions()
     /// --style's styles (nil: not given), and the one it names when it names one.
     public var givenStyles: [Int]?
     public var fixedStyle: Int?
@@ -148,7 +150,7 @@ public final class LivePlayer {
     /// Draws from the start, or from `course`, until `endTick` (nil: on and on).
     private func play(_ course: Course?, until endTick: Int?) throws {
         var rng = SeededRNG(seed: settings.seed)
-        var options = settings.options
+        var options = course == nil ? settings.options : settings.continuationOptions
         var fixed = settings.fixedStyle, why = settings.fixedStyle != nil ? "" : " (drawn)"
         if let course, fixed == nil, sampler.groups.grid?.styles != nil, let s = likeliestStyle(course.beat) {
             fixed = s
@@ -256,7 +258,7 @@ public final class LivePlayer {
                 why = " (likeliest for what it heard)"
             }
             var rng = SeededRNG(seed: settings.seed)
-            var options = settings.options
+            var options = settings.continuationOptions
             let drawn = sampler.drawStyle(rng: &rng, among: settings.givenStyles)
             options.style = drawn == nil ? nil : fixed ?? drawn
             // Generated onsets count from the beat's first bar line (the first hit's).

@@ -14,7 +14,7 @@ struct Drummer: ParsableCommand {
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 """,
             subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self, ImportCommand.self, EncodeCommand.self,
-                          SampleCommand.self, HumanizeCommand.self, PlayCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ChooseStepCommand.self, Bench.self])
+                          SampleCommand.self, HumanizeCommand.self, PlayCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ContinuationCommand.self, ChooseStepCommand.self, Bench.self])
     }
 }
 

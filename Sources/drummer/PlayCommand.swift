@@ -42,7 +42,7 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed, as `drummer sample --seed` (default: a random one, printed).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature, as `drummer sample --temperature` (default: the temperatures model.json carries, else 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature, as `drummer sample --temperature` (default: the temperatures model.json carries, else 1; the hits 0.8 where it carries on from hits it heard, as sample after a --primer).")
     var temperature: String?
 
     @Option(help: "The style to play, as `drummer sample --style` (a model with a style input).")
@@ -75,10 +75,14 @@ struct PlayCommand: ParsableCommand {
         if loaded.origin != model { say("model: \(loaded.origin)") }
         if answer != nil, loaded.groups.grid == nil { throw LiveError.answerNeedsGrid }
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
-        let (_, temperatures) = try SampleCommand.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures)
         var settings = LiveSettings()
-        settings.options = SamplingOptions(temperature: 1)
-        settings.options.set(temperatures)
+        for continuing in [false, true] {
+            let (_, temperatures) = try SampleCommand.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures,
+                                                                   continuing: continuing)
+            var options = SamplingOptions(temperature: 1)
+            options.set(temperatures)
+            if continuing { settings.continuationOptions = options } else { settings.options = options }
+        }
         settings.givenStyles = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
         settings.fixedStyle = settings.givenStyles.flatMap { $0.count == 1 ? $0[0] : nil }
         settings.seed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))

@@ -28,7 +28,9 @@ struct SampleCommand: ParsableCommand {
             one (the others stay at the model's), so that a safer pattern keeps the model's touch. A \
             model directory may carry the temperatures it was chosen at (model.json "sampling", \
             written by choose-step --temperature or export --temperature); they are the default, and \
-            --temperature 1 samples the model's own distribution.
+            --temperature 1 samples the model's own distribution. After a --primer a grid model's \
+            hits draw at 0.8 unless --temperature sets them: at 1 it carries on a beat less closely \
+            than drummers do, at 0.8 as closely (`drummer continuation` measures it).
 
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
@@ -59,7 +61,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase, as hits=0.9,velocity=1.2; the 2017 layout: note, tick); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase, as hits=0.9,velocity=1.2; the 2017 layout: note, tick); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1; a grid model's hits 0.8 after a --primer).")
     var temperature: String?
 
     @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles.")
@@ -85,12 +87,13 @@ struct SampleCommand: ParsableCommand {
 
     /// --temperature's `text` (nil: not given) over a model's `defaults`, checked against the
     /// model's groups (its errors are usage errors): the setting and each group's temperature.
-    static func temperatures(_ text: String?, for groups: ModelGroups, defaults: [String: Float]) throws
+    /// `continuing`: the model carries on a beat it heard (TemperatureSetting.continuationHits).
+    static func temperatures(_ text: String?, for groups: ModelGroups, defaults: [String: Float], continuing: Bool = false) throws
         -> (setting: TemperatureSetting, resolved: [String: Float])
     {
         let setting = try text.map(Self.setting) ?? TemperatureSetting()
         do { try setting.check(for: groups) } catch { throw ValidationError(error.description) }
-        return (setting, setting.resolved(for: groups, defaults: defaults))
+        return (setting, setting.resolved(for: groups, defaults: defaults, continuing: continuing))
     }
 
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
@@ -242,7 +245,8 @@ struct SampleCommand: ParsableCommand {
         }
         let baseSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
-        let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures)
+        let (setting, temperatures) = try Self.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures,
+                                                            continuing: gridPrimer != nil)
         var options = SamplingOptions(temperature: 1)
         options.set(temperatures)
         let styleNames = loaded.groups.grid?.styles?.names

@@ -55,5 +55,15 @@ final class TemperatureTests: XCTestCase {
                            "--temperature names fills, a grid model's hit-set temperature in bars 4 and 8 of each phrase (--temperature only); this model's temperature groups: note, tick")
         }
         XCTAssertEqual((0..<16).filter(GridGroup.isFillBar), [3, 7, 11, 15])
+
+        // Carrying on a beat heard: a grid model's hits at 0.8 over the model's, unless set.
+        XCTAssertEqual(TemperatureSetting().resolved(for: grid, defaults: ["hits": 1.1, "velocity": 0.9], continuing: true),
+                       ["hits": 0.8, "velocity": 0.9, "offset": 1])
+        XCTAssertEqual(TemperatureSetting(groups: ["hits": 0.95]).resolved(for: grid, defaults: [:], continuing: true),
+                       ["hits": 0.95, "velocity": 1, "offset": 1])
+        XCTAssertEqual(TemperatureSetting(all: 1).resolved(for: grid, defaults: [:], continuing: true),
+                       ["hits": 1, "velocity": 1, "offset": 1])
+        XCTAssertEqual(TemperatureSetting().resolved(for: Self.original, defaults: [:], continuing: true),
+                       ["note": 1, "tick": 1], "the 2017 layout has no hit sets")
     }
 }

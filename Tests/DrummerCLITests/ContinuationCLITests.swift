@@ -1,0 +1,123 @@
+// `drummer continuation`: the drummers' side against figures worked out by hand, the model's
+// against `drummer sample --primer` run on each file's first bars and read back here.
+import Foundation
+import MIDIParse
+import XCTest
+
+final class ContinuationCLITests: XCTestCase {
+    var root: URL!
+    let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("continuation-cli") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    /// (note, sixteenth) per bar, at 480 PPQ (a sixteenth is 120 ticks).
+    typealias Bar = [(note: UInt8, cell: Int)]
+    // A: kick on 1 and 3, snare on 2 and 4, eighth-note hi-hats: 12 (class, sixteenth) pairs.
+    let a: Bar = [(36, 0), (36, 8), (38, 4), (38, 12)] + stride(from: 0, to: 16, by: 2).map { (UInt8(42), $0) }
+    // B: A without the hi-hats on 2 and 6: J(A, B) = 10/12, a repeat (≥ 0.8).
+    var b: Bar { a.filter { !($0.note == 42 && ($0.cell == 2 || $0.cell == 6)) } }
+    // F: toms only: J(A, F) = J(B, F) = 0.
+    let f: Bar = [(45, 0), (45, 4), (48, 8), (48, 12)]
+
+    func midi(_ bars: [Bar]) -> Data {
+        var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = []
+        for (i, bar) in bars.enumerated() { for h in bar { hits.append((i * 1920 + h.cell * 120, h.note, 90)) } }
+        return TinySMF.drums(hits.sorted { ($0.tick, $0.note) < ($1.tick, $1.note) })
+    }
+
+    /// Magenta's nine drum classes of the notes this test meets (the bar-structure figures' map).
+    static let classes: [Int: Int] = [36: 0, 35: 0, 38: 1, 37: 1, 40: 1, 42: 2, 44: 2, 22: 2, 46: 3, 26: 3, 45: 4, 43: 4,
+                                      48: 5, 47: 5, 50: 6, 49: 7, 57: 7, 55: 7, 51: 8, 53: 8, 59: 8]
+
+    struct Pair: Hashable { var drumClass: Int, cell: Int }
+
+    func set(_ bar: Bar) -> Set<Pair> { Set(bar.map { Pair(drumClass: Self.classes[Int($0.note)]!, cell: $0.cell) }) }
+
+    func jaccard(_ x: Set<Pair>, _ y: Set<Pair>) -> Double {
+        x.union(y).isEmpty ? 1 : Double(x.intersection(y).count) / Double(x.union(y).count)
+    }
+
+    /// A row's numbers: the model's and the drummers' figures.
+    func figures(_ out: String, row: String) throws -> (model: Double, drummers: Double) {
+        let line = try XCTUnwrap(out.split(separator: "\n").first { $0.hasPrefix(row) }, out)
+        let numbers = line.dropFirst(row.count).split(separator: " ").prefix(2).map { Double($0.replacingOccurrences(of: "%", with: "")) }
+        return (try XCTUnwrap(numbers[0], String(line)), try XCTUnwrap(numbers[1], String(line)))
+    }
+
+    func testDrummersWorkedByHandAndTheModelAsSampleWithAPrimerPlaysIt() throws {
+        let reference = root.appendingPathComponent("reference")
+        try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
+        let files: [[Bar]] = [
+            Array(repeating: a, count: 12),                 // 8 bars after: each 1, a repeat
+            [a, a, a, a, b, b, f, f, a, a, a, a],           // 10/12, 10/12, 0, 0, 1, 1, 1, 1: 6 repeats
+        ]
+        for (k, bars) in files.enumerated() {
+            try midi(bars).write(to: reference.appendingPathComponent("\(k).mid"))
+        }
+        // Too short (11 bars) and passed over.
+        try midi(Array(repeating: a, count: 11)).write(to: reference.appendingPathComponent("2.mid"))
+        let r = try CLI.run(["continuation", model, "--reference", reference.path, "--seed", "10"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("continuation: 2 files of \(reference.path) (1 passed over: not all 4/4, or shorter than 12 bars)"), r.stdout)
+        let similarity = try figures(r.stdout, row: "similarity to the primer (best bar)")
+        let repeats = try figures(r.stdout, row: "bars repeating a primer bar (≥ 0.8)")
+        XCTAssertEqual(similarity.drummers, (8 + 2 * 10.0 / 12 + 4) / 16, accuracy: 0.0005)
+        XCTAssertEqual(repeats.drummers, 14.0 / 16 * 100, accuracy: 0.05)
+
+        // The model's side: file k is `sample --primer` of its first 4 bars with seed 10 + k
+        // (--bars counts the bar where generation starts, the primer's last: 1 + 8).
+        var similaritySum = 0.0, repeated = 0
+        for (k, bars) in files.enumerated() {
+            let primer = root.appendingPathComponent("primer-\(k).mid"), out = root.appendingPathComponent("out-\(k).mid")
+            try midi(Array(bars[0..<4])).write(to: primer)
+            let s = try CLI.run(["sample", model, "--primer", primer.path, "--primer-bars", "4", "--keep-primer", "--bars", "9",
+                                 "--seed", "\(10 + k)", "-o", out.path])
+            XCTAssertEqual(s.status, 0, s.stderr)
+            XCTAssertTrue(s.stdout.contains("temperature hits=0.8,"), "after a primer the hits draw at 0.8: \(s.stdout)")
+            var settings = HitExtractionSettings()
+            settings.ppq = 480
+            let hits = try FileHits.read(path: out.path, settings: settings)
+            // The primer is kept from its first hit, on the file's first bar line.
+            var after = [Set<Pair>](repeating: [], count: 8)
+            for i in 0..<hits.count {
+                guard let c = Self.classes[hits.notes[i]] else { continue }
+                var bar = hits.ticks[i] / 1920, cell = Int((Double(hits.ticks[i] % 1920) / 120 + 0.5).rounded(.down))
+                if cell >= 16 { bar += 1; cell -= 16 }
+                if (4..<12).contains(bar) { after[bar - 4].insert(Pair(drumClass: c, cell: cell)) }
+            }
+            XCTAssertLessThan(hits.ticks.max()!, 12 * 1920, "the file ends with the 12th bar")
+            let primerSets = bars[0..<4].map(set)
+            for bar in after {
+                let best = primerSets.map { jaccard($0, bar) }.max()!
+                similaritySum += best
+                if best >= 0.8 { repeated += 1 }
+            }
+        }
+        XCTAssertEqual(similarity.model, similaritySum / 16, accuracy: 0.0005)
+        XCTAssertEqual(repeats.model, Double(repeated) / 16 * 100, accuracy: 0.05)
+        // --temperature sets the hits: at 1 the run draws other bars (same files, same seeds).
+        let warm = try CLI.run(["continuation", model, "--reference", reference.path, "--seed", "10", "--temperature", "hits=1"])
+        XCTAssertEqual(warm.status, 0, warm.stderr)
+        XCTAssertEqual(try figures(warm.stdout, row: "similarity to the primer (best bar)").drummers, similarity.drummers)
+    }
+
+    func testBadInputIsAClearError() throws {
+        let reference = root.appendingPathComponent("short")
+        try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
+        try midi(Array(repeating: a, count: 6)).write(to: reference.appendingPathComponent("0.mid"))
+        let short = try CLI.run(["continuation", model, "--reference", reference.path])
+        XCTAssertNotEqual(short.status, 0)
+        XCTAssertTrue(short.stderr.contains("no file in 4/4 with 12 bars or more"), short.stderr)
+        let fewer = try CLI.run(["continuation", model, "--reference", reference.path, "--primer-bars", "2", "--bars", "4"])
+        XCTAssertEqual(fewer.status, 0, fewer.stderr)
+        XCTAssertTrue(fewer.stdout.contains("continuation: 1 file of"), fewer.stdout)
+        let original = try OriginalModel.write(to: root.appendingPathComponent("original")).path
+        let r = try CLI.run(["continuation", original, "--reference", reference.path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("2017 layout"), r.stderr)
+        let missing = try CLI.run(["continuation", model, "--reference", root.appendingPathComponent("nowhere").path])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("nowhere"), missing.stderr)
+    }
+}
