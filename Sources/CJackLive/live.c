@@ -184,7 +184,9 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     double in_bar = (pos.beat - 1) + pos.tick / pos.ticks_per_beat;
     if (in_bar < 0) in_bar = 0;
     double to_next = in_bar <= 0 ? 0 : (pos.beats_per_bar - in_bar) * frames_per_beat;
-    *next_bar = (double)l->frame + to_next;
+    // A bar line on a frame: the first bar's frame the player announces is then exact, and each
+    // note lies within half a frame of its tick's place from it.
+    *next_bar = floor((double)l->frame + to_next + 0.5);
     return 1;
 }
 
@@ -405,6 +407,7 @@ static int process(uint32_t nframes, void *arg) {
                 note_offs(l, out);
                 double tb = t_bar, bar_len = l->bar_ticks * t_fpt;
                 while (tb < bar_frame - 0.5 && bar_len > 0) tb += bar_len;
+                tb = floor(tb + 0.5);
                 l->in_transport = 1;
                 l->pending_sync = 0;
                 l->anchor_frame = tb;

@@ -116,6 +116,46 @@ final class PlayCLITests: XCTestCase {
         XCTAssertEqual(offs, ends)
     }
 
+    /// The same 8 bars with JACK transport rolling at 93 BPM (jack_transport as timebase master,
+    /// --bpm 120 given and overruled): the file's notes, each at its tick's frame at 93 BPM.
+    func testEightBarsFollowTransportAt93BPM() throws {
+        let transport = try XCTUnwrap(DummyJack.tool("jack_transport"), "jackd2 installs jack_transport with jackd")
+        let (rec, recording) = try recorder()
+        // jack_transport reads its commands from standard input and quits at its end: the pipe
+        // stays open until the player is done.
+        let master = Process(), commands = Pipe()
+        master.executableURL = transport
+        var env = ProcessInfo.processInfo.environment
+        env["JACK_DEFAULT_SERVER"] = server.name
+        env["JACK_NO_START_SERVER"] = "1"
+        master.environment = env
+        master.standardInput = commands
+        master.standardOutput = FileHandle.nullDevice
+        master.standardError = FileHandle.nullDevice
+        try master.run()
+        defer {
+            try? commands.fileHandleForWriting.close()
+            if master.isRunning { master.terminate() }
+            master.waitUntilExit()
+        }
+        commands.fileHandleForWriting.write(Data("master\ntempo 93\nplay\n".utf8))
+        usleep(1_000_000)   // jack_transport connects and rolls in well under a second
+        let player = try play(["--bars", "8", "--seed", "7", "--bpm", "120", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let r = player.finish(seconds: 45)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("on JACK transport"), r.stdout)
+        _ = rec.stop()
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let expected = try fileNotes(try sample(["--bars", "8", "--seed", "7", "--bpm", "93"]))
+        XCTAssertGreaterThan(expected.count, 40)
+        XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, expected.map { [Int($0.note), Int($0.velocity)] }, "notes and velocities")
+        let fpt93 = 48000.0 * 60 / (93 * 480)
+        for (o, e) in zip(ons, expected) {
+            XCTAssertEqual(Double(o.frame - f0), Double(e.tick) * fpt93, accuracy: 1, "note \(e.note) at tick \(e.tick)")
+        }
+    }
+
     /// --answer 2 at 240 BPM: a two-bar beat sent in bars 3–4 (after bars 1–2 heard nothing);
     /// bars 5–6 play what `drummer sample --primer` of that beat writes with the same seed.
     /// A two-bar beat (kick on the beats, snare on 2 and 4, hi-hat on the 8ths and the last 16th,
@@ -284,10 +324,13 @@ final class DummyJack {
     let name = "drummer-test-\(getpid() % 4)"
     let process = Process()
 
-    static var jackd: URL? {
+    static var jackd: URL? { tool("jackd") }
+
+    /// A program of jackd2's on the PATH.
+    static func tool(_ name: String) -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":").map(String.init) + ["/usr/bin"] {
-            let url = URL(fileURLWithPath: dir).appendingPathComponent("jackd")
+            let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
         return nil
