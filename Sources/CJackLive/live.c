@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 // ---- libjack, loaded at run time -----------------------------------------------------------
 
@@ -454,6 +455,14 @@ drummer_live *drummer_live_open(const char *client_name, const char *server_name
     if (!l) {
         set_error(error, size, "out of memory");
         return NULL;
+    }
+    // The rings are hundreds of kilobytes of fresh zero pages: the callback must not be the first
+    // to touch one (a page fault waits for the process's memory map, which the sampler's thread
+    // may hold while it maps or unmaps an allocation, and the period is missed). Locked in memory
+    // where the limit allows, else each page written once here.
+    if (mlock(l, sizeof *l) != 0) {
+        volatile unsigned char *bytes = (volatile unsigned char *)l;
+        for (size_t i = 0; i < sizeof *l; i += 4096) bytes[i] = 0;
     }
     int status = 0;
     int options = DRUMMER_JACK_NO_START_SERVER | (server_name ? DRUMMER_JACK_SERVER_NAME : 0);
