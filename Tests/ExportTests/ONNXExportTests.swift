@@ -73,6 +73,65 @@ final class ONNXExportTests: XCTestCase {
         XCTAssertEqual(try Self.onnxRuntimeParity(model, fed: fed, logits: logits), 0)
     }
 
+    /// The sampling loop of docs/pytorch-and-onnx.md for the shipped model, as written: the rows
+    /// it builds from its own draws (hit sets, velocity bins, offset classes) are the rows drummer's
+    /// GridEncoder builds from them (the lookback four bars back, the repeat flags, the style), and
+    /// it prints each drawn hit at its step's tick with its class's note.
+    func testTheDocsGridLoopFeedsTheRowsDrummerBuilds() throws {
+        guard Self.onnxRuntime else { throw XCTSkip("python3 with onnxruntime is not installed: the docs' ONNX loop not run") }
+        let path = SafeTensorsTests.repo.appendingPathComponent("models/groove").path
+        let model = try ModelDirectory.load(path: path)
+        let grid = try XCTUnwrap(model.groups.grid)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("onnx-loop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let onnx = dir.appendingPathComponent("groove.onnx"), out = dir.appendingPathComponent("draws.json")
+        try ONNXGraph.encode(weights: model.weights, groups: model.groups,
+                             modelJSON: try String(contentsOfFile: path + "/model.json", encoding: .utf8)).write(to: onnx)
+        let docs = try String(contentsOf: SafeTensorsTests.repo.appendingPathComponent("docs/pytorch-and-onnx.md"), encoding: .utf8)
+        let after = try XCTUnwrap(docs.range(of: "## Sampling the shipped model from its ONNX graph"), "docs/pytorch-and-onnx.md lost its grid loop")
+        let block = try XCTUnwrap(docs[after.upperBound...].range(of: "```python\n"))
+        let end = try XCTUnwrap(docs[block.upperBound...].range(of: "```"))
+        var code = String(docs[block.upperBound..<end.lowerBound]).replacingOccurrences(of: "\"groove.onnx\"", with: "\"\(onnx.path)\"")
+        code += "json.dump({\"X\": [[int(v) for v in r] for r in X], \"hits\": [int(h) for h in hits[1:]], "
+            + "\"vel\": [[int(v) for v in r] for r in vel[1:]], \"off\": [[int(v) for v in r] for r in off[1:]], \"style\": style}, "
+            + "open(\"\(out.path)\", \"w\"))\n"
+        let script = dir.appendingPathComponent("loop.py")
+        try code.write(to: script, atomically: true, encoding: .utf8)
+        let p = Process(), stdout = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", script.path]
+        p.standardOutput = stdout
+        try p.run()
+        let printed = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let draws = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any])
+        let X = try XCTUnwrap(draws["X"] as? [[Int]]), hits = try XCTUnwrap(draws["hits"] as? [Int])
+        let vel = try XCTUnwrap(draws["vel"] as? [[Int]]), off = try XCTUnwrap(draws["off"] as? [[Int]])
+        let style = try XCTUnwrap(draws["style"] as? [Int])
+        XCTAssertEqual(style, [try XCTUnwrap(grid.styles?.names.firstIndex(of: "drummer1-rock"))])
+        XCTAssertEqual(X.count, 64)
+        var seq = GridSequence(style: style[0])
+        for (n, h) in hits.enumerated() { seq.append(hitSet: h, velocity: { vel[n][$0] }, offset: { off[n][$0] }) }
+        let k = grid.inputGroups.count
+        let rows = GridEncoder(group: grid).rows(of: seq)
+        XCTAssertEqual(X.flatMap { $0 }, rows.prefix(64 * k).map(Int.init), "the loop's rows −1 ..< 63")
+        XCTAssertGreaterThan(Set(hits).count, 4, "it plays more than a hit set or two")
+        XCTAssertGreaterThanOrEqual(Set(hits.indices.filter { hits[$0] != 0 }.map { $0 / 16 }).count, 4, "hits in each of the 4 bars")
+        // What it prints: a line per class hit, at its step's tick plus its offset, the class's note.
+        let lines = printed.split(separator: "\n").map { $0.split(separator: " ").compactMap { Int($0) } }
+        XCTAssertEqual(lines.count, hits.map { $0.nonzeroBitCount }.reduce(0, +))
+        var i = 0
+        for (n, h) in hits.enumerated() {
+            for c in 0..<GridGroup.classCount where h >> c & 1 == 1 {
+                XCTAssertEqual(lines[i], [n * 120 + grid.offsets[off[n][c] % grid.offsets.count], grid.notes[c],
+                                          (grid.velocity.bins[vel[n][c]].lowerBound + grid.velocity.bins[vel[n][c]].upperBound) / 2])
+                i += 1
+            }
+        }
+    }
+
     /// PyTorch's frozen logits of a 2-layer model (tests the stacked graph against PyTorch).
     func testStackedGraphMatchesPyTorchsFrozenLogits() throws {
         guard Self.onnxRuntime else { throw XCTSkip("python3 with onnxruntime is not installed: ONNX Runtime parity not run") }
