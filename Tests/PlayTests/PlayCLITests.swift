@@ -288,7 +288,14 @@ final class PlayCLITests: XCTestCase {
     /// note for note, each at its frame, as without it.
     func testFloodOnTheInputPortIsCountedNotFatal() throws {
         let (rec, recording) = try recorder()
-        let player = try play(["--bars", "4", "--bpm", "240", "--seed", "9", "--connect", "probe:in"])
+        // Under the allocation counter the tests preload (Scripts/count-allocations): the JACK
+        // process callback, reading the flood and writing the notes, allocates nothing.
+        let callbacks = root.appendingPathComponent("callbacks.txt")
+        setenv("MALLOC_COUNT_CALLBACK_FILE", callbacks.path, 1)
+        let player = try Background(Self.repoRoot.appendingPathComponent("Scripts/count-allocations"),
+                                    [Self.drummer.path, "play", model, "--server", server.name,
+                                     "--bars", "4", "--bpm", "240", "--seed", "9", "--connect", "probe:in"], in: root)
+        unsetenv("MALLOC_COUNT_CALLBACK_FILE")
         let f0 = try firstBarFrame(player)
         let flood = try Background(Self.probe, ["--server", server.name, "--name", "flood", "--flood", "--to", "drummer:in", "--seconds", "30"], in: root)
         XCTAssertTrue(flood.wait(for: "ready", seconds: 10), flood.stderrText)
@@ -301,6 +308,11 @@ final class PlayCLITests: XCTestCase {
             XCTAssertTrue(played.contains(word), "\(word): \(played)")
         }
         XCTAssertTrue(played.contains(" 0 late"), String(played))
+        let counted = try String(contentsOf: callbacks, encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(counted.count, 2)
+        XCTAssertGreaterThan(counted[0], 500, "the callback ran (4 bars at 240 BPM: 4 s, 750 periods of 256 frames)")
+        XCTAssertEqual(counted[1], 0, "allocations in \(counted[0]) callbacks")
+        print("drummer play under a flood: \(counted[1]) allocations in \(counted[0]) process callbacks")
         let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
         let expected = try fileNotes(try sample(["--bars", "4", "--seed", "9", "--bpm", "240"]))
         XCTAssertEqual(ons.map { [$0.frame - f0, $0.bytes[1], $0.bytes[2]] },
