@@ -1,8 +1,7 @@
 // `drummer continuation MODEL --reference DIR`: how a grid model carries on from the first bars
 // of the reference files, against how their drummers carried on (Report/Continuation.swift).
-// Each file's model side is what `drummer sample MODEL --primer FILE --primer-bars P --bars N+1
-// --seed S+k` plays after its first P bars (--bars counts the primer's last bar, where generation
-// starts) (sampled in memory, the style the model finds
+// Each file's model side is what `drummer sample MODEL --primer FILE --primer-bars P --bars N
+// --seed S+k` plays after its first P bars (sampled in memory, the style the model finds
 // likeliest for the primer), read as `drummer stats` reads bars.
 import ArgumentParser
 import DrummerCore

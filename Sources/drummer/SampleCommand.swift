@@ -49,7 +49,7 @@ struct SampleCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file (default 1000; see --bars).")
     var notesOption: Int?
 
-    @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts.")
+    @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
     var bars: Int?
 
     @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars (default 2).")
@@ -264,9 +264,10 @@ struct SampleCommand: ParsableCommand {
         }
         // The file's bars are the generator's: the start event's place in its bar.
         let midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
-        // --bars: the file ends at the bar line `bars` bars after the one where generation starts.
+        // --bars: the file ends at the bar line `bars` bars after the one where generation starts;
+        // a grid primer's last bar is the primer's, so N bars follow it.
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
-        let endTick = bars.map { (generationStart / barLength + $0) * barLength }
+        let endTick = bars.map { (generationStart / barLength + (gridPrimer != nil ? 1 : 0) + $0) * barLength }
         var report: [SampleReport.File] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))

@@ -65,13 +65,12 @@ final class ContinuationCLITests: XCTestCase {
         XCTAssertEqual(similarity.drummers, (8 + 2 * 10.0 / 12 + 4) / 16, accuracy: 0.0005)
         XCTAssertEqual(repeats.drummers, 14.0 / 16 * 100, accuracy: 0.05)
 
-        // The model's side: file k is `sample --primer` of its first 4 bars with seed 10 + k
-        // (--bars counts the bar where generation starts, the primer's last: 1 + 8).
+        // The model's side: file k is `sample --primer` of its first 4 bars with seed 10 + k.
         var similaritySum = 0.0, repeated = 0
         for (k, bars) in files.enumerated() {
             let primer = root.appendingPathComponent("primer-\(k).mid"), out = root.appendingPathComponent("out-\(k).mid")
             try midi(Array(bars[0..<4])).write(to: primer)
-            let s = try CLI.run(["sample", model, "--primer", primer.path, "--primer-bars", "4", "--keep-primer", "--bars", "9",
+            let s = try CLI.run(["sample", model, "--primer", primer.path, "--primer-bars", "4", "--keep-primer", "--bars", "8",
                                  "--seed", "\(10 + k)", "-o", out.path])
             XCTAssertEqual(s.status, 0, s.stderr)
             XCTAssertTrue(s.stdout.contains("temperature hits=0.8,"), "after a primer the hits draw at 0.8: \(s.stdout)")

@@ -65,8 +65,9 @@ final class SampleLengthCLITests: XCTestCase {
         func sixteenth(_ tick: Int) -> Int { Int((Double(tick) / 120).rounded()) }
         XCTAssertEqual(head.map { sixteenth($0.1) }.sorted(), kept.map { sixteenth($0.1 - from) }.sorted())
         XCTAssertGreaterThan(hits.count, kept.count, "then the generated hits")
-        // Two bars of primer, and four bars with the one where generation starts: five bars.
-        XCTAssertLessThan(hits.ticks.max()!, 5 * 1920)
+        // Two bars of primer, and four bars after them: six bars.
+        XCTAssertLessThan(hits.ticks.max()!, 6 * 1920)
+        XCTAssertGreaterThanOrEqual(hits.ticks.max()!, 5 * 1920, "the sixth bar is played")
 
         // --bpm wins over the primer's tempo; --keep-primer needs --primer.
         let fast = root.appendingPathComponent("f.mid").path

@@ -116,30 +116,41 @@ final class PlayCLITests: XCTestCase {
         XCTAssertEqual(offs, ends)
     }
 
+    /// jack_transport as timebase master on the test's server, rolling at `bpm`: it reads its
+    /// commands from standard input and quits at its end, so the pipe stays open until `stop`.
+    final class TransportMaster {
+        let process = Process(), commands = Pipe()
+
+        init(server: String, bpm: Int) throws {
+            let transport = try XCTUnwrap(DummyJack.tool("jack_transport"), "jackd2 installs jack_transport with jackd")
+            process.executableURL = transport
+            var env = ProcessInfo.processInfo.environment
+            env["JACK_DEFAULT_SERVER"] = server
+            env["JACK_NO_START_SERVER"] = "1"
+            process.environment = env
+            process.standardInput = commands
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            send("master\ntempo \(bpm)\nplay\n")
+            usleep(1_000_000)   // jack_transport connects and rolls in well under a second
+        }
+
+        func send(_ text: String) { commands.fileHandleForWriting.write(Data(text.utf8)) }
+
+        func stop() {
+            try? commands.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+
     /// The same 8 bars with JACK transport rolling at 93 BPM (jack_transport as timebase master,
     /// --bpm 120 given and overruled): the file's notes, each at its tick's frame at 93 BPM.
     func testEightBarsFollowTransportAt93BPM() throws {
-        let transport = try XCTUnwrap(DummyJack.tool("jack_transport"), "jackd2 installs jack_transport with jackd")
         let (rec, recording) = try recorder()
-        // jack_transport reads its commands from standard input and quits at its end: the pipe
-        // stays open until the player is done.
-        let master = Process(), commands = Pipe()
-        master.executableURL = transport
-        var env = ProcessInfo.processInfo.environment
-        env["JACK_DEFAULT_SERVER"] = server.name
-        env["JACK_NO_START_SERVER"] = "1"
-        master.environment = env
-        master.standardInput = commands
-        master.standardOutput = FileHandle.nullDevice
-        master.standardError = FileHandle.nullDevice
-        try master.run()
-        defer {
-            try? commands.fileHandleForWriting.close()
-            if master.isRunning { master.terminate() }
-            master.waitUntilExit()
-        }
-        commands.fileHandleForWriting.write(Data("master\ntempo 93\nplay\n".utf8))
-        usleep(1_000_000)   // jack_transport connects and rolls in well under a second
+        let master = try TransportMaster(server: server.name, bpm: 93)
+        defer { master.stop() }
         let player = try play(["--bars", "8", "--seed", "7", "--bpm", "120", "--connect", "probe:in"])
         let f0 = try firstBarFrame(player)
         let r = player.finish(seconds: 45)
@@ -154,6 +165,41 @@ final class PlayCLITests: XCTestCase {
         for (o, e) in zip(ons, expected) {
             XCTAssertEqual(Double(o.frame - f0), Double(e.tick) * fpt93, accuracy: 1, "note \(e.note) at tick \(e.tick)")
         }
+    }
+
+    /// Transport's tempo changed from 93 to 140 BPM while the player plays 6 bars: the notes are
+    /// the file's, the bars before some bar line at 93 BPM and the bars from it on at 140, each
+    /// bar line on the frame the tempo before it puts it (the change waits for a bar line).
+    func testATransportTempoChangeTakesEffectAtTheNextBarLine() throws {
+        let (rec, recording) = try recorder()
+        let master = try TransportMaster(server: server.name, bpm: 93)
+        defer { master.stop() }
+        let player = try play(["--bars", "6", "--seed", "7", "--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        usleep(4_000_000)   // the first bar starts about a bar (2.6 s) after it is announced
+        master.send("tempo 140\n")
+        let r = player.finish(seconds: 45)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        _ = rec.stop()
+        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let expected = try fileNotes(try sample(["--bars", "6", "--seed", "7"]))
+        XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, expected.map { [Int($0.note), Int($0.velocity)] }, "notes and velocities")
+        // For each bar k where 140 BPM may start: the ticks before bar k's line at 93 BPM from the
+        // first bar's frame, the line itself on a whole frame, the ticks from it on at 140 BPM.
+        let slow: Double = 48000.0 * 60 / (93 * 480), fast: Double = 48000.0 * 60 / (140 * 480)
+        func worst(changeAt k: Int) -> Double {
+            let line: Double = (Double(f0) + Double(k * bar) * slow).rounded()
+            var largest = 0.0
+            for (o, e) in zip(ons, expected) {
+                let place: Double = e.tick < k * bar ? Double(f0) + Double(e.tick) * slow
+                                                     : line + Double(e.tick - k * bar) * fast
+                largest = max(largest, abs(Double(o.frame) - place))
+            }
+            return largest
+        }
+        let fits = (1..<6).filter { worst(changeAt: $0) <= 1 }
+        XCTAssertEqual(fits.count, 1, "one bar line where 140 BPM starts: \((1..<6).map { worst(changeAt: $0) })")
+        print("transport 93 → 140 BPM: the player changed at bar \(fits.first.map { $0 + 1 } ?? 0)'s line")
     }
 
     /// --answer 2 at 240 BPM: a two-bar beat sent in bars 3–4 (after bars 1–2 heard nothing);
@@ -199,7 +245,7 @@ final class PlayCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("answering \(beat.count) hit(s) heard"), r.stdout)
         let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
         // The file: the rest of the beat's last bar, then two bars (file ticks 1920 ..< 5760).
-        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "3", "--seed", "5"]))
+        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "2", "--seed", "5"]))
         let answer = file.filter { $0.tick >= bar }
         XCTAssertGreaterThan(answer.count, 10)
         XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, answer.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
@@ -242,7 +288,7 @@ final class PlayCLITests: XCTestCase {
         }
         XCTAssertTrue(ons.filter { $0.tick >= Double(4 * bar) && $0.tick < Double(from) }.isEmpty, "silent until it carries on")
         // Then `sample --primer` of the beat (file tick 0: the beat's second bar line, tick 5760 here).
-        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "6", "--seed", "4"]))
+        let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "5", "--seed", "4"]))
         let carried = file.filter { $0.tick + 3 * bar >= from && $0.tick + 3 * bar < 8 * bar }
         let after = ons.filter { $0.tick >= Double(from) }
         XCTAssertGreaterThan(carried.count, 5)
