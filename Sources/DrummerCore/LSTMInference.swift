@@ -28,7 +28,10 @@
 // a step of the shipped model (3.7 MB of weights) reads 1.9 MB per core, which the cores' own
 // caches can hold, where one thread streams all of it from the shared cache every step. The
 // halves give the same values up to float32 rounding (the layers above the first run their
-// input and recurrent products as two GEMVs).
+// input and recurrent products as two GEMVs). `halves: true` runs the two halves one after the
+// other on the calling thread: the same calls on the same operands, so the same bits as the
+// split step (a grid model's sampler steps this way on one core, and `drummer sample` writes a
+// seed's file alike on one core and on two).
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -65,8 +68,12 @@ public final class LSTMInference {
     /// Each half's units, [0, H/2) and [H/2, H), and logits, [0, O/2) and [O/2, O).
     private let unitSplit: Int, logitSplit: Int
 
-    /// `threads`: 1, or 2 to split each step with a second thread (see the file header).
-    public init(weights: LSTMWeights, threads: Int = 1) {
+    /// Run the halves of the split step one after the other on this thread (no worker).
+    private let sequentialHalves: Bool
+
+    /// `threads`: 1, or 2 to split each step with a second thread (see the file header);
+    /// `halves`: on one thread, compute the step as the split step's two halves (same bits).
+    public init(weights: LSTMWeights, threads: Int = 1, halves: Bool = false) {
         let s = weights.shape
         shape = s
         layout = s.parameters
@@ -85,11 +92,12 @@ public final class LSTMInference {
         }
         unitSplit = H / 2
         logitSplit = O / 2
-        let split = threads >= 2
+        let split = threads >= 2 || halves
+        sequentialHalves = threads < 2 && halves
         hsNext = InferenceBuffers.make(split ? L * H : 0, 0)
         halfGates = InferenceBuffers.make(split ? 2 * 4 * (H - H / 2) : 0, 0)
         halfTanh = InferenceBuffers.make(split ? 2 * (H - H / 2) : 0, 0)
-        if split { worker = SplitWorker(self) }
+        if split && !sequentialHalves { worker = SplitWorker(self) }
     }
 
     deinit {
@@ -131,8 +139,8 @@ public final class LSTMInference {
             precondition(k >= 0 && k < groupSize[g], "LSTMInference.step: class \(k) outside input group \(g) (size \(groupSize[g]))")
             rows[g] = Int32(groupOffset[g] + k)
         }
-        if let worker {
-            for l in 0..<L { worker.run(stage: l) }
+        if worker != nil || sequentialHalves {
+            for l in 0..<L { run(stage: l) }
             swap(&hs, &hsNext)
             swap(&cs, &cNext)
             return
@@ -166,8 +174,8 @@ public final class LSTMInference {
     /// The logits y = [h, 1] · Wy of the top layer's h (O values; output group g is
     /// `shape.parameters.head.outputColumns[g]`). Valid until the next call.
     public func logits() -> UnsafeBufferPointer<Float> {
-        if let worker {
-            worker.run(stage: L)
+        if worker != nil || sequentialHalves {
+            run(stage: L)
             return UnsafeBufferPointer(y)
         }
         OutputLayer.logits(rows: 1, h: h, wy: view(layout.head.wy.range), hidden: H, into: y)
@@ -175,6 +183,16 @@ public final class LSTMInference {
     }
 
     // MARK: split steps
+
+    /// Both halves of `stage`: on the two threads, or one after the other on this one.
+    private func run(stage: Int) {
+        if let worker {
+            worker.run(stage: stage)
+        } else {
+            half(stage: stage, part: 0)
+            half(stage: stage, part: 1)
+        }
+    }
 
     /// Half `part` (0 or 1) of stage `stage`: layer `stage`'s units of that half (stage < L),
     /// or that half of the logits (stage L, after the step). Runs on either thread.

@@ -22,11 +22,12 @@ final class GridSampler {
     private let row: UnsafeMutableBufferPointer<Int32>
     private let columns: [Range<Int>]
 
-    init(weights: LSTMWeights, group: GridGroup) {
+    /// `threads`: the threads a step runs on (nil: `stepThreads`' choice).
+    init(weights: LSTMWeights, group: GridGroup, threads: Int? = nil) {
         self.weights = weights
         self.group = group
         encoder = GridEncoder(group: group)
-        lstm = LSTMInference(weights: weights, threads: Self.stepThreads(weights.shape))
+        lstm = LSTMInference(weights: weights, threads: threads ?? Self.stepThreads(weights.shape), halves: true)
         probs = .allocate(capacity: weights.shape.outputWidth)
         probs.initialize(repeating: 0)
         row = .allocate(capacity: encoder.inputCount)

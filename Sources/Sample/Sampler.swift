@@ -135,7 +135,9 @@ public final class Sampler {
     /// Each output group's logits in y (the layout's head columns).
     private let noteColumns: Range<Int>, tickColumns: Range<Int>
 
-    public init(weights: LSTMWeights, groups: ModelGroups) throws {
+    /// `stepThreads`: the threads a grid model's step runs on (nil: two on a machine with two
+    /// cores for a wide model; 1 where several samplers already share the cores).
+    public init(weights: LSTMWeights, groups: ModelGroups, stepThreads: Int? = nil) throws {
         let s = weights.shape
         guard groups.shape(hidden: s.hidden, layers: s.layers) == s else {
             throw SamplerError.vocabularyMismatch(
@@ -144,7 +146,7 @@ public final class Sampler {
         }
         self.weights = weights
         self.groups = groups
-        let grid = groups.grid.map { GridSampler(weights: weights, group: $0) }
+        let grid = groups.grid.map { GridSampler(weights: weights, group: $0, threads: stepThreads) }
         self.grid = grid
         // A grid model steps in its GridSampler: no second copy of the parameters.
         lstm = grid?.lstm ?? LSTMInference(weights: weights)

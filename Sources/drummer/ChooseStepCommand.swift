@@ -130,9 +130,13 @@ struct ChooseStepCommand: ParsableCommand {
         let options = drawn
         let midi = DrumMIDIOptions(model: model.groups)
         // The files on both cores: file k on thread k mod 2, each thread with its own sampler
-        // (a file depends only on its seed), OpenBLAS on one thread meanwhile.
+        // (a file depends only on its seed) whose steps run on that thread alone (a step split
+        // over both cores as well would make four threads take turns on two), OpenBLAS on one
+        // thread meanwhile.
         let threads = min(2, max(1, count))
-        let samplers = try (0..<threads).map { _ in try Sampler(weights: model.weights, groups: model.groups) }
+        let samplers = try (0..<threads).map { _ in
+            try Sampler(weights: model.weights, groups: model.groups, stepThreads: threads > 1 ? 1 : nil)
+        }
         let results = UnsafeMutableBufferPointer<Result<DrumPerformance, Error>?>.allocate(capacity: max(1, count))
         results.initialize(repeating: nil)
         defer { results.deallocate() }

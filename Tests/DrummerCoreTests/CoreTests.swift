@@ -240,6 +240,39 @@ final class SplitInferenceTests: XCTestCase {
         }
     }
 
+    /// At the shipped model's shape (1,218 one-hot inputs in 51 groups, two layers of 256, 710
+    /// outputs) the halves run one after the other on one thread (`halves: true`, a grid
+    /// sampler's step on one core) give the split step's h, c and logits bit for bit, step after
+    /// step, so `drummer sample` writes a seed's file alike on one core and on two (and
+    /// choose-step's one-thread samplers the files `sample` writes).
+    func testTheShippedShapeSplitsToTheSameBits() throws {
+        let inputs = [513] + Array(repeating: 15, count: 9) + Array(repeating: 9, count: 9) + [16, 8]
+            + Array(repeating: 16, count: 27) + [2, 2, 29]
+        let outputs = [512] + Array(repeating: 14, count: 9) + Array(repeating: 8, count: 9)
+        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 256, layers: 2)
+        XCTAssertEqual(shape.inputWidth, 1218)
+        XCTAssertEqual(shape.outputWidth, 710)
+        var rng = SeededRNG(seed: 11)
+        let w = try LSTMWeights(shape: shape, parameters: (0..<shape.parameterCount).map { _ in Float(rng.uniform(-0.15, 0.15)) })
+        let one = LSTMInference(weights: w, halves: true), two = LSTMInference(weights: w, threads: 2)
+        var differing = 0, compared = 0
+        for _ in 0..<100 {
+            for (g, size) in inputs.enumerated() {
+                let k = Int32(rng.index(below: size))
+                one.input[g] = k
+                two.input[g] = k
+            }
+            one.step()
+            two.step()
+            let a = Array(one.logits()) + Array(one.h) + Array(one.c)
+            let b = Array(two.logits()) + Array(two.h) + Array(two.c)
+            differing += zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
+            compared += a.count
+        }
+        XCTAssertEqual(compared, 100 * (710 + 512))
+        XCTAssertEqual(differing, 0, "values of the split step not bitwise the one-thread step's")
+    }
+
     func testSplitInstancesComeAndGo() throws {
         let shape = ModelShape(inputGroups: [4, 4], outputGroups: [4, 4], hidden: 8, layers: 2)
         let w = try LSTMWeights(shape: shape, parameters: [Float](repeating: 0.1, count: shape.parameterCount))
