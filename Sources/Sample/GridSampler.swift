@@ -63,6 +63,16 @@ final class GridSampler {
     /// The logits of the last step (every output group), computed once per step: a step's draws
     /// (the hit set, then each hit's velocity and offset) all read them.
     private var stepLogits = UnsafeBufferPointer<Float>(start: nil, count: 0)
+    /// The streams `likeliestStyle` reads a beat with, made on its first use.
+    private var scorer: BatchedInference?
+
+    /// A BatchedInference of at least `streams` streams (one per style of the model).
+    private func styleScorer(streams: Int) -> BatchedInference {
+        if let scorer, scorer.streams >= streams { return scorer }
+        let made = BatchedInference(weights: weights, streams: max(streams, group.styles?.count ?? 1))
+        scorer = made
+        return made
+    }
 
     /// Feeds row `s` of `seq` (−1: the start row) to the model: one LSTM step, and its logits.
     private func step(row s: Int, of seq: GridSequence) {
@@ -241,7 +251,7 @@ struct NoteSet {
 
 /// A beat's hits on the grid (GridPrimer and GridSampler.humanize read beats alike): its first
 /// bar line, and the hits of notes with a drum class as cells. Every bar must be 4/4.
-private struct GridBeat {
+struct GridBeat {
     /// The beat's first bar line (its grid's tick 0), ticks.
     let start: Int
     /// Indices in the beat of the hits with a drum class, their onsets from `start`, and each
@@ -310,25 +320,41 @@ extension GridSampler {
         return likeliestStyle(of: try GridBeat(beat, group: group, reading: "reads"), among: among)
     }
 
-    /// `likeliestStyle` of a beat already on the grid.
+    /// `likeliestStyle` of a beat already on the grid: the candidate styles read the beat side
+    /// by side, one stream each (BatchedInference: each step's products as one GEMM over the
+    /// streams instead of a pass per style; an answer in `play` waits on this).
     private func likeliestStyle(of grid: GridBeat, among: [Int]? = nil) -> Int? {
         guard let styles = group.styles else { return nil }
         let candidates = among ?? Array(0..<styles.count)
+        guard !candidates.isEmpty else { return 0 }
+        let scores = styleScores(of: grid, candidates: candidates)
+        var best = 0
+        for b in 1..<candidates.count where scores[b] > scores[best] { best = b }
+        return candidates[best]
+    }
+
+    /// For each candidate style (not empty), the sum of the log-probabilities of the beat's hit
+    /// sets that `likeliestStyle` weighs.
+    func styleScores(of grid: GridBeat, candidates: [Int]) -> [Double] {
         var seq = group.sequence(grid.cells, steps: min(grid.steps, Self.styleScoringSteps))
-        let H = weights.shape.hidden, zeros = [Float](repeating: 0, count: H), hits = columns[0]
-        var best = candidates.first ?? 0, bestScore = -Double.infinity
-        for style in candidates {
-            seq.style = style
-            for layer in 0..<weights.shape.layers { lstm.setState(layer: layer, h: zeros, c: zeros) }
-            var score = 0.0
-            for s in -1..<(seq.count - 1) {
-                step(row: s, of: seq)
-                let y = UnsafeBufferPointer(rebasing: stepLogits[hits])
-                score += Double(y[Int(seq.hitSet(step: s + 1))] - Softmax.logSumExp(y))
+        let scorer = styleScorer(streams: candidates.count)
+        let n = candidates.count, k = encoder.inputCount, O = weights.shape.outputWidth, hits = columns[0]
+        for b in 0..<n { scorer.resetState(stream: b) }
+        var scores = [Double](repeating: 0, count: n)
+        for s in -1..<(seq.count - 1) {
+            for (b, style) in candidates.enumerated() {
+                seq.style = style
+                encoder.encode(row: s, of: seq, into: row)
+                for g in 0..<k { scorer.input[b * k + g] = row[g] }
             }
-            if score > bestScore { (best, bestScore) = (style, score) }
+            scorer.step(count: n)
+            let y = scorer.logits(count: n), target = Int(seq.hitSet(step: s + 1))
+            for b in 0..<n {
+                let hitLogits = UnsafeBufferPointer(rebasing: y[(b * O + hits.lowerBound)..<(b * O + hits.upperBound)])
+                scores[b] += Double(hitLogits[target] - Softmax.logSumExp(hitLogits))
+            }
         }
-        return best
+        return scores
     }
 
     /// Humanizes `beat` (onsets non-decreasing, ticks at the model's PPQ, 4/4 bars): the model

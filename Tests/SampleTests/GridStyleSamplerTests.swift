@@ -83,4 +83,54 @@ final class GridStyleSamplerTests: XCTestCase {
         options.style = 5
         XCTAssertThrowsError(try humanizer.humanize(beat(36), options: options, rng: &rng))
     }
+
+    /// The styles read side by side (one BatchedInference stream each) score a beat as a pass per
+    /// style with the one-stream LSTMInference does (a reference written here: reset, encode
+    /// each step's row, sum the hit sets' log-probabilities), on random weights with two layers,
+    /// and choose the same style.
+    func testTheStylesReadSideBySideScoreAsOnePassEach() throws {
+        let sampler = try model()
+        let group = try XCTUnwrap(sampler.groups.grid)
+        let shape = sampler.groups.shape(hidden: 8, layers: 2)
+        var rng = SeededRNG(seed: 21)
+        let weights = try LSTMWeights(shape: shape, parameters: (0..<shape.parameterCount).map { _ in Float(rng.uniform(-0.8, 0.8)) })
+        let grid = GridSampler(weights: weights, group: group)
+        let encoder = GridEncoder(group: group)
+        let row = UnsafeMutableBufferPointer<Int32>.allocate(capacity: encoder.inputCount)
+        defer { row.deallocate() }
+        let hits = shape.parameters.head.outputColumns[0]
+        for trial in 0..<6 {
+            let notes = [36, 38, 42, 46, 49, 51]
+            var beat: [BeatHit] = []
+            for step in 0..<(16 + 8 * trial) where rng.uniform(0, 1) < 0.6 {
+                let onset = step * 120 + Int(rng.uniform(-20, 20)) + 40
+                beat.append(BeatHit(note: notes[rng.index(below: notes.count)], onset: onset, velocity: 30 + rng.index(below: 90),
+                                    tickInBar: onset % 1920, barTicks: 1920))
+            }
+            let read = try GridBeat(beat, group: group, reading: "reads")
+            let scores = grid.styleScores(of: read, candidates: [0, 1, 2])
+            var reference: [Double] = []
+            for style in 0..<3 {
+                var seq = group.sequence(read.cells, steps: min(read.steps, GridSampler.styleScoringSteps), style: style)
+                seq.style = style
+                let lstm = LSTMInference(weights: weights)
+                var score = 0.0
+                for s in -1..<(seq.count - 1) {
+                    encoder.encode(row: s, of: seq, into: row)
+                    for g in 0..<encoder.inputCount { lstm.input[g] = row[g] }
+                    lstm.step()
+                    let y = Array(lstm.logits()[hits])
+                    let top = y.max()!
+                    let lse = Double(top) + log(y.map { exp(Double($0 - top)) }.reduce(0, +))
+                    score += Double(y[Int(seq.hitSet(step: s + 1))]) - lse
+                }
+                reference.append(score)
+            }
+            for (a, b) in zip(scores, reference) {
+                XCTAssertEqual(a, b, accuracy: 1e-4 * max(1, abs(b)), "trial \(trial): \(scores) against \(reference)")
+            }
+            XCTAssertEqual(reference.firstIndex(of: reference.max()!), try grid.likeliestStyle(beat), "trial \(trial)")
+            XCTAssertEqual(try grid.likeliestStyle(beat, among: [2, 1]), reference[2] >= reference[1] ? 2 : 1, "trial \(trial)")
+        }
+    }
 }
