@@ -288,28 +288,12 @@ public final class LivePlayer {
         try queue(.end(at: windowStart))
     }
 
-    /// A second sampler of the same model, for a second core.
-    private lazy var helper: Sampler? = try? Sampler(weights: sampler.weights, groups: sampler.groups)
-
-    /// `Sampler.likeliestStyle(beat, among: --style's)`, on two threads: each half of the styles
-    /// weighed on its own, then the better of the two halves' best (one more pass each), which
-    /// is the whole list's (ties to the earlier, as the whole list's scan breaks them).
+    /// `Sampler.likeliestStyle(beat, among: --style's)`: the call `sample --primer` makes, so
+    /// that an answer plays the style the file would (the styles read side by side, one stream
+    /// each).
     private func likeliestStyle(_ beat: [BeatHit]) -> Int? {
-        guard let names = sampler.groups.grid?.styles?.names else { return nil }
-        let candidates = settings.givenStyles ?? Array(names.indices)
-        guard candidates.count >= 4, let helper else { return try? sampler.likeliestStyle(beat, among: settings.givenStyles) }
-        let half = candidates.count / 2
-        let other = UncheckedBox<Int?>(nil), done = DispatchSemaphore(value: 0)
-        let job = UncheckedBox((helper, beat, Array(candidates[..<half])))
-        Thread.detachNewThread {
-            let (h, b, among) = job.value
-            other.value = try? h.likeliestStyle(b, among: among)
-            done.signal()
-        }
-        let mine = try? sampler.likeliestStyle(beat, among: Array(candidates[half...]))
-        done.wait()
-        guard let a = other.value, let b = mine else { return other.value ?? mine }
-        return try? sampler.likeliestStyle(beat, among: [a, b])
+        guard sampler.groups.grid?.styles != nil else { return nil }
+        return try? sampler.likeliestStyle(beat, among: settings.givenStyles)
     }
 
     // MARK: The clock, the ring and the checks
@@ -416,8 +400,3 @@ public final class LivePlayer {
     }
 }
 
-/// A value handed to one other thread and read back after it signals (no concurrent access).
-private final class UncheckedBox<T>: @unchecked Sendable {
-    var value: T
-    init(_ value: T) { self.value = value }
-}
