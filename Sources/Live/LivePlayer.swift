@@ -150,14 +150,7 @@ public final class LivePlayer {
     /// Draws from the start, or from `course`, until `endTick` (nil: on and on).
     private func play(_ course: Course?, until endTick: Int?) throws {
         var rng = SeededRNG(seed: settings.seed)
-        var options = course == nil ? settings.options : settings.continuationOptions
-        var fixed = settings.fixedStyle, why = settings.fixedStyle != nil ? "" : " (drawn)"
-        if let course, fixed == nil, sampler.groups.grid?.styles != nil, let s = likeliestStyle(course.beat) {
-            fixed = s
-            why = " (likeliest for what it heard)"
-        }
-        let drawn = sampler.drawStyle(rng: &rng, among: settings.givenStyles)
-        options.style = drawn == nil ? nil : fixed ?? drawn
+        let (options, why) = drawOptions(carryingOn: course?.beat, rng: &rng)
         if let course {
             status("bar \(course.from / barTicks + 1): carrying on from tick \(course.from)" + styleText(options.style, why: why))
         } else {
@@ -213,11 +206,7 @@ public final class LivePlayer {
         if let endTick, client.playhead >= Double(endTick) { return nil }
         // The two bars up to the bar line after the last hit, as a beat from their first bar line.
         let line = (last / barTicks + 1) * barTicks, start = line - 2 * barTicks
-        let hits = performance.filter { $0.tick >= start && $0.tick < line }
-            .enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
-        let beat = hits.map { h in
-            BeatHit(note: h.note, onset: h.tick - start, velocity: h.velocity, tickInBar: (h.tick - start) % barTicks, barTicks: barTicks)
-        }
+        let beat = self.beat(performance.filter { $0.tick >= start && $0.tick < line }, from: start)
         let primer = try GridPrimer(beat: beat, group: grid)
         // A sixteenth from now: the draw and the first notes' way to the callback.
         let from = Int(client.playhead) + grid.ticksPerStep
@@ -235,7 +224,7 @@ public final class LivePlayer {
         while endTick.map({ windowStart < $0 }) ?? true {
             let listenEnd = windowStart + window
             status("bar \(windowStart / barTicks + 1): listening for \(k) bar(s)")
-            var heard: [(tick: Int, note: Int, velocity: Int)] = []
+            var heard: [Hit] = []
             try wait(draining: { h in
                 if h.tick >= windowStart, h.tick < listenEnd { heard.append(h) }
             }) { self.client.playhead >= Double(listenEnd) }
@@ -244,23 +233,11 @@ public final class LivePlayer {
                 windowStart = listenEnd
                 continue
             }
-            // The hits as a beat of K bars from windowStart, in onset order.
-            heard = heard.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
-            let beat = heard.map { h in
-                BeatHit(note: h.note, onset: h.tick - windowStart, velocity: h.velocity,
-                        tickInBar: (h.tick - windowStart) % barTicks, barTicks: barTicks)
-            }
+            // The hits as a beat of K bars from windowStart.
+            let beat = self.beat(heard, from: windowStart)
             let primer = try GridPrimer(beat: beat, group: grid)
-            // `sample --primer`'s style: --style's one, else the likeliest (among --style's) for the beat.
-            var fixed = settings.fixedStyle, why = ""
-            if fixed == nil, grid.styles != nil, let s = likeliestStyle(beat) {
-                fixed = s
-                why = " (likeliest for what it heard)"
-            }
             var rng = SeededRNG(seed: settings.seed)
-            var options = settings.continuationOptions
-            let drawn = sampler.drawStyle(rng: &rng, among: settings.givenStyles)
-            options.style = drawn == nil ? nil : fixed ?? drawn
+            let (options, why) = drawOptions(carryingOn: beat, rng: &rng)
             // Generated onsets count from the beat's first bar line (the first hit's).
             let gridStart = windowStart + (beat[0].onset - beat[0].tickInBar)
             let answerEnd = listenEnd + window
@@ -288,12 +265,30 @@ public final class LivePlayer {
         try queue(.end(at: windowStart))
     }
 
-    /// `Sampler.likeliestStyle(beat, among: --style's)`: the call `sample --primer` makes, so
-    /// that an answer plays the style the file would (the styles read side by side, one stream
-    /// each).
-    private func likeliestStyle(_ beat: [BeatHit]) -> Int? {
-        guard sampler.groups.grid?.styles != nil else { return nil }
-        return try? sampler.likeliestStyle(beat, among: settings.givenStyles)
+    /// Hits (any order) as a beat from the bar line at `start`, in onset order (hits of one
+    /// onset in the order they came): what GridPrimer reads.
+    private func beat(_ hits: [Hit], from start: Int) -> [BeatHit] {
+        hits.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map { h in
+            BeatHit(note: h.element.note, onset: h.element.tick - start, velocity: h.element.velocity,
+                    tickInBar: (h.element.tick - start) % barTicks, barTicks: barTicks)
+        }
+    }
+
+    /// A draw's options as `sample` sets them, the rng's first number drawing the style: playing
+    /// on, the model's temperatures and --style's style, else the drawn one; carrying on from a
+    /// beat heard, the continuation temperatures and --style's style, else the likeliest for the
+    /// beat (among --style's: the call `sample --primer` makes). `why` says where the style came
+    /// from, for the status line.
+    private func drawOptions(carryingOn beat: [BeatHit]?, rng: inout SeededRNG) -> (options: SamplingOptions, why: String) {
+        var options = beat == nil ? settings.options : settings.continuationOptions
+        var fixed = settings.fixedStyle, why = fixed != nil ? "" : " (drawn)"
+        if let beat, fixed == nil, let s = try? sampler.likeliestStyle(beat, among: settings.givenStyles) {
+            fixed = s
+            why = " (likeliest for what it heard)"
+        }
+        let drawn = sampler.drawStyle(rng: &rng, among: settings.givenStyles)
+        options.style = drawn == nil ? nil : fixed ?? drawn
+        return (options, why)
     }
 
     // MARK: The clock, the ring and the checks
