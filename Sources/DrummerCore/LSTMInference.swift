@@ -68,8 +68,9 @@ public final class LSTMInference {
     /// Each half's units, [0, H/2) and [H/2, H), and logits, [0, O/2) and [O/2, O).
     private let unitSplit: Int, logitSplit: Int
 
-    /// Run the halves of the split step one after the other on this thread (no worker).
-    private let sequentialHalves: Bool
+    /// Steps run as the split step's two halves (on the worker and this thread, or one after
+    /// the other on this one).
+    private let halved: Bool
 
     /// `threads`: 1, or 2 to split each step with a second thread (see the file header);
     /// `halves`: on one thread, compute the step as the split step's two halves (same bits).
@@ -92,12 +93,11 @@ public final class LSTMInference {
         }
         unitSplit = H / 2
         logitSplit = O / 2
-        let split = threads >= 2 || halves
-        sequentialHalves = threads < 2 && halves
-        hsNext = InferenceBuffers.make(split ? L * H : 0, 0)
-        halfGates = InferenceBuffers.make(split ? 2 * 4 * (H - H / 2) : 0, 0)
-        halfTanh = InferenceBuffers.make(split ? 2 * (H - H / 2) : 0, 0)
-        if split && !sequentialHalves { worker = SplitWorker(self) }
+        halved = threads >= 2 || halves
+        hsNext = InferenceBuffers.make(halved ? L * H : 0, 0)
+        halfGates = InferenceBuffers.make(halved ? 2 * 4 * (H - H / 2) : 0, 0)
+        halfTanh = InferenceBuffers.make(halved ? 2 * (H - H / 2) : 0, 0)
+        if threads >= 2 { worker = SplitWorker(self) }
     }
 
     deinit {
@@ -139,7 +139,7 @@ public final class LSTMInference {
             precondition(k >= 0 && k < groupSize[g], "LSTMInference.step: class \(k) outside input group \(g) (size \(groupSize[g]))")
             rows[g] = Int32(groupOffset[g] + k)
         }
-        if worker != nil || sequentialHalves {
+        if halved {
             for l in 0..<L { run(stage: l) }
             swap(&hs, &hsNext)
             swap(&cs, &cNext)
@@ -174,7 +174,7 @@ public final class LSTMInference {
     /// The logits y = [h, 1] · Wy of the top layer's h (O values; output group g is
     /// `shape.parameters.head.outputColumns[g]`). Valid until the next call.
     public func logits() -> UnsafeBufferPointer<Float> {
-        if worker != nil || sequentialHalves {
+        if halved {
             run(stage: L)
             return UnsafeBufferPointer(y)
         }
