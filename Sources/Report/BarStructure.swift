@@ -201,6 +201,13 @@ public enum BarStructure {
         return (xs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(xs.count)).squareRoot()
     }
 
+    /// The sixteenth a hit `tickInBar` ticks after its bar line is read at: the nearest (halves
+    /// up), and `next` 1 where that is past the bar's last, the next bar's first (else 0).
+    static func sixteenth(tickInBar: Int, ticksPerQuarter: Int) -> (next: Int, cell: Int) {
+        let cell = Int((Double(tickInBar) / (Double(ticksPerQuarter) / 4) + 0.5).rounded(.down))
+        return cell >= 16 ? (1, cell - 16) : (0, cell)
+    }
+
     /// The bars of a file whose hits all lie in 4/4 bars, from its first hit's bar to its
     /// last hit's, with the index of the first (counted from the file's first bar); nil
     /// for a file without bar positions or with a hit in another meter.
@@ -208,13 +215,11 @@ public enum BarStructure {
         guard let slots = t.bars, !slots.isEmpty else { return nil }
         let barTicks = 4 * t.ticksPerQuarter
         guard slots.allSatisfy({ $0.barTicks == barTicks }) else { return nil }
-        let s = Double(t.ticksPerQuarter) / 4
         var placed: [(bar: Int, cell: Int, drumClass: Int, velocity: Int?)] = []
         for (i, (slot, note)) in zip(slots, t.notes).enumerated() {
             guard let c = DrumClasses.of(note: note) else { continue }
-            let cell = Int((Double(slot.tickInBar) / s + 0.5).rounded(.down))
-            let v = t.velocities?[i]
-            placed.append(cell >= 16 ? (slot.bar + 1, cell - 16, c, v) : (slot.bar, cell, c, v))
+            let (next, cell) = sixteenth(tickInBar: slot.tickInBar, ticksPerQuarter: t.ticksPerQuarter)
+            placed.append((slot.bar + next, cell, c, t.velocities?[i]))
         }
         let first = slots.map(\.bar).min()!, last = max(slots.map(\.bar).max()!, placed.map(\.bar).max() ?? first)
         var out = [Bar](repeating: Bar(), count: last - first + 1)

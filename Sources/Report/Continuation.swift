@@ -42,12 +42,11 @@ extension BarStructure {
     /// `bars(_:)` places them.
     public static func barSets(notes: [Int], onsets: [Int], ticksPerQuarter: Int, bars range: Range<Int>) -> [BarSet] {
         var out = [BarSet](repeating: BarSet(), count: range.count)
-        let barTicks = 4 * ticksPerQuarter, sixteenth = Double(ticksPerQuarter) / 4
+        let barTicks = 4 * ticksPerQuarter
         for (note, onset) in zip(notes, onsets) {
             guard let c = DrumClasses.of(note: note), onset >= 0 else { continue }
-            var bar = onset / barTicks
-            var cell = Int((Double(onset % barTicks) / sixteenth + 0.5).rounded(.down))
-            if cell >= 16 { bar += 1; cell -= 16 }
+            let (next, cell) = sixteenth(tickInBar: onset % barTicks, ticksPerQuarter: ticksPerQuarter)
+            let bar = onset / barTicks + next
             guard range.contains(bar) else { continue }
             out[bar - range.lowerBound].insert(drumClass: c, sixteenth: cell)
         }
