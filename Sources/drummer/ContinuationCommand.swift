@@ -78,6 +78,8 @@ struct ContinuationCommand: ParsableCommand {
         // The temperatures `drummer sample` plays with by default: the ones model.json carries.
         let temperatures = try SampleCommand.temperatures(temperature, for: loaded.groups, defaults: loaded.sampling.temperatures,
                                                              continuing: true).resolved
+        var continuing = SamplingOptions(temperature: 1)
+        continuing.set(temperatures)
         var model = ContinuationSums(), drummer = ContinuationSums()
         var measured = 0, tooShort = 0
         for track in referenceSet.tracks where measured < count {
@@ -99,8 +101,7 @@ struct ContinuationCommand: ParsableCommand {
                 throw ValidationError("\(track.path): \(error)")
             }
             var rng = SeededRNG(seed: seed &+ UInt64(measured))
-            var options = SamplingOptions(temperature: 1)
-            options.set(temperatures)
+            var options = continuing
             // As `sample --primer`: the file's first number draws a style, the one played is the
             // likeliest for the primer.
             let drawn = sampler.drawStyle(rng: &rng)
