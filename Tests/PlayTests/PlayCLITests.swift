@@ -75,6 +75,28 @@ final class PlayCLITests: XCTestCase {
         }
     }
 
+    /// Recorded NOTE ONs on the drum channel (velocity above 0).
+    func noteOns(_ file: URL) throws -> [(frame: Int, bytes: [Int])] {
+        try events(file).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+    }
+
+    /// `drummer play` with `args` (30 s at most), the lines of `send` sent into its input from its
+    /// first bar line by a second probe: its result, that frame, and the NOTE ONs recorded.
+    func playWithBeatSent(_ args: [String], send: URL) throws
+        -> (r: (status: Int32, stdout: String, stderr: String), f0: Int, ons: [(frame: Int, bytes: [Int])])
+    {
+        let (rec, recording) = try recorder()
+        let player = try play(args + ["--connect", "probe:in"])
+        let f0 = try firstBarFrame(player)
+        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", send.path,
+                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
+        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
+        let r = player.finish(seconds: 30)
+        _ = sender.stop()
+        _ = rec.stop()
+        return (r, f0, try noteOns(recording))
+    }
+
     /// The notes a `drummer sample` file holds, as written (DrumMIDI's rule: onset, note, velocity, duration).
     func fileNotes(_ path: String) throws -> [MIDINote] {
         let file = try MIDIFile.read(path: path).file
@@ -157,7 +179,7 @@ final class PlayCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("on JACK transport"), r.stdout)
         _ = rec.stop()
-        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let ons = try noteOns(recording)
         let expected = try fileNotes(try sample(["--bars", "8", "--seed", "7", "--bpm", "93"]))
         XCTAssertGreaterThan(expected.count, 40)
         XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, expected.map { [Int($0.note), Int($0.velocity)] }, "notes and velocities")
@@ -181,7 +203,7 @@ final class PlayCLITests: XCTestCase {
         let r = player.finish(seconds: 45)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         _ = rec.stop()
-        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let ons = try noteOns(recording)
         let expected = try fileNotes(try sample(["--bars", "6", "--seed", "7"]))
         XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, expected.map { [Int($0.note), Int($0.velocity)] }, "notes and velocities")
         // For each bar k where 140 BPM may start: the ticks before bar k's line at 93 BPM from the
@@ -232,18 +254,9 @@ final class PlayCLITests: XCTestCase {
         let (beat, beatFile, sendFile) = try twoBarBeat()
         let fpt = framesPerTick / 2
 
-        let (rec, recording) = try recorder()
-        let player = try play(["--answer", "2", "--bars", "6", "--bpm", "240", "--seed", "5", "--connect", "probe:in"])
-        let f0 = try firstBarFrame(player)
-        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", sendFile.path,
-                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
-        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
-        let r = player.finish(seconds: 30)
-        _ = sender.stop()
-        _ = rec.stop()
+        let (r, f0, ons) = try playWithBeatSent(["--answer", "2", "--bars", "6", "--bpm", "240", "--seed", "5"], send: sendFile)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("answering \(beat.count) hit(s) heard"), r.stdout)
-        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
         // The file: the rest of the beat's last bar, then two bars (file ticks 1920 ..< 5760).
         let file = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "2", "--seed", "5"]))
         let answer = file.filter { $0.tick >= bar }
@@ -264,21 +277,12 @@ final class PlayCLITests: XCTestCase {
     func testHitsHeardTakeOverAndTheModelCarriesOn() throws {
         let (beat, beatFile, sendFile) = try twoBarBeat()
         let fpt = framesPerTick / 2
-        let (rec, recording) = try recorder()
-        let player = try play(["--bars", "8", "--bpm", "240", "--seed", "4", "--connect", "probe:in"])
-        let f0 = try firstBarFrame(player)
-        let sender = try Background(Self.probe, ["--server", server.name, "--name", "sender", "--send", sendFile.path,
-                                                 "--at", "\(f0)", "--to", "drummer:in", "--seconds", "60"], in: root)
-        XCTAssertTrue(sender.wait(for: "ready", seconds: 10), sender.stderrText)
-        let r = player.finish(seconds: 30)
-        _ = sender.stop()
-        _ = rec.stop()
+        let (r, f0, recorded) = try playWithBeatSent(["--bars", "8", "--bpm", "240", "--seed", "4"], send: sendFile)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("bar 3: playing what it hears"), r.stdout)
         let range = try XCTUnwrap(r.stdout.range(of: #"carrying on from tick [0-9]+"#, options: .regularExpression), r.stdout)
         let from = try XCTUnwrap(Int(r.stdout[range].split(separator: " ").last!))
-        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
-            .map { (tick: Double($0.frame - f0) / Double(fpt), note: $0.bytes[1], velocity: $0.bytes[2]) }
+        let ons = recorded.map { (tick: Double($0.frame - f0) / Double(fpt), note: $0.bytes[1], velocity: $0.bytes[2]) }
         // Bars 3–4: the beat, each hit at its frame (those of the first onset, which made it take
         // over, a period or two late).
         let along = ons.filter { $0.tick >= Double(2 * bar) && $0.tick < Double(4 * bar) }
@@ -359,7 +363,7 @@ final class PlayCLITests: XCTestCase {
         XCTAssertGreaterThan(counted[0], 500, "the callback ran (4 bars at 240 BPM: 4 s, 750 periods of 256 frames)")
         XCTAssertEqual(counted[1], 0, "allocations in \(counted[0]) callbacks")
         print("drummer play under a flood: \(counted[1]) allocations in \(counted[0]) process callbacks")
-        let ons = try events(recording).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x99 && $0.bytes[2] > 0 }
+        let ons = try noteOns(recording)
         let expected = try fileNotes(try sample(["--bars", "4", "--seed", "9", "--bpm", "240"]))
         XCTAssertEqual(ons.map { [$0.frame - f0, $0.bytes[1], $0.bytes[2]] },
                        expected.map { [$0.tick * framesPerTick / 2, Int($0.note), Int($0.velocity)] })
