@@ -84,6 +84,33 @@ package enum Kernels {
         drummer_gemm_avx512(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), w.baseAddress, Int32(ldw),
                             c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
+
+    /// Floats of `packPanels`' layout for a K×N operand: ⌈N/32⌉ panels of K rows of 32.
+    package static func panelFloats(k: Int, n: Int) -> Int { (n + 31) / 32 * 32 * k }
+
+    /// Packs the K×N operand of `gemmAVX512(panels:)` into 32-column panels: W (K×N, ldw) itself,
+    /// or with `transposed` Sᵀ for S = w (N×K, leading dimension ldw).
+    @inline(__always)
+    package static func packPanels(k: Int, n: Int, w: UnsafeBufferPointer<Float>, ldw: Int, transposed: Bool,
+                                   into out: UnsafeMutableBufferPointer<Float>) {
+        let (rows, cols) = transposed ? (n, k) : (k, n)
+        precondition(k >= 1 && n >= 1 && ldw >= cols && w.count >= (rows - 1) * ldw + cols
+                     && out.count == panelFloats(k: k, n: n), "Kernels.packPanels: buffer sizes")
+        drummer_pack_panels(Int32(k), Int32(n), w.baseAddress, Int32(ldw), transposed ? 1 : 0, out.baseAddress)
+    }
+
+    /// `gemmAVX512` with W (K×N) packed by `packPanels`: the same sums, the same bits.
+    @inline(__always)
+    package static func gemmAVX512(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
+                                   panels: UnsafeBufferPointer<Float>, c: UnsafeMutableBufferPointer<Float>,
+                                   ldc: Int, accumulate: Bool) {
+        precondition(haveAVX512, "Kernels.gemmAVX512 on a CPU without AVX-512")
+        precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldc >= n && a.count >= (m - 1) * lda + k
+                     && panels.count == panelFloats(k: k, n: n) && c.count >= (m - 1) * ldc + n,
+                     "Kernels.gemmAVX512(panels:): buffer sizes")
+        drummer_gemm_avx512_panels(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), panels.baseAddress,
+                                   c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
+    }
 }
 
 /// The output layer's logits, the one place they are computed (the trainer's chunks, the

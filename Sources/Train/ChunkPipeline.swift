@@ -120,8 +120,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         case .output(let k): head.outputLayer(rows: rows(ofBlock: k), first: k == 0)
         case .gradient(let l, let k): layers[l].inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1)
         case .inputProduct(let l, let k): layers[l].inputProduct(rows: rows(ofBlock: k))
-        case .transposeRecurrent:
-            for layer in layers { layer.recurrent.refreshTranspose(of: params, at: layer.layout.recurrent) }
+        case .packTransposedRecurrent:
+            for layer in layers { layer.recurrent.refreshPanels(.transposedWeights, of: params, at: layer.layout.recurrent) }
         case .chunk:
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update(let count):
@@ -142,7 +142,11 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         fillDropoutMasks(segment: segment, pointer: p)
         // Forward sweep, bottom up: the recurrence here; each finished block's input product
         // of the layer above, or on the top layer its output layer, on the helper.
-        if layers[0].recurrent.needsTranspose { helper(.transposeRecurrent) }  // read by the backward sweep
+        if layers[0].recurrent.needsPanels {
+            // W_rec for the forward sweep here; W_recᵀ, read by the backward sweep, beside it.
+            for layer in layers { layer.recurrent.refreshPanels(.weights, of: params, at: layer.layout.recurrent) }
+            helper(.packTransposedRecurrent)
+        }
         let top = layers.count - 1
         for l in 0...top {
             for k in 0..<blockCount {

@@ -22,8 +22,8 @@ enum ChunkJob: Sendable {
     case inputProduct(layer: Int, block: Int)
     /// A whole chunk of a stream group (forward, backward, block work inline).
     case chunk
-    /// W_recᵀ of every layer for the backward recurrent products.
-    case transposeRecurrent
+    /// W_recᵀ of every layer, packed for the backward recurrent products.
+    case packTransposedRecurrent
     /// The optimizer update of parameters [0, count).
     case update(count: Int)
 }

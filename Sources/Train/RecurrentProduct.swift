@@ -1,9 +1,11 @@
 // The two sequential products of the LSTM layer, (1) a_t += h_{t−1}·W_rec and (1')
 // dhNext = da_t·W_recᵀ (see LSTMLayer.swift), and the one choice of how to compute them:
 //   - OpenBLAS: a GEMV for one row (B = 1), a GEMM for more;
-//   - CKernels' AVX-512 kernel (CPUs with AVX-512, from 8 rows): W_rec, or for (1') its
-//     transpose copied once per chunk, is read in place from cache on each of the 2U calls
-//     of a chunk, where OpenBLAS re-packs it on every call.
+//   - CKernels' AVX-512 kernel (CPUs with AVX-512, from 8 rows): W_rec and its transpose,
+//     packed once per chunk into the kernel's 32-column panels, are read from cache on each
+//     of the 2U calls of a chunk, where OpenBLAS re-packs its operand on every call. (Read
+//     in place, W_rec's rows start a new page every 4 KB, which the prefetcher does not
+//     follow: from L3 the shipped shape ran 1.5× slower.)
 // Both give the same results up to float32 rounding; a run is bitwise reproducible with
 // the same choice. `drummer bench train` (mode helper-openblas) compares them.
 import DrummerCore
@@ -32,26 +34,34 @@ struct RecurrentProduct {
 
     let kernel: Kernel
     let H: Int, G: Int
-    /// W_recᵀ (G×H) for the AVX-512 kernel's (1'); refreshed by `refreshTranspose` once per chunk.
-    private let transposed: FloatBuffer
+    /// The AVX-512 kernel's operands, W_rec (H×G) for (1) and W_recᵀ (G×H) for (1'), in its
+    /// 32-column panels; refreshed by `refreshPanels` once per chunk.
+    private let panels: FloatBuffer, transposedPanels: FloatBuffer
 
     /// `kernel` falls back to OpenBLAS on a CPU without AVX-512.
     init(kernel: Kernel, hidden: Int) {
         self.kernel = Kernels.haveAVX512 ? kernel : .openBLAS
         H = hidden
         G = 4 * hidden
-        transposed = FloatBuffer(count: self.kernel == .avx512 ? G * H : 0)
+        let avx512 = self.kernel == .avx512
+        panels = FloatBuffer(count: avx512 ? Kernels.panelFloats(k: H, n: G) : 0)
+        transposedPanels = FloatBuffer(count: avx512 ? Kernels.panelFloats(k: G, n: H) : 0)
     }
 
-    /// Whether `refreshTranspose` must run before each chunk's backward products.
-    var needsTranspose: Bool { kernel == .avx512 }
+    /// Whether `refreshPanels` must run before each chunk's products.
+    var needsPanels: Bool { kernel == .avx512 }
 
-    /// Copies W_recᵀ (G×H) out of the parameters (the floats `recurrent` of a layer's Wx).
-    func refreshTranspose(of params: FloatBuffer, at recurrent: Range<Int>) {
-        guard needsTranspose else { return }
-        let rec = params.buffer(recurrent.lowerBound, H * G), t = transposed.pointer
-        for k in 0..<H {
-            for j in 0..<G { t[j * H + k] = rec[k * G + j] }
+    /// Packs W_rec (`.weights`, for the forward products) or W_recᵀ (`.transposedWeights`, for
+    /// the backward ones) out of the parameters (the floats `recurrent` of a layer's Wx).
+    func refreshPanels(_ operand: Operand, of params: FloatBuffer, at recurrent: Range<Int>) {
+        guard needsPanels else { return }
+        let rec = params.buffer(recurrent.lowerBound, H * G)
+        switch operand {
+        case .weights:
+            Kernels.packPanels(k: H, n: G, w: rec, ldw: G, transposed: false, into: panels.mutable(0, panels.count))
+        case .transposedWeights:
+            Kernels.packPanels(k: G, n: H, w: rec, ldw: G, transposed: true,
+                               into: transposedPanels.mutable(0, transposedPanels.count))
         }
     }
 
@@ -66,10 +76,10 @@ struct RecurrentProduct {
         let beta: Float = accumulate ? 1 : 0
         switch (kernel, operand) {
         case (.avx512, .weights):
-            Kernels.gemmAVX512(m: rows, n: G, k: H, a: a, lda: H, w: rec, ldw: G, c: out, ldc: G,
-                               accumulate: accumulate)
+            Kernels.gemmAVX512(m: rows, n: G, k: H, a: a, lda: H, panels: panels.buffer(0, panels.count), c: out,
+                               ldc: G, accumulate: accumulate)
         case (.avx512, .transposedWeights):
-            Kernels.gemmAVX512(m: rows, n: H, k: G, a: a, lda: G, w: transposed.buffer(0, G * H), ldw: H,
+            Kernels.gemmAVX512(m: rows, n: H, k: G, a: a, lda: G, panels: transposedPanels.buffer(0, transposedPanels.count),
                                c: out, ldc: H, accumulate: accumulate)
         case (.openBLAS, _) where rows == 1:
             // One row: out = op·a as a GEMV on W_rec stored H×G.

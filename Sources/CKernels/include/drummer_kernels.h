@@ -26,6 +26,17 @@ int drummer_kernels_have_avx2_fma(void);
 void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate);
 
+/// The operand W (K×N) of drummer_gemm_avx512_panels in its layout: panels of 32 columns,
+/// ceil(N/32) of them, each K rows of 32 floats (zero past N); out holds ceil(N/32)·32·K floats.
+/// transposed = 0: W is read row-major with leading dimension ldw; transposed = 1: the
+/// operand is Sᵀ for S (N×K, leading dimension ldw) read from `W` (a transpose and a pack in one).
+void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, float *out);
+
+/// drummer_gemm_avx512 with W packed by drummer_pack_panels: the same tiles, sums and bits,
+/// with W read as one sequential stream per panel. Requires AVX-512F.
+void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
+                                float *C, int ldc, int accumulate);
+
 /// A benchmark probe: `iterations` rounds of 12 independent AVX-512 FMA chains (384 FLOP per
 /// round) on registers, no memory traffic: the core's float32 FMA throughput ceiling. Returns
 /// a value derived from the results (so the loop is not optimised away). Requires AVX-512F.
