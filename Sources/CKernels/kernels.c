@@ -114,6 +114,41 @@ CLONES void drummer_input_block(int n, const float *restrict w, const int32_t *r
     }
 }
 
+// Columns per pass of drummer_scatter_rows: a row's sum of 256 columns stays in L1 while the
+// source rows of its run are added to it.
+enum { ROW_TILE = 256 };
+
+void drummer_scatter_rows_order(int count, const int32_t *restrict rows, int k, int wrows,
+                                int32_t *restrict start, int32_t *restrict order) {
+    // A stable counting sort of the count·k (w row, source row) pairs by w row.
+    for (int i = 0; i <= wrows; i++) start[i] = 0;
+    for (int i = 0; i < count * k; i++) start[rows[i] + 1]++;
+    for (int i = 0; i < wrows; i++) start[i + 1] += start[i];
+    for (int i = 0; i < count * k; i++) order[start[rows[i]]++] = i / k;
+    // start[w] now holds the end of w's run: shift back to starts.
+    for (int i = wrows; i > 0; i--) start[i] = start[i - 1];
+    start[0] = 0;
+}
+
+CLONES void drummer_scatter_rows(int n, const float *restrict x, int wrows, const int32_t *restrict start,
+                                 const int32_t *restrict order, float *restrict y) {
+    float acc[ROW_TILE];
+    for (int w = 0; w < wrows; w++) {
+        const int first = start[w], last = start[w + 1];
+        if (first == last) continue;
+        float *restrict dst = y + (size_t)w * n;
+        for (int j0 = 0; j0 < n; j0 += ROW_TILE) {
+            const int len = n - j0 < ROW_TILE ? n - j0 : ROW_TILE;
+            for (int j = 0; j < len; j++) acc[j] = dst[j0 + j];
+            for (int i = first; i < last; i++) {
+                const float *restrict src = x + (size_t)order[i] * n + j0;
+                for (int j = 0; j < len; j++) acc[j] += src[j];
+            }
+            for (int j = 0; j < len; j++) dst[j0 + j] = acc[j];
+        }
+    }
+}
+
 CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
 }

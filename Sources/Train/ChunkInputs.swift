@@ -29,10 +29,11 @@ final class ChunkInputs: @unchecked Sendable {
         targets = Int32Buffer(count: U * B * m)
     }
 
-    /// Bytes of the per-row buffers of a chunk (inputs, targets); nil on overflow.
+    /// Bytes of the per-row buffers of a chunk (inputs, targets, and layer 0's scatter order of
+    /// the inputs); nil on overflow.
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int? {
         let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
-        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (shape.inputGroups.count + shape.outputGroups.count))
+        let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * (2 * shape.inputGroups.count + shape.outputGroups.count))
         return o1 || o2 ? nil : bytes
     }
 

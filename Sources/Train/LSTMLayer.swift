@@ -63,6 +63,9 @@ final class LSTMLayer: @unchecked Sendable {
     let hs: FloatBuffer, cs: FloatBuffer, acts: FloatBuffer, tanhC: FloatBuffer
     let dHout: FloatBuffer, dGates: FloatBuffer
     let dhNext: FloatBuffer, dc: FloatBuffer, ones: FloatBuffer
+    /// Layer 0's scratch for the input gradient's scatter (Kernels.scatterRows): a run start per
+    /// input row (+ 1) and a source row per (row, group); empty above layer 0.
+    let scatterStart: Int32Buffer, scatterOrder: Int32Buffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
     var recurrent: RecurrentProduct
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
@@ -97,6 +100,13 @@ final class LSTMLayer: @unchecked Sendable {
         dhNext = FloatBuffer(count: B * H)
         dc = FloatBuffer(count: B * H)
         ones = FloatBuffer(count: R, value: 1)
+        if case .oneHot(_, let k) = input {
+            scatterStart = Int32Buffer(count: layout.inputBlock.count / G + 1)
+            scatterOrder = Int32Buffer(count: R * k)
+        } else {
+            scatterStart = Int32Buffer(count: 0)
+            scatterOrder = Int32Buffer(count: 0)
+        }
         recurrent = RecurrentProduct(kernel: RecurrentProduct.defaultKernel(rows: batch), hidden: hidden)
     }
 
@@ -221,14 +231,10 @@ final class LSTMLayer: @unchecked Sendable {
                    y: grad.mutable(gBias.lowerBound, gBias.count))
         switch input {
         case .oneHot(let inputRows, let k):
-            if first { grad.mutable(gIn.lowerBound, gIn.count).update(repeating: 0) }
-            let base = layout.wx.offset
-            for r in rows {
-                for g in 0..<k {
-                    let row = base + Int(inputRows[r * k + g]) * G
-                    Kernels.accumulate(dGates.buffer(r * G, G), into: grad.mutable(row, G))
-                }
-            }
+            let dIn = grad.mutable(gIn.lowerBound, gIn.count)
+            if first { dIn.update(repeating: 0) }
+            Kernels.scatterRows(da, G: G, rows: inputRows.buffer(r0 * k, nr * k), k: k, into: dIn,
+                                start: scatterStart.mutable(0, scatterStart.count), order: scatterOrder.mutable(0, nr * k))
         case .dense(let below):
             // dW_in (+)= xᵀ · da;  dx = da · W_inᵀ → the layer below's dHout (with dropout,
             // x is x ⊙ mask and dh = dx ⊙ mask)

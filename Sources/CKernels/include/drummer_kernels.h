@@ -60,6 +60,18 @@ void drummer_cell_backward(int H, const float *acts, const float *cPrev, const f
 /// for j < n, summed in that order: the one-hot input x·Wx is the sum of one row of w per input group.
 void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
 
+/// The order in which drummer_scatter_rows adds: the count·k entries of rows (each < wrows)
+/// sorted by value, stably; order receives their source rows (entry i / k), start (wrows + 1
+/// entries) where each w row's run begins.
+void drummer_scatter_rows_order(int count, const int32_t *rows, int k, int wrows, int32_t *start,
+                                int32_t *order);
+
+/// y[w] += x[order[i]] (rows of n floats) for each w < wrows and start[w] ≤ i < start[w + 1], in
+/// that order: the scatter-add y[rows[r·k + g]] += x[r] of every (r, g) in the order r, g would
+/// add them (the same bits), each y row read and written once per column slice.
+void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order,
+                          float *y);
+
 /// y[j] += x[j] for j < n (the input rows' gradient: a scatter-add of dGates rows).
 void drummer_accumulate(int n, const float *x, float *y);
 

@@ -1,0 +1,47 @@
+// The scatter-add of layer 0's input gradient, sorted by destination row, against one
+// accumulate per (row, group) pair in row order: the same bits, every destination row.
+import CKernels
+import XCTest
+
+final class ScatterRowsTests: XCTestCase {
+    func testSortedScatterAddsInTheOrderOfThePairs() {
+        var seed: UInt64 = 0x5851_F42D_4C95_7F2D
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(n))
+        }
+        func uniform() -> Float { Float(next(1 << 24)) / Float(1 << 24) - 0.5 }
+        var cases = 0
+        // n: row widths around the kernel's 256-column slices; groups of few classes, so that
+        // destination rows repeat many times within a block (as the grid's position and style do).
+        for n in [1, 7, 256, 300, 1024] {
+            for (count, groupSizes) in [(1, [3]), (5, [2, 3]), (128, [16, 8, 29, 3, 513])] {
+                let k = groupSizes.count, wrows = groupSizes.reduce(0, +)
+                let offsets = groupSizes.indices.map { groupSizes[..<$0].reduce(0, +) }
+                let rows = (0..<(count * k)).map { Int32(offsets[$0 % k] + next(groupSizes[$0 % k])) }
+                let x = (0..<(count * n)).map { _ in uniform() }
+                let y0 = (0..<(wrows * n)).map { _ in uniform() }
+                var want = y0
+                want.withUnsafeMutableBufferPointer { y in
+                    for r in 0..<count {
+                        for g in 0..<k {
+                            let w = Int(rows[r * k + g])
+                            for j in 0..<n { y[w * n + j] += x[r * n + j] }
+                        }
+                    }
+                }
+                var got = y0
+                var start = [Int32](repeating: -1, count: wrows + 1), order = [Int32](repeating: -1, count: count * k)
+                drummer_scatter_rows_order(Int32(count), rows, Int32(k), Int32(wrows), &start, &order)
+                XCTAssertEqual(start.first, 0)
+                XCTAssertEqual(start.last, Int32(count * k))
+                drummer_scatter_rows(Int32(n), x, Int32(wrows), start, order, &got)
+                let first = zip(got, want).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
+                XCTAssertNil(first.map { "float \($0.offset): \($0.element.0), one by one \($0.element.1)" },
+                             "n=\(n) rows=\(count) groups=\(groupSizes)")
+                cases += 1
+            }
+        }
+        XCTAssertEqual(cases, 15)
+    }
+}
