@@ -251,6 +251,11 @@ static inline void accumulate_rows(int rows, int halves, int K, const float *A, 
                                    int ldw, __mmask16 m0, __mmask16 m1, __m512 acc[MR][2]) {
     for (int k = 0; k < K; k++) {
         const float *w = W + (size_t)k * ldw;
+        // W's row k + 8 (1 KB ahead in a panel): from L3, 16 rows × 256 × 1024 packed ran 107
+        // GFLOP/s without and 118 with it (Emerald Rapids core; the same from L2). A prefetch
+        // past the end of W is dropped, never a fault.
+        _mm_prefetch((const char *)(w + 8 * (size_t)ldw), _MM_HINT_T0);
+        _mm_prefetch((const char *)(w + 8 * (size_t)ldw + 16), _MM_HINT_T0);
         __m512 w0 = _mm512_maskz_loadu_ps(m0, w);
         __m512 w1 = halves == 2 ? _mm512_maskz_loadu_ps(m1, w + 16) : _mm512_setzero_ps();
         for (int r = 0; r < rows; r++) {
