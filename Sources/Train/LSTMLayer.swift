@@ -111,12 +111,18 @@ final class LSTMLayer: @unchecked Sendable {
     }
 
     /// Bytes of the buffers one layer of these sizes allocates (hs, cs, acts, tanhC, dHout,
-    /// dGates, ones per row; nil on overflow).
+    /// dGates, ones per row, and the recurrent kernel's two packed copies of W_rec; nil on
+    /// overflow).
     static func workspaceBytes(hidden H: Int, unroll: Int, batch: Int) -> Int? {
         let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
         let perRow = 2 * (4 * H) + 2 * H + 1 + 2 * H
         let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * perRow)
-        return o1 || o2 ? nil : bytes
+        // Each copy: at most G·H + 32·G floats (columns padded to whole 32-column panels).
+        let (rec, o3) = H.multipliedReportingOverflow(by: 4 * H)
+        let (padded, o4) = rec.addingReportingOverflow(32 * 4 * H)
+        let (panels, o5) = padded.multipliedReportingOverflow(by: 2 * 4)
+        let (sum, o6) = bytes.addingReportingOverflow(panels)
+        return o1 || o2 || o3 || o4 || o5 || o6 ? nil : sum
     }
 
     // MARK: carried state

@@ -8,11 +8,8 @@ import XCTest
 final class RecurrentProductTests: XCTestCase {
     func testMatchesNaiveProductOnRaggedShapes() throws {
         try XCTSkipUnless(drummer_kernels_have_avx512() != 0, "this CPU has no AVX-512: the kernel is not used here")
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func uniform() -> Float {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(seed >> 40) / Float(1 << 24) - 0.5
-        }
+        var rng = UniformFloats(seed: 0x9E37_79B9_7F4A_7C15)
+        func uniform() -> Float { rng.next() }
         var cases = 0
         for M in [1, 7, 8, 9, 17, 32] {
             for N in [1, 15, 16, 17, 31, 32, 33, 200, 800] {
@@ -51,11 +48,8 @@ final class RecurrentProductTests: XCTestCase {
 
     func testPanelsGiveTheInPlaceProductsBits() throws {
         try XCTSkipUnless(drummer_kernels_have_avx512() != 0, "this CPU has no AVX-512: the kernel is not used here")
-        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
-        func uniform() -> Float {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(seed >> 40) / Float(1 << 24) - 0.5
-        }
+        var rng = UniformFloats(seed: 0x2545_F491_4F6C_DD1D)
+        func uniform() -> Float { rng.next() }
         var cases = 0
         for M in [1, 8, 9, 16, 17] {
             for N in [1, 16, 17, 32, 33, 200, 256] {
@@ -106,5 +100,15 @@ final class RecurrentProductTests: XCTestCase {
             }
         }
         XCTAssertEqual(cases, 5 * 7 * 3 * 2 * 2)
+    }
+}
+
+/// Floats in [−0.5, 0.5) from a 64-bit LCG: the same operands on every run.
+struct UniformFloats {
+    var seed: UInt64
+
+    mutating func next() -> Float {
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Float(seed >> 40) / Float(1 << 24) - 0.5
     }
 }
