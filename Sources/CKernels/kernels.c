@@ -251,9 +251,9 @@ static inline void accumulate_rows(int rows, int halves, int K, const float *A, 
                                    int ldw, __mmask16 m0, __mmask16 m1, __m512 acc[MR][2]) {
     for (int k = 0; k < K; k++) {
         const float *w = W + (size_t)k * ldw;
-        // W's row k + 8 (1 KB ahead in a panel): from L3, 16 rows × 256 × 1024 packed ran 107
-        // GFLOP/s without and 118 with it (Emerald Rapids core; the same from L2). A prefetch
-        // past the end of W is dropped, never a fault.
+        // W's row k + 8 (1 KB ahead in a panel): from L3, 16 rows × 256 × 1024 ran 107 GFLOP/s
+        // packed and 77 in place without it, 118 and 105 with it (Emerald Rapids core; the
+        // same from L2). A prefetch past the end of W is dropped, never a fault.
         _mm_prefetch((const char *)(w + 8 * (size_t)ldw), _MM_HINT_T0);
         _mm_prefetch((const char *)(w + 8 * (size_t)ldw + 16), _MM_HINT_T0);
         __m512 w0 = _mm512_maskz_loadu_ps(m0, w);
@@ -289,38 +289,38 @@ static inline void tile(int mr, int K, const float *A, int lda, const float *W, 
     }
 }
 
+// C = A·W (or C += A·W) a 32-column tile of C at a time: the K × 32 operand of column tile p
+// starts at W + p·panelStep with its rows ldw floats apart. W in place: panelStep 32 and W's
+// own ldw. W packed by drummer_pack_panels: panelStep 32·K and ldw 32, each panel one
+// sequential 128·K-byte stream, where the rows of W in place, 4·ldw bytes apart, each start a
+// new page the hardware prefetcher does not follow into (from L3, 16 rows × 256 × 1024 packed
+// run 118 GFLOP/s on an Emerald Rapids core, in place 105, both with accumulate_rows' prefetch;
+// from L2 135–148). The same tiles and sums either way: the same bits.
 __attribute__((target("avx512f")))
-void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
-                         float *C, int ldc, int accumulate) {
-    for (int n0 = 0; n0 < N; n0 += 32) {
-        int left = N - n0;
-        __mmask16 m0 = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
-        __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : left <= 16 ? (__mmask16)0 : (__mmask16)((1u << (left - 16)) - 1);
-        for (int r0 = 0; r0 < M; r0 += MR) {
-            int mr = M - r0 < MR ? M - r0 : MR;
-            tile(mr, K, A + (size_t)r0 * lda, lda, W + n0, ldw, m0, m1, C + (size_t)r0 * ldc + n0, ldc, accumulate);
-        }
-    }
-}
-// W (K×N) in panels of 32 columns, panel after panel, each K rows of 32 contiguous floats
-// (zero past N): a panel is one sequential 128·K-byte stream, where the rows of W in place,
-// 4·ldw bytes apart, each start a new page the hardware prefetcher does not follow into. Read
-// from L3, the shipped model's W_rec (256 × 1024) runs 74 GFLOP/s in place and 116 packed at
-// 16 rows on an Emerald Rapids core (135 and 141 from L2). The tiles and the order of every
-// sum are drummer_gemm_avx512's: the results are the same bits.
-__attribute__((target("avx512f")))
-void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
-                                float *C, int ldc, int accumulate) {
+static void gemm_tiles(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
+                       float *C, int ldc, int accumulate) {
     for (int n0 = 0, p = 0; n0 < N; n0 += 32, p++) {
         int left = N - n0;
         __mmask16 m0 = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
         __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : left <= 16 ? (__mmask16)0 : (__mmask16)((1u << (left - 16)) - 1);
-        const float *panel = P + (size_t)p * K * 32;
+        const float *panel = W + (size_t)p * panelStep;
         for (int r0 = 0; r0 < M; r0 += MR) {
             int mr = M - r0 < MR ? M - r0 : MR;
-            tile(mr, K, A + (size_t)r0 * lda, lda, panel, 32, m0, m1, C + (size_t)r0 * ldc + n0, ldc, accumulate);
+            tile(mr, K, A + (size_t)r0 * lda, lda, panel, ldw, m0, m1, C + (size_t)r0 * ldc + n0, ldc, accumulate);
         }
     }
+}
+
+__attribute__((target("avx512f")))
+void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
+                         float *C, int ldc, int accumulate) {
+    gemm_tiles(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+}
+
+__attribute__((target("avx512f")))
+void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
+                                float *C, int ldc, int accumulate) {
+    gemm_tiles(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
 }
 
 __attribute__((target("avx512f")))
@@ -366,28 +366,29 @@ float drummer_fma_peak_loop_avx2(long iterations) {
     return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
 }
 #else
-void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
-                                float *C, int ldc, int accumulate) {
-    // Not reachable: drummer_kernels_have_avx512() is 0 here. A plain loop keeps it correct anyway.
+// Not reachable: drummer_kernels_have_avx512() is 0 here. A plain loop over gemm_tiles' layout
+// keeps both entry points correct anyway.
+static void gemm_tiles(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
+                       float *C, int ldc, int accumulate) {
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
-            const float *panel = P + (size_t)(n / 32) * K * 32 + n % 32;
+            const float *column = W + (size_t)(n / 32) * panelStep + n % 32;
             float s = accumulate ? C[(size_t)m * ldc + n] : 0.0f;
-            for (int k = 0; k < K; k++) s += A[(size_t)m * lda + k] * panel[(size_t)k * 32];
+            for (int k = 0; k < K; k++) s += A[(size_t)m * lda + k] * column[(size_t)k * ldw];
             C[(size_t)m * ldc + n] = s;
         }
 }
-float drummer_fma_peak_loop_avx512(long iterations) { (void)iterations; return 0.0f; }
-float drummer_fma_peak_loop_avx2(long iterations) { (void)iterations; return 0.0f; }
 
 void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate) {
-    // Not reachable: drummer_kernels_have_avx512() is 0 here. A plain loop keeps it correct anyway.
-    for (int m = 0; m < M; m++)
-        for (int n = 0; n < N; n++) {
-            float s = accumulate ? C[(size_t)m * ldc + n] : 0.0f;
-            for (int k = 0; k < K; k++) s += A[(size_t)m * lda + k] * W[(size_t)k * ldw + n];
-            C[(size_t)m * ldc + n] = s;
-        }
+    gemm_tiles(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
 }
+
+void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
+                                float *C, int ldc, int accumulate) {
+    gemm_tiles(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
+}
+
+float drummer_fma_peak_loop_avx512(long iterations) { (void)iterations; return 0.0f; }
+float drummer_fma_peak_loop_avx2(long iterations) { (void)iterations; return 0.0f; }
 #endif

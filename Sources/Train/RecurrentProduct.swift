@@ -3,9 +3,8 @@
 //   - OpenBLAS: a GEMV for one row (B = 1), a GEMM for more;
 //   - CKernels' AVX-512 kernel (CPUs with AVX-512, from 8 rows): W_rec and its transpose,
 //     packed once per chunk into the kernel's 32-column panels, are read from cache on each
-//     of the 2U calls of a chunk, where OpenBLAS re-packs its operand on every call. (Read
-//     in place, W_rec's rows start a new page every 4 KB, which the prefetcher does not
-//     follow: from L3 the shipped shape ran 1.5× slower.)
+//     of the 2U calls of a chunk, where OpenBLAS re-packs its operand on every call (why
+//     panels: CKernels' gemm_tiles).
 // Both give the same results up to float32 rounding; a run is bitwise reproducible with
 // the same choice. `drummer bench train` (mode helper-openblas) compares them.
 import DrummerCore

@@ -72,7 +72,7 @@ void drummer_scatter_rows_order(int count, const int32_t *rows, int k, int wrows
 void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order,
                           float *y);
 
-/// y[j] += x[j] for j < n (the input rows' gradient: a scatter-add of dGates rows).
+/// y[j] += x[j] for j < n.
 void drummer_accumulate(int n, const float *x, float *y);
 
 /// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
