@@ -8,6 +8,17 @@
 #include <stdint.h>
 #include <string.h>
 
+// The correctly rounded square root as an instruction that vectorises: sqrtf would keep a
+// scalar call for errno on negative inputs.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_sqrt)
+#define SQRT_EXACT(x) __builtin_elementwise_sqrt(x)
+#endif
+#endif
+#ifndef SQRT_EXACT
+#define SQRT_EXACT(x) sqrtf(x)
+#endif
+
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define DRUMMER_X86 1
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -146,6 +157,27 @@ CLONES void drummer_scatter_rows(int n, const float *restrict x, int wrows, cons
 
 CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
+}
+
+// The optimizer's Adam loop, vectorised: Swift's scalar loop (Optimizer.swift) compiled to one
+// element at a time, about 13 cycles a parameter, 6% of a step of the shipped recipe. Each
+// operation is rounded on its own as there (contraction off; IEEE division and square root are
+// exact in every width), so every clone gives the scalar loop's bits. The clamp is Swift's
+// min(max(g, lo), hi), NaN passing through.
+CLONES void drummer_adam(long n, float *restrict p, const float *restrict grad, float *restrict m,
+                         float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
+                         float d2, float c1, float c2, float eps) {
+#pragma clang fp contract(off)
+    for (long k = 0; k < n; k++) {
+        float g = grad[k];
+        g = lo >= g ? lo : g;
+        g = hi < g ? hi : g;
+        const float mk = b1 * m[k] + d1 * g;
+        const float vk = b2 * v[k] + d2 * (g * g);
+        m[k] = mk;
+        v[k] = vk;
+        p[k] -= lr * (mk / c1) / (SQRT_EXACT(vk / c2) + eps);
+    }
 }
 
 void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, float *out) {

@@ -1,6 +1,7 @@
 // The parameter update: elementwise clipping of the gradient to ±clip, then SGD,
 // momentum (TF1 MomentumOptimizer), RMSProp (TF1, no momentum) or Adam (PyTorch's), each
 // after the decoupled weight decay when there is one (OptimizerConfig).
+import CKernels
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -55,14 +56,11 @@ enum Optimizer {
             let d1 = Float(1 - beta1), d2 = Float(1 - beta2)
             let t = Double(max(1, config.step))
             let c1 = Float(1 - Foundation.pow(beta1, t)), c2 = Float(1 - Foundation.pow(beta2, t))
-            for k in 0..<n {
-                let g = min(max(grad[k], lo), hi)
-                let mk = b1 * m[k] + d1 * g
-                let vk = b2 * v[k] + d2 * (g * g)
-                m[k] = mk
-                v[k] = vk
-                params[k] -= lr * (mk / c1) / ((vk / c2).squareRoot() + e)
-            }
+            // Per parameter, each operation rounded on its own:
+            //   g = min(max(grad, lo), hi); m = b1·m + d1·g; v = b2·v + d2·g²;
+            //   p −= lr·(m / c1) / (√(v / c2) + e)
+            // in C so that it vectorises (Swift's loop ran one element at a time).
+            drummer_adam(n, params, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, e)
         }
     }
 }

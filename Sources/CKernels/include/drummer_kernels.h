@@ -75,6 +75,12 @@ void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start
 /// y[j] += x[j] for j < n.
 void drummer_accumulate(int n, const float *x, float *y);
 
+/// One Adam step of n parameters, each as the scalar form computes it, every operation rounded
+/// on its own (no fused multiply-add): g = min(max(grad, lo), hi), m = b1·m + d1·g,
+/// v = b2·v + d2·(g·g), p −= lr·(m / c1) / (√(v / c2) + eps).
+void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi,
+                  float b1, float b2, float d1, float d2, float c1, float c2, float eps);
+
 /// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
 float drummer_negative_log_likelihood(float *y, int n, int target);
 
