@@ -98,11 +98,11 @@ public final class Trainer {
             groupGrad = FloatBuffer(count: P)
             let half = B / 2
             groups = [
-                ChunkPipeline(shape: s, unroll: U, batch: half, firstStream: 0, totalStreams: B, params: params, grad: grad),
+                ChunkPipeline(shape: s, unroll: U, batch: half, firstStream: 0, totalStreams: B, params: params, grad: grad,
+                              inline: true),
                 ChunkPipeline(shape: s, unroll: U, batch: B - half, firstStream: half, totalStreams: B, params: params,
-                              grad: groupGrad),
+                              grad: groupGrad, inline: true),
             ]
-            for g in groups { g.pipelined = false }
         } else {
             groupGrad = FloatBuffer(count: 0)
             groups = [ChunkPipeline(shape: s, unroll: U, batch: B, params: params, grad: grad)]
@@ -194,8 +194,10 @@ public final class Trainer {
     }
 
     /// Runs the chunk at the current pointer over every stream group, leaves the batch's
-    /// gradient in `grad` and returns the loss (mean over U·B rows of the output groups' CE).
-    private func runChunk() -> Float {
+    /// gradient in `grad` (with two groups and `sumGroups` false, group 0's in `grad` and group
+    /// 1's in `groupGrad`, for the update to add) and returns the loss (mean over U·B rows of the
+    /// output groups' CE).
+    private func runChunk(sumGroups: Bool = true) -> Float {
         let p = progress.pointer
         let sum: Double = events.withUnsafeBufferPointer { ev in
             guard groups.count == 2 else {
@@ -206,7 +208,7 @@ public final class Trainer {
             let s0 = g0.forwardBackward(events: ev, segment: segment, pointer: p)
             let s1 = groupsInParallel ? g1.finishChunk() : g1.forwardBackward(events: ev, segment: segment, pointer: p)
             // grad = group 0's + group 1's
-            Kernels.accumulate(groupGrad.buffer(0, groupGrad.count), into: grad.mutable(0, grad.count))
+            if sumGroups { Kernels.accumulate(groupGrad.buffer(0, groupGrad.count), into: grad.mutable(0, grad.count)) }
             return s0 + s1
         }
         return Float(sum / Double(unroll * batch))
@@ -230,10 +232,11 @@ public final class Trainer {
     public func step() -> Float {
         if usesHelperThread && BLASRuntime.threads != 1 { BLASRuntime.setThreads(1) }
         for g in groups { g.inputs.step = progress.step }
-        let loss = runChunk()
+        // The groups' gradients are added in the update's halves, on both cores.
+        let loss = runChunk(sumGroups: false)
         var config = optimizerSettings
         config.step = progress.step + 1
-        main.update(config, slots: slots)
+        main.update(config, slots: slots, adding: groups.count == 2 ? groupGrad : nil)
         for g in groups { g.carryState() }
         progress.step += 1
         progress.pointer += unroll
