@@ -163,11 +163,13 @@ CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y
 // element at a time, about 13 cycles a parameter, 6% of a step of the shipped recipe. Each
 // operation is rounded on its own as there (contraction off; IEEE division and square root are
 // exact in every width), so every clone gives the scalar loop's bits. The clamp is Swift's
-// min(max(g, lo), hi), NaN passing through.
+// min(max(g, lo), hi), NaN passing through. (A GCC build needs -ffp-contract=off for the same bits.)
 CLONES void drummer_adam(long n, float *restrict p, const float *restrict grad, float *restrict m,
                          float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
                          float d2, float c1, float c2, float eps) {
+#if defined(__clang__)
 #pragma clang fp contract(off)
+#endif
     for (long k = 0; k < n; k++) {
         float g = grad[k];
         g = lo >= g ? lo : g;

@@ -210,6 +210,13 @@ struct StepChooser {
 
     /// The measured checkpoints and the index of the chosen one.
     mutating func choose() throws -> (rows: [StepFigures], chosen: Int) {
+        let rows = try measure()
+        return (rows, try decide(rows))
+    }
+
+    /// Every checkpoint in the steps asked for, sampled and measured (the table, printed as it
+    /// goes); `sampling` holds the settings the files were drawn at.
+    mutating func measure() throws -> [StepFigures] {
         let all = CheckpointDirectory(path: checkpointDir).list()
         let chosenRange = all.filter { ($0.step >= (fromStep ?? 0)) && ($0.step <= (toStep ?? Int.max)) }
         guard !chosenRange.isEmpty else {
@@ -249,18 +256,28 @@ struct StepChooser {
             rows.append(figures)
             print(ChooseStepCommand.line(figures, structure: structure))
         }
-        if let b = StepRule.choose(rows, structure: structure) {
-            let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
-            print("chosen: step \(rows[b].step) (\(rows[b].path)): "
-                  + (qualified == 1 ? "the only checkpoint that meets the rule"
-                                    : "the \(structure ? "widest margin" : "highest periodicity") of the \(qualified) checkpoints that meet the rule"))
-            return (rows, b)
-        }
+        return rows
+    }
+
+    /// The rule's choice among `rows`, printed; nil (nothing printed) when none meets the rule.
+    func ruleChoice(_ rows: [StepFigures]) -> Int? {
+        guard let b = StepRule.choose(rows, structure: structure) else { return nil }
+        let qualified = rows.filter { StepRule.meets($0, structure: structure) }.count
+        print("chosen: step \(rows[b].step) (\(rows[b].path)): "
+              + (qualified == 1 ? "the only checkpoint that meets the rule"
+                                : "the \(structure ? "widest margin" : "highest periodicity") of the \(qualified) checkpoints that meet the rule"))
+        return b
+    }
+
+    /// The rule's choice among `rows`, else with `closest` the checkpoint that misses the fewest
+    /// targets (printed); throws when neither.
+    func decide(_ rows: [StepFigures]) throws -> Int {
+        if let b = ruleChoice(rows) { return b }
         if closest, let b = StepRule.closest(rows) {
             let f = rows[b]
             print("no checkpoint meets the rule; closest: step \(f.step) (\(f.path)) misses \(f.missed.count) target"
                   + (f.missed.count == 1 ? "" : "s") + (f.missed.isEmpty ? " (only margins)" : ": " + f.missed.joined(separator: ", ")))
-            return (rows, b)
+            return b
         }
         throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (nothingExported ? ", nothing exported" : ""))
     }
