@@ -149,18 +149,19 @@ struct TrainCommand: ParsableCommand {
     var resume: String?
 
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("After training, choose the step and export it to this model directory: each checkpoint of the run's second half plays \(TrainCommand.chooseFiles) files of 1,000 hits, measured against the training data as `drummer choose-step` measures them (a grid model by the bar-structure and touch targets too), and the one the rule chooses is exported; when none meets it, a grid model's checkpoints are measured again with the fill bars drawn at temperature \(TrainCommand.fillTemperature) (recorded in model.json when one of them is chosen), else the closest is exported (a model of the 2017 layout: its last checkpoint).", valueName: "model"))
+            help: ArgumentHelp("After training, choose the step and export it to this model directory: each checkpoint of the run's second half plays \(TrainCommand.chooseFiles) files of 1,000 hits, measured against the training data as `drummer choose-step` measures them (a grid model by the bar-structure and touch targets too), and the one the rule chooses is exported; when none meets it, a grid model's checkpoints are measured again with the fill bars drawn at temperature \(TrainCommand.fillTemperatures.map { "\($0)" }.joined(separator: ", then ")) (recorded in model.json when one of them is chosen), else the closest is exported (a model of the 2017 layout: its last checkpoint).", valueName: "model"))
     var output: String?
 
     /// Files each checkpoint plays for `-o`'s choice (the figures of about 100,000 hits).
     static let chooseFiles = 100
 
-    /// The hit sets' temperature in the fill bars (bars 4 and 8 of each phrase) of `-o`'s second
-    /// measurement, when no checkpoint meets the rule as the model plays: a tenth above the hits'
-    /// brings a checkpoint's fill bump to the corpus's at little cost in how its bars hold
-    /// (docs/research.md, *Freer fills when sampling*), and the fill bump is the target runs of
-    /// the recipe most often miss.
-    static let fillTemperature: Float = 1.1
+    /// The hit sets' temperatures in the fill bars (bars 4 and 8 of each phrase) of `-o`'s further
+    /// measurements, in turn, when no checkpoint meets the rule as the model plays: the fill bump
+    /// is the target runs of the recipe miss most often, and a twentieth or a tenth above the
+    /// hits' brings a checkpoint's to the corpus's at little cost in how its bars hold, the
+    /// smaller the less (docs/research.md, *Freer fills when sampling*, *The choice's
+    /// temperatures for a retrain*).
+    static let fillTemperatures: [Float] = [1.05, 1.1]
 
     func validate() throws {
         do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
@@ -250,17 +251,19 @@ struct TrainCommand: ParsableCommand {
             chooser.nothingExported = true
             let rows = try chooser.measure()
             if chooser.ruleChoice(rows) == nil, run.groups.grid != nil {
-                let fills = "\(TemperatureSetting.fills)=\(fillTemperature)"
-                print("no checkpoint meets the rule as the model plays; measuring again with the fill bars drawn at "
-                      + "temperature \(fillTemperature) (\(fills))")
-                var freer = chooser
-                freer.temperature = fills
-                let again = try freer.measure()
-                if let b = freer.ruleChoice(again) {
-                    let s = try Exporter.export(checkpoint: again[b].path, sampling: freer.sampling, to: output)
-                    print("exported \(again[b].path) (step \(s.step)) to \(s.directory), sampling temperature \(fills) "
-                          + "recorded in model.json: drummer sample \(s.directory) -o beat.mid plays it")
-                    return
+                for t in fillTemperatures {
+                    let fills = "\(TemperatureSetting.fills)=\(t)"
+                    print("no checkpoint meets the rule " + (t == fillTemperatures[0] ? "as the model plays" : "there")
+                          + "; measuring again with the fill bars drawn at temperature \(t) (\(fills))")
+                    var freer = chooser
+                    freer.temperature = fills
+                    let again = try freer.measure()
+                    if let b = freer.ruleChoice(again) {
+                        let s = try Exporter.export(checkpoint: again[b].path, sampling: freer.sampling, to: output)
+                        print("exported \(again[b].path) (step \(s.step)) to \(s.directory), sampling temperature \(fills) "
+                              + "recorded in model.json: drummer sample \(s.directory) -o beat.mid plays it")
+                        return
+                    }
                 }
                 print("none meets it there either; the closest as the model plays:")
             }

@@ -40,13 +40,15 @@ final class GridCLITests: XCTestCase {
         let step = try XCTUnwrap(chosen.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) })
         XCTAssertTrue([3, 6].contains(step), String(chosen))
         // So small a run meets no target: its checkpoints are measured again with the fill bars
-        // drawn at 1.1, meet the rule there neither, and the closest as the model plays is
-        // exported, with no sampling settings in model.json.
-        for line in ["no checkpoint meets the rule as the model plays; measuring again with the fill bars drawn at temperature 1.1 (fills=1.1)",
+        // drawn at 1.05, then 1.1, meet the rule there neither, and the closest as the model
+        // plays is exported, with no sampling settings in model.json.
+        for line in ["no checkpoint meets the rule as the model plays; measuring again with the fill bars drawn at temperature 1.05 (fills=1.05)",
+                     "temperature: fills=1.05 (as sample --temperature)",
+                     "no checkpoint meets the rule there; measuring again with the fill bars drawn at temperature 1.1 (fills=1.1)",
                      "temperature: fills=1.1 (as sample --temperature)", "none meets it there either; the closest as the model plays:"] {
             XCTAssertTrue(r.stdout.contains("\n" + line + "\n"), "\(line)\n\(r.stdout)")
         }
-        XCTAssertEqual(r.stdout.components(separatedBy: ChooseStepCommandHeader.text).count, 3, "two tables: \(r.stdout)")
+        XCTAssertEqual(r.stdout.components(separatedBy: ChooseStepCommandHeader.text).count, 4, "three tables: \(r.stdout)")
         XCTAssertTrue(r.stdout.contains("exported \(root.appendingPathComponent("o/ckpt-\(step).h5").path) (step \(step)) to \(model)"), r.stdout)
         // The same choice as choose-step's, and the export its checkpoint's.
         let c = try CLI.run(["choose-step", root.appendingPathComponent("o").path, "--reference", data.path, "--from", "3",
