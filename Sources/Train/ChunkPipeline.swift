@@ -131,7 +131,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         case .chunk:
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update(let count):
-            updateHalf(from: 0, count: count, config: updateConfig, slots: updateSlots, addend: updateAddend)
+            updateHalf(from: 0, count: count)
         }
     }
 
@@ -226,15 +226,17 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         updateSlots = slots
         updateAddend = addend
         helper(.update(count: half))
-        updateHalf(from: half, count: P - half, config: config, slots: slots, addend: addend)
+        updateHalf(from: half, count: P - half)
         waitForHelper()
         updateAddend = nil
     }
 
-    /// The update of parameters first..<first + count.
-    private func updateHalf(from first: Int, count: Int, config: OptimizerConfig, slots: [FloatBuffer], addend: FloatBuffer?) {
-        if let addend { Kernels.accumulate(addend.buffer(first, count), into: grad.mutable(first, count)) }
-        Optimizer.update(config, params: params.pointer + first, grad: UnsafePointer(grad.pointer + first),
+    /// The update of parameters first..<first + count, as `update` set it up (both threads read
+    /// the settings it stored before submitting the helper's half).
+    private func updateHalf(from first: Int, count: Int) {
+        if let addend = updateAddend { Kernels.accumulate(addend.buffer(first, count), into: grad.mutable(first, count)) }
+        let slots = updateSlots
+        Optimizer.update(updateConfig, params: params.pointer + first, grad: UnsafePointer(grad.pointer + first),
                          slot: slots.first.map { $0.pointer + first }, slot2: slots.dropFirst().first.map { $0.pointer + first },
                          count: count)
     }

@@ -178,8 +178,8 @@ struct ChooseStepCommand: ParsableCommand {
 /// targets). Prints as it goes.
 struct StepChooser {
     var checkpointDir: String
-    var reference: String
-    var quantize: Int?
+    let reference: String
+    let quantize: Int?
     var fromStep: Int?
     var toStep: Int?
     var count: Int
@@ -192,6 +192,8 @@ struct StepChooser {
     private(set) var sampling = SamplingDefaults()
     /// The refusal says nothing was exported (a run that was asked to export).
     var nothingExported = false
+    /// The reference as the first measurement read it (`reference` and `quantize` do not change).
+    private var referenceSet: ReferenceSet?
 
     init(checkpointDir: String, reference: String, quantize: Int?, fromStep: Int?, toStep: Int?, count: Int, notes: Int,
          seed: UInt64, structure: Bool, closest: Bool, temperature: String? = nil) {
@@ -226,10 +228,7 @@ struct StepChooser {
         var request = StatsRequest(generated: [], reference: reference)
         request.quantize = quantize
         request.expectedHits = count * notes
-        var settings = HitExtractionSettings()
-        settings.quantize = quantize
-        let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
-        if let w = referenceSet.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        let referenceSet = try loadedReference()
 
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "
               + "\(count) file\(count == 1 ? "" : "s") × \(notes) hits each (seeds \(seed)…\(seed &+ UInt64(count - 1))), "
@@ -257,6 +256,17 @@ struct StepChooser {
             print(ChooseStepCommand.line(figures, structure: structure))
         }
         return rows
+    }
+
+    /// The reference, read (and its left-out files warned of) on the first measurement only.
+    private mutating func loadedReference() throws -> ReferenceSet {
+        if let referenceSet { return referenceSet }
+        var settings = HitExtractionSettings()
+        settings.quantize = quantize
+        let loaded = try ReferenceSet.load(path: reference, settings: settings, split: .training)
+        if let w = loaded.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        referenceSet = loaded
+        return loaded
     }
 
     /// The rule's choice among `rows`, printed; nil (nothing printed) when none meets the rule.

@@ -6,6 +6,7 @@ import Export
 import Foundation
 import Train
 import FileOutput
+import ModelFiles
 import TrainRun
 
 struct TrainCommand: ParsableCommand {
@@ -238,6 +239,8 @@ struct TrainCommand: ParsableCommand {
     static func chooseAndExport(_ run: TrainingRun, summary: RunSummary, to output: String) throws {
         let directory = run.configuration.checkpointDirectory
         let checkpoint: String
+        // A further measurement's choice: the temperatures its files were drawn at, for model.json.
+        var sampling = SamplingDefaults(), recorded: String?
         if run.groups.grid == nil {
             guard let last = summary.lastCheckpoint ?? CheckpointDirectory(path: directory).list().last?.path else {
                 throw ChooseStepError("\(directory): no checkpoint to export")
@@ -247,30 +250,37 @@ struct TrainCommand: ParsableCommand {
         } else {
             var chooser = StepChooser(checkpointDir: directory, reference: run.data.path, quantize: nil,
                                       fromStep: summary.step / 2, toStep: summary.step, count: chooseFiles, notes: 1000,
-                                      seed: 30_001, structure: run.groups.grid != nil, closest: true)
+                                      seed: 30_001, structure: true, closest: true)
             chooser.nothingExported = true
             let rows = try chooser.measure()
-            if chooser.ruleChoice(rows) == nil, run.groups.grid != nil {
-                for t in fillTemperatures {
+            if let b = chooser.ruleChoice(rows) {
+                checkpoint = rows[b].path
+            } else {
+                var found: String?
+                for t in fillTemperatures where found == nil {
                     let fills = "\(TemperatureSetting.fills)=\(t)"
                     print("no checkpoint meets the rule " + (t == fillTemperatures[0] ? "as the model plays" : "there")
                           + "; measuring again with the fill bars drawn at temperature \(t) (\(fills))")
-                    var freer = chooser
-                    freer.temperature = fills
-                    let again = try freer.measure()
-                    if let b = freer.ruleChoice(again) {
-                        let s = try Exporter.export(checkpoint: again[b].path, sampling: freer.sampling, to: output)
-                        print("exported \(again[b].path) (step \(s.step)) to \(s.directory), sampling temperature \(fills) "
-                              + "recorded in model.json: drummer sample \(s.directory) -o beat.mid plays it")
-                        return
+                    chooser.temperature = fills
+                    let again = try chooser.measure()
+                    if let b = chooser.ruleChoice(again) {
+                        found = again[b].path
+                        sampling = chooser.sampling
+                        recorded = fills
                     }
                 }
-                print("none meets it there either; the closest as the model plays:")
+                if let found {
+                    checkpoint = found
+                } else {
+                    print("none meets it there either; the closest as the model plays:")
+                    checkpoint = rows[try chooser.decide(rows)].path
+                }
             }
-            checkpoint = rows[try chooser.decide(rows)].path
         }
-        let s = try Exporter.export(checkpoint: checkpoint, to: output)
-        print("exported \(checkpoint) (step \(s.step)) to \(s.directory): drummer sample \(s.directory) -o beat.mid plays it")
+        let s = try Exporter.export(checkpoint: checkpoint, sampling: sampling, to: output)
+        print("exported \(checkpoint) (step \(s.step)) to \(s.directory)"
+              + (recorded.map { ", sampling temperature \($0) recorded in model.json" } ?? "")
+              + ": drummer sample \(s.directory) -o beat.mid plays it")
     }
 
     private static func stderr(_ line: String) {
