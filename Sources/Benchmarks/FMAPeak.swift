@@ -36,9 +36,13 @@ public enum FMAPeak {
 
     package static var probe: Probe {
         #if arch(x86_64)
-        if drummer_kernels_have_avx512() != 0 { return .avx512 }
-        if drummer_kernels_have_avx2_fma() != 0 { return .avx2 }
-        return .unavailable("this CPU has neither AVX-512 nor AVX2 with FMA")
+        switch Kernels.isa {
+        case .avx512: return .avx512
+        case .avx2: return .avx2
+        case .baseline:
+            return .unavailable(KernelISA.cpu == .baseline ? "this CPU has neither AVX-512 nor AVX2 with FMA"
+                                : "DRUMMER_MAX_ISA=baseline: no FMA probe")
+        }
         #else
         return .unavailable("the FMA peak probe is written for x86-64")
         #endif

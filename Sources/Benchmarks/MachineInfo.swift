@@ -17,11 +17,19 @@ public enum MachineInfo {
 
     package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    /// The widest float32 FMA this CPU runs: "AVX-512", "AVX2+FMA" or "no AVX2/FMA".
+    /// The widest float32 FMA the kernels run: "AVX-512", "AVX2+FMA" or "no AVX2/FMA", and
+    /// what the CPU has when DRUMMER_MAX_ISA holds them lower.
     static var vectorISA: String {
-        if drummer_kernels_have_avx512() != 0 { return "AVX-512" }
-        if drummer_kernels_have_avx2_fma() != 0 { return "AVX2+FMA" }
-        return "no AVX2/FMA"
+        func label(_ isa: KernelISA) -> String {
+            switch isa {
+            case .avx512: return "AVX-512"
+            case .avx2: return "AVX2+FMA"
+            case .baseline: return "no AVX2/FMA"
+            }
+        }
+        let cpu = KernelISA.cpu
+        guard Kernels.isa < cpu else { return label(cpu) }
+        return "\(label(Kernels.isa)) (DRUMMER_MAX_ISA=\(Kernels.isa.name); the CPU has \(label(cpu)))"
     }
 
     public static var header: String {

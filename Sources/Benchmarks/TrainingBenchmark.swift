@@ -3,7 +3,7 @@
 //
 // Modes:
 //   helper           the trainer's default: a helper thread beside the recurrence, OpenBLAS on 1 thread
-//   helper-openblas  the same with the recurrent products on OpenBLAS instead of the AVX-512 kernel
+//   helper-openblas  the same with the recurrent products on OpenBLAS instead of the kernels' own (AVX-512 or AVX2)
 //                    (only differs where the kernel is the default)
 //   blas1 / blas2    no helper thread; OpenBLAS on 1 / 2 threads
 //   loop             the step loop as `drummer train` runs it (TrainingRun.advance: learning-rate
@@ -192,7 +192,7 @@ public struct TrainingBenchmark {
                     }
                     step = { trainer.step() }
                     describe = {
-                        "recurrent: \(trainer.usesOwnRecurrentKernel ? "avx512" : "openblas"), \(trainer.streamGroupCount) stream group(s)"
+                        "recurrent: \(trainer.usesOwnRecurrentKernel ? Kernels.isa.name : "openblas"), \(trainer.streamGroupCount) stream group(s)"
                     }
                 }
                 let rates = try Timing.rates(timing, work: Double(unroll * b), warmup: 2, step)

@@ -21,28 +21,53 @@
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define DRUMMER_X86 1
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #include <immintrin.h>
-#else
-#define CLONES
+#endif
+#include <stdlib.h>
+
+// MARK: instruction sets
+
+// Each elementwise kernel is compiled three times from one body (x86-64-v4: AVX-512;
+// x86-64-v3: AVX2 + FMA; the baseline) and the recurrent product twice (AVX-512, AVX2 + FMA);
+// the table of the level in use is picked once: the CPU's, or a lower one DRUMMER_MAX_ISA
+// names, so that an AVX-512 machine runs and tests what an AVX2-only one runs. (Explicit
+// variants rather than target_clones, whose choice the loader makes and nothing can lower.)
+// The levels' features, spelled out: target("arch=x86-64-v4") would also tune for that CPU,
+// whose tuning prefers 256-bit vectors, and halve the width of the elementwise loops (the
+// loader's clones, which these replace, used 512).
+#ifdef DRUMMER_X86
+#define V3_FEATURES "avx2,fma,bmi,bmi2,f16c,lzcnt,movbe,popcnt"
+#define V4 __attribute__((target(V3_FEATURES ",avx512f,avx512bw,avx512cd,avx512dq,avx512vl")))
+#define V3 __attribute__((target(V3_FEATURES)))
 #endif
 
-int drummer_kernels_have_avx512(void) {
+int drummer_kernels_cpu_isa(void) {
 #ifdef DRUMMER_X86
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? 1 : 0;
-#else
-    return 0;
+    if (__builtin_cpu_supports("x86-64-v4")) return DRUMMER_ISA_AVX512;
+    if (__builtin_cpu_supports("x86-64-v3")) return DRUMMER_ISA_AVX2;
 #endif
+    return DRUMMER_ISA_BASELINE;
 }
 
-int drummer_kernels_have_avx2_fma(void) {
-#ifdef DRUMMER_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-#else
-    return 0;
-#endif
+int drummer_kernels_isa_setting(void) {
+    const char *v = getenv("DRUMMER_MAX_ISA");
+    if (v == NULL || v[0] == 0 || strcmp(v, "avx512") == 0) return DRUMMER_ISA_AVX512;
+    if (strcmp(v, "avx2") == 0) return DRUMMER_ISA_AVX2;
+    if (strcmp(v, "baseline") == 0) return DRUMMER_ISA_BASELINE;
+    return -1;
+}
+
+int drummer_kernels_isa(void) {
+    // Computed once; first callers racing store the same value.
+    static int cached = -1;
+    int isa = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (isa < 0) {
+        const int cpu = drummer_kernels_cpu_isa(), cap = drummer_kernels_isa_setting();
+        isa = cap >= 0 && cap < cpu ? cap : cpu;
+        __atomic_store_n(&cached, isa, __ATOMIC_RELAXED);
+    }
+    return isa;
 }
 
 // MARK: scalar math (inlined into each clone, vectorised there)
@@ -104,7 +129,7 @@ enum { ROW_TILE = 128 };
     for (int v_ = 0; v_ < 8; v_++) { vf16 t_; memcpy(&t_, (p) + 16 * v_, 64); acc[v_] += t_; } } while (0)
 #define ROW_TILE_STORE(p, acc) do { for (int v_ = 0; v_ < 8; v_++) memcpy((p) + 16 * v_, &acc[v_], 64); } while (0)
 
-CLONES void drummer_input_block(int n, const float *restrict w, const int32_t *restrict rows, int k,
+static inline __attribute__((always_inline)) void input_block_body(int n, const float *restrict w, const int32_t *restrict rows, int k,
                                 const float *restrict bias, float *restrict out) {
     // out = ((r0 + r1) + ... + r(k-1)) + bias, summed in that order, 128 columns at a time.
     int j0 = 0;
@@ -134,7 +159,7 @@ void drummer_scatter_rows_order(int count, const int32_t *restrict rows, int k, 
     start[0] = 0;
 }
 
-CLONES void drummer_scatter_rows(int n, const float *restrict x, int wrows, const int32_t *restrict start,
+static inline __attribute__((always_inline)) void scatter_rows_body(int n, const float *restrict x, int wrows, const int32_t *restrict start,
                                  const int32_t *restrict order, float *restrict y) {
     for (int w = 0; w < wrows; w++) {
         const int first = start[w], last = start[w + 1];
@@ -155,7 +180,7 @@ CLONES void drummer_scatter_rows(int n, const float *restrict x, int wrows, cons
     }
 }
 
-CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y) {
+static inline __attribute__((always_inline)) void accumulate_body(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
 }
 
@@ -164,7 +189,7 @@ CLONES void drummer_accumulate(int n, const float *restrict x, float *restrict y
 // operation is rounded on its own as there (contraction off; IEEE division and square root are
 // exact in every width), so every clone gives the scalar loop's bits. The clamp is Swift's
 // min(max(g, lo), hi), NaN passing through. (A GCC build needs -ffp-contract=off for the same bits.)
-CLONES void drummer_adam(long n, float *restrict p, const float *restrict grad, float *restrict m,
+static inline __attribute__((always_inline)) void adam_body(long n, float *restrict p, const float *restrict grad, float *restrict m,
                          float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
                          float d2, float c1, float c2, float eps) {
 #if defined(__clang__)
@@ -212,7 +237,7 @@ void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, 
     }
 }
 
-CLONES void drummer_cell_forward(int H, float *restrict gates, const float *restrict cPrev,
+static inline __attribute__((always_inline)) void cell_forward_body(int H, float *restrict gates, const float *restrict cPrev,
                                  float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
     float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H, *restrict g = gates + 3 * H;
     for (int j = 0; j < H; j++) {
@@ -226,7 +251,7 @@ CLONES void drummer_cell_forward(int H, float *restrict gates, const float *rest
     }
 }
 
-CLONES void drummer_cell_backward(int H, const float *restrict acts, const float *restrict cPrev,
+static inline __attribute__((always_inline)) void cell_backward_body(int H, const float *restrict acts, const float *restrict cPrev,
                                   const float *restrict tanhC, const float *restrict dhOut,
                                   const float *restrict dhNext, float *restrict dc, float *restrict dGates) {
     const float *f = acts, *i = acts + H, *o = acts + 2 * H, *g = acts + 3 * H;
@@ -255,12 +280,12 @@ static inline __attribute__((always_inline)) float log_sum_exp_in_place(float *r
     return m + logf(s);
 }
 
-CLONES float drummer_negative_log_likelihood(float *y, int n, int target) {
+static inline __attribute__((always_inline)) float negative_log_likelihood_body(float *y, int n, int target) {
     float yt = y[target], s;
     return log_sum_exp_in_place(y, n, &s) - yt;
 }
 
-CLONES float drummer_softmax_cross_entropy(float *y, int n, int target, float scale) {
+static inline __attribute__((always_inline)) float softmax_cross_entropy_body(float *y, int n, int target, float scale) {
     float yt = y[target], s;
     float loss = log_sum_exp_in_place(y, n, &s) - yt;
     float k = scale / s;
@@ -331,7 +356,7 @@ static inline void tile(int mr, int K, const float *A, int lda, const float *W, 
 // run 118 GFLOP/s on an Emerald Rapids core, in place 105, both with accumulate_rows' prefetch;
 // from L2 135–148). The same tiles and sums either way: the same bits.
 __attribute__((target("avx512f")))
-static void gemm_tiles(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
+static void gemm_tiles_avx512(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
                        float *C, int ldc, int accumulate) {
     for (int n0 = 0, p = 0; n0 < N; n0 += 32, p++) {
         int left = N - n0;
@@ -345,16 +370,84 @@ static void gemm_tiles(int M, int N, int K, const float *A, int lda, const float
     }
 }
 
-__attribute__((target("avx512f")))
-void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
-                         float *C, int ldc, int accumulate) {
-    gemm_tiles(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+// The same product on AVX2 + FMA (16 ymm registers): tiles of MR2 rows × 16 columns (two ymm
+// accumulators per row, 12 in all), each a half of the AVX-512 kernel's 32-column panel, so
+// both read one packing. Every element is the same chain as there, Σ_k A[r, k]·W[k, n] by FMA
+// in k order from zero, then + C when accumulating: the two kernels give the same bits.
+enum { MR2 = 6 };
+
+__attribute__((target("avx2,fma"), always_inline))
+static inline void accumulate_rows_avx2(int rows, int K, const float *A, int lda, const float *W, int ldw,
+                                        __m256i m0, __m256i m1, int masked, __m256 acc[MR2][2]) {
+    for (int k = 0; k < K; k++) {
+        const float *w = W + (size_t)k * ldw;
+        _mm_prefetch((const char *)(w + 8 * (size_t)ldw), _MM_HINT_T0);
+        __m256 w0 = masked ? _mm256_maskload_ps(w, m0) : _mm256_loadu_ps(w);
+        __m256 w1 = masked ? _mm256_maskload_ps(w + 8, m1) : _mm256_loadu_ps(w + 8);
+        for (int r = 0; r < rows; r++) {
+            __m256 a = _mm256_broadcast_ss(A + (size_t)r * lda + k);
+            acc[r][0] = _mm256_fmadd_ps(a, w0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, w1, acc[r][1]);
+        }
+    }
 }
 
-__attribute__((target("avx512f")))
-void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
-                                float *C, int ldc, int accumulate) {
-    gemm_tiles(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
+// A tile of `rows` (≤ MR2, a constant where it is inlined) rows; `masked` loads and stores
+// only the columns the masks select (the last strip of N).
+__attribute__((target("avx2,fma"), always_inline))
+static inline void tile_avx2(int rows, int K, const float *A, int lda, const float *W, int ldw, __m256i m0,
+                             __m256i m1, int masked, float *C, int ldc, int accumulate) {
+    __m256 acc[MR2][2];
+    for (int r = 0; r < MR2; r++) { acc[r][0] = _mm256_setzero_ps(); acc[r][1] = _mm256_setzero_ps(); }
+    accumulate_rows_avx2(rows, K, A, lda, W, ldw, m0, m1, masked, acc);
+    for (int r = 0; r < rows; r++) {
+        float *c = C + (size_t)r * ldc;
+        if (masked) {
+            if (accumulate) {
+                acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_maskload_ps(c, m0));
+                acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_maskload_ps(c + 8, m1));
+            }
+            _mm256_maskstore_ps(c, m0, acc[r][0]);
+            _mm256_maskstore_ps(c + 8, m1, acc[r][1]);
+        } else {
+            if (accumulate) {
+                acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_loadu_ps(c));
+                acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_loadu_ps(c + 8));
+            }
+            _mm256_storeu_ps(c, acc[r][0]);
+            _mm256_storeu_ps(c + 8, acc[r][1]);
+        }
+    }
+}
+
+// One row tile with its row count made a constant, so the accumulators stay in registers.
+__attribute__((target("avx2,fma")))
+static void row_tile_avx2(int rows, int K, const float *A, int lda, const float *W, int ldw, __m256i m0, __m256i m1,
+                          int masked, float *C, int ldc, int accumulate) {
+#define ROWS_CASE(n) case n: \
+    if (masked) tile_avx2(n, K, A, lda, W, ldw, m0, m1, 1, C, ldc, accumulate); \
+    else tile_avx2(n, K, A, lda, W, ldw, m0, m1, 0, C, ldc, accumulate); \
+    break;
+    switch (rows) { ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4) ROWS_CASE(5) ROWS_CASE(6) default: break; }
+#undef ROWS_CASE
+}
+
+// gemm_tiles_avx512's loops over 16-column strips: strip s is half s % 2 of panel s / 2.
+__attribute__((target("avx2,fma")))
+static void gemm_tiles_avx2(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
+                            float *C, int ldc, int accumulate) {
+    for (int n0 = 0; n0 < N; n0 += 16) {
+        const int left = N - n0, masked = left < 16;
+        int lanes[16];
+        for (int j = 0; j < 16; j++) lanes[j] = j < left ? -1 : 0;
+        const __m256i m0 = _mm256_loadu_si256((const __m256i *)lanes), m1 = _mm256_loadu_si256((const __m256i *)(lanes + 8));
+        const float *strip = W + (size_t)(n0 / 32) * panelStep + n0 % 32;
+        for (int r0 = 0; r0 < M; r0 += MR2) {
+            const int mr = M - r0 < MR2 ? M - r0 : MR2;
+            row_tile_avx2(mr, K, A + (size_t)r0 * lda, lda, strip, ldw, m0, m1, masked, C + (size_t)r0 * ldc + n0, ldc,
+                          accumulate);
+        }
+    }
 }
 
 __attribute__((target("avx512f")))
@@ -399,30 +492,137 @@ float drummer_fma_peak_loop_avx2(long iterations) {
     _mm256_storeu_ps(out, s);
     return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
 }
-#else
-// Not reachable: drummer_kernels_have_avx512() is 0 here. A plain loop over gemm_tiles' layout
-// keeps both entry points correct anyway.
-static void gemm_tiles(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
-                       float *C, int ldc, int accumulate) {
+#endif
+
+// The baseline product over gemm_tiles' layout, for the tests' reference of the layout only:
+// the table of the baseline level has no product (OpenBLAS computes it there).
+static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
+                             float *C, int ldc, int accumulate) {
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             const float *column = W + (size_t)(n / 32) * panelStep + n % 32;
-            float s = accumulate ? C[(size_t)m * ldc + n] : 0.0f;
+            float s = 0.0f;
             for (int k = 0; k < K; k++) s += A[(size_t)m * lda + k] * column[(size_t)k * ldw];
-            C[(size_t)m * ldc + n] = s;
+            C[(size_t)m * ldc + n] = accumulate ? s + C[(size_t)m * ldc + n] : s;
         }
 }
 
-void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
-                         float *C, int ldc, int accumulate) {
-    gemm_tiles(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+// MARK: the variants and their tables
+
+#define ELEMENTWISE_VARIANTS(ATTR, SUFFIX) \
+    ATTR static void input_block_##SUFFIX(int n, const float *restrict w, const int32_t *restrict rows, int k, \
+                                          const float *restrict bias, float *restrict out) { \
+        input_block_body(n, w, rows, k, bias, out); } \
+    ATTR static void scatter_rows_##SUFFIX(int n, const float *restrict x, int wrows, const int32_t *restrict start, \
+                                           const int32_t *restrict order, float *restrict y) { \
+        scatter_rows_body(n, x, wrows, start, order, y); } \
+    ATTR static void accumulate_##SUFFIX(int n, const float *restrict x, float *restrict y) { accumulate_body(n, x, y); } \
+    ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, float *restrict m, \
+                                   float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1, \
+                                   float d2, float c1, float c2, float eps) { \
+        adam_body(n, p, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps); } \
+    ATTR static void cell_forward_##SUFFIX(int H, float *restrict gates, const float *restrict cPrev, \
+                                           float *restrict cNew, float *restrict tanhC, float *restrict hNew) { \
+        cell_forward_body(H, gates, cPrev, cNew, tanhC, hNew); } \
+    ATTR static void cell_backward_##SUFFIX(int H, const float *restrict acts, const float *restrict cPrev, \
+                                            const float *restrict tanhC, const float *restrict dhOut, \
+                                            const float *restrict dhNext, float *restrict dc, float *restrict dGates) { \
+        cell_backward_body(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates); } \
+    ATTR static float negative_log_likelihood_##SUFFIX(float *y, int n, int target) { \
+        return negative_log_likelihood_body(y, n, target); } \
+    ATTR static float softmax_cross_entropy_##SUFFIX(float *y, int n, int target, float scale) { \
+        return softmax_cross_entropy_body(y, n, target, scale); }
+
+#define TABLE(ISA, SUFFIX, GEMM, GEMM_PANELS) { ISA, input_block_##SUFFIX, scatter_rows_##SUFFIX, accumulate_##SUFFIX, \
+    adam_##SUFFIX, cell_forward_##SUFFIX, cell_backward_##SUFFIX, negative_log_likelihood_##SUFFIX, \
+    softmax_cross_entropy_##SUFFIX, GEMM, GEMM_PANELS }
+
+ELEMENTWISE_VARIANTS(, baseline)
+static const drummer_kernel_table baseline_table = TABLE(DRUMMER_ISA_BASELINE, baseline, NULL, NULL);
+
+#ifdef DRUMMER_X86
+ELEMENTWISE_VARIANTS(V3, avx2)
+ELEMENTWISE_VARIANTS(V4, avx512)
+
+V3 static void gemm_avx2(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
+                         int accumulate) {
+    gemm_tiles_avx2(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+}
+V3 static void gemm_panels_avx2(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
+                                int accumulate) {
+    gemm_tiles_avx2(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
+}
+V4 static void gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
+                           int accumulate) {
+    gemm_tiles_avx512(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+}
+V4 static void gemm_panels_avx512(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
+                                  int accumulate) {
+    gemm_tiles_avx512(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
 }
 
-void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
-                                float *C, int ldc, int accumulate) {
-    gemm_tiles(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
-}
-
+static const drummer_kernel_table avx2_table = TABLE(DRUMMER_ISA_AVX2, avx2, gemm_avx2, gemm_panels_avx2);
+static const drummer_kernel_table avx512_table = TABLE(DRUMMER_ISA_AVX512, avx512, gemm_avx512, gemm_panels_avx512);
+#else
 float drummer_fma_peak_loop_avx512(long iterations) { (void)iterations; return 0.0f; }
 float drummer_fma_peak_loop_avx2(long iterations) { (void)iterations; return 0.0f; }
 #endif
+
+const drummer_kernel_table *drummer_kernels_table(int isa) {
+    if (isa < 0 || isa > drummer_kernels_cpu_isa()) return NULL;
+#ifdef DRUMMER_X86
+    if (isa == DRUMMER_ISA_AVX512) return &avx512_table;
+    if (isa == DRUMMER_ISA_AVX2) return &avx2_table;
+#endif
+    return &baseline_table;
+}
+
+static inline const drummer_kernel_table *active(void) {
+    static const drummer_kernel_table *cached = NULL;
+    const drummer_kernel_table *t = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (t == NULL) {
+        t = drummer_kernels_table(drummer_kernels_isa());
+        __atomic_store_n(&cached, t, __ATOMIC_RELEASE);
+    }
+    return t;
+}
+
+// MARK: entry points (the active table's)
+
+void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out) {
+    active()->input_block(n, w, rows, k, bias, out);
+}
+void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y) {
+    active()->scatter_rows(n, x, wrows, start, order, y);
+}
+void drummer_accumulate(int n, const float *x, float *y) { active()->accumulate(n, x, y); }
+void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
+                  float b2, float d1, float d2, float c1, float c2, float eps) {
+    active()->adam(n, p, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);
+}
+void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew) {
+    active()->cell_forward(H, gates, cPrev, cNew, tanhC, hNew);
+}
+void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC, const float *dhOut,
+                           const float *dhNext, float *dc, float *dGates) {
+    active()->cell_backward(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates);
+}
+float drummer_negative_log_likelihood(float *y, int n, int target) {
+    return active()->negative_log_likelihood(y, n, target);
+}
+float drummer_softmax_cross_entropy(float *y, int n, int target, float scale) {
+    return active()->softmax_cross_entropy(y, n, target, scale);
+}
+int drummer_kernels_have_gemm(void) { return active()->gemm != NULL; }
+void drummer_gemm(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
+                  int accumulate) {
+    const drummer_kernel_table *t = active();
+    if (t->gemm != NULL) t->gemm(M, N, K, A, lda, W, ldw, C, ldc, accumulate);
+    else gemm_tiles_plain(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
+}
+void drummer_gemm_panels(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
+                         int accumulate) {
+    const drummer_kernel_table *t = active();
+    if (t->gemm_panels != NULL) t->gemm_panels(M, N, K, A, lda, P, C, ldc, accumulate);
+    else gemm_tiles_plain(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
+}

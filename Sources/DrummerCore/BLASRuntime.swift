@@ -6,7 +6,9 @@
 // The only public switch is the environment variable OPENBLAS_CORETYPE, read in
 // that constructor; so when the detected core is weaker than what the CPU
 // supports, `drummer` re-executes itself once with OPENBLAS_CORETYPE set.
-// A user's own OPENBLAS_CORETYPE is never overridden.
+// A user's own OPENBLAS_CORETYPE is never overridden. DRUMMER_MAX_ISA (see Kernels.isa)
+// holds OpenBLAS's kernels down to the same level as drummer's own, so that an AVX-512
+// machine runs what an AVX2-only one runs.
 import CBLAS
 
 #if canImport(Glibc)
@@ -50,18 +52,30 @@ public enum BLASRuntime {
         return 0
     }
 
-    /// The OPENBLAS_CORETYPE to choose, or nil to leave OpenBLAS's choice alone.
-    /// Pure function of its inputs, so the rule is testable on any machine.
+    /// The level DRUMMER_MAX_ISA allows OpenBLAS (avx2: 2, baseline: 0), nil when it allows all.
+    public static var maxLevel: Int? {
+        switch Kernels.isaSetting {
+        case .avx2: return 2
+        case .baseline: return 0
+        case .avx512, nil: return nil
+        }
+    }
+
+    /// The OPENBLAS_CORETYPE to choose, or nil to leave OpenBLAS's choice alone: a stronger
+    /// core than OpenBLAS detected where the CPU runs one, and a weaker one where `maxLevel`
+    /// (DRUMMER_MAX_ISA's) is below what it detected. Pure function of its inputs, so the rule
+    /// is testable on any machine.
     public static func preferredCoreType(
-        detectedCore: String, cpuLevel: Int, userCoreType: String?
+        detectedCore: String, cpuLevel: Int, userCoreType: String?, maxLevel: Int? = nil
     ) -> String? {
         if let user = userCoreType, !user.isEmpty { return nil }
-        guard cpuLevel > level(ofCore: detectedCore) else { return nil }
-        switch cpuLevel {
+        let target = min(cpuLevel, maxLevel ?? cpuLevel), detected = level(ofCore: detectedCore)
+        guard target > detected || (maxLevel != nil && detected > target) else { return nil }
+        switch target {
         case 3: return "SkylakeX"
         case 2: return "Haswell"
         case 1: return "SandyBridge"
-        default: return nil
+        default: return "Prescott"
         }
     }
 
@@ -69,7 +83,8 @@ public enum BLASRuntime {
     public static var selectionDescription: String {
         let env = ProcessEnvironment.self
         if let detected = env.get(reexecMarker) {
-            return "\(coreName) (selected by drummer; OpenBLAS detected \(detected))"
+            let why = maxLevel != nil ? " for DRUMMER_MAX_ISA=\(env.get("DRUMMER_MAX_ISA") ?? "")" : ""
+            return "\(coreName) (selected by drummer\(why); OpenBLAS detected \(detected))"
         }
         if let user = env.get("OPENBLAS_CORETYPE"), !user.isEmpty {
             return "\(coreName) (OPENBLAS_CORETYPE=\(user) set by the user)"
@@ -89,7 +104,7 @@ public enum BLASRuntime {
         if env.get(reexecMarker) != nil { return }  // already re-executed once
         let detected = env.get(assumeCoreVariable) ?? coreName
         guard let core = preferredCoreType(
-            detectedCore: detected, cpuLevel: cpuLevel, userCoreType: env.get("OPENBLAS_CORETYPE"))
+            detectedCore: detected, cpuLevel: cpuLevel, userCoreType: env.get("OPENBLAS_CORETYPE"), maxLevel: maxLevel)
         else { return }
         setenv("OPENBLAS_CORETYPE", core, 1)
         setenv(reexecMarker, detected, 1)

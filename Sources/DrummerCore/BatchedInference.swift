@@ -12,10 +12,11 @@
 // running first). The h of a stream's layers lie side by side in one row of hs (B × L·H), so
 // layer l's input [h^{l−1}, h^l] is one 2H-wide slice of each row (lda = L·H).
 //
-// The products: CKernels' AVX-512 kernel where the CPU has it (it reads the weights in place,
-// where OpenBLAS re-packs them on every call: at a few dozen rows, and at the one or two
-// streams left while the longest files end, that packing was most of an evaluation's time);
-// without AVX-512, OpenBLAS: a GEMV per stream for a few streams, else one GEMM.
+// The products: CKernels' own kernel (AVX-512 or AVX2) where the CPU has one (it reads the
+// weights in place, where OpenBLAS re-packs them on every call: at a few dozen rows, and at
+// the one or two streams left while the longest files end, that packing was most of an
+// evaluation's time); at the baseline level, OpenBLAS: a GEMV per stream for a few streams,
+// else one GEMM.
 //
 // Every buffer is allocated in `init`; `step` and `logits` allocate nothing.
 
@@ -78,8 +79,8 @@ public final class BatchedInference {
     /// c (n×cols, ldc) += a (n×k, lda) · w (k×cols, ldw).
     private func accumulateProduct(n: Int, cols: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
                                    w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>, ldc: Int) {
-        if Kernels.haveAVX512, n > Self.gemvStreams {
-            Kernels.gemmAVX512(m: n, n: cols, k: k, a: a, lda: lda, w: w, ldw: ldw, c: c, ldc: ldc, accumulate: true)
+        if Kernels.haveGEMM, n > Self.gemvStreams {
+            Kernels.gemm(m: n, n: cols, k: k, a: a, lda: lda, w: w, ldw: ldw, c: c, ldc: ldc, accumulate: true)
         } else if n <= Self.gemvStreams {
             for b in 0..<n {
                 BLAS.sgemv(.transposed, rows: k, cols: cols, alpha: 1, a: w, lda: ldw,

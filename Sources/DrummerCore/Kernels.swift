@@ -84,27 +84,45 @@ package enum Kernels {
         return drummer_softmax_cross_entropy(y.baseAddress, Int32(y.count), Int32(target), scale)
     }
 
-    /// Whether this CPU runs `gemmAVX512`.
-    package static let haveAVX512 = drummer_kernels_have_avx512() != 0
+    /// The instruction-set level the kernels run at: the CPU's best, or a lower one the
+    /// environment variable DRUMMER_MAX_ISA names.
+    package static let isa = KernelISA(rawValue: Int(drummer_kernels_isa())) ?? .baseline
+
+    /// The level DRUMMER_MAX_ISA names: nil when it is unset, empty or not a level's name
+    /// (`KernelISA.settingError` says so).
+    package static var isaSetting: KernelISA? {
+        guard ProcessEnvironment.get("DRUMMER_MAX_ISA").map({ !$0.isEmpty }) ?? false else { return nil }
+        return KernelISA(rawValue: Int(drummer_kernels_isa_setting()))
+    }
+
+    /// `drummer --version`'s line: "kernels: LEVEL", and the CPU's own when DRUMMER_MAX_ISA holds
+    /// them lower.
+    package static var versionLine: String {
+        let cpu = KernelISA.cpu
+        return isa < cpu ? "kernels: \(isa.name) (DRUMMER_MAX_ISA=\(isa.name); the CPU runs \(cpu.name))" : "kernels: \(isa.name)"
+    }
+
+    /// Whether the kernels' own product (`gemm`) runs here: at AVX2 and above.
+    package static let haveGEMM = drummer_kernels_have_gemm() != 0
 
     /// C[M×N] = A[M×K]·W[K×N] (+ C when `accumulate`), row-major with leading dimensions lda, ldw,
-    /// ldc; W is read in place (no packing). Requires `haveAVX512`.
+    /// ldc; W is read in place (no packing). Requires `haveGEMM`.
     @inline(__always)
-    package static func gemmAVX512(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
+    package static func gemm(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
                                    w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>,
                                    ldc: Int, accumulate: Bool) {
-        precondition(haveAVX512, "Kernels.gemmAVX512 on a CPU without AVX-512")
+        precondition(haveGEMM, "Kernels.gemm at the baseline level")
         precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldw >= n && ldc >= n
                      && a.count >= (m - 1) * lda + k && w.count >= (k - 1) * ldw + n && c.count >= (m - 1) * ldc + n,
-                     "Kernels.gemmAVX512: buffer sizes")
-        drummer_gemm_avx512(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), w.baseAddress, Int32(ldw),
+                     "Kernels.gemm: buffer sizes")
+        drummer_gemm(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), w.baseAddress, Int32(ldw),
                             c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
 
     /// Floats of `packPanels`' layout for a K×N operand: ⌈N/32⌉ panels of K rows of 32.
     package static func panelFloats(k: Int, n: Int) -> Int { (n + 31) / 32 * 32 * k }
 
-    /// Packs the K×N operand of `gemmAVX512(panels:)` into 32-column panels: W (K×N, ldw) itself,
+    /// Packs the K×N operand of `gemm(panels:)` into 32-column panels: W (K×N, ldw) itself,
     /// or with `transposed` Sᵀ for S = w (N×K, leading dimension ldw).
     @inline(__always)
     package static func packPanels(k: Int, n: Int, w: UnsafeBufferPointer<Float>, ldw: Int, transposed: Bool,
@@ -115,18 +133,48 @@ package enum Kernels {
         drummer_pack_panels(Int32(k), Int32(n), w.baseAddress, Int32(ldw), transposed ? 1 : 0, out.baseAddress)
     }
 
-    /// `gemmAVX512` with W (K×N) packed by `packPanels`: the same sums, the same bits.
+    /// `gemm` with W (K×N) packed by `packPanels`: the same sums, the same bits.
     @inline(__always)
-    package static func gemmAVX512(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
+    package static func gemm(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
                                    panels: UnsafeBufferPointer<Float>, c: UnsafeMutableBufferPointer<Float>,
                                    ldc: Int, accumulate: Bool) {
-        precondition(haveAVX512, "Kernels.gemmAVX512 on a CPU without AVX-512")
+        precondition(haveGEMM, "Kernels.gemm at the baseline level")
         precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldc >= n && a.count >= (m - 1) * lda + k
                      && panels.count == panelFloats(k: k, n: n) && c.count >= (m - 1) * ldc + n,
-                     "Kernels.gemmAVX512(panels:): buffer sizes")
-        drummer_gemm_avx512_panels(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), panels.baseAddress,
+                     "Kernels.gemm(panels:): buffer sizes")
+        drummer_gemm_panels(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), panels.baseAddress,
                                    c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
+}
+
+/// An instruction-set level of the kernels (CKernels' DRUMMER_ISA_…).
+package enum KernelISA: Int, Sendable, Comparable {
+    case baseline = 0
+    /// x86-64-v3: AVX2 and FMA.
+    case avx2 = 1
+    /// x86-64-v4: AVX-512 F, BW, CD, DQ and VL.
+    case avx512 = 2
+
+    /// The name DRUMMER_MAX_ISA takes and benchmarks print.
+    package var name: String {
+        switch self {
+        case .baseline: return "baseline"
+        case .avx2: return "avx2"
+        case .avx512: return "avx512"
+        }
+    }
+
+    /// The best level this CPU runs, whatever DRUMMER_MAX_ISA says.
+    package static var cpu: KernelISA { KernelISA(rawValue: Int(drummer_kernels_cpu_isa())) ?? .baseline }
+
+    /// The problem with DRUMMER_MAX_ISA's value, or nil when it is unset or one of the names.
+    package static var settingError: String? {
+        guard drummer_kernels_isa_setting() < 0 else { return nil }
+        let value = ProcessEnvironment.get("DRUMMER_MAX_ISA") ?? ""
+        return "DRUMMER_MAX_ISA=\(value): expected avx512, avx2 or baseline (the highest instruction set the kernels may use)"
+    }
+
+    package static func < (a: KernelISA, b: KernelISA) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// The output layer's logits, the one place they are computed (the trainer's chunks, the

@@ -66,7 +66,7 @@ final class LSTMLayer: @unchecked Sendable {
     /// Layer 0's scratch for the input gradient's scatter (Kernels.scatterRows): a run start per
     /// input row (+ 1) and a source row per (row, group); empty above layer 0.
     let scatterStart: Int32Buffer, scatterOrder: Int32Buffer
-    /// The recurrent products (1) and (1'): OpenBLAS or CKernels' AVX-512 kernel.
+    /// The recurrent products (1) and (1'): OpenBLAS or CKernels' own kernel (AVX-512 or AVX2).
     var recurrent: RecurrentProduct
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
     /// nil without dropout.

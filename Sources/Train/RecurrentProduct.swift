@@ -1,7 +1,7 @@
 // The two sequential products of the LSTM layer, (1) a_t += h_{t−1}·W_rec and (1')
 // dhNext = da_t·W_recᵀ (see LSTMLayer.swift), and the one choice of how to compute them:
 //   - OpenBLAS: a GEMV for one row (B = 1), a GEMM for more;
-//   - CKernels' AVX-512 kernel (CPUs with AVX-512, from 8 rows): W_rec and its transpose,
+//   - CKernels' own kernel (AVX-512 or AVX2 + FMA, from 8 rows): W_rec and its transpose,
 //     packed once per chunk into the kernel's 32-column panels, are read from cache on each
 //     of the 2U calls of a chunk, where OpenBLAS re-packs its operand on every call (why
 //     panels: CKernels' gemm_tiles).
@@ -12,7 +12,8 @@ import DrummerCore
 struct RecurrentProduct {
     enum Kernel: Sendable, Equatable {
         case openBLAS
-        case avx512
+        /// CKernels' product at the level in use (Kernels.isa: AVX-512 or AVX2).
+        case own
     }
 
     /// Which operand multiplies the rows: W_rec (H×G) or its transpose (G×H).
@@ -24,31 +25,31 @@ struct RecurrentProduct {
     /// Below this many rows the kernel's 8-row tiles are mostly empty and OpenBLAS is faster
     /// (H = 200 on a Zen 4: OpenBLAS 42–109 GFLOP/s at 1–4 rows against 13–37; from 8 rows the
     /// kernel 98–104 against 45–90).
-    static let avx512MinimumRows = 8
+    static let ownMinimumRows = 8
 
     /// The faster kernel for `rows` rows on this CPU.
     static func defaultKernel(rows: Int) -> Kernel {
-        Kernels.haveAVX512 && rows >= avx512MinimumRows ? .avx512 : .openBLAS
+        Kernels.haveGEMM && rows >= ownMinimumRows ? .own : .openBLAS
     }
 
     let kernel: Kernel
     let H: Int, G: Int
-    /// The AVX-512 kernel's operands, W_rec (H×G) for (1) and W_recᵀ (G×H) for (1'), in its
+    /// The own kernel's operands, W_rec (H×G) for (1) and W_recᵀ (G×H) for (1'), in its
     /// 32-column panels; refreshed by `refreshPanels` once per chunk.
     private let panels: FloatBuffer, transposedPanels: FloatBuffer
 
-    /// `kernel` falls back to OpenBLAS on a CPU without AVX-512.
+    /// `kernel` falls back to OpenBLAS where the kernels have no product (the baseline level).
     init(kernel: Kernel, hidden: Int) {
-        self.kernel = Kernels.haveAVX512 ? kernel : .openBLAS
+        self.kernel = Kernels.haveGEMM ? kernel : .openBLAS
         H = hidden
         G = 4 * hidden
-        let avx512 = self.kernel == .avx512
-        panels = FloatBuffer(count: avx512 ? Kernels.panelFloats(k: H, n: G) : 0)
-        transposedPanels = FloatBuffer(count: avx512 ? Kernels.panelFloats(k: G, n: H) : 0)
+        let own = self.kernel == .own
+        panels = FloatBuffer(count: own ? Kernels.panelFloats(k: H, n: G) : 0)
+        transposedPanels = FloatBuffer(count: own ? Kernels.panelFloats(k: G, n: H) : 0)
     }
 
     /// Whether `refreshPanels` must run before each chunk's products.
-    var needsPanels: Bool { kernel == .avx512 }
+    var needsPanels: Bool { kernel == .own }
 
     /// Packs W_rec (`.weights`, for the forward products) or W_recᵀ (`.transposedWeights`, for
     /// the backward ones) out of the parameters (the floats `recurrent` of a layer's Wx).
@@ -74,11 +75,11 @@ struct RecurrentProduct {
         precondition(a.count == rows * inner && out.count == rows * width, "RecurrentProduct: buffer sizes")
         let beta: Float = accumulate ? 1 : 0
         switch (kernel, operand) {
-        case (.avx512, .weights):
-            Kernels.gemmAVX512(m: rows, n: G, k: H, a: a, lda: H, panels: panels.buffer(0, panels.count), c: out,
+        case (.own, .weights):
+            Kernels.gemm(m: rows, n: G, k: H, a: a, lda: H, panels: panels.buffer(0, panels.count), c: out,
                                ldc: G, accumulate: accumulate)
-        case (.avx512, .transposedWeights):
-            Kernels.gemmAVX512(m: rows, n: H, k: G, a: a, lda: G, panels: transposedPanels.buffer(0, transposedPanels.count),
+        case (.own, .transposedWeights):
+            Kernels.gemm(m: rows, n: H, k: G, a: a, lda: G, panels: transposedPanels.buffer(0, transposedPanels.count),
                                c: out, ldc: H, accumulate: accumulate)
         case (.openBLAS, _) where rows == 1:
             // One row: out = op·a as a GEMV on W_rec stored H×G.

@@ -261,16 +261,16 @@ public final class Trainer {
     /// Stream groups the batch is split into (1 or 2; see `streamGroupMinimumBatch`).
     public var streamGroupCount: Int { groups.count }
 
-    /// Whether the recurrent products run on CKernels' AVX-512 kernel (true by default when
-    /// the CPU has AVX-512 and a group has at least 8 streams, where it is faster than OpenBLAS)
-    /// or on OpenBLAS. Setting true on a CPU without AVX-512 is ignored. Either gives the same
+    /// Whether the recurrent products run on CKernels' own kernel (true by default when the
+    /// kernels run at AVX2 or above and a group has at least 8 streams, where it is faster than
+    /// OpenBLAS) or on OpenBLAS. Setting true at the baseline level is ignored. Either gives the same
     /// results up to float32 rounding; a run is bitwise reproducible with the same choice.
     public var usesOwnRecurrentKernel: Bool {
-        get { main.layers[0].recurrent.kernel == .avx512 }
+        get { main.layers[0].recurrent.kernel == .own }
         set {
             for g in groups {
                 for layer in g.layers {
-                    layer.recurrent = RecurrentProduct(kernel: newValue ? .avx512 : .openBLAS, hidden: shape.hidden)
+                    layer.recurrent = RecurrentProduct(kernel: newValue ? .own : .openBLAS, hidden: shape.hidden)
                 }
             }
         }

@@ -12,6 +12,7 @@ struct Drummer: ParsableCommand {
             version: """
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
+                \(Kernels.versionLine)
                 """,
             subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self, ImportCommand.self, EncodeCommand.self,
                           SampleCommand.self, HumanizeCommand.self, PlayCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ContinuationCommand.self, ChooseStepCommand.self, Bench.self])

@@ -5,6 +5,11 @@ import DrummerCore
 import Foundation
 import FileOutput
 
+// A DRUMMER_MAX_ISA that names no level is an error, not a silent default.
+if let message = KernelISA.settingError {
+    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+    exit(1)
+}
 // The runtime commands run OpenBLAS on one thread (the sampler splits its steps over its own).
 BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].contains(CommandLine.arguments.dropFirst().first ?? ""))
 // A first argument that is no command gets the nearest command's name (argument-parser only

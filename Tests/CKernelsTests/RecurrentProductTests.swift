@@ -1,17 +1,32 @@
-// CKernels' AVX-512 product against a double-precision loop, over shapes whose
-// rows and columns do not fill the kernel's 8 × 32 tiles, with and without
-// accumulation, and with leading dimensions larger than the widths; its packed-panel
-// form against the in-place one (the same bits), W packed as is and transposed.
+// CKernels' products (AVX-512 and AVX2, each where this CPU runs it) against a
+// double-precision loop, over shapes whose rows and columns do not fill the kernels'
+// tiles (8 × 32, 6 × 16), with and without accumulation, and with leading dimensions
+// larger than the widths; the packed-panel form against the in-place one (the same
+// bits), W packed as is and transposed; and the two levels against each other (the same
+// bits: the same FMA chains).
 import CKernels
 import XCTest
 
+/// The levels with a product this CPU runs, as (name, table).
+func productLevels() -> [(String, drummer_kernel_table)] {
+    [(Int32(DRUMMER_ISA_AVX2), "avx2"), (Int32(DRUMMER_ISA_AVX512), "avx512")].compactMap { isa, name in
+        guard let t = drummer_kernels_table(isa), t.pointee.gemm != nil else { return nil }
+        return (name, t.pointee)
+    }
+}
+
 final class RecurrentProductTests: XCTestCase {
     func testMatchesNaiveProductOnRaggedShapes() throws {
-        try XCTSkipUnless(drummer_kernels_have_avx512() != 0, "this CPU has no AVX-512: the kernel is not used here")
+        let levels = productLevels()
+        try XCTSkipIf(levels.isEmpty, "this CPU has neither AVX2 nor AVX-512: the products are OpenBLAS's here")
+        for (name, table) in levels { try matchesNaiveProduct(name, table) }
+    }
+
+    private func matchesNaiveProduct(_ level: String, _ table: drummer_kernel_table) throws {
         var rng = UniformFloats(seed: 0x9E37_79B9_7F4A_7C15)
         func uniform() -> Float { rng.next() }
         var cases = 0
-        for M in [1, 7, 8, 9, 17, 32] {
+        for M in [1, 5, 6, 7, 8, 9, 13, 17, 32] {
             for N in [1, 15, 16, 17, 31, 32, 33, 200, 800] {
                 for K in [1, 5, 200] {
                     for accumulate in [false, true] {
@@ -21,21 +36,21 @@ final class RecurrentProductTests: XCTestCase {
                         let C0 = (0..<(M * ldc)).map { _ in uniform() }
                         var C = C0
                         C.withUnsafeMutableBufferPointer { c in
-                            drummer_gemm_avx512(Int32(M), Int32(N), Int32(K), A, Int32(lda), W, Int32(ldw),
-                                                c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
+                            table.gemm!(Int32(M), Int32(N), Int32(K), A, Int32(lda), W, Int32(ldw), c.baseAddress,
+                                       Int32(ldc), accumulate ? 1 : 0)
                         }
                         for m in 0..<M {
                             for n in 0..<ldc {
                                 let got = C[m * ldc + n]
                                 guard n < N else {
-                                    XCTAssertEqual(got, C0[m * ldc + n], "M=\(M) N=\(N) K=\(K): column \(n) past N was written")
+                                    XCTAssertEqual(got, C0[m * ldc + n], "\(level) M=\(M) N=\(N) K=\(K): column \(n) past N was written")
                                     continue
                                 }
                                 var want = accumulate ? Double(C0[m * ldc + n]) : 0
                                 for k in 0..<K { want += Double(A[m * lda + k]) * Double(W[k * ldw + n]) }
                                 // float32 sums of K products of size ≤ 0.25: error ≲ K·2⁻²⁴.
                                 XCTAssertEqual(Double(got), want, accuracy: 1e-6 * Double(K + 1),
-                                               "M=\(M) N=\(N) K=\(K) acc=\(accumulate) at (\(m), \(n))")
+                                               "\(level) M=\(M) N=\(N) K=\(K) acc=\(accumulate) at (\(m), \(n))")
                             }
                         }
                         cases += 1
@@ -43,15 +58,20 @@ final class RecurrentProductTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(cases, 6 * 9 * 3 * 2)
+        XCTAssertEqual(cases, 9 * 9 * 3 * 2)
     }
 
     func testPanelsGiveTheInPlaceProductsBits() throws {
-        try XCTSkipUnless(drummer_kernels_have_avx512() != 0, "this CPU has no AVX-512: the kernel is not used here")
+        let levels = productLevels()
+        try XCTSkipIf(levels.isEmpty, "this CPU has neither AVX2 nor AVX-512: the products are OpenBLAS's here")
+        for (name, table) in levels { try panelsGiveInPlaceBits(name, table) }
+    }
+
+    private func panelsGiveInPlaceBits(_ level: String, _ table: drummer_kernel_table) throws {
         var rng = UniformFloats(seed: 0x2545_F491_4F6C_DD1D)
         func uniform() -> Float { rng.next() }
         var cases = 0
-        for M in [1, 8, 9, 16, 17] {
+        for M in [1, 6, 8, 9, 16, 17] {
             for N in [1, 16, 17, 32, 33, 200, 256] {
                 for K in [1, 5, 200] {
                     for transposed in [false, true] {
@@ -72,18 +92,18 @@ final class RecurrentProductTests: XCTestCase {
                         for accumulate in [false, true] {
                             var inPlace = C0, packed = C0
                             inPlace.withUnsafeMutableBufferPointer { c in
-                                drummer_gemm_avx512(Int32(M), Int32(N), Int32(K), A, Int32(lda), W, Int32(N),
+                                table.gemm!(Int32(M), Int32(N), Int32(K), A, Int32(lda), W, Int32(N),
                                                     c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
                             }
                             packed.withUnsafeMutableBufferPointer { c in
-                                drummer_gemm_avx512_panels(Int32(M), Int32(N), Int32(K), A, Int32(lda), panels,
+                                table.gemm_panels!(Int32(M), Int32(N), Int32(K), A, Int32(lda), panels,
                                                            c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
                             }
                             let first = zip(packed, inPlace).enumerated().first {
                                 $0.element.0.bitPattern != $0.element.1.bitPattern
                             }
                             XCTAssertNil(first.map { "float \($0.offset): \($0.element.0), in place \($0.element.1)" },
-                                         "M=\(M) N=\(N) K=\(K) transposed=\(transposed) acc=\(accumulate)")
+                                         "\(level) M=\(M) N=\(N) K=\(K) transposed=\(transposed) acc=\(accumulate)")
                             // And the product itself (the in-place kernel is checked above; this
                             // catches a pack that fed both the same wrong operand).
                             for m in 0..<M {
@@ -99,7 +119,43 @@ final class RecurrentProductTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(cases, 5 * 7 * 3 * 2 * 2)
+        XCTAssertEqual(cases, 6 * 7 * 3 * 2 * 2)
+    }
+
+    /// The AVX2 product gives the AVX-512 one's bits, so that a run's results do not depend on
+    /// which of the two its CPU has (the elementwise kernels: KernelLevelsTests).
+    func testAVX2AndAVX512GiveTheSameBits() throws {
+        let levels = productLevels()
+        try XCTSkipUnless(levels.count == 2, "this CPU has no AVX-512: only one product level runs here")
+        var rng = UniformFloats(seed: 0x5851_F42D_4C95_7F2D)
+        var cases = 0
+        for (M, N, K) in [(16, 1024, 256), (16, 256, 1024), (13, 800, 200), (9, 33, 7), (32, 710, 256)] {
+            let lda = K + 1, ldc = N + 3
+            let A = (0..<(M * lda)).map { _ in rng.next() }
+            let W = (0..<(K * N)).map { _ in rng.next() }
+            let C0 = (0..<(M * ldc)).map { _ in rng.next() }
+            var panels = [Float](repeating: 0, count: (N + 31) / 32 * 32 * K)
+            panels.withUnsafeMutableBufferPointer { drummer_pack_panels(Int32(K), Int32(N), W, Int32(N), 0, $0.baseAddress) }
+            for accumulate in [false, true] {
+                let results = levels.map { _, table in
+                    var inPlace = C0, packed = C0
+                    inPlace.withUnsafeMutableBufferPointer { c in
+                        table.gemm!(Int32(M), Int32(N), Int32(K), A, Int32(lda), W, Int32(N), c.baseAddress, Int32(ldc),
+                                   accumulate ? 1 : 0)
+                    }
+                    packed.withUnsafeMutableBufferPointer { c in
+                        table.gemm_panels!(Int32(M), Int32(N), Int32(K), A, Int32(lda), panels, c.baseAddress,
+                                          Int32(ldc), accumulate ? 1 : 0)
+                    }
+                    return (inPlace.map(\.bitPattern), packed.map(\.bitPattern))
+                }
+                XCTAssertEqual(results[0].0, results[1].0, "in place M=\(M) N=\(N) K=\(K) acc=\(accumulate)")
+                XCTAssertEqual(results[0].1, results[1].1, "panels M=\(M) N=\(N) K=\(K) acc=\(accumulate)")
+                XCTAssertNotEqual(results[0].0, C0.map(\.bitPattern), "the product wrote nothing")
+                cases += 1
+            }
+        }
+        XCTAssertEqual(cases, 10)
     }
 }
 

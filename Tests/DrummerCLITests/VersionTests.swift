@@ -1,15 +1,16 @@
 import XCTest
 
 final class VersionTests: XCTestCase {
-    /// `drummer --version` is two lines: "drummer X.Y.Z" and "OpenBLAS core: CORE (how it was
-    /// chosen), N thread(s)", the core one this CPU can run (vector level from /proc/cpuinfo).
+    /// `drummer --version` is three lines: "drummer X.Y.Z", "OpenBLAS core: CORE (how it was
+    /// chosen), N thread(s)", the core one this CPU can run (vector level from /proc/cpuinfo),
+    /// and "kernels: LEVEL", drummer's own kernels' instruction set, the CPU's best.
     func testVersionReportsOpenBLASCore() throws {
         let r = try CLI.run(["--version"], removing: ["OPENBLAS_CORETYPE"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 2, r.stdout)
+        XCTAssertEqual(lines.count, 3, r.stdout)
         XCTAssertNotNil(lines.first?.wholeMatch(of: /drummer \d+\.\d+\.\d+/), r.stdout)
-        let core = try XCTUnwrap(lines.last?.wholeMatch(
+        let core = try XCTUnwrap(lines.dropFirst().first?.wholeMatch(
             of: /OpenBLAS core: (\w+) \((detected by OpenBLAS|selected by drummer; OpenBLAS detected \w+)\), (\d+) thread\(s\)/),
             r.stdout)
         XCTAssertGreaterThanOrEqual(Int(core.3) ?? 0, 1)
@@ -20,6 +21,27 @@ final class VersionTests: XCTestCase {
         let name = String(core.1).lowercased()
         if ["skylakex", "cooperlake", "sapphirerapids"].contains(name) { XCTAssertTrue(flags.contains("avx512f"), name) }
         if ["haswell", "zen", "skylake"].contains(name) { XCTAssertTrue(flags.contains("avx2"), name) }
+        let v4 = ["avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"].allSatisfy(flags.contains)
+        let v3 = ["avx2", "fma", "bmi2", "movbe", "f16c"].allSatisfy(flags.contains)
+        XCTAssertEqual(lines.last, "kernels: " + (v4 ? "avx512" : v3 ? "avx2" : "baseline"), r.stdout)
+    }
+
+    /// DRUMMER_MAX_ISA holds the kernels (and OpenBLAS's core) down, and the version says so;
+    /// a level above the CPU's changes nothing.
+    func testMaxISAIsReported() throws {
+        let r = try CLI.run(["--version"], environment: ["DRUMMER_MAX_ISA": "baseline"], removing: ["OPENBLAS_CORETYPE"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let plain = try CLI.run(["--version"], removing: ["OPENBLAS_CORETYPE", "DRUMMER_MAX_ISA"])
+        let cpu = try XCTUnwrap(plain.stdout.split(separator: "\n").last.map { String($0.dropFirst("kernels: ".count)) })
+        XCTAssertEqual(lines.last, cpu == "baseline" ? "kernels: baseline"
+                                   : "kernels: baseline (DRUMMER_MAX_ISA=baseline; the CPU runs \(cpu))", r.stdout)
+        if cpu != "baseline" {
+            // Prescott whether OpenBLAS detected it (an unknown model) or drummer held it down to it.
+            XCTAssertTrue(lines[1].hasPrefix("OpenBLAS core: Prescott ("), r.stdout)
+        }
+        let high = try CLI.run(["--version"], environment: ["DRUMMER_MAX_ISA": "avx512"], removing: ["OPENBLAS_CORETYPE"])
+        XCTAssertEqual(high.stdout.split(separator: "\n").last.map(String.init), "kernels: \(cpu)", high.stdout)
     }
 
     func testUsersOwnCoreTypeIsLeftAlone() throws {

@@ -48,6 +48,14 @@ final class BLASRuntimeTests: XCTestCase {
         XCTAssertNil(BLASRuntime.preferredCoreType(detectedCore: "Prescott", cpuLevel: 0, userCoreType: nil))
         // The user's own choice always wins.
         XCTAssertNil(BLASRuntime.preferredCoreType(detectedCore: "Prescott", cpuLevel: 3, userCoreType: "Prescott"))
+        // DRUMMER_MAX_ISA: held down to its level (up from a weaker detection, down from a
+        // stronger one), left alone at it, and never above the CPU's.
+        XCTAssertEqual(BLASRuntime.preferredCoreType(detectedCore: "Prescott", cpuLevel: 3, userCoreType: nil, maxLevel: 2), "Haswell")
+        XCTAssertEqual(BLASRuntime.preferredCoreType(detectedCore: "SkylakeX", cpuLevel: 3, userCoreType: nil, maxLevel: 2), "Haswell")
+        XCTAssertEqual(BLASRuntime.preferredCoreType(detectedCore: "SkylakeX", cpuLevel: 3, userCoreType: nil, maxLevel: 0), "Prescott")
+        XCTAssertNil(BLASRuntime.preferredCoreType(detectedCore: "Haswell", cpuLevel: 3, userCoreType: nil, maxLevel: 2))
+        XCTAssertEqual(BLASRuntime.preferredCoreType(detectedCore: "Prescott", cpuLevel: 2, userCoreType: nil, maxLevel: 3), "Haswell")
+        XCTAssertNil(BLASRuntime.preferredCoreType(detectedCore: "SkylakeX", cpuLevel: 3, userCoreType: "SkylakeX", maxLevel: 2))
     }
 
     func testCoreNameIsReported() {

@@ -88,10 +88,10 @@ final class GradientCheckTests: XCTestCase {
             XCTAssertLessThan(rel, 1e-3, "B = \(batch)")
             XCTAssertLessThan(absErr, 1e-6, "B = \(batch)")
         }
-        for own in [Kernels.haveAVX512] {
+        for own in [Kernels.haveGEMM] {
             let (rel, absErr) = try check(batch: 9, pointer: 1, seed: 34, ownKernel: own, layers: 2,
                                           inputs: [3, 4, 2, 2, 5], outputs: [3, 4, 5], targets: [0, 1, 4])
-            print("gradient check 2 layers, groups, B=9 (recurrent \(own ? "avx512" : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
+            print("gradient check 2 layers, groups, B=9 (recurrent \(own ? Kernels.isa.name : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
             XCTAssertLessThan(rel, 1e-3)
             XCTAssertLessThan(absErr, 1e-6)
         }
@@ -128,16 +128,16 @@ final class GradientCheckTests: XCTestCase {
         XCTAssertLessThan(absErr, 1e-6)
     }
 
-    /// B = 9 with the recurrent products on CKernels' AVX-512 kernel (an 8-row tile and a
+    /// B = 9 with the recurrent products on CKernels' own kernel (an 8-row tile and a
     /// 1-row tail; G = 20 and H = 5 columns are partly masked tiles), and on OpenBLAS.
     func testGradientBatch9BothRecurrentKernels() throws {
-        for own in Kernels.haveAVX512 ? [true, false] : [false] {
+        for own in Kernels.haveGEMM ? [true, false] : [false] {
             let (rel, absErr) = try check(batch: 9, pointer: 1, seed: 13, ownKernel: own)
-            print("gradient check B=9 (recurrent \(own ? "avx512" : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
+            print("gradient check B=9 (recurrent \(own ? Kernels.isa.name : "openblas")): worst relative error \(rel), worst absolute error \(absErr)")
             XCTAssertLessThan(rel, 1e-3)
             XCTAssertLessThan(absErr, 1e-6)
         }
-        if !Kernels.haveAVX512 { print("AVX-512 recurrent kernel not checked: this CPU has no AVX-512") }
+        if !Kernels.haveGEMM { print("own recurrent kernel not checked: the kernels run at the baseline level here") }
     }
 
     /// B = 17: two stream groups (8 + 9 streams) whose gradients are added.

@@ -1,11 +1,13 @@
 #ifndef DRUMMER_KERNELS_H
 #define DRUMMER_KERNELS_H
 // Hot loops of the LSTM trainer in C, where the compiler can be told which
-// instruction set to use per function: the elementwise cell and softmax kernels
-// are compiled for x86-64-v4 (AVX-512), x86-64-v3 (AVX2 + FMA) and the baseline,
-// picked once at load time (target_clones); the recurrent product has an AVX-512
-// version that the caller uses when drummer_kernels_have_avx512() says so.
-// H = hidden size, G = 4H (gate blocks f, i, o, g), all buffers row-major float32.
+// instruction set to use per function: the elementwise cell, softmax, gather and
+// update kernels are compiled for x86-64-v4 (AVX-512), x86-64-v3 (AVX2 + FMA) and the
+// baseline, the recurrent product for AVX-512 and for AVX2 + FMA; one level's table is
+// picked at the first call: the CPU's best, or a lower one named by the environment
+// variable DRUMMER_MAX_ISA (avx512, avx2 or baseline), so that one machine can run and
+// test what another runs. H = hidden size, G = 4H (gate blocks f, i, o, g), all buffers
+// row-major float32.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,27 +16,42 @@
 extern "C" {
 #endif
 
-/// 1 when this CPU runs drummer_gemm_avx512 (AVX-512F), else 0.
-int drummer_kernels_have_avx512(void);
+enum {
+    DRUMMER_ISA_BASELINE = 0,
+    DRUMMER_ISA_AVX2 = 1,    /* x86-64-v3: AVX2, FMA */
+    DRUMMER_ISA_AVX512 = 2,  /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL */
+};
 
-/// 1 when this CPU has AVX2 and FMA3 (runs drummer_fma_peak_loop_avx2), else 0.
-int drummer_kernels_have_avx2_fma(void);
+/// The best level this CPU runs.
+int drummer_kernels_cpu_isa(void);
+
+/// The level DRUMMER_MAX_ISA names (DRUMMER_ISA_AVX512 when unset or empty), or −1 when it
+/// holds anything but avx512, avx2 or baseline.
+int drummer_kernels_isa_setting(void);
+
+/// The level the entry points below run: the CPU's, capped by DRUMMER_MAX_ISA (read once).
+int drummer_kernels_isa(void);
+
+/// 1 when the level in use has its own recurrent product (AVX2 and above), else 0:
+/// drummer_gemm then runs a plain loop, and callers use OpenBLAS instead.
+int drummer_kernels_have_gemm(void);
 
 /// C[M×N] = A[M×K]·W[K×N] (accumulate = 0) or C += A·W (accumulate = 1), row-major with
 /// leading dimensions lda, ldw, ldc. For the small-M products of the recurrence, where
-/// W stays in cache across calls and needs no packing. Requires AVX-512F.
-void drummer_gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
+/// W stays in cache across calls and needs no packing. Every element is Σ_k A[m, k]·W[k, n]
+/// by FMA in k order from zero (then + C): the AVX-512 and AVX2 levels give the same bits.
+void drummer_gemm(int M, int N, int K, const float *A, int lda, const float *W, int ldw,
                          float *C, int ldc, int accumulate);
 
-/// The operand W (K×N) of drummer_gemm_avx512_panels in its layout: panels of 32 columns,
+/// The operand W (K×N) of drummer_gemm_panels in its layout: panels of 32 columns,
 /// ceil(N/32) of them, each K rows of 32 floats (zero past N); out holds ceil(N/32)·32·K floats.
 /// transposed = 0: W is read row-major with leading dimension ldw; transposed = 1: the
 /// operand is Sᵀ for S (N×K, leading dimension ldw) read from `W` (a transpose and a pack in one).
 void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, float *out);
 
-/// drummer_gemm_avx512 with W packed by drummer_pack_panels: the same tiles, sums and bits,
-/// with W read as one sequential stream per panel. Requires AVX-512F.
-void drummer_gemm_avx512_panels(int M, int N, int K, const float *A, int lda, const float *P,
+/// drummer_gemm with W packed by drummer_pack_panels: the same sums and bits, with W read as
+/// one sequential stream per panel.
+void drummer_gemm_panels(int M, int N, int K, const float *A, int lda, const float *P,
                                 float *C, int ldc, int accumulate);
 
 /// A benchmark probe: `iterations` rounds of 12 independent AVX-512 FMA chains (384 FLOP per
@@ -96,6 +113,30 @@ void drummer_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size
 
 /// 1 when this CPU has the SHA extensions drummer_sha256_blocks uses, else 0.
 int drummer_sha256_have_extensions(void);
+
+/// One level's kernels (the entry points above call the active level's), for tests that
+/// compare the levels on one machine.
+typedef struct drummer_kernel_table {
+    int isa;
+    void (*input_block)(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
+    void (*scatter_rows)(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y);
+    void (*accumulate)(int n, const float *x, float *y);
+    void (*adam)(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
+                 float b2, float d1, float d2, float c1, float c2, float eps);
+    void (*cell_forward)(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew);
+    void (*cell_backward)(int H, const float *acts, const float *cPrev, const float *tanhC, const float *dhOut,
+                          const float *dhNext, float *dc, float *dGates);
+    float (*negative_log_likelihood)(float *y, int n, int target);
+    float (*softmax_cross_entropy)(float *y, int n, int target, float scale);
+    /// NULL at the baseline level.
+    void (*gemm)(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
+                 int accumulate);
+    void (*gemm_panels)(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
+                        int accumulate);
+} drummer_kernel_table;
+
+/// The table of level `isa`, or NULL when this CPU cannot run it.
+const drummer_kernel_table *drummer_kernels_table(int isa);
 
 #ifdef __cplusplus
 }
