@@ -291,8 +291,17 @@ static inline __attribute__((always_inline)) float max_of(const float *restrict 
 static inline __attribute__((always_inline)) float log_sum_exp_in_place(float *restrict y, int n, float *sum) {
     const float m = max_of(y, n);
     for (int j = 0; j < n; j++) y[j] = exp_c(y[j] - m);
-    float s = 0.0f;
-    for (int j = 0; j < n; j++) s += y[j];
+    // Σ y on 16 lanes, lane l summing y[l], y[l + 16], … in order, then the lanes as a fixed
+    // tree: the same adds at every level (vector width only changes how many lanes one
+    // instruction holds), where one running sum was a chain of n dependent adds.
+    float lanes[16] = {0};
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) lanes[l] += y[j + l];
+    for (int l = 0; j + l < n; l++) lanes[l] += y[j + l];
+    for (int w = 8; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++) lanes[l] += lanes[l + w];
+    const float s = lanes[0];
     *sum = s;
     return m + logf(s);
 }
