@@ -4,6 +4,7 @@
 // export alike), eval, and what a grid model refuses.
 import Checkpoints
 import Foundation
+import CKernels
 import XCTest
 
 final class GridCLITests: XCTestCase {
@@ -351,6 +352,24 @@ final class GridCLITests: XCTestCase {
         checkRefused(try train("z6", ["--steps", "1", "--weight-decay", "-0.1"]), "--weight-decay must not be negative (0 = off), got -0.1", wrote: "z6")
         checkRefused(try train("z7", ["--steps", "1", "--lr", "0.1", "--weight-decay", "10"]),
                      "--weight-decay times --lr must be below 1", wrote: "z7")
+    }
+
+    /// The kernels' AVX2 level trains the AVX-512 level's bits: with OpenBLAS's kernels the
+    /// same (OPENBLAS_CORETYPE=SkylakeX on both), DRUMMER_MAX_ISA=avx2 exports the same weights
+    /// byte for byte: an AVX2-only CPU's run differs from an AVX-512 one's only by OpenBLAS.
+    /// (16 streams: two stream groups of 8, on the kernels' own recurrent product.)
+    func testTheAVX2LevelTrainsTheAVX512LevelsBits() throws {
+        try XCTSkipUnless(drummer_kernels_cpu_isa() == Int32(DRUMMER_ISA_AVX512), "this CPU has no AVX-512")
+        for (dir, isa) in [("k512", "avx512"), ("k2", "avx2")] {
+            let r = try CLI.run(["train", "--recipe", "grid", "--data", data.path, "--hidden", "8", "--unroll", "8",
+                                 "--batch-size", "16", "--steps", "6", "--checkpoint-every", "3", "--eval-every", "3",
+                                 "--checkpoint-dir", root.appendingPathComponent(dir).path],
+                                environment: ["DRUMMER_MAX_ISA": isa, "OPENBLAS_CORETYPE": "SkylakeX"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let (w512, _) = try exportedWeights("k512"), (w2, _) = try exportedWeights("k2")
+        XCTAssertFalse(w512.isEmpty)
+        XCTAssertEqual(w512, w2, "the AVX2 kernels trained other weights than the AVX-512 ones")
     }
 
     /// choose-step measures the checkpoints it can: one whose files cannot be played (here a
