@@ -64,7 +64,7 @@ def main():
     V = N + K
     notes = torch.randint(0, N, (a.events,))
     ticks = torch.randint(0, K, (a.events,))
-    print(f"PyTorch {torch.__version__} (default {default_threads} threads); "
+    print(f"PyTorch {torch.__version__} (default {default_threads} threads, CPU capability {torch.backends.cpu.get_cpu_capability()}); "
           f"U={U} H={H} V={V}, {a.events} synthetic events, SGD, {a.runs} runs of >= {a.seconds} s, median")
     for B, threads in [(B, t) for B in a.batch for t in thread_counts]:
         torch.set_num_threads(threads)
@@ -121,7 +121,7 @@ def grid(a):
     n = a.events
     classes = torch.stack([torch.randint(0, size, (n,)) for size in GRID_INPUTS], dim=1)  # n × k
     rows = classes + offsets  # one-hot row of each group
-    print(f"PyTorch {torch.__version__} (default {default_threads} threads); grid layout: {k} input groups ({I} rows), "
+    print(f"PyTorch {torch.__version__} (default {default_threads} threads, CPU capability {torch.backends.cpu.get_cpu_capability()}); grid layout: {k} input groups ({I} rows), "
           f"{len(GRID_OUTPUTS)} output groups ({O} columns), 2 layers of H={H}, dropout 0.3, U={U}, Adam, "
           f"{n} synthetic steps, {a.runs} runs of >= {a.seconds} s, median")
     starts = [sum(GRID_OUTPUTS[:g]) for g in range(len(GRID_OUTPUTS))]
