@@ -1,7 +1,8 @@
 // See include/drummer_kernels.h. The elementwise loops are written as plain scalar
-// code without branches so that the compiler vectorises every clone; the math is
-// the Cephes single-precision expf/tanhf (relative error about 2 ulp). Sums run in
-// index order in every clone, so all clones agree up to the rounding of FMA
+// code without branches so that the compiler vectorises every level's variant; the math
+// is the Cephes single-precision expf/tanhf (relative error about 2 ulp). Sums run in one
+// fixed order in every variant (index order, or fixed lanes and a fixed tree), so the
+// AVX-512 and AVX2 variants give the same bits and the baseline differs only by FMA
 // contraction.
 #include "drummer_kernels.h"
 #include <math.h>
@@ -70,7 +71,10 @@ int drummer_kernels_isa(void) {
     return isa;
 }
 
-// MARK: scalar math (inlined into each clone, vectorised there)
+// MARK: scalar math (inlined into each level's variant, vectorised there)
+
+// A kernel's one body, inlined into each level's variant (ELEMENTWISE_VARIANTS below).
+#define BODY static inline __attribute__((always_inline))
 
 static inline __attribute__((always_inline)) float exp_c(float x) {
     x = x < -87.3f ? -87.3f : x;
@@ -123,14 +127,14 @@ typedef float vf16 __attribute__((vector_size(64)));
 enum { ROW_TILE = 128 };
 
 // (Macros, not functions: a function taking or returning a 64-byte vector would change the
-// calling convention of the clones without AVX-512.)
+// calling convention of the variants without AVX-512.)
 #define ROW_TILE_LOAD(acc, p) do { for (int v_ = 0; v_ < 8; v_++) memcpy(&acc[v_], (p) + 16 * v_, 64); } while (0)
 #define ROW_TILE_ADD(acc, p) do { \
     for (int v_ = 0; v_ < 8; v_++) { vf16 t_; memcpy(&t_, (p) + 16 * v_, 64); acc[v_] += t_; } } while (0)
 #define ROW_TILE_STORE(p, acc) do { for (int v_ = 0; v_ < 8; v_++) memcpy((p) + 16 * v_, &acc[v_], 64); } while (0)
 
-static inline __attribute__((always_inline)) void input_block_body(int n, const float *restrict w, const int32_t *restrict rows, int k,
-                                const float *restrict bias, float *restrict out) {
+BODY void input_block_body(int n, const float *restrict w, const int32_t *restrict rows, int k,
+                           const float *restrict bias, float *restrict out) {
     // out = ((r0 + r1) + ... + r(k-1)) + bias, summed in that order, 128 columns at a time.
     int j0 = 0;
     for (; j0 + ROW_TILE <= n; j0 += ROW_TILE) {
@@ -159,8 +163,8 @@ void drummer_scatter_rows_order(int count, const int32_t *restrict rows, int k, 
     start[0] = 0;
 }
 
-static inline __attribute__((always_inline)) void scatter_rows_body(int n, const float *restrict x, int wrows, const int32_t *restrict start,
-                                 const int32_t *restrict order, float *restrict y) {
+BODY void scatter_rows_body(int n, const float *restrict x, int wrows, const int32_t *restrict start,
+                            const int32_t *restrict order, float *restrict y) {
     for (int w = 0; w < wrows; w++) {
         const int first = start[w], last = start[w + 1];
         if (first == last) continue;
@@ -180,18 +184,18 @@ static inline __attribute__((always_inline)) void scatter_rows_body(int n, const
     }
 }
 
-static inline __attribute__((always_inline)) void accumulate_body(int n, const float *restrict x, float *restrict y) {
+BODY void accumulate_body(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
 }
 
 // The optimizer's Adam loop, vectorised: Swift's scalar loop (Optimizer.swift) compiled to one
 // element at a time, about 13 cycles a parameter, 6% of a step of the shipped recipe. Each
 // operation is rounded on its own as there (contraction off; IEEE division and square root are
-// exact in every width), so every clone gives the scalar loop's bits. The clamp is Swift's
+// exact in every width), so every variant gives the scalar loop's bits. The clamp is Swift's
 // min(max(g, lo), hi), NaN passing through. (A GCC build needs -ffp-contract=off for the same bits.)
-static inline __attribute__((always_inline)) void adam_body(long n, float *restrict p, const float *restrict grad, float *restrict m,
-                         float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
-                         float d2, float c1, float c2, float eps) {
+BODY void adam_body(long n, float *restrict p, const float *restrict grad, float *restrict m,
+                    float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
+                    float d2, float c1, float c2, float eps) {
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
@@ -237,8 +241,8 @@ void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, 
     }
 }
 
-static inline __attribute__((always_inline)) void cell_forward_body(int H, float *restrict gates, const float *restrict cPrev,
-                                 float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
+BODY void cell_forward_body(int H, float *restrict gates, const float *restrict cPrev,
+                            float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
     float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H, *restrict g = gates + 3 * H;
     for (int j = 0; j < H; j++) {
         float fj = sigmoid_c(f[j]), ij = sigmoid_c(i[j]), oj = sigmoid_c(o[j]), gj = tanh_c(g[j]);
@@ -251,9 +255,9 @@ static inline __attribute__((always_inline)) void cell_forward_body(int H, float
     }
 }
 
-static inline __attribute__((always_inline)) void cell_backward_body(int H, const float *restrict acts, const float *restrict cPrev,
-                                  const float *restrict tanhC, const float *restrict dhOut,
-                                  const float *restrict dhNext, float *restrict dc, float *restrict dGates) {
+BODY void cell_backward_body(int H, const float *restrict acts, const float *restrict cPrev,
+                             const float *restrict tanhC, const float *restrict dhOut,
+                             const float *restrict dhNext, float *restrict dc, float *restrict dGates) {
     const float *f = acts, *i = acts + H, *o = acts + 2 * H, *g = acts + 3 * H;
     float *restrict df = dGates, *restrict di = dGates + H, *restrict dO = dGates + 2 * H, *restrict dg = dGates + 3 * H;
     for (int j = 0; j < H; j++) {
@@ -269,7 +273,6 @@ static inline __attribute__((always_inline)) void cell_backward_body(int H, cons
     }
 }
 
-// Max, shift and exponentiate in place; returns log Σ e^(y − max) + max.
 // max(y[0..<n]) as the loop `m = y[j] > m ? y[j] : m` from m = y[0] finds it (a NaN after y[0]
 // is passed over, a NaN y[0] is the result), on 16 lanes at once: that loop, one element at a
 // time, was half of a softmax's time. Lanes and loop agree but for which of +0 and −0 wins a
@@ -288,6 +291,7 @@ static inline __attribute__((always_inline)) float max_of(const float *restrict 
     return m;
 }
 
+// Max, shift and exponentiate in place; returns log Σ e^(y − max) + max.
 static inline __attribute__((always_inline)) float log_sum_exp_in_place(float *restrict y, int n, float *sum) {
     const float m = max_of(y, n);
     for (int j = 0; j < n; j++) y[j] = exp_c(y[j] - m);
@@ -306,12 +310,12 @@ static inline __attribute__((always_inline)) float log_sum_exp_in_place(float *r
     return m + logf(s);
 }
 
-static inline __attribute__((always_inline)) float negative_log_likelihood_body(float *y, int n, int target) {
+BODY float negative_log_likelihood_body(float *y, int n, int target) {
     float yt = y[target], s;
     return log_sum_exp_in_place(y, n, &s) - yt;
 }
 
-static inline __attribute__((always_inline)) float softmax_cross_entropy_body(float *y, int n, int target, float scale) {
+BODY float softmax_cross_entropy_body(float *y, int n, int target, float scale) {
     float yt = y[target], s;
     float loss = log_sum_exp_in_place(y, n, &s) - yt;
     float k = scale / s;

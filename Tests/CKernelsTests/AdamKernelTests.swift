@@ -1,5 +1,6 @@
-// drummer_adam (the clone this CPU runs) against the scalar Adam loop it replaced, written out
-// here in Swift, one rounded operation at a time: the same bits for every parameter.
+// drummer_adam (the level this CPU runs; KernelLevelsTests compares the levels) against the
+// scalar Adam loop it replaced, written out here in Swift, one rounded operation at a time:
+// the same bits for every parameter.
 import CKernels
 import XCTest
 

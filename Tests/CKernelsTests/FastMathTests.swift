@@ -1,4 +1,4 @@
-// Accuracy of the σ, tanh and exp inside CKernels' cell and softmax kernels (the clone
+// Accuracy of the σ, tanh and exp inside CKernels' cell and softmax kernels (the level
 // this CPU runs) against double precision, through the entry points the LSTM uses.
 import CKernels
 import Foundation
