@@ -164,20 +164,29 @@ void drummer_scatter_rows_order(int count, const int32_t *restrict rows, int k, 
 }
 
 BODY void scatter_rows_body(int n, const float *restrict x, int wrows, const int32_t *restrict start,
-                            const int32_t *restrict order, float *restrict y) {
+                            const int32_t *restrict order, float *restrict y, int overwrite) {
+    // overwrite: y's old values are not read, each row starts from +0 (the bits of zeroing y
+    // first, without that pass over it).
     for (int w = 0; w < wrows; w++) {
         const int first = start[w], last = start[w + 1];
-        if (first == last) continue;
         float *restrict dst = y + (size_t)w * n;
+        if (first == last) {
+            if (overwrite) memset(dst, 0, (size_t)n * 4);
+            continue;
+        }
         int j0 = 0;
         for (; j0 + ROW_TILE <= n; j0 += ROW_TILE) {
             vf16 acc[8];
-            ROW_TILE_LOAD(acc, dst + j0);
+            if (overwrite) {
+                for (int v = 0; v < 8; v++) acc[v] = (vf16){0};
+            } else {
+                ROW_TILE_LOAD(acc, dst + j0);
+            }
             for (int i = first; i < last; i++) ROW_TILE_ADD(acc, x + (size_t)order[i] * n + j0);
             ROW_TILE_STORE(dst + j0, acc);
         }
         for (int j = j0; j < n; j++) {
-            float sum = dst[j];
+            float sum = overwrite ? 0.0f : dst[j];
             for (int i = first; i < last; i++) sum += x[(size_t)order[i] * n + j];
             dst[j] = sum;
         }
@@ -544,8 +553,8 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
                                           const float *restrict bias, float *restrict out) { \
         input_block_body(n, w, rows, k, bias, out); } \
     ATTR static void scatter_rows_##SUFFIX(int n, const float *restrict x, int wrows, const int32_t *restrict start, \
-                                           const int32_t *restrict order, float *restrict y) { \
-        scatter_rows_body(n, x, wrows, start, order, y); } \
+                                           const int32_t *restrict order, float *restrict y, int overwrite) { \
+        scatter_rows_body(n, x, wrows, start, order, y, overwrite); } \
     ATTR static void accumulate_##SUFFIX(int n, const float *restrict x, float *restrict y) { accumulate_body(n, x, y); } \
     ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, float *restrict m, \
                                    float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1, \
@@ -622,8 +631,9 @@ static inline const drummer_kernel_table *active(void) {
 void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out) {
     active()->input_block(n, w, rows, k, bias, out);
 }
-void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y) {
-    active()->scatter_rows(n, x, wrows, start, order, y);
+void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y,
+                          int overwrite) {
+    active()->scatter_rows(n, x, wrows, start, order, y, overwrite);
 }
 void drummer_accumulate(int n, const float *x, float *y) { active()->accumulate(n, x, y); }
 void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,

@@ -237,9 +237,10 @@ final class LSTMLayer: @unchecked Sendable {
                    y: grad.mutable(gBias.lowerBound, gBias.count))
         switch input {
         case .oneHot(let inputRows, let k):
+            // `first` overwrites: no separate pass zeroing the input block's gradient (5 MB at the
+            // recipe's shape) before the scatter.
             let dIn = grad.mutable(gIn.lowerBound, gIn.count)
-            if first { dIn.update(repeating: 0) }
-            Kernels.scatterRows(da, G: G, rows: inputRows.buffer(r0 * k, nr * k), k: k, into: dIn,
+            Kernels.scatterRows(da, G: G, rows: inputRows.buffer(r0 * k, nr * k), k: k, into: dIn, overwrite: first,
                                 start: scatterStart.mutable(0, scatterStart.count), order: scatterOrder.mutable(0, nr * k))
         case .dense(let below):
             // dW_in (+)= xᵀ · da;  dx = da · W_inᵀ → the layer below's dHout (with dropout,

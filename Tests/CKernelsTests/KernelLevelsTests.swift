@@ -62,7 +62,7 @@ final class KernelLevelsTests: XCTestCase {
             var block = [Float](repeating: 0, count: n)
             t.input_block(Int32(n), w, rows, Int32(k), bias, &block)
             var y = w
-            t.scatter_rows(Int32(n), x, Int32(wrows), start, order, &y)
+            t.scatter_rows(Int32(n), x, Int32(wrows), start, order, &y, 0)
             var acc = bias
             t.accumulate(Int32(n), x, &acc)
             var (p, m, v) = (p0, m0, v0)

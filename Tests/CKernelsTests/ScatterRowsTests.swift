@@ -1,5 +1,6 @@
 // The scatter-add of layer 0's input gradient, sorted by destination row, against one
-// accumulate per (row, group) pair in row order: the same bits, every destination row.
+// accumulate per (row, group) pair in row order: the same bits, every destination row; and its
+// overwriting form against zeroing first.
 import CKernels
 import XCTest
 
@@ -35,10 +36,15 @@ final class ScatterRowsTests: XCTestCase {
                 drummer_scatter_rows_order(Int32(count), rows, Int32(k), Int32(wrows), &start, &order)
                 XCTAssertEqual(start.first, 0)
                 XCTAssertEqual(start.last, Int32(count * k))
-                drummer_scatter_rows(Int32(n), x, Int32(wrows), start, order, &got)
+                drummer_scatter_rows(Int32(n), x, Int32(wrows), start, order, &got, 0)
                 let first = zip(got, want).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
                 XCTAssertNil(first.map { "float \($0.offset): \($0.element.0), one by one \($0.element.1)" },
                              "n=\(n) rows=\(count) groups=\(groupSizes)")
+                // overwrite: y zeroed, then the same adds; y's old values (NaN here) never read.
+                var zeroed = [Float](repeating: 0, count: wrows * n), over = [Float](repeating: .nan, count: wrows * n)
+                drummer_scatter_rows(Int32(n), x, Int32(wrows), start, order, &zeroed, 0)
+                drummer_scatter_rows(Int32(n), x, Int32(wrows), start, order, &over, 1)
+                XCTAssertEqual(over.map(\.bitPattern), zeroed.map(\.bitPattern), "overwrite n=\(n) rows=\(count) groups=\(groupSizes)")
                 cases += 1
             }
         }

@@ -85,9 +85,11 @@ void drummer_scatter_rows_order(int count, const int32_t *rows, int k, int wrows
 
 /// y[w] += x[order[i]] (rows of n floats) for each w < wrows and start[w] ≤ i < start[w + 1], in
 /// that order: the scatter-add y[rows[r·k + g]] += x[r] of every (r, g) in the order r, g would
-/// add them (the same bits), each y row read and written once per column slice.
+/// add them (the same bits), each y row read and written once per column slice. overwrite = 1:
+/// y's old values are not read, as if y had been zeroed first (the same bits), rows with no
+/// pair included.
 void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order,
-                          float *y);
+                          float *y, int overwrite);
 
 /// y[j] += x[j] for j < n.
 void drummer_accumulate(int n, const float *x, float *y);
@@ -119,7 +121,8 @@ int drummer_sha256_have_extensions(void);
 typedef struct drummer_kernel_table {
     int isa;
     void (*input_block)(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
-    void (*scatter_rows)(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y);
+    void (*scatter_rows)(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y,
+                         int overwrite);
     void (*accumulate)(int n, const float *x, float *y);
     void (*adam)(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
                  float b2, float d1, float d2, float c1, float c2, float eps);
