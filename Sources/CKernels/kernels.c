@@ -533,8 +533,9 @@ float drummer_fma_peak_loop_avx2(long iterations) {
 }
 #endif
 
-// The baseline product over gemm_tiles' layout, for the tests' reference of the layout only:
-// the table of the baseline level has no product (OpenBLAS computes it there).
+// The product as a plain loop over gemm_tiles' layout, so that drummer_gemm and
+// drummer_gemm_panels stay correct at the baseline level, whose table has no product (the
+// Swift side asks drummer_kernels_have_gemm and uses OpenBLAS there instead).
 static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const float *W, size_t panelStep, int ldw,
                              float *C, int ldc, int accumulate) {
     for (int m = 0; m < M; m++)
@@ -583,22 +584,18 @@ static const drummer_kernel_table baseline_table = TABLE(DRUMMER_ISA_BASELINE, b
 ELEMENTWISE_VARIANTS(V3, avx2)
 ELEMENTWISE_VARIANTS(V4, avx512)
 
-V3 static void gemm_avx2(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
-                         int accumulate) {
-    gemm_tiles_avx2(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
-}
-V3 static void gemm_panels_avx2(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
-                                int accumulate) {
-    gemm_tiles_avx2(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
-}
-V4 static void gemm_avx512(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, int ldc,
-                           int accumulate) {
-    gemm_tiles_avx512(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate);
-}
-V4 static void gemm_panels_avx512(int M, int N, int K, const float *A, int lda, const float *P, float *C, int ldc,
-                                  int accumulate) {
-    gemm_tiles_avx512(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate);
-}
+// A level's two product entry points over its gemm_tiles_SUFFIX: W in place (panel step 32,
+// W's own ldw) and W packed by drummer_pack_panels (panel step 32·K, rows 32 floats apart).
+#define GEMM_VARIANTS(ATTR, SUFFIX) \
+    ATTR static void gemm_##SUFFIX(int M, int N, int K, const float *A, int lda, const float *W, int ldw, float *C, \
+                                   int ldc, int accumulate) { \
+        gemm_tiles_##SUFFIX(M, N, K, A, lda, W, 32, ldw, C, ldc, accumulate); } \
+    ATTR static void gemm_panels_##SUFFIX(int M, int N, int K, const float *A, int lda, const float *P, float *C, \
+                                          int ldc, int accumulate) { \
+        gemm_tiles_##SUFFIX(M, N, K, A, lda, P, (size_t)32 * K, 32, C, ldc, accumulate); }
+
+GEMM_VARIANTS(V3, avx2)
+GEMM_VARIANTS(V4, avx512)
 
 static const drummer_kernel_table avx2_table = TABLE(DRUMMER_ISA_AVX2, avx2, gemm_avx2, gemm_panels_avx2);
 static const drummer_kernel_table avx512_table = TABLE(DRUMMER_ISA_AVX512, avx512, gemm_avx512, gemm_panels_avx512);

@@ -90,12 +90,9 @@ package enum Kernels {
     /// environment variable DRUMMER_MAX_ISA names.
     package static let isa = KernelISA(rawValue: Int(drummer_kernels_isa())) ?? .baseline
 
-    /// The level DRUMMER_MAX_ISA names: nil when it is unset, empty or not a level's name
-    /// (`KernelISA.settingError` says so).
-    package static var isaSetting: KernelISA? {
-        guard ProcessEnvironment.get("DRUMMER_MAX_ISA").map({ !$0.isEmpty }) ?? false else { return nil }
-        return KernelISA(rawValue: Int(drummer_kernels_isa_setting()))
-    }
+    /// The level DRUMMER_MAX_ISA names (avx512 when it is unset or empty), nil when it names no
+    /// level (`KernelISA.settingError` says so).
+    package static var isaSetting: KernelISA? { KernelISA(rawValue: Int(drummer_kernels_isa_setting())) }
 
     /// `drummer --version`'s line: "kernels: LEVEL", and the CPU's own when DRUMMER_MAX_ISA holds
     /// them lower.
@@ -111,14 +108,14 @@ package enum Kernels {
     /// ldc; W is read in place (no packing). Requires `haveGEMM`.
     @inline(__always)
     package static func gemm(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
-                                   w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>,
-                                   ldc: Int, accumulate: Bool) {
+                             w: UnsafeBufferPointer<Float>, ldw: Int, c: UnsafeMutableBufferPointer<Float>,
+                             ldc: Int, accumulate: Bool) {
         precondition(haveGEMM, "Kernels.gemm at the baseline level")
         precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldw >= n && ldc >= n
                      && a.count >= (m - 1) * lda + k && w.count >= (k - 1) * ldw + n && c.count >= (m - 1) * ldc + n,
                      "Kernels.gemm: buffer sizes")
         drummer_gemm(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), w.baseAddress, Int32(ldw),
-                            c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
+                     c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
 
     /// Floats of `packPanels`' layout for a K×N operand: ⌈N/32⌉ panels of K rows of 32.
@@ -138,14 +135,14 @@ package enum Kernels {
     /// `gemm` with W (K×N) packed by `packPanels`: the same sums, the same bits.
     @inline(__always)
     package static func gemm(m: Int, n: Int, k: Int, a: UnsafeBufferPointer<Float>, lda: Int,
-                                   panels: UnsafeBufferPointer<Float>, c: UnsafeMutableBufferPointer<Float>,
-                                   ldc: Int, accumulate: Bool) {
+                             panels: UnsafeBufferPointer<Float>, c: UnsafeMutableBufferPointer<Float>,
+                             ldc: Int, accumulate: Bool) {
         precondition(haveGEMM, "Kernels.gemm at the baseline level")
         precondition(m >= 1 && n >= 1 && k >= 1 && lda >= k && ldc >= n && a.count >= (m - 1) * lda + k
                      && panels.count == panelFloats(k: k, n: n) && c.count >= (m - 1) * ldc + n,
                      "Kernels.gemm(panels:): buffer sizes")
         drummer_gemm_panels(Int32(m), Int32(n), Int32(k), a.baseAddress, Int32(lda), panels.baseAddress,
-                                   c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
+                            c.baseAddress, Int32(ldc), accumulate ? 1 : 0)
     }
 }
 

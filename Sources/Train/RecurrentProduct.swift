@@ -77,10 +77,10 @@ struct RecurrentProduct {
         switch (kernel, operand) {
         case (.own, .weights):
             Kernels.gemm(m: rows, n: G, k: H, a: a, lda: H, panels: panels.buffer(0, panels.count), c: out,
-                               ldc: G, accumulate: accumulate)
+                         ldc: G, accumulate: accumulate)
         case (.own, .transposedWeights):
             Kernels.gemm(m: rows, n: H, k: G, a: a, lda: G, panels: transposedPanels.buffer(0, transposedPanels.count),
-                               c: out, ldc: H, accumulate: accumulate)
+                         c: out, ldc: H, accumulate: accumulate)
         case (.openBLAS, _) where rows == 1:
             // One row: out = op·a as a GEMV on W_rec stored H×G.
             BLAS.sgemv(operand == .weights ? .transposed : .none, rows: H, cols: G, alpha: 1, a: rec, lda: G,
