@@ -153,11 +153,14 @@ BODY void input_block_body(int n, const float *restrict w, const int32_t *restri
 
 void drummer_scatter_rows_order(int count, const int32_t *restrict rows, int k, int wrows,
                                 int32_t *restrict start, int32_t *restrict order) {
-    // A stable counting sort of the count·k (w row, source row) pairs by w row.
+    // A stable counting sort of the count·k (w row, source row) pairs by w row; a negative
+    // entry is no pair.
     for (int i = 0; i <= wrows; i++) start[i] = 0;
-    for (int i = 0; i < count * k; i++) start[rows[i] + 1]++;
+    for (int i = 0; i < count * k; i++)
+        if (rows[i] >= 0) start[rows[i] + 1]++;
     for (int i = 0; i < wrows; i++) start[i + 1] += start[i];
-    for (int i = 0; i < count * k; i++) order[start[rows[i]]++] = i / k;
+    for (int i = 0; i < count * k; i++)
+        if (rows[i] >= 0) order[start[rows[i]]++] = i / k;
     // start[w] now holds the end of w's run: shift back to starts.
     for (int i = wrows; i > 0; i--) start[i] = start[i - 1];
     start[0] = 0;

@@ -21,8 +21,9 @@ package enum Kernels {
 
     /// The scatter-add y[rows[r·k + g]] += x[r] (rows of G floats) for every r < rows.count / k
     /// and g < k, in that order (the same bits as one `accumulate` per pair), with each y row read
-    /// and written once: `start` (y's rows + 1) and `order` (rows.count) are scratch. `overwrite`:
-    /// y's old values are not read, as if y had been zeroed first (the same bits).
+    /// and written once: `start` (y's rows + 1) and `order` (rows.count) are scratch. A row index
+    /// of −1 is no pair. `overwrite`: y's old values are not read, as if y had been zeroed first
+    /// (the same bits).
     @inline(__always)
     package static func scatterRows(_ x: UnsafeBufferPointer<Float>, G: Int, rows: UnsafeBufferPointer<Int32>, k: Int,
                                     into y: UnsafeMutableBufferPointer<Float>, overwrite: Bool = false,
@@ -30,7 +31,7 @@ package enum Kernels {
         precondition(G > 0 && k > 0 && rows.count % k == 0 && x.count == rows.count / k * G && y.count % G == 0
                      && start.count == y.count / G + 1 && order.count >= rows.count, "Kernels.scatterRows: buffer sizes")
         let n = y.count / G
-        for r in rows { precondition(r >= 0 && Int(r) < n, "Kernels.scatterRows: row \(r) outside 0..<\(n)") }
+        for r in rows { precondition(r >= -1 && Int(r) < n, "Kernels.scatterRows: row \(r) outside 0..<\(n)") }
         drummer_scatter_rows_order(Int32(rows.count / k), rows.baseAddress, Int32(k), Int32(n), start.baseAddress,
                                    order.baseAddress)
         drummer_scatter_rows(Int32(G), x.baseAddress, Int32(n), start.baseAddress, order.baseAddress, y.baseAddress,

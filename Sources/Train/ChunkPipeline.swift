@@ -76,7 +76,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             let input: LSTMLayer.Input = l.oneHotInputs
                 ? .oneHot(rows: inputs.inputRows, groups: inputs.k) : .dense(below: stack[l.index - 1])
             stack.append(LSTMLayer(layout: l, input: input, hidden: shape.hidden, unroll: unroll, batch: batch,
-                                   params: params, grad: grad))
+                                   params: params, grad: grad, referenceClasses: !shape.isOriginalLayout))
         }
         layers = stack
         head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
@@ -88,16 +88,21 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         pipelined = !inline
     }
 
-    /// Bytes of the buffers a pipeline of these sizes allocates (every layer, the head and the
-    /// inputs); Int.max on overflow.
+    /// Bytes of the buffers a pipeline of these sizes allocates (every layer, the head, the
+    /// inputs and layer 0's reference classes); Int.max on overflow.
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
         guard let layer = LSTMLayer.workspaceBytes(hidden: shape.hidden, unroll: unroll, batch: batch),
               let head = OutputHead.workspaceBytes(outputs: shape.outputWidth, unroll: unroll, batch: batch),
               let inputs = ChunkInputs.workspaceBytes(shape: shape, unroll: unroll, batch: batch) else { return Int.max }
+        let (rows, o0) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
+        guard !o0, let reference = shape.isOriginalLayout ? 0
+                : ReferenceClasses.workspaceBytes(inputRows: shape.inputWidth, groups: shape.inputGroups.count,
+                                                  rows: rows, gates: 4 * shape.hidden) else { return Int.max }
         let (layers, o1) = layer.multipliedReportingOverflow(by: shape.layers)
         let (a, o2) = layers.addingReportingOverflow(head)
         let (b, o3) = a.addingReportingOverflow(inputs)
-        return o1 || o2 || o3 ? Int.max : b
+        let (c, o4) = b.addingReportingOverflow(reference)
+        return o1 || o2 || o3 || o4 ? Int.max : c
     }
 
     deinit { jobQueue?.stop() }
@@ -124,7 +129,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     func run(_ job: ChunkJob) {
         switch job {
         case .output(let k): head.outputLayer(rows: rows(ofBlock: k), first: k == 0)
-        case .gradient(let l, let k): layers[l].inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1)
+        case .gradient(let l, let k): layers[l].inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1, last: k == 0)
         case .inputProduct(let l, let k): layers[l].inputProduct(rows: rows(ofBlock: k))
         case .packTransposedRecurrent:
             for layer in layers { layer.recurrent.refreshPanels(.transposedWeights, of: params, at: layer.layout.recurrent) }
@@ -144,6 +149,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// up to the whole batch's. Reads the carried state in block 0 and leaves it unchanged.
     func forwardBackward(events: UnsafeBufferPointer<Int32>, segment: Int, pointer p: Int) -> Double {
         inputs.gather(events: events, segment: segment, pointer: p)
+        layers[0].prepareInputs()
         fillDropoutMasks(segment: segment, pointer: p)
         // Forward sweep, bottom up: the recurrence here; each finished block's input product
         // of the layer above, or on the top layer its output layer, on the helper.

@@ -19,6 +19,7 @@
 // FORWARD, step t, stream b, row r:
 //   (1) a_r  = x_r · W_in + Wx[bias] + h_{t−1,b} · W_rec                  a: G   (forwardStep)
 //            layer 0: x_r · W_in = Σ_g Wx[in(r, g)] (one row per one-hot group);
+//            (by default computed from a reference class per group: ReferenceClasses.swift);
 //            above: one GEMM per block of rows, before the recurrence (inputProduct)
 //   (2) f, i, o = σ(a_f), σ(a_i), σ(a_o);  g = tanh(a_g)                         (forwardStep)
 //   (3) c_r  = f ⊙ c_{t−1,b} + i ⊙ g                                              (forwardStep)
@@ -68,6 +69,9 @@ final class LSTMLayer: @unchecked Sendable {
     let scatterStart: Int32Buffer, scatterOrder: Int32Buffer
     /// The recurrent products (1) and (1'): OpenBLAS or CKernels' own kernel (AVX-512 or AVX2).
     var recurrent: RecurrentProduct
+    /// Layer 0's input from a reference class per group (ReferenceClasses.swift); nil: the direct
+    /// sum of one Wx row per group (the 2017 layout, and every layer above layer 0).
+    private(set) var reference: ReferenceClasses?
     /// Dropout on this layer's input (a layer above layer 0, when training with --dropout);
     /// nil without dropout.
     private(set) var dropout: DropoutMask?
@@ -78,13 +82,25 @@ final class LSTMLayer: @unchecked Sendable {
         dropout = DropoutMask.toggled(dropout, on: on, rows: U * B, width: H)
     }
 
+    /// Layer 0 sums its input from a reference class per group (buffers allocated once) or
+    /// directly; no effect above layer 0.
+    func setReferenceClasses(_ on: Bool) {
+        guard case .oneHot = input else { return }
+        if !on {
+            reference = nil
+        } else if reference == nil {
+            reference = ReferenceClasses(groupRows: layout.inputGroupRows, rows: U * B, gates: G)
+        }
+    }
+
     /// The input rows the products read: the layer below's h, or with dropout x ⊙ mask.
     private func inputRows(_ rows: Range<Int>, below: LSTMLayer) -> UnsafeBufferPointer<Float> {
         dropout?.maskedRows(rows) ?? below.hRows(rows)
     }
 
+    /// `referenceClasses`: layer 0 sums its input from a reference class per group.
     init(layout: ParameterLayout.Layer, input: Input, hidden: Int, unroll: Int, batch: Int,
-         params: FloatBuffer, grad: FloatBuffer) {
+         params: FloatBuffer, grad: FloatBuffer, referenceClasses: Bool = false) {
         self.layout = layout
         self.input = input
         U = unroll; B = batch; H = hidden; G = 4 * hidden
@@ -108,6 +124,7 @@ final class LSTMLayer: @unchecked Sendable {
             scatterOrder = Int32Buffer(count: 0)
         }
         recurrent = RecurrentProduct(kernel: RecurrentProduct.defaultKernel(rows: batch), hidden: hidden)
+        setReferenceClasses(referenceClasses)
     }
 
     /// Bytes of the buffers one layer of these sizes allocates (hs, cs, acts, tanhC, dHout,
@@ -156,6 +173,14 @@ final class LSTMLayer: @unchecked Sendable {
 
     // MARK: forward
 
+    /// Layer 0 with reference classes: chooses the chunk's references from its input rows and
+    /// writes what the forward steps read; before the chunk's first forwardStep.
+    func prepareInputs() {
+        guard let reference, case .oneHot(let inputRows, _) = input else { return }
+        reference.prepare(inputRows: inputRows.buffer(0, inputRows.count), w: weights(layout.inputBlock),
+                          bias: weights(layout.bias))
+    }
+
     /// (1)'s input part for `rows` of a layer above layer 0: acts = x · W_in + bias, one GEMM.
     /// Reads the layer below's h of these rows; must run before forwardStep of their steps.
     func inputProduct(rows: Range<Int>) {
@@ -171,7 +196,9 @@ final class LSTMLayer: @unchecked Sendable {
 
     /// (1)–(4) for the B rows of step t: reads h_{t−1}, c_{t−1}; writes acts, c_t, tanh(c_t), h_t.
     func forwardStep(_ t: Int) {
-        if case .oneHot(let inputRows, let k) = input {
+        if let reference {
+            for b in 0..<B { reference.inputBlock(row: t * B + b, out: acts.mutable((t * B + b) * G, G)) }
+        } else if case .oneHot(let inputRows, let k) = input {
             let inputBlock = weights(layout.inputBlock), bias = weights(layout.bias)
             for b in 0..<B {
                 let r = t * B + b
@@ -226,8 +253,9 @@ final class LSTMLayer: @unchecked Sendable {
     /// (1')'s weight gradients for `rows`: dW_rec (+)= h_{t−1}ᵀ · da, dWx[bias] (+)= Σ da, and
     /// the input's: layer 0 dWx[in(r, g)] += da_r (a scatter; the input block is zeroed first
     /// when `first`), above it dW_in (+)= xᵀ · da and the layer below's dHout = da · W_inᵀ for
-    /// these rows. `first` overwrites instead of accumulating.
-    func inputGradients(rows: Range<Int>, first: Bool) {
+    /// these rows. `first` overwrites instead of accumulating; `last` (the chunk's rows from 0,
+    /// the final call) completes layer 0's reference rows.
+    func inputGradients(rows: Range<Int>, first: Bool, last: Bool) {
         let r0 = rows.lowerBound, nr = rows.count
         let da = dGates.buffer(r0 * G, nr * G)
         let beta: Float = first ? 0 : 1
@@ -239,9 +267,15 @@ final class LSTMLayer: @unchecked Sendable {
         case .oneHot(let inputRows, let k):
             // `first` overwrites: no separate pass zeroing the input block's gradient (5 MB at the
             // recipe's shape) before the scatter.
+            // With reference classes, the pairs of rows at their reference are −1 (none): those
+            // gradient rows are filled from the bias gradient after the last block.
             let dIn = grad.mutable(gIn.lowerBound, gIn.count)
-            Kernels.scatterRows(da, G: G, rows: inputRows.buffer(r0 * k, nr * k), k: k, into: dIn, overwrite: first,
+            let pairs = reference?.rows ?? inputRows
+            Kernels.scatterRows(da, G: G, rows: pairs.buffer(r0 * k, nr * k), k: k, into: dIn, overwrite: first,
                                 start: scatterStart.mutable(0, scatterStart.count), order: scatterOrder.mutable(0, nr * k))
+            if last, let reference {
+                reference.fillReferenceGradients(dIn: dIn, dBias: grad.buffer(gBias.lowerBound, gBias.count))
+            }
         case .dense(let below):
             // dW_in (+)= xᵀ · da;  dx = da · W_inᵀ → the layer below's dHout (with dropout,
             // x is x ⊙ mask and dh = dx ⊙ mask)

@@ -276,6 +276,14 @@ public final class Trainer {
         }
     }
 
+    /// Whether layer 0 sums its one-hot input from a reference class per group
+    /// (ReferenceClasses.swift): true by default except in the 2017 layout, which keeps the
+    /// direct sum and its bits. Either gives the same results up to float32 rounding.
+    package var usesReferenceClasses: Bool {
+        get { main.layers[0].reference != nil }
+        set { for g in groups { g.layers[0].setReferenceClasses(newValue) } }
+    }
+
     /// The raw (unclipped) gradient of the next chunk's loss with respect to the
     /// parameters, and that loss; changes nothing.
     func chunkGradient() -> (loss: Float, gradient: [Float]) {

@@ -17,14 +17,21 @@ final class GradientCheckTests: XCTestCase {
     /// own reference; the default is the original layout of 3 notes and 4 ticks.
     func check(batch: Int, pointer: Int, seed: UInt64, ownKernel: Bool? = nil, layers: Int = 1,
                inputs: [Int] = [3, 4], outputs: [Int] = [3, 4], targets: [Int] = [0, 1],
-               dropout: Dropout? = nil) throws -> (rel: Double, abs: Double) {
+               dropout: Dropout? = nil, referenceClasses: Bool? = nil,
+               silent: Double = 0) throws -> (rel: Double, abs: Double) {
         let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: layers, targetColumns: targets)
         let U = 6
         var rng = SeededRNG(seed: seed)
         var state = try Problem.state(shape: shape, unroll: U, batch: batch, rng: &rng)
         state.pointer = pointer
-        let events = Problem.events(count: 16 * batch, groups: inputs, rng: &rng)
+        // `silent`: the share of classes drawn as their group's last class (as a drummer's rows sit
+        // at the silent class of most groups), the rest uniform.
+        let events = Problem.events(count: 16 * batch, groups: inputs, rng: &rng).enumerated().map { i, c in
+            rng.nextDouble() < silent ? Int32(inputs[i % inputs.count] - 1) : c
+        }
         let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+        XCTAssertEqual(trainer.usesReferenceClasses, !shape.isOriginalLayout, "reference classes by default but in the 2017 layout")
+        if let referenceClasses { trainer.usesReferenceClasses = referenceClasses }
         if let own = ownKernel {
             trainer.usesOwnRecurrentKernel = own
             XCTAssertEqual(trainer.usesOwnRecurrentKernel, own, "recurrent kernel choice")
@@ -185,6 +192,48 @@ final class GradientCheckTests: XCTestCase {
         print("gradient check binary position, B=17: worst relative error \(rel), worst absolute error \(absErr)")
         XCTAssertLessThan(rel, 1e-3)
         XCTAssertLessThan(absErr, 1e-6)
+    }
+
+    /// Layer 0's input from a reference class per group (the default but in the 2017 layout)
+    /// and the direct sum: both the reference's gradient, on rows mostly at one class per group
+    /// (as a drummer's) and on uniform rows, in one pipeline (B = 3) and two stream groups
+    /// (B = 17); and the two forms agree with each other more closely than with the reference.
+    func testGradientReferenceClassesAndDirectSum() throws {
+        let inputs = [4, 3, 5, 2, 6], outputs = [3, 2, 4, 5], targets = [0, 1, 2, 4]
+        for (batch, silent) in [(3, 0.8), (17, 0.8), (17, 0.0)] {
+            for reference in [true, false] {
+                let (rel, absErr) = try check(batch: batch, pointer: 1, seed: 51, layers: 2, inputs: inputs, outputs: outputs,
+                                              targets: targets, referenceClasses: reference, silent: silent)
+                print("gradient check reference classes \(reference) B=\(batch) silent \(silent): worst relative error \(rel), worst absolute error \(absErr)")
+                XCTAssertLessThan(rel, 1e-3, "reference \(reference), B = \(batch), silent \(silent)")
+                XCTAssertLessThan(absErr, 1e-6, "reference \(reference), B = \(batch), silent \(silent)")
+            }
+        }
+        // The original layout can take the form too (it does not by default, to keep its bits).
+        let (rel, absErr) = try check(batch: 2, pointer: 2, seed: 52, referenceClasses: true, silent: 0.6)
+        XCTAssertLessThan(rel, 1e-3)
+        XCTAssertLessThan(absErr, 1e-6)
+
+        // The two forms side by side on one problem: the same loss and gradient to float32
+        // rounding, and different bits (so the form in use is the one switched on).
+        let shape = ModelShape(inputGroups: inputs, outputGroups: outputs, hidden: 5, layers: 2, targetColumns: targets)
+        var rng = SeededRNG(seed: 53)
+        let state = try Problem.state(shape: shape, unroll: 6, batch: 17, rng: &rng)
+        let events = Problem.events(count: 16 * 17, groups: inputs, rng: &rng).enumerated().map { i, c in
+            rng.nextDouble() < 0.8 ? Int32(inputs[i % inputs.count] - 1) : c
+        }
+        var results: [(loss: Float, gradient: [Float])] = []
+        for reference in [true, false] {
+            let trainer = try Trainer(state: state, events: events, optimizer: OptimizerConfig(learningRate: 0.1))
+            trainer.usesReferenceClasses = reference
+            XCTAssertEqual(trainer.usesReferenceClasses, reference)
+            results.append(trainer.chunkGradient())
+        }
+        XCTAssertEqual(results[0].loss, results[1].loss, accuracy: 1e-6 * results[1].loss)
+        let scale = results[1].gradient.map(abs).max() ?? 0
+        XCTAssertGreaterThan(scale, 0)
+        for (a, b) in zip(results[0].gradient, results[1].gradient) { XCTAssertEqual(a, b, accuracy: 1e-6 * scale) }
+        XCTAssertNotEqual(results[0].gradient, results[1].gradient, "the two forms round differently")
     }
 
     /// With clipping active, an SGD step moves every parameter by −lr·clip(gradient).

@@ -77,9 +77,9 @@ void drummer_cell_backward(int H, const float *acts, const float *cPrev, const f
 /// for j < n, summed in that order: the one-hot input x·Wx is the sum of one row of w per input group.
 void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
 
-/// The order in which drummer_scatter_rows adds: the count·k entries of rows (each < wrows)
-/// sorted by value, stably; order receives their source rows (entry i / k), start (wrows + 1
-/// entries) where each w row's run begins.
+/// The order in which drummer_scatter_rows adds: the count·k entries of rows (each < wrows; a
+/// negative entry is skipped) sorted by value, stably; order receives their source rows
+/// (entry i / k), start (wrows + 1 entries) where each w row's run begins.
 void drummer_scatter_rows_order(int count, const int32_t *rows, int k, int wrows, int32_t *start,
                                 int32_t *order);
 
