@@ -12,9 +12,11 @@ groups, 710 columns; 2 layers of 256, dropout 0.3 between them; Adam lr 0.002; c
 19 cross-entropies summed, a target equal to its group's size not predicted), in the two forms
 a PyTorch user would write: "dense" (the one-hot input, 1,218 wide, into nn.LSTM) and
 "embeddingbag" (the input groups summed by nn.EmbeddingBag, width 256, then nn.LSTM). Unless
-told, batch 32 and unroll 64 (the recipe's).
+told, batch 32 and unroll 64 (the recipe's). --grid-rows FILE: the rows of a corpus as `drummer
+encode models/groove --data DATA -o FILE` writes them (drummer bench train's --grid-rows),
+instead of uniform classes.
 
-Usage: bench_train_torch.py [--layout original|grid] [--batch 1 32] [--runs 5] [--seconds 1]
+Usage: bench_train_torch.py [--layout original|grid] [--grid-rows FILE] [--batch 1 32] [--runs 5] [--seconds 1]
 """
 import argparse
 import statistics
@@ -54,6 +56,7 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=None,
                     help="torch thread counts to measure (default: 1 and torch's default)")
     ap.add_argument("--layout", choices=["original", "grid"], default="original")
+    ap.add_argument("--grid-rows", help="the grid layout's rows (int32 .npy, rows x 51 groups, as `drummer encode` writes)")
     a = ap.parse_args()
     if a.layout == "grid":
         return grid(a)
@@ -118,12 +121,20 @@ def grid(a):
     torch.manual_seed(1)
     I, O, k = sum(GRID_INPUTS), sum(GRID_OUTPUTS), len(GRID_INPUTS)
     offsets = torch.tensor([sum(GRID_INPUTS[:g]) for g in range(k)])
-    n = a.events
-    classes = torch.stack([torch.randint(0, size, (n,)) for size in GRID_INPUTS], dim=1)  # n × k
+    if a.grid_rows:
+        import numpy as np
+        classes = torch.from_numpy(np.load(a.grid_rows).astype(np.int64))
+        if classes.ndim != 2 or classes.shape[1] != k or bool(((classes < 0) | (classes >= torch.tensor(GRID_INPUTS))).any()):
+            raise SystemExit(f"bench_train_torch: {a.grid_rows} does not hold rows of the shipped grid model's {k} input groups")
+        n, source = classes.shape[0], f"{classes.shape[0]} rows of {a.grid_rows}"
+    else:
+        n = a.events
+        classes = torch.stack([torch.randint(0, size, (n,)) for size in GRID_INPUTS], dim=1)  # n × k
+        source = f"{n} synthetic steps"
     rows = classes + offsets  # one-hot row of each group
     print(f"PyTorch {torch.__version__} (default {default_threads} threads, CPU capability {torch.backends.cpu.get_cpu_capability()}); grid layout: {k} input groups ({I} rows), "
           f"{len(GRID_OUTPUTS)} output groups ({O} columns), 2 layers of H={H}, dropout 0.3, U={U}, Adam, "
-          f"{n} synthetic steps, {a.runs} runs of >= {a.seconds} s, median")
+          f"{source}, {a.runs} runs of >= {a.seconds} s, median")
     starts = [sum(GRID_OUTPUTS[:g]) for g in range(len(GRID_OUTPUTS))]
     for form in ["dense", "embeddingbag"]:
         for b, threads in [(b, t) for b in B for t in thread_counts]:

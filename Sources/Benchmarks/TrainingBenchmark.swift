@@ -14,10 +14,13 @@
 // Layouts: original (note, tick in and out, one layer of --hidden) and grid (the shipped
 // model's shape: the 16th-note grid's 51 input groups, 1,218 one-hot rows, and 19 output
 // groups, 710 columns, with the recipe's two layers of 256 unless --grid-hidden and
-// --grid-layers say otherwise), each on synthetic classes drawn uniformly per group (the work
-// of a step does not depend on the values): the original with SGD, the grid as its recipe
-// trains (Adam, dropout 0.3 between the layers). The loop modes run `drummer train`'s step loop
-// on a synthetic dataset and time the original layout only.
+// --grid-layers say otherwise): the original with SGD on synthetic classes drawn uniformly per
+// group (its work does not depend on them), the grid as its recipe trains (Adam, dropout 0.3
+// between the layers) on real rows (--grid-rows: a corpus as `drummer encode` writes it) or on
+// uniform classes. The grid's work depends on its rows: layer 0 sums its input from each
+// group's most common class in the chunk (Train/ReferenceClasses.swift), so a drummer's rows,
+// mostly silent, read about a quarter of the rows uniform classes read. The loop modes run
+// `drummer train`'s step loop on a synthetic dataset and time the original layout only.
 import Checkpoints
 import DrummerCore
 import Encode
@@ -45,6 +48,9 @@ public struct TrainingBenchmark {
     /// The grid layout's hidden size and layers (the recipe's: two layers of 256).
     public var gridHidden = 256
     public var gridLayers = 2
+    /// The grid layout's rows: an int32 .npy of rows × the 51 input groups' classes (`drummer
+    /// encode models/groove --data DATA`); nil: uniform classes, `events` of them.
+    public var gridRows: String?
     public var modes: [Mode] = [.helper, .helperOpenBLAS, .blas1, .blas2, .loop, .loopSnapshot]
     public var timing = TimingSettings(runs: 5, minimumSeconds: 1)
 
@@ -85,6 +91,25 @@ public struct TrainingBenchmark {
         return out
     }
 
+    /// The rows of `gridRows` for `shape`: rows × groups, each class inside its group.
+    func readGridRows(_ path: String, shape: ModelShape) throws -> [Int32] {
+        let k = shape.inputGroups.count
+        let a: NPYArray
+        do { a = try NPY.read(path: path) } catch { throw BenchmarkError("--grid-rows \(path): \(error)") }
+        guard a.shape.count == 2, a.shape[1] == k else {
+            throw BenchmarkError("--grid-rows \(path): shape \(a.shape), expected rows × \(k) (one class per input group of the shipped grid model, as `drummer encode models/groove --data DATA` writes)")
+        }
+        let rows: [Int32]
+        do { rows = try a.int32Values() } catch { throw BenchmarkError("--grid-rows \(path): \(error)") }
+        for (i, c) in rows.enumerated() where c < 0 || Int(c) >= shape.inputGroups[i % k] {
+            throw BenchmarkError("--grid-rows \(path): row \(i / k), group \(i % k) holds class \(c), outside 0..<\(shape.inputGroups[i % k]) (the shipped grid model's groups)")
+        }
+        for b in batches where a.shape[0] / b < unroll + 1 {
+            throw BenchmarkError("--grid-rows \(path): \(a.shape[0]) rows are too few for batch \(b): each stream needs unroll + 1 = \(unroll + 1) rows")
+        }
+        return rows
+    }
+
     /// Largest synthetic sequence (two Int32 per event: 80 MB).
     static let maximumEvents = 10_000_000
 
@@ -109,6 +134,7 @@ public struct TrainingBenchmark {
             throw BenchmarkError("--grid-hidden must be between 1 and \(ModelLimits.maximumHidden), got \(gridHidden)")
         }
         guard (1...8).contains(gridLayers) else { throw BenchmarkError("--grid-layers must be between 1 and 8, got \(gridLayers)") }
+        if gridRows != nil, !layouts.contains(.grid) { throw BenchmarkError("--grid-rows needs the grid layout (--layouts grid)") }
         for b in batches {
             guard (1...events).contains(b) else { throw BenchmarkError("--batch \(b) must be between 1 and --events \(events)") }
             guard events / b >= unroll + 1 else {
@@ -120,6 +146,8 @@ public struct TrainingBenchmark {
 
     public func run(report: (String) -> Void) throws {
         try validate()
+        // The rows are checked before anything is printed or timed.
+        let gridClasses = try gridRows.map { try readGridRows($0, shape: shape(.grid)) }
         report(MachineInfo.header)
         report("settings: U=\(unroll), original layout H=\(hidden) V=\(notes + ticks) (\(notes) notes + \(ticks) ticks), "
                + "\(events) synthetic events, SGD, \(timing.runs) runs of ≥ \(timing.minimumSeconds) s, median")
@@ -138,12 +166,19 @@ public struct TrainingBenchmark {
         var originalEvents: [Int32] = []
         for layout in layouts {
             let shape = try shape(layout)
-            let classes = Self.syntheticClasses(shape, count: events, rng: &rng)
+            var classes = Self.syntheticClasses(shape, count: events, rng: &rng)
             if layout == .original { originalEvents = classes }
             if layout != .original {
+                let source: String
+                if let gridRows, let gridClasses {
+                    classes = gridClasses
+                    source = "\(classes.count / shape.inputGroups.count) rows of \(gridRows)"
+                } else {
+                    source = "\(events) steps of uniform classes (real rows, --grid-rows, train faster)"
+                }
                 report("layout \(layout.rawValue): \(shape.layers) layers of H=\(shape.hidden), \(shape.inputGroups.count) input groups "
                        + "(\(shape.inputWidth) rows), \(shape.outputGroups.count) output groups (\(shape.outputWidth) columns); "
-                       + "a timestep is \(fixed(FMAPeak.flopsPerTimestep(shape: shape) / 1e6, 3)) MFLOP")
+                       + "a timestep is \(fixed(FMAPeak.flopsPerTimestep(shape: shape) / 1e6, 3)) MFLOP; \(source)")
             }
             setups.append((layout, shape, classes, try Initializer.weights(shape: shape, scheme: .original, rng: &rng)))
         }
@@ -223,9 +258,11 @@ public struct TrainingBenchmark {
             }
         }
         BLASRuntime.setThreads(1)
-        let first = setups[0]
-        let eval = Timing.singleCalls(timing, work: Double(events - 1)) {
-            _ = Evaluator.evaluate(weights: first.weights, events: first.events)
+        // The first `events` rows (a corpus's rows would take a minute a call).
+        let first = setups[0], k = first.shape.inputGroups.count
+        let evalEvents = Array(first.events.prefix(events * k))
+        let eval = Timing.singleCalls(timing, work: Double(evalEvents.count / k - 1)) {
+            _ = Evaluator.evaluate(weights: first.weights, events: evalEvents)
         }
         report("evaluation (forward only, 1 stream, 1 OpenBLAS thread, \(first.layout.rawValue) layout): median \(fixed(eval.median, 0)) events/s")
         report("peak RSS: \(fixed(MachineInfo.peakRSSMiB, 1)) MiB")

@@ -5,7 +5,7 @@ import Benchmarks
 struct BenchTrain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
-        abstract: "Training timesteps/s on a synthetic sequence (TBPTT chunks, SGD), per batch size, mode and layout, with GFLOP/s and the share of the FMA peak.")
+        abstract: "Training timesteps/s on a synthetic sequence or a corpus's rows (TBPTT chunks), per batch size, mode and layout, with GFLOP/s and the share of the FMA peak.")
 
     @Option(parsing: .unconditional, help: "Unroll steps per chunk (U).")
     var unroll: Int = 200
@@ -39,13 +39,17 @@ struct BenchTrain: ParsableCommand {
     @Option(name: .customLong("grid-layers"), parsing: .unconditional, help: "Layers of the grid layout (the recipe's: 2).")
     var gridLayers: Int = 2
 
+    @Option(name: .customLong("grid-rows"), parsing: .unconditional,
+            help: ArgumentHelp("The grid layout's rows: a corpus's classes as `drummer encode models/groove --data DATA -o FILE` writes them (int32, rows × 51 groups). Without it, uniform classes: its work depends on them (layer 0 starts from each group's most common class), and uniform classes are its slowest case.", valueName: "file"))
+    var gridRows: String?
+
     @OptionGroup var timing: TimingOptions
 
     var benchmark: TrainingBenchmark {
         var b = TrainingBenchmark()
         b.unroll = unroll; b.hidden = hidden; b.notes = notes; b.ticks = ticks; b.events = events
         b.batches = batch; b.modes = modes
-        b.layouts = layouts; b.gridHidden = gridHidden; b.gridLayers = gridLayers
+        b.layouts = layouts; b.gridHidden = gridHidden; b.gridLayers = gridLayers; b.gridRows = gridRows
         b.timing = timing.settings(defaultRuns: 5, defaultSeconds: 1)
         return b
     }

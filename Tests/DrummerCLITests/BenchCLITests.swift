@@ -1,4 +1,5 @@
 import CKernels
+import Foundation
 import XCTest
 
 /// `drummer bench train` runs every mode it offers in one call, on the 2017 layout (tiny sizes:
@@ -51,6 +52,64 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual(bad.stdout, "")
         XCTAssertEqual(bad.stderr, "error: DRUMMER_MAX_ISA=avx1024: expected avx512, avx2 or baseline "
                        + "(the highest instruction set the kernels may use)\n")
+    }
+
+    /// `--grid-rows` trains the grid layout on a corpus's rows as `drummer encode models/groove`
+    /// writes them (here one file of the shipped corpus), and says so; rows of another shape, a
+    /// class outside its group and too few rows are refused, naming the file, before any timing.
+    func testGridRowsTrainOnAnEncodedCorpusAndBadRowsAreRefused() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let midi = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer6/session3/2_rock_100_beat_4-4.mid").path
+        let rows = dir.appendingPathComponent("rows.npy").path
+        let encoded = try CLI.run(["encode", CLI.repoRoot.appendingPathComponent("models/groove").path, "--data", midi, "-o", rows])
+        XCTAssertEqual(encoded.status, 0, encoded.stderr)
+        let bench = ["bench", "train", "--unroll", "4", "--batch", "16", "--runs", "1", "--seconds", "0.01", "--layouts", "grid",
+                     "--grid-hidden", "16", "--grid-layers", "1", "--modes", "helper"]
+        let r = try CLI.run(bench + ["--grid-rows", rows])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("51 input groups (1218 rows), 19 output groups (710 columns); a timestep is "), r.stdout)
+        XCTAssertTrue(r.stdout.contains(" MFLOP; 498 rows of \(rows)\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("grid          median "), r.stdout)
+        let uniform = try CLI.run(bench + ["--events", "400"])
+        XCTAssertEqual(uniform.status, 0, uniform.stderr)
+        XCTAssertTrue(uniform.stdout.contains(" MFLOP; 400 steps of uniform classes (real rows, --grid-rows, train faster)\n"), uniform.stdout)
+
+        // An int32 .npy of `shape` holding `values`, written by hand (format 1.0).
+        func npy(_ values: [Int32], shape: [Int], name: String) throws -> String {
+            var header = "{'descr': '<i4', 'fortran_order': False, 'shape': (\(shape.map(String.init).joined(separator: ", "))\(shape.count == 1 ? "," : "")), }"
+            while (10 + header.utf8.count + 1) % 64 != 0 { header += " " }
+            header += "\n"
+            var data = Data([0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
+            data.append(contentsOf: Array(header.utf8))
+            for v in values { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+            let path = dir.appendingPathComponent(name).path
+            try data.write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        var classes = [Int32](repeating: 0, count: 200 * 51)
+        let wide = try npy(classes, shape: [200, 51], name: "zeros.npy")
+        XCTAssertEqual(try CLI.run(bench + ["--grid-rows", wide]).status, 0, "class 0 of every group is a row")
+        classes[7 * 51 + 50] = 29  // style: 29 classes, 0..<29
+        let outside = try npy(classes, shape: [200, 51], name: "outside.npy")
+        let narrow = try npy([Int32](repeating: 0, count: 200 * 50), shape: [200, 50], name: "narrow.npy")
+        let short = try npy([Int32](repeating: 0, count: 40 * 51), shape: [40, 51], name: "short.npy")
+        for (path, message) in [
+            (outside, "error: --grid-rows \(outside): row 7, group 50 holds class 29, outside 0..<29 (the shipped grid model's groups)\n"),
+            (narrow, "error: --grid-rows \(narrow): shape [200, 50], expected rows × 51 (one class per input group of the shipped grid model, as `drummer encode models/groove --data DATA` writes)\n"),
+            (short, "error: --grid-rows \(short): 40 rows are too few for batch 16: each stream needs unroll + 1 = 5 rows\n"),
+        ] {
+            let bad = try CLI.run(bench + ["--grid-rows", path])
+            XCTAssertEqual(bad.status, 1, path)
+            XCTAssertEqual(bad.stderr.hasSuffix(message) ? message : bad.stderr, message)
+            XCTAssertFalse(bad.stdout.contains("median"), bad.stdout)
+        }
+        let missing = try CLI.run(bench + ["--grid-rows", dir.appendingPathComponent("none.npy").path])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("none.npy"), missing.stderr)
+        let original = try CLI.run(["bench", "train", "--layouts", "original", "--grid-rows", rows])
+        XCTAssertEqual(original.status, 64, original.stderr)
+        XCTAssertTrue(original.stderr.contains("--grid-rows needs the grid layout (--layouts grid)"), original.stderr)
     }
 
     /// `drummer bench sample --model` times a model directory (the shipped grid model) with its
