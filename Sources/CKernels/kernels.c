@@ -267,21 +267,44 @@ BODY void cell_forward_body(int H, float *restrict gates, const float *restrict 
     }
 }
 
-BODY void cell_backward_body(int H, const float *restrict acts, const float *restrict cPrev,
+// The gradient of one unit: reads its four gate values and writes its four gate gradients
+// (the same expressions, so the same bits, in the lanes and in the tail).
+#define CELL_BACKWARD_UNIT(fj, ij, oj, gj, dhOutJ, dhNextJ, tc, cPrevJ, dcJ, dfOut, diOut, doOut, dgOut) do { \
+        float dh_ = (dhOutJ) + (dhNextJ); \
+        float dcj_ = (dcJ) + dh_ * (oj) * (1.0f - (tc) * (tc)); \
+        doOut = dh_ * (tc) * (oj) * (1.0f - (oj)); \
+        dfOut = dcj_ * (cPrevJ) * (fj) * (1.0f - (fj)); \
+        diOut = dcj_ * (gj) * (ij) * (1.0f - (ij)); \
+        dgOut = dcj_ * (ij) * (1.0f - (gj) * (gj)); \
+        dcJ = dcj_ * (fj); \
+    } while (0)
+
+BODY void cell_backward_body(int H, const float *acts, const float *restrict cPrev,
                              const float *restrict tanhC, const float *restrict dhOut,
-                             const float *restrict dhNext, float *restrict dc, float *restrict dGates) {
-    const float *f = acts, *i = acts + H, *o = acts + 2 * H, *g = acts + 3 * H;
-    float *restrict df = dGates, *restrict di = dGates + H, *restrict dO = dGates + 2 * H, *restrict dg = dGates + 3 * H;
-    for (int j = 0; j < H; j++) {
-        float dh = dhOut[j] + dhNext[j];
-        float tc = tanhC[j];
-        float oj = o[j], fj = f[j], ij = i[j], gj = g[j];
-        float dcj = dc[j] + dh * oj * (1.0f - tc * tc);
-        dO[j] = dh * tc * oj * (1.0f - oj);
-        df[j] = dcj * cPrev[j] * fj * (1.0f - fj);
-        di[j] = dcj * gj * ij * (1.0f - ij);
-        dg[j] = dcj * ij * (1.0f - gj * gj);
-        dc[j] = dcj * fj;
+                             const float *restrict dhNext, float *restrict dc, float *dGates) {
+    // dGates may be acts (the trainer writes the gradients over the activations, which nothing
+    // reads after this): each 16 units' gate values are copied out before their gradients are
+    // written, so the lanes need no assumption about the two.
+    int j0 = 0;
+    for (; j0 + 16 <= H; j0 += 16) {
+        float f[16], i[16], o[16], g[16], df[16], di[16], dO[16], dg[16];
+        memcpy(f, acts + j0, 64);
+        memcpy(i, acts + H + j0, 64);
+        memcpy(o, acts + 2 * H + j0, 64);
+        memcpy(g, acts + 3 * H + j0, 64);
+        for (int l = 0; l < 16; l++)
+            CELL_BACKWARD_UNIT(f[l], i[l], o[l], g[l], dhOut[j0 + l], dhNext[j0 + l], tanhC[j0 + l], cPrev[j0 + l],
+                               dc[j0 + l], df[l], di[l], dO[l], dg[l]);
+        memcpy(dGates + j0, df, 64);
+        memcpy(dGates + H + j0, di, 64);
+        memcpy(dGates + 2 * H + j0, dO, 64);
+        memcpy(dGates + 3 * H + j0, dg, 64);
+    }
+    for (int j = j0; j < H; j++) {
+        const float fj = acts[j], ij = acts[H + j], oj = acts[2 * H + j], gj = acts[3 * H + j];
+        float df, di, dO, dg;
+        CELL_BACKWARD_UNIT(fj, ij, oj, gj, dhOut[j], dhNext[j], tanhC[j], cPrev[j], dc[j], df, di, dO, dg);
+        dGates[j] = df; dGates[H + j] = di; dGates[2 * H + j] = dO; dGates[3 * H + j] = dg;
     }
 }
 

@@ -53,7 +53,7 @@ package enum Kernels {
 
     /// Cell backward. acts (G): the forward activations; dhOut + dhNext (H each) reach h_t;
     /// dc (H): in, the gradient reaching c_t from step t+1; out, the one reaching c_{t−1};
-    /// dGates (G) receives the pre-activation gradients.
+    /// dGates (G) receives the pre-activation gradients; it may be acts' memory (in place).
     @inline(__always)
     package static func cellBackward(H: Int, acts: UnsafeBufferPointer<Float>, cPrev: UnsafeBufferPointer<Float>,
                                      tanhC: UnsafeBufferPointer<Float>, dhOut: UnsafeBufferPointer<Float>,

@@ -41,7 +41,8 @@
 //   acts        R·G         σ(f), σ(i), σ(o), tanh(g)  (above layer 0: x·W_in + bias first)
 //   tanhC       R·H         tanh(c_t)
 //   dHout       R·H         dLoss/dh_t from above
-//   dGates      R·G         da
+//   dGates      R·G         da, written over acts (the backward step reads a row's activations
+//                           and then writes its gradients; nothing reads them afterwards)
 //   dhNext, dc  B·H         gradients flowing from step t to step t−1
 //   ones        R           for column sums as GEMVs
 //   inputRows   R·k (Int32) layer 0: Wx rows of each row's one-hot inputs (in(r, g)); ChunkInputs'
@@ -112,7 +113,7 @@ final class LSTMLayer: @unchecked Sendable {
         acts = FloatBuffer(count: R * G)
         tanhC = FloatBuffer(count: R * H)
         dHout = FloatBuffer(count: R * H)
-        dGates = FloatBuffer(count: R * G)
+        dGates = acts
         dhNext = FloatBuffer(count: B * H)
         dc = FloatBuffer(count: B * H)
         ones = FloatBuffer(count: R, value: 1)
@@ -127,12 +128,12 @@ final class LSTMLayer: @unchecked Sendable {
         setReferenceClasses(referenceClasses)
     }
 
-    /// Bytes of the buffers one layer of these sizes allocates (hs, cs, acts, tanhC, dHout,
-    /// dGates, ones per row, and the recurrent kernel's two packed copies of W_rec; nil on
-    /// overflow).
+    /// Bytes of the buffers one layer of these sizes allocates (hs, cs, acts (and dGates over
+    /// it), tanhC, dHout, ones per row, and the recurrent kernel's two packed copies of W_rec;
+    /// nil on overflow).
     static func workspaceBytes(hidden H: Int, unroll: Int, batch: Int) -> Int? {
         let (rows, o1) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
-        let perRow = 2 * (4 * H) + 2 * H + 1 + 2 * H
+        let perRow = 4 * H + 2 * H + 1 + 2 * H
         let (bytes, o2) = rows.multipliedReportingOverflow(by: 4 * perRow)
         // Each copy: at most G·H + 32·G floats (columns padded to whole 32-column panels).
         let (rec, o3) = H.multipliedReportingOverflow(by: 4 * H)

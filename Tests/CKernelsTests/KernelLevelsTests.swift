@@ -78,6 +78,32 @@ final class KernelLevelsTests: XCTestCase {
         XCTAssertNotEqual(results[0].1[3], p0)
     }
 
+    /// The trainer writes the gate gradients over the activations: at every level the CPU runs,
+    /// the in-place backward gives the bits of the backward into a separate buffer, for widths
+    /// of whole 16-unit lanes (256), lanes and a tail (200) and a tail only (7).
+    func testCellBackwardInPlaceGivesTheSeparateBuffersBits() {
+        for (name, t) in levels {
+            for H in [256, 200, 7] {
+                let G = 4 * H
+                var acts = floats(G, seed: 21, scale: 6)
+                let cPrev = floats(H, seed: 22, scale: 3), dhOut = floats(H, seed: 23), dhNext = floats(H, seed: 24)
+                let dc0 = floats(H, seed: 25)
+                var cNew = [Float](repeating: 0, count: H), tanhC = cNew, h = cNew
+                t.cell_forward(Int32(H), &acts, cPrev, &cNew, &tanhC, &h)
+                var dc = dc0, dGates = [Float](repeating: .nan, count: G)
+                t.cell_backward(Int32(H), acts, cPrev, tanhC, dhOut, dhNext, &dc, &dGates)
+                var dcInPlace = dc0, inPlace = acts
+                inPlace.withUnsafeMutableBufferPointer { p in
+                    t.cell_backward(Int32(H), p.baseAddress, cPrev, tanhC, dhOut, dhNext, &dcInPlace, p.baseAddress)
+                }
+                assertBits(inPlace, dGates, "\(name), H = \(H): gate gradients in place")
+                assertBits(dcInPlace, dc, "\(name), H = \(H): dc in place")
+                XCTAssertFalse(dGates.contains { $0.isNaN }, "\(name), H = \(H): every gradient written")
+                XCTAssertNotEqual(inPlace, acts, "\(name), H = \(H): the activations were overwritten")
+            }
+        }
+    }
+
     func testCellAndSoftmaxKernelsAgreeAcrossLevels() throws {
         let levels = self.levels
         try XCTSkipIf(levels.count < 2, "this CPU runs one level only")

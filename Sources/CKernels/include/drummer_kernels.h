@@ -69,7 +69,8 @@ void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, 
 
 /// Cell backward of one stream at one step. dh = dhOut + dhNext reaches h_t; dc holds the
 /// gradient reaching c_t from step t+1 on entry and the one reaching c_{t−1} on return;
-/// dGates (G) receives the pre-activation gradients.
+/// dGates (G) receives the pre-activation gradients: it may be acts (in place), and overlaps
+/// nothing else.
 void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC,
                            const float *dhOut, const float *dhNext, float *dc, float *dGates);
 
