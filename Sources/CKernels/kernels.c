@@ -200,6 +200,20 @@ BODY void accumulate_body(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
 }
 
+// One row of a dropout mask (Train/Dropout.swift's scale(row:unit:), the same integers):
+// SplitMix64's finaliser of key ^ j, the unit dropped when its top 24 bits are below threshold.
+// Swift's loop ran one unit at a time; here the 64-bit multiplies run on lanes (AVX-512DQ's
+// vpmullq, AVX2 from 32-bit products).
+BODY void dropout_row_body(int n, uint64_t key, uint32_t threshold, float keep, float *restrict out) {
+    for (int j = 0; j < n; j++) {
+        uint64_t z = (key ^ (uint64_t)j) + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        out[j] = (uint32_t)(z >> 40) < threshold ? 0.0f : keep;
+    }
+}
+
 // The optimizer's Adam loop, vectorised: Swift's scalar loop (Optimizer.swift) compiled to one
 // element at a time, about 13 cycles a parameter, 6% of a step of the shipped recipe. Each
 // operation is rounded on its own as there (contraction off; IEEE division and square root are
@@ -583,6 +597,8 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
                                            const int32_t *restrict order, float *restrict y, int overwrite) { \
         scatter_rows_body(n, x, wrows, start, order, y, overwrite); } \
     ATTR static void accumulate_##SUFFIX(int n, const float *restrict x, float *restrict y) { accumulate_body(n, x, y); } \
+    ATTR static void dropout_row_##SUFFIX(int n, uint64_t key, uint32_t threshold, float keep, float *restrict out) { \
+        dropout_row_body(n, key, threshold, keep, out); } \
     ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, float *restrict m, \
                                    float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1, \
                                    float d2, float c1, float c2, float eps) { \
@@ -590,9 +606,9 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
     ATTR static void cell_forward_##SUFFIX(int H, float *restrict gates, const float *restrict cPrev, \
                                            float *restrict cNew, float *restrict tanhC, float *restrict hNew) { \
         cell_forward_body(H, gates, cPrev, cNew, tanhC, hNew); } \
-    ATTR static void cell_backward_##SUFFIX(int H, const float *restrict acts, const float *restrict cPrev, \
+    ATTR static void cell_backward_##SUFFIX(int H, const float *acts, const float *restrict cPrev, \
                                             const float *restrict tanhC, const float *restrict dhOut, \
-                                            const float *restrict dhNext, float *restrict dc, float *restrict dGates) { \
+                                            const float *restrict dhNext, float *restrict dc, float *dGates) { \
         cell_backward_body(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates); } \
     ATTR static float negative_log_likelihood_##SUFFIX(float *y, int n, int target) { \
         return negative_log_likelihood_body(y, n, target); } \
@@ -600,7 +616,7 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
         return softmax_cross_entropy_body(y, n, target, scale); }
 
 #define TABLE(ISA, SUFFIX, GEMM, GEMM_PANELS) { ISA, input_block_##SUFFIX, scatter_rows_##SUFFIX, accumulate_##SUFFIX, \
-    adam_##SUFFIX, cell_forward_##SUFFIX, cell_backward_##SUFFIX, negative_log_likelihood_##SUFFIX, \
+    dropout_row_##SUFFIX, adam_##SUFFIX, cell_forward_##SUFFIX, cell_backward_##SUFFIX, negative_log_likelihood_##SUFFIX, \
     softmax_cross_entropy_##SUFFIX, GEMM, GEMM_PANELS }
 
 ELEMENTWISE_VARIANTS(, baseline)
@@ -659,6 +675,9 @@ void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start
     active()->scatter_rows(n, x, wrows, start, order, y, overwrite);
 }
 void drummer_accumulate(int n, const float *x, float *y) { active()->accumulate(n, x, y); }
+void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, float *out) {
+    active()->dropout_row(n, key, threshold, keep, out);
+}
 void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
                   float b2, float d1, float d2, float c1, float c2, float eps) {
     active()->adam(n, p, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);

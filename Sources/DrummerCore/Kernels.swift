@@ -65,6 +65,14 @@ package enum Kernels {
                               dhNext.baseAddress, dc.baseAddress, dGates.baseAddress)
     }
 
+    /// One row of a dropout mask: out[j] = 0 when the top 24 bits of SplitMix64's finaliser of
+    /// key ^ j are below `threshold`, else `keep` (Train/Dropout.swift's scale(row:unit:)).
+    @inline(__always)
+    package static func dropoutRow(key: UInt64, threshold: UInt32, keep: Float, out: UnsafeMutableBufferPointer<Float>) {
+        if out.isEmpty { return }
+        drummer_dropout_row(Int32(out.count), key, threshold, keep, out.baseAddress)
+    }
+
     /// y += x, elementwise.
     @inline(__always)
     package static func accumulate(_ x: UnsafeBufferPointer<Float>, into y: UnsafeMutableBufferPointer<Float>) {

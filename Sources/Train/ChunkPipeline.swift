@@ -193,8 +193,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
                 for b in 0..<B {
                     let r = t * B + b, e = inputs.event(step: t, stream: b, segment: segment, pointer: p)
                     let key = dropout.rowKey(step: inputs.step, layer: l, event: e)
-                    let m = mask.mask.mutable(r * H, H)
-                    for j in 0..<H { m[j] = dropout.scale(row: key, unit: j) }
+                    dropout.fillRow(key: key, mask.mask.mutable(r * H, H))
                 }
             }
         }

@@ -7,6 +7,8 @@
 // The masks are a pure function of (run seed, step, layer, event index, unit): a resumed run
 // replays them bit for bit, and the stream groups that split a batch draw what one thread would.
 
+import DrummerCore
+
 package struct Dropout: Sendable, Equatable {
     /// P, in (0, 1).
     package let probability: Float
@@ -45,6 +47,12 @@ package struct Dropout: Sendable, Equatable {
     func scale(row: UInt64, unit: Int) -> Float {
         let z = Dropout.mix(row ^ UInt64(truncatingIfNeeded: unit))
         return UInt32(truncatingIfNeeded: z >> 40) < threshold ? 0 : keepScale
+    }
+
+    /// scale(row: key, unit: j) for every unit j of `out` (CKernels' loop on lanes).
+    @inline(__always)
+    func fillRow(key: UInt64, _ out: UnsafeMutableBufferPointer<Float>) {
+        Kernels.dropoutRow(key: key, threshold: threshold, keep: keepScale, out: out)
     }
 
     /// A word keyed by (seed, tag, a, b, c): SplitMix64's finaliser applied to each in turn.

@@ -46,7 +46,7 @@ final class KernelLevelsTests: XCTestCase {
                        "the baseline level leaves the product to OpenBLAS")
     }
 
-    func testAddsOnlyKernelsAndAdamGiveTheSameBitsAtEveryLevel() throws {
+    func testAddsOnlyKernelsAdamAndDropoutRowsGiveTheSameBitsAtEveryLevel() throws {
         let levels = self.levels
         try XCTSkipIf(levels.count < 2, "this CPU runs one level only")
         let n = 1_000, wrows = 37, k = 5, count = 23  // n: 7 whole 128-column tiles and a tail
@@ -65,17 +65,24 @@ final class KernelLevelsTests: XCTestCase {
             t.scatter_rows(Int32(n), x, Int32(wrows), start, order, &y, 0)
             var acc = bias
             t.accumulate(Int32(n), x, &acc)
+            var mask = [Float](repeating: .nan, count: n)
+            t.dropout_row(Int32(n), 0x1234_5678_9ABC_DEF0, 5_033_165, 1 / 0.7, &mask)
             var (p, m, v) = (p0, m0, v0)
             for _ in 0..<3 { t.adam(p.count, &p, g, &m, &v, 0.002, -5, 5, 0.9, 0.999, 0.1, 0.001, 0.271, 0.003, 1e-8) }
-            results.append((name, [block, y, acc, p, m, v]))
+            results.append((name, [block, y, acc, p, m, v, mask]))
         }
-        let what = ["input block", "scatter", "accumulate", "Adam parameters", "Adam first moments", "Adam second moments"]
+        let what = ["input block", "scatter", "accumulate", "Adam parameters", "Adam first moments", "Adam second moments",
+                    "dropout row"]
         for (name, r) in results.dropFirst() {
             for (i, label) in what.enumerated() { assertBits(r[i], results[0].1[i], "\(label): \(name) against baseline") }
         }
         // Not vacuous: the scatter and Adam changed what they were given.
         XCTAssertNotEqual(results[0].1[1], w)
         XCTAssertNotEqual(results[0].1[3], p0)
+        // P = 0.3 (threshold 0.3 · 2^24): about 30% of the units dropped, the rest 1/0.7.
+        let mask = results[0].1[6], dropped = mask.filter { $0 == 0 }.count
+        XCTAssertEqual(Double(dropped) / Double(mask.count), 0.3, accuracy: 0.08)
+        XCTAssertTrue(mask.allSatisfy { $0 == 0 || $0 == 1 / Float(0.7) })
     }
 
     /// The trainer writes the gate gradients over the activations: at every level the CPU runs,

@@ -126,6 +126,14 @@ final class GradientCheckTests: XCTestCase {
         let kept = (0..<100).map { dropout.scale(step: 5, layer: 2, event: $0, unit: 1) }.filter { $0 != 0 }
         XCTAssertTrue(kept.allSatisfy { abs($0 - 1 / 0.6) < 1e-6 })
         XCTAssertNil(Dropout(probability: 0, seed: 1))
+        // A mask row as the trainer fills it (CKernels' loop) holds scale(row:unit:) unit for unit.
+        for (width, layer) in [(5, 1), (256, 1), (300, 2)] {
+            let key = dropout.rowKey(step: 7, layer: layer, event: 1234)
+            var row = [Float](repeating: .nan, count: width)
+            row.withUnsafeMutableBufferPointer { dropout.fillRow(key: key, $0) }
+            XCTAssertEqual(row, (0..<width).map { dropout.scale(row: key, unit: $0) }, "width \(width)")
+            XCTAssertTrue(row.contains(0) || width < 10, "width \(width): some units dropped")
+        }
     }
 
     func testGradientBatch2() throws {
