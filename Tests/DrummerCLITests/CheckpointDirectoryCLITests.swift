@@ -112,7 +112,7 @@ final class SizeLimitCLITests: XCTestCase {
             (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--batch-size", "99999999999"], 64, "--batch-size must be between 1 and 65536, got 99999999999"),
             (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--unroll", "99999999999"], 64, "--unroll must be between 1 and 100000, got 99999999999"),
             (["train", "--recipe", "original", "--data", data, "--checkpoint-dir", ck, "--hidden", "4096", "--unroll", "100000", "--batch-size", "65536"], 1,
-             "--hidden/--unroll/--batch-size 4096/100000/65536 need 1200417 GiB of training memory, more than the"),
+             "--hidden/--unroll/--batch-size 4096/100000/65536 need 800417 GiB of training memory, more than the"),
             (["bench", "train", "--events", "99999999999"], 64, "--events must be between 2 and 10000000, got 99999999999"),
             (["bench", "train", "--hidden", "99999999999"], 64, "--hidden must be between 1 and 4096"),
             (["bench", "train", "--batch", "99999999999"], 64, "--batch 99999999999 must be between 1 and --events 52260"),
