@@ -166,6 +166,8 @@ public struct TrainingBenchmark {
         var originalEvents: [Int32] = []
         for layout in layouts {
             let shape = try shape(layout)
+            // Drawn even when --grid-rows replaces them: the weights drawn next are then the same
+            // with and without it.
             var classes = Self.syntheticClasses(shape, count: events, rng: &rng)
             if layout == .original { originalEvents = classes }
             if layout != .original {

@@ -42,7 +42,9 @@ package struct Dropout: Sendable, Equatable {
         Dropout.key(seed, 0x6472_6F70_6F75_7400, step, layer, event)  // "dropout"
     }
 
-    /// The factor of `unit` in the row keyed `row` (`rowKey`).
+    /// The factor of `unit` in the row keyed `row` (`rowKey`): the definition, unit by unit.
+    /// The trainer fills whole rows with `fillRow` (the same integers in CKernels, on lanes);
+    /// the tests and the gradient check's reference read the masks through this.
     @inline(__always)
     func scale(row: UInt64, unit: Int) -> Float {
         let z = Dropout.mix(row ^ UInt64(truncatingIfNeeded: unit))

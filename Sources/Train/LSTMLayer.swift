@@ -252,10 +252,10 @@ final class LSTMLayer: @unchecked Sendable {
     }
 
     /// (1')'s weight gradients for `rows`: dW_rec (+)= h_{t−1}ᵀ · da, dWx[bias] (+)= Σ da, and
-    /// the input's: layer 0 dWx[in(r, g)] += da_r (a scatter; the input block is zeroed first
-    /// when `first`), above it dW_in (+)= xᵀ · da and the layer below's dHout = da · W_inᵀ for
-    /// these rows. `first` overwrites instead of accumulating; `last` (the chunk's rows from 0,
-    /// the final call) completes layer 0's reference rows.
+    /// the input's: layer 0 dWx[in(r, g)] += da_r (a scatter; with reference classes, of the
+    /// pairs off their reference only), above it dW_in (+)= xᵀ · da and the layer below's
+    /// dHout = da · W_inᵀ for these rows. `first` overwrites instead of accumulating; `last`
+    /// (the chunk's rows from 0, the final call) completes layer 0's reference rows.
     func inputGradients(rows: Range<Int>, first: Bool, last: Bool) {
         let r0 = rows.lowerBound, nr = rows.count
         let da = dGates.buffer(r0 * G, nr * G)
