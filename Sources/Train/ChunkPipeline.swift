@@ -24,7 +24,8 @@
 //
 // Stream groups (see Trainer): with two groups, each pipeline runs whole chunks with
 // `pipelined = false`, one on the calling thread and one, asynchronously, on group 1's
-// helper thread (`startChunk` / `finishChunk`).
+// helper thread (`startChunk` / `finishChunk`); that thread then runs half of the optimizer
+// update (`update(_:slots:adding:beside:)`).
 
 import DrummerCore
 
@@ -55,10 +56,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         jobQueue = q
         return q
     }
-    /// The optimizer settings and slot of the update job in flight.
-    private var updateConfig = OptimizerConfig()
-    private var updateSlots: [FloatBuffer] = []
-    private var updateAddend: FloatBuffer?
+    /// The part of an optimizer update this pipeline's thread runs as its `.update` job.
+    private var updatePart = UpdatePart()
     /// The arguments and the result of an asynchronous chunk (`startChunk` / `finishChunk`).
     private var chunkEvents = UnsafeBufferPointer<Int32>(start: nil, count: 0)
     private var chunkSegment = 0, chunkPointer = 0
@@ -135,8 +134,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             for layer in layers { layer.recurrent.refreshPanels(.transposedWeights, of: params, at: layer.layout.recurrent) }
         case .chunk:
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
-        case .update(let count):
-            updateHalf(from: 0, count: count)
+        case .update:
+            apply(updatePart)
         }
     }
 
@@ -223,25 +222,49 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     }
 
     /// The optimizer update of every parameter from `grad` (plus `addend`, added into `grad`
-    /// first), split in two halves between the helper and the calling thread.
-    func update(_ config: OptimizerConfig, slots: [FloatBuffer], adding addend: FloatBuffer? = nil) {
+    /// first), split in two halves between two threads: this pipeline's helper when it
+    /// pipelines, else `beside`'s helper thread (the other stream group's, idle between
+    /// chunks), else both halves here. Every parameter's arithmetic is the same whichever
+    /// thread runs it.
+    func update(_ config: OptimizerConfig, slots: [FloatBuffer], adding addend: FloatBuffer? = nil,
+                beside other: ChunkPipeline? = nil) {
         let P = params.count, half = P / 2
         precondition(addend.map { $0.count == P } ?? true, "ChunkPipeline.update: addend size")
-        updateConfig = config
-        updateSlots = slots
-        updateAddend = addend
-        helper(.update(count: half))
-        updateHalf(from: half, count: P - half)
-        waitForHelper()
-        updateAddend = nil
+        precondition(other.map { $0.params === params && !$0.pipelined } ?? true,
+                     "ChunkPipeline.update: a pipeline beside shares the parameters and runs no block work")
+        let first = UpdatePart(config: config, slots: slots, grad: grad, addend: addend, first: 0, count: half)
+        let second = UpdatePart(config: config, slots: slots, grad: grad, addend: addend, first: half, count: P - half)
+        let runner: ChunkPipeline? = pipelined ? self : other
+        if let runner {
+            runner.updatePart = first
+            runner.jobs.submit(.update)
+        } else {
+            apply(first)
+        }
+        apply(second)
+        if let runner {
+            runner.jobs.drain()
+            runner.updatePart = UpdatePart()
+        }
     }
 
-    /// The update of parameters first..<first + count, as `update` set it up (both threads read
-    /// the settings it stored before submitting the helper's half).
-    private func updateHalf(from first: Int, count: Int) {
-        if let addend = updateAddend { Kernels.accumulate(addend.buffer(first, count), into: grad.mutable(first, count)) }
-        let slots = updateSlots
-        Optimizer.update(updateConfig, params: params.pointer + first, grad: UnsafePointer(grad.pointer + first),
+    /// A range of parameters to update, with what the update reads.
+    private struct UpdatePart {
+        var config = OptimizerConfig()
+        var slots: [FloatBuffer] = []
+        var grad: FloatBuffer?
+        var addend: FloatBuffer?
+        var first = 0, count = 0
+    }
+
+    /// Parameters first..<first + count of `part`: its addend added into its gradient, then
+    /// the optimizer's rule.
+    private func apply(_ part: UpdatePart) {
+        guard let grad = part.grad, part.count > 0 else { return }
+        let first = part.first, count = part.count
+        if let addend = part.addend { Kernels.accumulate(addend.buffer(first, count), into: grad.mutable(first, count)) }
+        let slots = part.slots
+        Optimizer.update(part.config, params: params.pointer + first, grad: UnsafePointer(grad.pointer + first),
                          slot: slots.first.map { $0.pointer + first }, slot2: slots.dropFirst().first.map { $0.pointer + first },
                          count: count)
     }

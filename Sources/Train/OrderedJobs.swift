@@ -24,8 +24,8 @@ enum ChunkJob: Sendable {
     case chunk
     /// W_recᵀ of every layer, packed for the backward recurrent products.
     case packTransposedRecurrent
-    /// The optimizer update of parameters [0, count).
-    case update(count: Int)
+    /// A part of the optimizer update (the range the pipeline set).
+    case update
 }
 
 final class OrderedJobs: @unchecked Sendable {

@@ -11,11 +11,11 @@
 //
 // Two cores. B < 16: one pipeline (the stack of layers for every stream); its helper
 // thread runs the block GEMMs beside the recurrence (see ChunkPipeline). B ≥ 16: two
-// stream groups, streams [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a pipeline running a whole chunk by itself,
-// one on the calling thread and one on the other group's helper thread; then
-// gradient = group 0's + group 1's and one update. No thread waits on the other
-// mid-chunk, and the recurrent products keep ≥ 8 rows. The split depends on B
-// only, so results are the same with or without the helper thread.
+// stream groups, streams [0, ⌊B/2⌋) and [⌊B/2⌋, B), each a pipeline running a whole
+// chunk by itself, one on the calling thread and one on the other group's helper thread;
+// then gradient = group 0's + group 1's and one update, half of it on each thread. No
+// thread waits on the other mid-chunk, and the recurrent products keep ≥ 8 rows. The
+// split depends on B only, so results are the same with or without the helper thread.
 
 import DrummerCore
 
@@ -236,7 +236,8 @@ public final class Trainer {
         let loss = runChunk(sumGroups: false)
         var config = optimizerSettings
         config.step = progress.step + 1
-        main.update(config, slots: slots, adding: groups.count == 2 ? groupGrad : nil)
+        main.update(config, slots: slots, adding: groups.count == 2 ? groupGrad : nil,
+                    beside: groups.count == 2 && groupsInParallel ? groups[1] : nil)
         for g in groups { g.carryState() }
         progress.step += 1
         progress.pointer += unroll

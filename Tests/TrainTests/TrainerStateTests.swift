@@ -34,8 +34,9 @@ final class TrainerStateTests: XCTestCase {
 
     /// The helper thread changes timing, never results.
     func testHelperThreadGivesIdenticalBits() throws {
-        // B = 17: two stream groups (8 + 9 streams), group 1 on the helper thread or inline.
-        for (batch, kind) in [(1, OptimizerKind.rmsprop), (3, .sgd), (17, .momentum)] {
+        // B = 17: two stream groups (8 + 9 streams), group 1's chunk and half of the update on
+        // the helper thread or inline.
+        for (batch, kind) in [(1, OptimizerKind.rmsprop), (3, .sgd), (17, .momentum), (17, .adam)] {
             let (state, events, config) = try makeProblem(batch: batch, kind: kind, seed: 23)
             let a = try Trainer(state: state, events: events, optimizer: config)
             let b = try Trainer(state: state, events: events, optimizer: config)
