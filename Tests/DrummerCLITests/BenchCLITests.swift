@@ -28,6 +28,9 @@ final class BenchCLITests: XCTestCase {
         }
         XCTAssertTrue(lines.contains { $0.hasPrefix("evaluation (") && $0.contains("original layout") }, r.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("float32 FMA peak") }, r.stdout)
+        XCTAssertTrue(lines.contains("layout original: H=8, V=226 (17 notes + 209 ticks), 400 synthetic events, SGD; a timestep is 0.012 MFLOP"),
+                      r.stdout)
+        XCTAssertTrue(lines.contains("settings: U=5, 1 run of ≥ 0.01 s, median"), r.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("peak RSS: ") }, r.stdout)
     }
 
@@ -68,7 +71,9 @@ final class BenchCLITests: XCTestCase {
                      "--grid-hidden", "16", "--grid-layers", "1", "--modes", "helper"]
         let r = try CLI.run(bench + ["--grid-rows", rows])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("51 input groups (1218 rows), 19 output groups (710 columns); a timestep is "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("51 input groups (1218 rows), 19 output groups (710 columns); Adam; a timestep is "), r.stdout)
+        // A grid-only run does not describe the 2017 layout it does not time.
+        XCTAssertFalse(r.stdout.contains("layout original"), r.stdout)
         XCTAssertTrue(r.stdout.contains(" MFLOP; 498 rows of \(rows)\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("grid          median "), r.stdout)
         let uniform = try CLI.run(bench + ["--events", "400"])
