@@ -200,6 +200,11 @@ BODY void accumulate_body(int n, const float *restrict x, float *restrict y) {
     for (int j = 0; j < n; j++) y[j] += x[j];
 }
 
+// out may be a: each element is read before it is written, at the same index.
+BODY void difference_body(int n, const float *a, const float *restrict b, float *out) {
+    for (int j = 0; j < n; j++) out[j] = a[j] - b[j];
+}
+
 // One row of a dropout mask (Train/Dropout.swift's scale(row:unit:), the same integers):
 // SplitMix64's finaliser of key ^ j, the unit dropped when its top 24 bits are below threshold.
 // Swift's loop ran one unit at a time; here the 64-bit multiplies run on lanes (AVX-512DQ's
@@ -597,6 +602,8 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
                                            const int32_t *restrict order, float *restrict y, int overwrite) { \
         scatter_rows_body(n, x, wrows, start, order, y, overwrite); } \
     ATTR static void accumulate_##SUFFIX(int n, const float *restrict x, float *restrict y) { accumulate_body(n, x, y); } \
+    ATTR static void difference_##SUFFIX(int n, const float *a, const float *restrict b, float *out) { \
+        difference_body(n, a, b, out); } \
     ATTR static void dropout_row_##SUFFIX(int n, uint64_t key, uint32_t threshold, float keep, float *restrict out) { \
         dropout_row_body(n, key, threshold, keep, out); } \
     ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, float *restrict m, \
@@ -616,7 +623,7 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
         return softmax_cross_entropy_body(y, n, target, scale); }
 
 #define TABLE(ISA, SUFFIX, GEMM, GEMM_PANELS) { ISA, input_block_##SUFFIX, scatter_rows_##SUFFIX, accumulate_##SUFFIX, \
-    dropout_row_##SUFFIX, adam_##SUFFIX, cell_forward_##SUFFIX, cell_backward_##SUFFIX, negative_log_likelihood_##SUFFIX, \
+    difference_##SUFFIX, dropout_row_##SUFFIX, adam_##SUFFIX, cell_forward_##SUFFIX, cell_backward_##SUFFIX, negative_log_likelihood_##SUFFIX, \
     softmax_cross_entropy_##SUFFIX, GEMM, GEMM_PANELS }
 
 ELEMENTWISE_VARIANTS(, baseline)
@@ -675,6 +682,7 @@ void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start
     active()->scatter_rows(n, x, wrows, start, order, y, overwrite);
 }
 void drummer_accumulate(int n, const float *x, float *y) { active()->accumulate(n, x, y); }
+void drummer_difference(int n, const float *a, const float *b, float *out) { active()->difference(n, a, b, out); }
 void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, float *out) {
     active()->dropout_row(n, key, threshold, keep, out);
 }

@@ -81,6 +81,15 @@ package enum Kernels {
         drummer_accumulate(Int32(x.count), x.baseAddress, y.baseAddress)
     }
 
+    /// out = a − b, elementwise, over n floats; `out` may be `a` (in place), not `b`.
+    @inline(__always)
+    package static func difference(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                   count n: Int) {
+        precondition(n >= 0 && n <= Int(Int32.max), "Kernels.difference: count")
+        if n == 0 { return }
+        drummer_difference(Int32(n), a, b, out)
+    }
+
     /// −log softmax(y)[target]; overwrites y with exp(y − max y).
     @inline(__always)
     package static func negativeLogLikelihood(_ y: UnsafeMutableBufferPointer<Float>, target: Int) -> Float {

@@ -69,8 +69,7 @@ final class ReferenceClasses: @unchecked Sendable {
         for (g, range) in groupRows.enumerated() {
             let ref = w.baseAddress! + Int(refRows[g]) * G
             for row in range where counts[row] > 0 && row != Int(refRows[g]) {
-                let src = w.baseAddress! + row * G, dst = diff.pointer + row * G
-                for j in 0..<G { dst[j] = src[j] - ref[j] }
+                Kernels.difference(w.baseAddress! + row * G, ref, into: diff.pointer + row * G, count: G)
             }
         }
         for r in 0..<R {
@@ -105,8 +104,7 @@ final class ReferenceClasses: @unchecked Sendable {
             let ref = Int(refRows[g]), dst = dIn.baseAddress! + ref * G
             dst.update(from: dBias.baseAddress!, count: G)
             for row in range where counts[row] > 0 && row != ref {
-                let src = UnsafePointer(dIn.baseAddress! + row * G)
-                for j in 0..<G { dst[j] -= src[j] }
+                Kernels.difference(dst, dIn.baseAddress! + row * G, into: dst, count: G)
             }
         }
     }

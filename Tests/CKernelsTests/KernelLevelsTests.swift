@@ -69,10 +69,16 @@ final class KernelLevelsTests: XCTestCase {
             t.dropout_row(Int32(n), 0x1234_5678_9ABC_DEF0, 5_033_165, 1 / 0.7, &mask)
             var (p, m, v) = (p0, m0, v0)
             for _ in 0..<3 { t.adam(p.count, &p, g, &m, &v, 0.002, -5, 5, 0.9, 0.999, 0.1, 0.001, 0.271, 0.003, 1e-8) }
-            results.append((name, [block, y, acc, p, m, v, mask]))
+            // a − b into a third buffer, then in place (out = a).
+            var difference = [Float](repeating: .nan, count: n), inPlace = bias
+            t.difference(Int32(n), bias, x, &difference)
+            inPlace.withUnsafeMutableBufferPointer { t.difference(Int32(n), $0.baseAddress, x, $0.baseAddress) }
+            XCTAssertEqual(difference.map(\.bitPattern), (0..<n).map { (bias[$0] - x[$0]).bitPattern }, "difference: \(name)")
+            XCTAssertEqual(inPlace.map(\.bitPattern), difference.map(\.bitPattern), "difference in place: \(name)")
+            results.append((name, [block, y, acc, p, m, v, mask, difference]))
         }
         let what = ["input block", "scatter", "accumulate", "Adam parameters", "Adam first moments", "Adam second moments",
-                    "dropout row"]
+                    "dropout row", "difference"]
         for (name, r) in results.dropFirst() {
             for (i, label) in what.enumerated() { assertBits(r[i], results[0].1[i], "\(label): \(name) against baseline") }
         }

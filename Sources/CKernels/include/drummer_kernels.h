@@ -95,6 +95,9 @@ void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start
 /// y[j] += x[j] for j < n.
 void drummer_accumulate(int n, const float *x, float *y);
 
+/// out[j] = a[j] − b[j] for j < n; out may be a (in place), not b.
+void drummer_difference(int n, const float *a, const float *b, float *out);
+
 /// One row of a dropout mask: out[j] = 0 when the top 24 bits of SplitMix64's finaliser of
 /// key ^ j are below threshold, else keep, for j < n.
 void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, float *out);
@@ -129,6 +132,7 @@ typedef struct drummer_kernel_table {
     void (*scatter_rows)(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y,
                          int overwrite);
     void (*accumulate)(int n, const float *x, float *y);
+    void (*difference)(int n, const float *a, const float *b, float *out);
     void (*dropout_row)(int n, uint64_t key, uint32_t threshold, float keep, float *out);
     void (*adam)(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
                  float b2, float d1, float d2, float c1, float c2, float eps);
