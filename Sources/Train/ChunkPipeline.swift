@@ -152,7 +152,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         fillDropoutMasks(segment: segment, pointer: p)
         // Forward sweep, bottom up: the recurrence here; each finished block's input product
         // of the layer above, or on the top layer its output layer, on the helper.
-        if layers[0].recurrent.needsPanels {
+        if packsPanels && layers[0].recurrent.needsPanels {
             // W_rec for the forward sweep here; W_recᵀ, read by the backward sweep, beside it.
             for layer in layers { layer.recurrent.refreshPanels(.weights, of: params, at: layer.layout.recurrent) }
             helper(.packTransposedRecurrent)
@@ -176,6 +176,20 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
             waitForHelper()
         }
         return head.lossSum
+    }
+
+    /// Whether each chunk packs the recurrent kernel's panels itself (true), or its owner packs
+    /// them once for two stream groups that share them (`packSharedPanels`).
+    var packsPanels = true
+
+    /// Two stream groups' panels, which `other`'s layers share with these: W_rec of every layer
+    /// packed here and W_recᵀ on `other`'s helper thread (idle between chunks) or, with
+    /// `beside` false, here too; before a chunk of either group. The same panels either way.
+    func packSharedPanels(with other: ChunkPipeline, beside: Bool) {
+        guard layers[0].recurrent.needsPanels else { return }
+        if beside { other.jobs.submit(.packTransposedRecurrent) } else { run(.packTransposedRecurrent) }
+        for layer in layers { layer.recurrent.refreshPanels(.weights, of: params, at: layer.layout.recurrent) }
+        if beside { other.jobs.drain() }
     }
 
     /// Dropout between layers (Dropout.swift): nil for none.

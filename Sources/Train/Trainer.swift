@@ -107,8 +107,17 @@ public final class Trainer {
             groupGrad = FloatBuffer(count: 0)
             groups = [ChunkPipeline(shape: s, unroll: U, batch: B, params: params, grad: grad)]
         }
+        shareRecurrentPanels()
         setCarriedState(h: state.h, c: state.c)
         try installSlots(from: state.optimizer, kind: optimizer.kind)
+    }
+
+    /// With two stream groups, group 1's layers use group 0's recurrent panels (the same
+    /// weights), packed once a step by `runChunk` instead of once per group.
+    private func shareRecurrentPanels() {
+        guard groups.count == 2 else { return }
+        for (l, layer) in groups[1].layers.enumerated() { layer.recurrent = groups[0].layers[l].recurrent }
+        for g in groups { g.packsPanels = false }
     }
 
     /// Copies the optimizer slots `kind` needs out of `state`, checking their lengths.
@@ -204,6 +213,7 @@ public final class Trainer {
                 return groups[0].forwardBackward(events: ev, segment: segment, pointer: p)
             }
             let (g0, g1) = (groups[0], groups[1])
+            g0.packSharedPanels(with: g1, beside: groupsInParallel)
             if groupsInParallel { g1.startChunk(events: ev, segment: segment, pointer: p) }
             let s0 = g0.forwardBackward(events: ev, segment: segment, pointer: p)
             let s1 = groupsInParallel ? g1.finishChunk() : g1.forwardBackward(events: ev, segment: segment, pointer: p)
@@ -274,6 +284,7 @@ public final class Trainer {
                     layer.recurrent = RecurrentProduct(kernel: newValue ? .own : .openBLAS, hidden: shape.hidden)
                 }
             }
+            shareRecurrentPanels()
         }
     }
 
