@@ -19,6 +19,25 @@ public enum FMAPeak {
         return 2 * (recurrence + inputs + head)
     }
 
+    /// The share of `flopsPerTimestep` the trainer skips on these rows (the class matrix of a
+    /// shape, one column per input group): an output group predicted in fewer than half the rows
+    /// takes the head's sparse path (Train/OutputHead.swift), which multiplies only the rows that
+    /// predict it. Counted over all rows (the trainer decides block by block): an estimate.
+    static func skippedShare(shape: ModelShape, classes: [Int32]) -> Double {
+        guard !shape.isOriginalLayout else { return 0 }
+        let k = shape.inputGroups.count, n = classes.count / k
+        guard n > 1 else { return 0 }
+        var skipped = 0.0
+        for (g, size) in shape.outputGroups.enumerated() {
+            let column = shape.targetColumns[g]
+            var predicted = 0
+            for r in 1..<n where classes[r * k + column] < Int32(size) { predicted += 1 }
+            let share = Double(predicted) / Double(n - 1)
+            if share < 0.5 { skipped += (1 - share) * Double(size) }
+        }
+        return 2 * 3 * Double(shape.hidden) * skipped / flopsPerTimestep(shape: shape)
+    }
+
     /// Which probe runs on this CPU, or why none can.
     public enum Probe: Sendable, Equatable {
         case avx512

@@ -175,10 +175,15 @@ public struct TrainingBenchmark {
             var classes = Self.syntheticClasses(shape, count: events, rng: &rng)
             if layout == .original { originalEvents = classes }
             if layout != .original {
-                let source: String
+                var source: String
                 if let gridRows, let gridClasses {
                     classes = gridClasses
                     source = "\(classes.count / shape.inputGroups.count) rows of \(gridRows)"
+                    let skipped = FMAPeak.skippedShare(shape: shape, classes: classes)
+                    if skipped > 0 {
+                        source += " (on them the head's sparse output groups skip about \(fixed(100 * skipped, 1))% of a "
+                            + "timestep; GFLOP/s counts all of it)"
+                    }
                 } else {
                     source = "\(events) steps of uniform classes (real rows, --grid-rows, train faster)"
                 }

@@ -79,7 +79,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         }
         layers = stack
         head = OutputHead(layout: layout.head, top: stack[stack.count - 1], targets: inputs.targets,
-                          totalStreams: totalStreams ?? batch)
+                          totalStreams: totalStreams ?? batch, sparseGroups: !shape.isOriginalLayout)
         self.params = params
         self.grad = grad
         U = unroll; B = batch
@@ -91,7 +91,9 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     /// inputs and layer 0's reference classes); Int.max on overflow.
     static func workspaceBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
         guard let layer = LSTMLayer.workspaceBytes(hidden: shape.hidden, unroll: unroll, batch: batch),
-              let head = OutputHead.workspaceBytes(outputs: shape.outputWidth, unroll: unroll, batch: batch),
+              let head = OutputHead.workspaceBytes(outputs: shape.outputWidth, hidden: shape.hidden,
+                                                   widestGroup: shape.outputGroups.max() ?? 0,
+                                                   sparseGroups: !shape.isOriginalLayout, unroll: unroll, batch: batch),
               let inputs = ChunkInputs.workspaceBytes(shape: shape, unroll: unroll, batch: batch) else { return Int.max }
         let (rows, o0) = max(0, unroll).multipliedReportingOverflow(by: max(0, batch))
         guard !o0, let reference = shape.isOriginalLayout ? 0
