@@ -2,9 +2,10 @@
 // dhNext = da_t·W_recᵀ (see LSTMLayer.swift), and the one choice of how to compute them:
 //   - OpenBLAS: a GEMV for one row (B = 1), a GEMM for more;
 //   - CKernels' own kernel (AVX-512 or AVX2 + FMA, from 8 rows): W_rec and its transpose,
-//     packed once per chunk into the kernel's 32-column panels, are read from cache on each
-//     of the 2U calls of a chunk, where OpenBLAS re-packs its operand on every call (why
-//     panels: CKernels' gemm_tiles).
+//     packed once per chunk into the kernel's 32-column panels (once a step for two stream
+//     groups, which share them: Trainer), are read from cache on each of the 2U calls of a
+//     chunk, where OpenBLAS re-packs its operand on every call (why panels: CKernels'
+//     gemm_tiles).
 // Both give the same results up to float32 rounding; a run is bitwise reproducible with
 // the same choice. `drummer bench train` (mode helper-openblas) compares them.
 import DrummerCore
@@ -35,7 +36,8 @@ struct RecurrentProduct {
     let kernel: Kernel
     let H: Int, G: Int
     /// The own kernel's operands, W_rec (H×G) for (1) and W_recᵀ (G×H) for (1'), in its
-    /// 32-column panels; refreshed by `refreshPanels` once per chunk.
+    /// 32-column panels; refreshed by `refreshPanels` once per chunk. Buffers, not values: a
+    /// copy of this product shares them (two stream groups' layers do).
     private let panels: FloatBuffer, transposedPanels: FloatBuffer
 
     /// `kernel` falls back to OpenBLAS where the kernels have no product (the baseline level).
