@@ -133,7 +133,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         case .gradient(let l, let k): layers[l].inputGradients(rows: rows(ofBlock: k), first: k == blockCount - 1, last: k == 0)
         case .inputProduct(let l, let k): layers[l].inputProduct(rows: rows(ofBlock: k))
         case .packTransposedRecurrent:
-            for layer in layers { layer.recurrent.refreshPanels(.transposedWeights, of: params, at: layer.layout.recurrent) }
+            refreshPanels(.transposedWeights)
         case .chunk:
             chunkLossSum = forwardBackward(events: chunkEvents, segment: chunkSegment, pointer: chunkPointer)
         case .update:
@@ -156,7 +156,7 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         // of the layer above, or on the top layer its output layer, on the helper.
         if packsPanels && layers[0].recurrent.needsPanels {
             // W_rec for the forward sweep here; W_recᵀ, read by the backward sweep, beside it.
-            for layer in layers { layer.recurrent.refreshPanels(.weights, of: params, at: layer.layout.recurrent) }
+            refreshPanels(.weights)
             helper(.packTransposedRecurrent)
         }
         let top = layers.count - 1
@@ -190,8 +190,13 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     func packSharedPanels(with other: ChunkPipeline, beside: Bool) {
         guard layers[0].recurrent.needsPanels else { return }
         if beside { other.jobs.submit(.packTransposedRecurrent) } else { run(.packTransposedRecurrent) }
-        for layer in layers { layer.recurrent.refreshPanels(.weights, of: params, at: layer.layout.recurrent) }
+        refreshPanels(.weights)
         if beside { other.jobs.drain() }
+    }
+
+    /// Packs `operand` (W_rec or W_recᵀ) of every layer into its recurrent kernel's panels.
+    private func refreshPanels(_ operand: RecurrentProduct.Operand) {
+        for layer in layers { layer.recurrent.refreshPanels(operand, of: params, at: layer.layout.recurrent) }
     }
 
     /// Dropout between layers (Dropout.swift): nil for none.
