@@ -4,6 +4,7 @@
 import CKernels
 import Dispatch
 import DrummerCore
+import Train
 
 public enum FMAPeak {
     /// FLOPs in one training timestep of `shape`, 2 per multiply-add: per layer three H×4H
@@ -20,20 +21,24 @@ public enum FMAPeak {
     }
 
     /// The share of `flopsPerTimestep` the trainer skips on these rows (the class matrix of a
-    /// shape, one column per input group): an output group predicted in fewer than half the rows
-    /// takes the head's sparse path (Train/OutputHead.swift), which multiplies only the rows that
-    /// predict it. Counted over all rows (the trainer decides block by block): an estimate.
+    /// shape, one column per input group): the output groups the head's rule sends to its sparse
+    /// path (Train/OutputHead.swift's `SparseOutputGroups`) multiply only the rows that predict
+    /// them. Counted over all rows (the trainer decides block by block): an estimate.
     static func skippedShare(shape: ModelShape, classes: [Int32]) -> Double {
         guard !shape.isOriginalLayout else { return 0 }
         let k = shape.inputGroups.count, n = classes.count / k
         guard n > 1 else { return 0 }
+        // Row r's targets are row r + 1's classes: n − 1 rows predict.
+        let predicted = shape.outputGroups.indices.map { g in
+            let column = shape.targetColumns[g], size = Int32(shape.outputGroups[g])
+            var count = 0
+            for r in 1..<n where classes[r * k + column] < size { count += 1 }
+            return count
+        }
+        let first = SparseOutputGroups.first(groups: predicted.count, rows: n - 1) { predicted[$0] }
         var skipped = 0.0
-        for (g, size) in shape.outputGroups.enumerated() {
-            let column = shape.targetColumns[g]
-            var predicted = 0
-            for r in 1..<n where classes[r * k + column] < Int32(size) { predicted += 1 }
-            let share = Double(predicted) / Double(n - 1)
-            if share < 0.5 { skipped += (1 - share) * Double(size) }
+        for g in first..<predicted.count {
+            skipped += Double(n - 1 - predicted[g]) / Double(n - 1) * Double(shape.outputGroups[g])
         }
         return 2 * 3 * Double(shape.hidden) * skipped / flopsPerTimestep(shape: shape)
     }

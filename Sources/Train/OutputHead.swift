@@ -93,10 +93,7 @@ final class OutputHead: @unchecked Sendable {
         if D == O {
             computeLogits(rows: rows, h: hRows)
         } else {
-            let bias = top.params.buffer(layout.bias.lowerBound, D)
-            for r in rows { _ = logits.mutable(r * O, D).update(fromContentsOf: bias) }
-            BLAS.sgemm(.none, .none, m: nr, n: D, k: H, alpha: 1, a: hRows, lda: H, b: wOut, ldb: O, beta: 1,
-                       c: logits.mutable(r0 * O, nr * O), ldc: O)
+            logits(of: hRows, rows: nr, columns: 0..<D, into: logits.mutable(r0 * O, nr * O), ldc: O)
         }
         // (6), (6'): loss per row, y ← dy, the dense groups
         for r in rows {
@@ -124,18 +121,29 @@ final class OutputHead: @unchecked Sendable {
         for g in sparse..<m { sparseGroup(g, rows: rows, first: first, scale: scale) }
     }
 
-    /// The first group of the sparse path for these rows: the first predicted in fewer than half
-    /// of them (m: none; always m without `sparseGroups`).
+    /// (5) on `columns` of the output: y = h · W_out[:, columns] + bias[columns] for `rows` rows
+    /// of h (rows × H), into y (rows × columns.count, leading dimension ldc): the bias rows, then
+    /// one product adding to them.
+    private func logits(of h: UnsafeBufferPointer<Float>, rows n: Int, columns: Range<Int>,
+                        into y: UnsafeMutableBufferPointer<Float>, ldc: Int) {
+        let w = columns.count
+        let bias = top.params.buffer(layout.bias.lowerBound + columns.lowerBound, w)
+        for q in 0..<n { _ = UnsafeMutableBufferPointer(rebasing: y[(q * ldc)..<(q * ldc + w)]).update(fromContentsOf: bias) }
+        let wCols = UnsafeBufferPointer(rebasing: top.params.buffer(layout.weights.lowerBound, layout.weights.count)[columns.lowerBound...])
+        BLAS.sgemm(.none, .none, m: n, n: w, k: H, alpha: 1, a: h, lda: H, b: wCols, ldb: O, beta: 1, c: y, ldc: ldc)
+    }
+
+    /// The first group of the sparse path for these rows (m: none; always m without
+    /// `sparseGroups`).
     private func sparseFrom(rows: Range<Int>) -> Int {
         guard sparseGroups else { return m }
         let columns = layout.outputColumns
-        for g in 0..<m {
+        return SparseOutputGroups.first(groups: m, rows: rows.count) { g in
             let size = Int32(columns[g].count)
             var predicted = 0
             for r in rows where targets[r * m + g] < size { predicted += 1 }
-            if 2 * predicted < rows.count { return g }
+            return predicted
         }
-        return m
     }
 
     /// (5), (6), (6') and (5') of output group g on the rows that predict it (rowList): their h
@@ -163,11 +171,8 @@ final class OutputHead: @unchecked Sendable {
         }
         let hs = rowsH.mutable(0, n * H), ys = rowsY.mutable(0, n * w)
         for q in 0..<n { _ = rowsH.mutable(q * H, H).update(fromContentsOf: top.hRows(Int(rowList[q])..<(Int(rowList[q]) + 1))) }
-        // (5) on the gathered rows: bias, then + h · W_out[:, c]
-        let bias = top.params.buffer(layout.bias.lowerBound + c.lowerBound, w)
-        for q in 0..<n { _ = rowsY.mutable(q * w, w).update(fromContentsOf: bias) }
-        BLAS.sgemm(.none, .none, m: n, n: w, k: H, alpha: 1, a: UnsafeBufferPointer(hs), lda: H, b: wCols, ldb: O, beta: 1,
-                   c: ys, ldc: w)
+        // (5) on the gathered rows
+        logits(of: UnsafeBufferPointer(hs), rows: n, columns: c, into: ys, ldc: w)
         // (6), (6')
         for q in 0..<n {
             let r = Int(rowList[q])
@@ -194,5 +199,15 @@ final class OutputHead: @unchecked Sendable {
         var total: Double = 0
         for r in 0..<(U * B) { total += Double(rowLoss.pointer[r]) }
         return total
+    }
+}
+
+/// The head's rule for its sparse path (shared with the benchmark's estimate of the work it skips).
+package enum SparseOutputGroups {
+    /// The groups from the first one predicted in fewer than half of `rows` rows on
+    /// (`predicted(g)`: how many predict group g) take the sparse path; `groups` when none does.
+    package static func first(groups m: Int, rows: Int, predicted: (Int) -> Int) -> Int {
+        for g in 0..<m where 2 * predicted(g) < rows { return g }
+        return m
     }
 }
