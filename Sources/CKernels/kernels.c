@@ -272,17 +272,26 @@ void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, 
     }
 }
 
+// Three passes instead of one loop over the units: σ of the f, i and o blocks (3H contiguous
+// pre-activations), tanh of the g block, then c, tanh(c) and h. One unit's chain (an exp and a
+// division, the cell, then tanh(c)'s exp and division) is about 180 cycles deep; in one loop
+// the out-of-order window held two lanes' chains and the loop ran at that latency (about 120
+// cycles a 16-unit lane on AVX-512 where its arithmetic issues in 70). The passes' chains are a
+// third as deep, so more lanes run at once: about 30% faster at H = 200 and 256, and H = 200's 8
+// units past the last lane no longer run one at a time. Each value takes the same operations,
+// so the same bits.
 BODY void cell_forward_body(int H, float *restrict gates, const float *restrict cPrev,
                             float *restrict cNew, float *restrict tanhC, float *restrict hNew) {
-    float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H, *restrict g = gates + 3 * H;
+    for (int j = 0; j < 3 * H; j++) gates[j] = sigmoid_c(gates[j]);
+    float *restrict g = gates + 3 * H;
+    for (int j = 0; j < H; j++) g[j] = tanh_c(g[j]);
+    const float *restrict f = gates, *restrict i = gates + H, *restrict o = gates + 2 * H;
     for (int j = 0; j < H; j++) {
-        float fj = sigmoid_c(f[j]), ij = sigmoid_c(i[j]), oj = sigmoid_c(o[j]), gj = tanh_c(g[j]);
-        float c = fj * cPrev[j] + ij * gj;
+        float c = f[j] * cPrev[j] + i[j] * g[j];
         float tc = tanh_c(c);
-        f[j] = fj; i[j] = ij; o[j] = oj; g[j] = gj;
         cNew[j] = c;
         tanhC[j] = tc;
-        hNew[j] = oj * tc;
+        hNew[j] = o[j] * tc;
     }
 }
 
