@@ -133,17 +133,25 @@ enum { ROW_TILE = 128 };
     for (int v_ = 0; v_ < 8; v_++) { vf16 t_; memcpy(&t_, (p) + 16 * v_, 64); acc[v_] += t_; } } while (0)
 #define ROW_TILE_STORE(p, acc) do { for (int v_ = 0; v_ < 8; v_++) memcpy((p) + 16 * v_, &acc[v_], 64); } while (0)
 
+// A hint that the 64-byte line at p is read (or written) soon, into L2: no effect on any value.
+#define PREFETCH_LINE(p, forWriting) __builtin_prefetch((p), (forWriting), 2)
+
 BODY void input_block_body(int n, const float *restrict w, const int32_t *restrict rows, int k,
-                           const float *restrict bias, float *restrict out) {
-    // out = ((r0 + r1) + ... + r(k-1)) + bias, summed in that order, 128 columns at a time.
+                           const float *restrict bias, float *restrict out, float *next) {
+    // out = ((r0 + r1) + ... + r(k-1)) + bias, summed in that order, 128 columns at a time;
+    // each tile's lines of `next` (if not NULL) prefetched for writing as the tile is summed.
     int j0 = 0;
     for (; j0 + ROW_TILE <= n; j0 += ROW_TILE) {
+        if (next)
+            for (int l = 0; l < ROW_TILE; l += 16) PREFETCH_LINE(next + j0 + l, 1);
         vf16 acc[8];
         ROW_TILE_LOAD(acc, w + (size_t)rows[0] * n + j0);
         for (int q = 1; q < k; q++) ROW_TILE_ADD(acc, w + (size_t)rows[q] * n + j0);
         ROW_TILE_ADD(acc, bias + j0);
         ROW_TILE_STORE(out + j0, acc);
     }
+    if (next)
+        for (int l = j0; l < n; l += 16) PREFETCH_LINE(next + l, 1);
     for (int j = j0; j < n; j++) {
         float sum = w[(size_t)rows[0] * n + j];
         for (int q = 1; q < k; q++) sum += w[(size_t)rows[q] * n + j];
@@ -309,12 +317,15 @@ BODY void cell_forward_body(int H, float *restrict gates, const float *restrict 
 
 BODY void cell_backward_body(int H, const float *acts, const float *restrict cPrev,
                              const float *restrict tanhC, const float *restrict dhOut,
-                             const float *restrict dhNext, float *restrict dc, float *dGates) {
+                             const float *restrict dhNext, float *restrict dc, float *dGates,
+                             const float *next) {
     // dGates may be acts (the trainer writes the gradients over the activations, which nothing
     // reads after this): each 16 units' gate values are copied out before their gradients are
     // written, so the lanes need no assumption about the two.
     int j0 = 0;
     for (; j0 + 16 <= H; j0 += 16) {
+        if (next)
+            for (int q = 0; q < 4; q++) PREFETCH_LINE(next + q * H + j0, 0);
         float f[16], i[16], o[16], g[16], df[16], di[16], dO[16], dg[16];
         memcpy(f, acts + j0, 64);
         memcpy(i, acts + H + j0, 64);
@@ -328,6 +339,8 @@ BODY void cell_backward_body(int H, const float *acts, const float *restrict cPr
         memcpy(dGates + 2 * H + j0, dO, 64);
         memcpy(dGates + 3 * H + j0, dg, 64);
     }
+    if (next && j0 < H)
+        for (int q = 0; q < 4; q++) PREFETCH_LINE(next + q * H + j0, 0);
     for (int j = j0; j < H; j++) {
         const float fj = acts[j], ij = acts[H + j], oj = acts[2 * H + j], gj = acts[3 * H + j];
         float df, di, dO, dg;
@@ -605,8 +618,8 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
 
 #define ELEMENTWISE_VARIANTS(ATTR, SUFFIX) \
     ATTR static void input_block_##SUFFIX(int n, const float *restrict w, const int32_t *restrict rows, int k, \
-                                          const float *restrict bias, float *restrict out) { \
-        input_block_body(n, w, rows, k, bias, out); } \
+                                          const float *restrict bias, float *restrict out, float *next) { \
+        input_block_body(n, w, rows, k, bias, out, next); } \
     ATTR static void scatter_rows_##SUFFIX(int n, const float *restrict x, int wrows, const int32_t *restrict start, \
                                            const int32_t *restrict order, float *restrict y, int overwrite) { \
         scatter_rows_body(n, x, wrows, start, order, y, overwrite); } \
@@ -624,8 +637,9 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
         cell_forward_body(H, gates, cPrev, cNew, tanhC, hNew); } \
     ATTR static void cell_backward_##SUFFIX(int H, const float *acts, const float *restrict cPrev, \
                                             const float *restrict tanhC, const float *restrict dhOut, \
-                                            const float *restrict dhNext, float *restrict dc, float *dGates) { \
-        cell_backward_body(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates); } \
+                                            const float *restrict dhNext, float *restrict dc, float *dGates, \
+                                            const float *next) { \
+        cell_backward_body(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates, next); } \
     ATTR static float negative_log_likelihood_##SUFFIX(float *y, int n, int target) { \
         return negative_log_likelihood_body(y, n, target); } \
     ATTR static float softmax_cross_entropy_##SUFFIX(float *y, int n, int target, float scale) { \
@@ -683,8 +697,9 @@ static inline const drummer_kernel_table *active(void) {
 
 // MARK: entry points (the active table's)
 
-void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out) {
-    active()->input_block(n, w, rows, k, bias, out);
+void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out,
+                         float *next) {
+    active()->input_block(n, w, rows, k, bias, out, next);
 }
 void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y,
                           int overwrite) {
@@ -692,6 +707,7 @@ void drummer_scatter_rows(int n, const float *x, int wrows, const int32_t *start
 }
 void drummer_accumulate(int n, const float *x, float *y) { active()->accumulate(n, x, y); }
 void drummer_difference(int n, const float *a, const float *b, float *out) { active()->difference(n, a, b, out); }
+
 void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, float *out) {
     active()->dropout_row(n, key, threshold, keep, out);
 }
@@ -703,8 +719,8 @@ void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, 
     active()->cell_forward(H, gates, cPrev, cNew, tanhC, hNew);
 }
 void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC, const float *dhOut,
-                           const float *dhNext, float *dc, float *dGates) {
-    active()->cell_backward(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates);
+                           const float *dhNext, float *dc, float *dGates, const float *next) {
+    active()->cell_backward(H, acts, cPrev, tanhC, dhOut, dhNext, dc, dGates, next);
 }
 float drummer_negative_log_likelihood(float *y, int n, int target) {
     return active()->negative_log_likelihood(y, n, target);

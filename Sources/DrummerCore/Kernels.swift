@@ -7,16 +7,18 @@ import CKernels
 package enum Kernels {
     /// Input block of one step (the one-hot input times Wx, plus the bias):
     /// out[j] = Σ_q wx[rows[q]·G + j] + bias[j], q < rows.count, in that order.
-    /// `wx` holds whole rows of G floats; every row index must be one of them.
+    /// `wx` holds whole rows of G floats; every row index must be one of them. `next` (G floats
+    /// written soon) is prefetched for writing as out is written: a hint, no effect on any value.
     @inline(__always)
     package static func inputBlock(wx: UnsafeBufferPointer<Float>, G: Int, rows: UnsafeBufferPointer<Int32>,
-                                   bias: UnsafeBufferPointer<Float>, out: UnsafeMutableBufferPointer<Float>) {
-        precondition(G > 0 && wx.count % G == 0 && bias.count == G && out.count == G && !rows.isEmpty,
-                     "Kernels.inputBlock: buffer sizes")
+                                   bias: UnsafeBufferPointer<Float>, out: UnsafeMutableBufferPointer<Float>,
+                                   prefetching next: UnsafeMutableBufferPointer<Float>? = nil) {
+        precondition(G > 0 && wx.count % G == 0 && bias.count == G && out.count == G && !rows.isEmpty
+                     && (next == nil || next!.count == G), "Kernels.inputBlock: buffer sizes")
         let n = wx.count / G
         for r in rows { precondition(r >= 0 && Int(r) < n, "Kernels.inputBlock: row \(r) outside 0..<\(n)") }
         drummer_input_block(Int32(G), wx.baseAddress, rows.baseAddress, Int32(rows.count), bias.baseAddress,
-                            out.baseAddress)
+                            out.baseAddress, next?.baseAddress)
     }
 
     /// The scatter-add y[rows[r·k + g]] += x[r] (rows of G floats) for every r < rows.count / k
@@ -54,15 +56,18 @@ package enum Kernels {
     /// Cell backward. acts (G): the forward activations; dhOut + dhNext (H each) reach h_t;
     /// dc (H): in, the gradient reaching c_t from step t+1; out, the one reaching c_{t−1};
     /// dGates (G) receives the pre-activation gradients; it may be acts' memory (in place).
+    /// `next` (G activations read soon) is prefetched as acts is read: a hint, no effect on any value.
     @inline(__always)
     package static func cellBackward(H: Int, acts: UnsafeBufferPointer<Float>, cPrev: UnsafeBufferPointer<Float>,
                                      tanhC: UnsafeBufferPointer<Float>, dhOut: UnsafeBufferPointer<Float>,
                                      dhNext: UnsafeBufferPointer<Float>, dc: UnsafeMutableBufferPointer<Float>,
-                                     dGates: UnsafeMutableBufferPointer<Float>) {
+                                     dGates: UnsafeMutableBufferPointer<Float>,
+                                     prefetching next: UnsafeBufferPointer<Float>? = nil) {
         precondition(acts.count == 4 * H && cPrev.count == H && tanhC.count == H && dhOut.count == H
-                     && dhNext.count == H && dc.count == H && dGates.count == 4 * H, "Kernels.cellBackward: buffer sizes")
+                     && dhNext.count == H && dc.count == H && dGates.count == 4 * H
+                     && (next == nil || next!.count == 4 * H), "Kernels.cellBackward: buffer sizes")
         drummer_cell_backward(Int32(H), acts.baseAddress, cPrev.baseAddress, tanhC.baseAddress, dhOut.baseAddress,
-                              dhNext.baseAddress, dc.baseAddress, dGates.baseAddress)
+                              dhNext.baseAddress, dc.baseAddress, dGates.baseAddress, next?.baseAddress)
     }
 
     /// One row of a dropout mask: out[j] = 0 when the top 24 bits of SplitMix64's finaliser of

@@ -197,14 +197,19 @@ final class LSTMLayer: @unchecked Sendable {
 
     /// (1)–(4) for the B rows of step t: reads h_{t−1}, c_{t−1}; writes acts, c_t, tanh(c_t), h_t.
     func forwardStep(_ t: Int) {
+        // Each row's input block prefetches step t+1's row for writing: its lines were last
+        // touched a chunk ago (the backward sweep) and left the caches since.
         if let reference {
-            for b in 0..<B { reference.inputBlock(row: t * B + b, out: acts.mutable((t * B + b) * G, G)) }
+            for b in 0..<B {
+                let r = t * B + b
+                reference.inputBlock(row: r, out: acts.mutable(r * G, G), prefetching: nextActs(r))
+            }
         } else if case .oneHot(let inputRows, let k) = input {
             let inputBlock = weights(layout.inputBlock), bias = weights(layout.bias)
             for b in 0..<B {
                 let r = t * B + b
                 Kernels.inputBlock(wx: inputBlock, G: G, rows: inputRows.buffer(r * k, k), bias: bias,
-                                   out: acts.mutable(r * G, G))
+                                   out: acts.mutable(r * G, G), prefetching: nextActs(r))
             }
         }
         // a_t += h_{t−1} · W_rec    [B×H]·[H×G]
@@ -216,6 +221,11 @@ final class LSTMLayer: @unchecked Sendable {
                                 cNew: cs.mutable((r + B) * H, H), tanhC: tanhC.mutable(r * H, H),
                                 hNew: hs.mutable((r + B) * H, H))
         }
+    }
+
+    /// Row r's acts one step later (r + B), nil past the chunk's last step.
+    @inline(__always) private func nextActs(_ r: Int) -> UnsafeMutableBufferPointer<Float>? {
+        r + B < U * B ? acts.mutable((r + B) * G, G) : nil
     }
 
     /// h_{t−1} of `rows` (row r's is hs at r·H: step t's B rows are hs block t): the forward
@@ -238,12 +248,15 @@ final class LSTMLayer: @unchecked Sendable {
     /// (4')–(2') for the B rows of step t, then (1')'s dhNext = da · W_recᵀ for step t−1
     /// (skipped at t = 0: the carried state gets no gradient).
     func backwardStep(_ t: Int) {
+        // Each row's cell backward prefetches step t−1's activations, written a whole forward
+        // sweep ago: without it the sweep waited on them (half of the cell backward's time).
         for b in 0..<B {
             let r = t * B + b
             Kernels.cellBackward(H: H, acts: acts.buffer(r * G, G), cPrev: previousC(r),
                                  tanhC: tanhC.buffer(r * H, H), dhOut: dHout.buffer(r * H, H),
                                  dhNext: dhNext.buffer(b * H, H), dc: dc.mutable(b * H, H),
-                                 dGates: dGates.mutable(r * G, G))
+                                 dGates: dGates.mutable(r * G, G),
+                                 prefetching: t > 0 ? acts.buffer((r - B) * G, G) : nil)
         }
         guard t > 0 else { return }
         // dhNext = da_t · W_recᵀ    [B×G]·[G×H]

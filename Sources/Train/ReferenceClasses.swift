@@ -83,15 +83,16 @@ final class ReferenceClasses: @unchecked Sendable {
         }
     }
 
-    /// Row r's x_r · W_in + bias into `out` (G).
+    /// Row r's x_r · W_in + bias into `out` (G); `next` (G floats written soon) is prefetched for
+    /// writing meanwhile.
     @inline(__always)
-    func inputBlock(row r: Int, out: UnsafeMutableBufferPointer<Float>) {
+    func inputBlock(row r: Int, out: UnsafeMutableBufferPointer<Float>, prefetching next: UnsafeMutableBufferPointer<Float>?) {
         let n = Int(used[r])
         if n == 0 {
             _ = out.update(fromContentsOf: base.buffer(0, G))
         } else {
             Kernels.inputBlock(wx: diff.buffer(0, diff.count), G: G, rows: rows.buffer(r * k, n), bias: base.buffer(0, G),
-                               out: out)
+                               out: out, prefetching: next)
         }
     }
 

@@ -24,7 +24,7 @@ final class InputBlockTests: XCTestCase {
                 }
                 var out = [Float](repeating: .nan, count: n)
                 out.withUnsafeMutableBufferPointer { o in
-                    drummer_input_block(Int32(n), w, rows, Int32(k), bias, o.baseAddress)
+                    drummer_input_block(Int32(n), w, rows, Int32(k), bias, o.baseAddress, nil)
                 }
                 XCTAssertEqual(out.map(\.bitPattern), expected.map(\.bitPattern), "n \(n), k \(k)")
             }

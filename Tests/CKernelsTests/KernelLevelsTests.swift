@@ -59,8 +59,12 @@ final class KernelLevelsTests: XCTestCase {
         let v0 = floats(10_007, seed: 8, scale: 0.01).map { abs($0) }
         var results: [(String, [[Float]])] = []
         for (name, t) in levels {
-            var block = [Float](repeating: 0, count: n)
-            t.input_block(Int32(n), w, rows, Int32(k), bias, &block)
+            var block = [Float](repeating: 0, count: n), hinted = block, next = bias
+            t.input_block(Int32(n), w, rows, Int32(k), bias, &block, nil)
+            // The prefetch hint (another row to be written) changes nothing and writes nothing.
+            t.input_block(Int32(n), w, rows, Int32(k), bias, &hinted, &next)
+            assertBits(hinted, block, "\(name): input block with a prefetch hint")
+            assertBits(next, bias, "\(name): the hinted row untouched")
             var y = w
             t.scatter_rows(Int32(n), x, Int32(wrows), start, order, &y, 0)
             var acc = bias
@@ -104,11 +108,18 @@ final class KernelLevelsTests: XCTestCase {
                 var cNew = [Float](repeating: 0, count: H), tanhC = cNew, h = cNew
                 t.cell_forward(Int32(H), &acts, cPrev, &cNew, &tanhC, &h)
                 var dc = dc0, dGates = [Float](repeating: .nan, count: G)
-                t.cell_backward(Int32(H), acts, cPrev, tanhC, dhOut, dhNext, &dc, &dGates)
+                t.cell_backward(Int32(H), acts, cPrev, tanhC, dhOut, dhNext, &dc, &dGates, nil)
                 var dcInPlace = dc0, inPlace = acts
                 inPlace.withUnsafeMutableBufferPointer { p in
-                    t.cell_backward(Int32(H), p.baseAddress, cPrev, tanhC, dhOut, dhNext, &dcInPlace, p.baseAddress)
+                    t.cell_backward(Int32(H), p.baseAddress, cPrev, tanhC, dhOut, dhNext, &dcInPlace, p.baseAddress, nil)
                 }
+                // The prefetch hint (another row's activations) changes nothing and writes nothing.
+                let next = floats(G, seed: 26)
+                var dcHinted = dc0, hinted = [Float](repeating: .nan, count: G)
+                t.cell_backward(Int32(H), acts, cPrev, tanhC, dhOut, dhNext, &dcHinted, &hinted, next)
+                assertBits(hinted, dGates, "\(name), H = \(H): gate gradients with a prefetch hint")
+                assertBits(dcHinted, dc, "\(name), H = \(H): dc with a prefetch hint")
+                assertBits(next, floats(G, seed: 26), "\(name), H = \(H): the hinted row untouched")
                 assertBits(inPlace, dGates, "\(name), H = \(H): gate gradients in place")
                 assertBits(dcInPlace, dc, "\(name), H = \(H): dc in place")
                 XCTAssertFalse(dGates.contains { $0.isNaN }, "\(name), H = \(H): every gradient written")
@@ -129,7 +140,7 @@ final class KernelLevelsTests: XCTestCase {
             var gates = gates0, cNew = [Float](repeating: 0, count: H), tanhC = cNew, h = cNew
             t.cell_forward(Int32(H), &gates, cPrev, &cNew, &tanhC, &h)
             var dc = dc0, dGates = [Float](repeating: 0, count: G)
-            t.cell_backward(Int32(H), gates, cPrev, tanhC, dhOut, dhNext, &dc, &dGates)
+            t.cell_backward(Int32(H), gates, cPrev, tanhC, dhOut, dhNext, &dc, &dGates, nil)
             var y1 = logits0, y2 = logits0
             let nll = t.negative_log_likelihood(&y1, 17, 3)
             let ce = t.softmax_cross_entropy(&y2, 226, 100, 0.25)

@@ -70,13 +70,17 @@ void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, 
 /// Cell backward of one stream at one step. dh = dhOut + dhNext reaches h_t; dc holds the
 /// gradient reaching c_t from step t+1 on entry and the one reaching c_{t−1} on return;
 /// dGates (G) receives the pre-activation gradients: it may be acts (in place), and overlaps
-/// nothing else.
+/// nothing else. next (NULL or another row's G activations, which the caller reads soon) is
+/// prefetched into L2 line by line as acts is read: a hint, no effect on any value.
 void drummer_cell_backward(int H, const float *acts, const float *cPrev, const float *tanhC,
-                           const float *dhOut, const float *dhNext, float *dc, float *dGates);
+                           const float *dhOut, const float *dhNext, float *dc, float *dGates, const float *next);
 
 /// The input block of the gates for one step: out[j] = (w[rows[0]·n + j] + … + w[rows[k−1]·n + j]) + bias[j]
 /// for j < n, summed in that order: the one-hot input x·Wx is the sum of one row of w per input group.
-void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
+/// next (NULL or n floats the caller writes soon) is prefetched for writing into L2 as out is
+/// written: a hint, no effect on any value.
+void drummer_input_block(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out,
+                         float *next);
 
 /// The order in which drummer_scatter_rows adds: the count·k entries of rows (each < wrows; a
 /// negative entry is skipped) sorted by value, stably; order receives their source rows
@@ -128,7 +132,8 @@ int drummer_sha256_have_extensions(void);
 /// compare the levels on one machine.
 typedef struct drummer_kernel_table {
     int isa;
-    void (*input_block)(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out);
+    void (*input_block)(int n, const float *w, const int32_t *rows, int k, const float *bias, float *out,
+                        float *next);
     void (*scatter_rows)(int n, const float *x, int wrows, const int32_t *start, const int32_t *order, float *y,
                          int overwrite);
     void (*accumulate)(int n, const float *x, float *y);
@@ -138,7 +143,7 @@ typedef struct drummer_kernel_table {
                  float b2, float d1, float d2, float c1, float c2, float eps);
     void (*cell_forward)(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew);
     void (*cell_backward)(int H, const float *acts, const float *cPrev, const float *tanhC, const float *dhOut,
-                          const float *dhNext, float *dc, float *dGates);
+                          const float *dhNext, float *dc, float *dGates, const float *next);
     float (*negative_log_likelihood)(float *y, int n, int target);
     float (*softmax_cross_entropy)(float *y, int n, int target, float scale);
     /// NULL at the baseline level.
