@@ -232,14 +232,17 @@ BODY void dropout_row_body(int n, uint64_t key, uint32_t threshold, float keep, 
 // operation is rounded on its own as there (contraction off; IEEE division and square root are
 // exact in every width), so every variant gives the scalar loop's bits. The clamp is Swift's
 // min(max(g, lo), hi), NaN passing through. (A GCC build needs -ffp-contract=off for the same bits.)
-BODY void adam_body(long n, float *restrict p, const float *restrict grad, float *restrict m,
-                    float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1,
-                    float d2, float c1, float c2, float eps) {
+// `adding` (a constant where it is inlined): the gradient is grad + addend, the sum the other
+// stream group's gradient made when it was added into grad first, without that pass's write
+// and second read of the gradient (2.2M parameters a step in the shipped model).
+BODY void adam_loop(long n, float *restrict p, const float *restrict grad, const float *restrict addend,
+                    int adding, float *restrict m, float *restrict v, float lr, float lo, float hi, float b1,
+                    float b2, float d1, float d2, float c1, float c2, float eps) {
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
     for (long k = 0; k < n; k++) {
-        float g = grad[k];
+        float g = adding ? grad[k] + addend[k] : grad[k];
         g = lo >= g ? lo : g;
         g = hi < g ? hi : g;
         const float mk = b1 * m[k] + d1 * g;
@@ -248,6 +251,13 @@ BODY void adam_body(long n, float *restrict p, const float *restrict grad, float
         v[k] = vk;
         p[k] -= lr * (mk / c1) / (SQRT_EXACT(vk / c2) + eps);
     }
+}
+
+BODY void adam_body(long n, float *restrict p, const float *restrict grad, const float *restrict addend,
+                    float *restrict m, float *restrict v, float lr, float lo, float hi, float b1, float b2,
+                    float d1, float d2, float c1, float c2, float eps) {
+    if (addend) adam_loop(n, p, grad, addend, 1, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);
+    else adam_loop(n, p, grad, NULL, 0, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);
 }
 
 void drummer_pack_panels(int K, int N, const float *W, int ldw, int transposed, float *out) {
@@ -628,10 +638,11 @@ static void gemm_tiles_plain(int M, int N, int K, const float *A, int lda, const
         difference_body(n, a, b, out); } \
     ATTR static void dropout_row_##SUFFIX(int n, uint64_t key, uint32_t threshold, float keep, float *restrict out) { \
         dropout_row_body(n, key, threshold, keep, out); } \
-    ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, float *restrict m, \
+    ATTR static void adam_##SUFFIX(long n, float *restrict p, const float *restrict grad, const float *restrict addend, \
+                                   float *restrict m, \
                                    float *restrict v, float lr, float lo, float hi, float b1, float b2, float d1, \
                                    float d2, float c1, float c2, float eps) { \
-        adam_body(n, p, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps); } \
+        adam_body(n, p, grad, addend, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps); } \
     ATTR static void cell_forward_##SUFFIX(int H, float *restrict gates, const float *restrict cPrev, \
                                            float *restrict cNew, float *restrict tanhC, float *restrict hNew) { \
         cell_forward_body(H, gates, cPrev, cNew, tanhC, hNew); } \
@@ -711,9 +722,9 @@ void drummer_difference(int n, const float *a, const float *b, float *out) { act
 void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, float *out) {
     active()->dropout_row(n, key, threshold, keep, out);
 }
-void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
-                  float b2, float d1, float d2, float c1, float c2, float eps) {
-    active()->adam(n, p, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);
+void drummer_adam(long n, float *p, const float *grad, const float *addend, float *m, float *v, float lr, float lo,
+                  float hi, float b1, float b2, float d1, float d2, float c1, float c2, float eps) {
+    active()->adam(n, p, grad, addend, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, eps);
 }
 void drummer_cell_forward(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew) {
     active()->cell_forward(H, gates, cPrev, cNew, tanhC, hNew);

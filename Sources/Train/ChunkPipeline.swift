@@ -242,8 +242,8 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         return chunkLossSum
     }
 
-    /// The optimizer update of every parameter from `grad` (plus `addend`, added into `grad`
-    /// first), split in two halves between two threads: this pipeline's helper when it
+    /// The optimizer update of every parameter from `grad` plus `addend` (Adam reads the sum;
+    /// the other rules add it into `grad` first), split in two halves between two threads: this pipeline's helper when it
     /// pipelines, else `beside`'s helper thread (the other stream group's, idle between
     /// chunks), else both halves here. Every parameter's arithmetic is the same whichever
     /// thread runs it.
@@ -278,14 +278,14 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
         var first = 0, count = 0
     }
 
-    /// Parameters first..<first + count of `part`: its addend added into its gradient, then
-    /// the optimizer's rule.
+    /// Parameters first..<first + count of `part`: the optimizer's rule on its gradient plus
+    /// its addend.
     private func apply(_ part: UpdatePart) {
         guard let grad = part.grad, part.count > 0 else { return }
         let first = part.first, count = part.count
-        if let addend = part.addend { Kernels.accumulate(addend.buffer(first, count), into: grad.mutable(first, count)) }
         let slots = part.slots
-        Optimizer.update(part.config, params: params.pointer + first, grad: UnsafePointer(grad.pointer + first),
+        Optimizer.update(part.config, params: params.pointer + first, grad: grad.pointer + first,
+                         adding: part.addend.map { UnsafePointer($0.pointer + first) },
                          slot: slots.first.map { $0.pointer + first }, slot2: slots.dropFirst().first.map { $0.pointer + first },
                          count: count)
     }

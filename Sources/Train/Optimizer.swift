@@ -2,6 +2,7 @@
 // momentum (TF1 MomentumOptimizer), RMSProp (TF1, no momentum) or Adam (PyTorch's), each
 // after the decoupled weight decay when there is one (OptimizerConfig).
 import CKernels
+import DrummerCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,13 +11,19 @@ import Darwin
 #endif
 
 enum Optimizer {
-    /// Updates `params` (P) in place from `grad` (P); `slot` is the velocity
-    /// (momentum), the mean square (rmsprop) or the first moment (adam), nil for sgd;
-    /// `slot2` adam's second moment.
+    /// Updates `params` (P) in place from `grad` (P), plus `addend` (P) when there is one (the
+    /// other stream group's gradient: grad + addend, as if added into grad first); `slot` is the
+    /// velocity (momentum), the mean square (rmsprop) or the first moment (adam), nil for sgd;
+    /// `slot2` adam's second moment. Adam reads the sum where it reads the gradient; the other
+    /// rules add addend into grad first.
     static func update(
-        _ config: OptimizerConfig, params: UnsafeMutablePointer<Float>, grad: UnsafePointer<Float>,
-        slot: UnsafeMutablePointer<Float>?, slot2: UnsafeMutablePointer<Float>? = nil, count n: Int
+        _ config: OptimizerConfig, params: UnsafeMutablePointer<Float>, grad: UnsafeMutablePointer<Float>,
+        adding addend: UnsafePointer<Float>? = nil, slot: UnsafeMutablePointer<Float>?,
+        slot2: UnsafeMutablePointer<Float>? = nil, count n: Int
     ) {
+        if let addend, config.kind != .adam {
+            Kernels.accumulate(UnsafeBufferPointer(start: addend, count: n), into: UnsafeMutableBufferPointer(start: grad, count: n))
+        }
         let lr = config.learningRate, hi = config.clip, lo = -config.clip
         if config.weightDecay > 0 {
             // p ← p·(1 − lr·λ), the factor worked out in double and rounded once, as PyTorch does.
@@ -60,7 +67,7 @@ enum Optimizer {
             //   g = min(max(grad, lo), hi); m = b1·m + d1·g; v = b2·v + d2·g²;
             //   p −= lr·(m / c1) / (√(v / c2) + e)
             // in C so that it vectorises (Swift's loop ran one element at a time).
-            drummer_adam(n, params, grad, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, e)
+            drummer_adam(n, params, grad, addend, m, v, lr, lo, hi, b1, b2, d1, d2, c1, c2, e)
         }
     }
 }

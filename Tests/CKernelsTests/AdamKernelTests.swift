@@ -24,7 +24,7 @@ final class AdamKernelTests: XCTestCase {
     }
 
     func kernelAdam(_ p: inout [Float], _ g: [Float], _ m: inout [Float], _ v: inout [Float], _ k: Constants) {
-        drummer_adam(p.count, &p, g, &m, &v, k.lr, k.lo, k.hi, k.b1, k.b2, k.d1, k.d2, k.c1, k.c2, k.eps)
+        drummer_adam(p.count, &p, g, nil, &m, &v, k.lr, k.lo, k.hi, k.b1, k.b2, k.d1, k.d2, k.c1, k.c2, k.eps)
     }
 
     func testSameBitsAsTheScalarLoop() {
@@ -51,6 +51,32 @@ final class AdamKernelTests: XCTestCase {
             assertSameBits(vs, vk, "second moments")
             XCTAssertNotEqual(ps, p0, "the parameters moved")
         }
+    }
+
+    /// With an addend the kernel reads grad + addend: the bits of adding it into grad first, grad
+    /// left as it was.
+    func testAddendGivesTheBitsOfAddingItFirst() {
+        var rng = SystemRandomNumberGenerator()
+        let n = 1_003
+        let g = (0..<n).map { _ in Float.random(in: -4...4, using: &rng) }
+        let addend = (0..<n).map { _ in Float.random(in: -4...4, using: &rng) }
+        let p0 = (0..<n).map { _ in Float.random(in: -1...1, using: &rng) }
+        let k = Constants()
+        var (pa, ma, va) = (p0, [Float](repeating: 0.01, count: n), [Float](repeating: 0.001, count: n))
+        var (pf, mf, vf) = (pa, ma, va)
+        var summed = g
+        drummer_accumulate(Int32(n), addend, &summed)
+        kernelAdam(&pa, summed, &ma, &va, k)
+        var grad = g
+        grad.withUnsafeMutableBufferPointer { gp in
+            drummer_adam(n, &pf, gp.baseAddress, addend, &mf, &vf, k.lr, k.lo, k.hi, k.b1, k.b2, k.d1, k.d2, k.c1, k.c2,
+                         k.eps)
+        }
+        assertSameBits(pa, pf, "parameters")
+        assertSameBits(ma, mf, "first moments")
+        assertSameBits(va, vf, "second moments")
+        assertSameBits(grad, g, "the gradient, not written")
+        XCTAssertNotEqual(summed, g)
     }
 
     /// Fails with the first index whose bits differ (and how many do).

@@ -72,7 +72,13 @@ final class KernelLevelsTests: XCTestCase {
             var mask = [Float](repeating: .nan, count: n)
             t.dropout_row(Int32(n), 0x1234_5678_9ABC_DEF0, 5_033_165, 1 / 0.7, &mask)
             var (p, m, v) = (p0, m0, v0)
-            for _ in 0..<3 { t.adam(p.count, &p, g, &m, &v, 0.002, -5, 5, 0.9, 0.999, 0.1, 0.001, 0.271, 0.003, 1e-8) }
+            for step in 0..<3 {
+                // The last step with an addend (the sum read where the gradient is).
+                m0.withUnsafeBufferPointer { addend in
+                    t.adam(p.count, &p, g, step == 2 ? addend.baseAddress : nil, &m, &v, 0.002, -5, 5, 0.9, 0.999, 0.1,
+                           0.001, 0.271, 0.003, 1e-8)
+                }
+            }
             // a − b into a third buffer, then in place (out = a).
             var difference = [Float](repeating: .nan, count: n), inPlace = bias
             t.difference(Int32(n), bias, x, &difference)

@@ -21,9 +21,8 @@ final class AdamTests: XCTestCase {
         var config = config
         for (t, g) in grads.enumerated() {
             config.step = t + 1
-            g.withUnsafeBufferPointer { gp in
-                Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: &m, slot2: &v, count: 3)
-            }
+            var g = g
+            Optimizer.update(config, params: &params, grad: &g, slot: &m, slot2: &v, count: 3)
             for k in 0..<3 {
                 XCTAssertEqual(params[k], torch[t][k], accuracy: 2e-6, "update \(t + 1), parameter \(k)", file: file, line: line)
             }
@@ -56,9 +55,8 @@ final class AdamTests: XCTestCase {
         var params: [Float] = [0.5, -1.0, 2.0]
         let g: [Float] = [0.1, -0.2, 7.0]
         let config = OptimizerConfig(kind: .sgd, learningRate: 0.1, clip: 5, weightDecay: 0.2)
-        g.withUnsafeBufferPointer { gp in
-            Optimizer.update(config, params: &params, grad: gp.baseAddress!, slot: nil, count: 3)
-        }
+        var grad = g
+        Optimizer.update(config, params: &params, grad: &grad, slot: nil, count: 3)
         let expected: [Float] = [0.5 * 0.98 - 0.01, -1.0 * 0.98 + 0.02, 2.0 * 0.98 - 0.5]
         for k in 0..<3 { XCTAssertEqual(params[k], expected[k], accuracy: 1e-6, "parameter \(k)") }
     }

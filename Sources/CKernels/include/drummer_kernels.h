@@ -108,9 +108,10 @@ void drummer_dropout_row(int n, uint64_t key, uint32_t threshold, float keep, fl
 
 /// One Adam step of n parameters, each as the scalar form computes it, every operation rounded
 /// on its own (no fused multiply-add): g = min(max(grad, lo), hi), m = b1·m + d1·g,
-/// v = b2·v + d2·(g·g), p −= lr·(m / c1) / (√(v / c2) + eps).
-void drummer_adam(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi,
-                  float b1, float b2, float d1, float d2, float c1, float c2, float eps);
+/// v = b2·v + d2·(g·g), p −= lr·(m / c1) / (√(v / c2) + eps). addend (NULL or n floats): the
+/// gradient is grad + addend, the bits of adding addend into grad first; grad is not written.
+void drummer_adam(long n, float *p, const float *grad, const float *addend, float *m, float *v, float lr, float lo,
+                  float hi, float b1, float b2, float d1, float d2, float c1, float c2, float eps);
 
 /// −log softmax(y)[target] over n logits; overwrites y with e^(y − max y).
 float drummer_negative_log_likelihood(float *y, int n, int target);
@@ -139,8 +140,8 @@ typedef struct drummer_kernel_table {
     void (*accumulate)(int n, const float *x, float *y);
     void (*difference)(int n, const float *a, const float *b, float *out);
     void (*dropout_row)(int n, uint64_t key, uint32_t threshold, float keep, float *out);
-    void (*adam)(long n, float *p, const float *grad, float *m, float *v, float lr, float lo, float hi, float b1,
-                 float b2, float d1, float d2, float c1, float c2, float eps);
+    void (*adam)(long n, float *p, const float *grad, const float *addend, float *m, float *v, float lr, float lo,
+                 float hi, float b1, float b2, float d1, float d2, float c1, float c2, float eps);
     void (*cell_forward)(int H, float *gates, const float *cPrev, float *cNew, float *tanhC, float *hNew);
     void (*cell_backward)(int H, const float *acts, const float *cPrev, const float *tanhC, const float *dhOut,
                           const float *dhNext, float *dc, float *dGates, const float *next);
