@@ -243,10 +243,10 @@ final class ChunkPipeline: OrderedJobExecutor, @unchecked Sendable {
     }
 
     /// The optimizer update of every parameter from `grad` plus `addend` (Adam reads the sum;
-    /// the other rules add it into `grad` first), split in two halves between two threads: this pipeline's helper when it
-    /// pipelines, else `beside`'s helper thread (the other stream group's, idle between
-    /// chunks), else both halves here. Every parameter's arithmetic is the same whichever
-    /// thread runs it.
+    /// the other rules add it into `grad` first), split in two halves between two threads:
+    /// this pipeline's helper when it pipelines, else `beside`'s helper thread (the other
+    /// stream group's, idle between chunks), else both halves here. Every parameter's
+    /// arithmetic is the same whichever thread runs it.
     func update(_ config: OptimizerConfig, slots: [FloatBuffer], adding addend: FloatBuffer? = nil,
                 beside other: ChunkPipeline? = nil) {
         let P = params.count, half = P / 2
