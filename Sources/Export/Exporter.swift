@@ -12,14 +12,19 @@ public struct ExportSummary: Equatable, Sendable {
     public let directory: String
     public let swiftFile: String?
     public let shape: ModelShape
-    public let step: Int
+    /// The training step model.json records (nil: none, as for a model imported from PyTorch).
+    public let step: Int?
+
+    /// "step N", or that none is recorded.
+    public var stepDescription: String { step.map { "step \($0)" } ?? "no training step recorded" }
 }
 
 public enum Exporter {
-    /// `metadata` with what every export records: the training step and the exporting version.
-    static func exportMetadata(_ metadata: [String: String], step: Int) -> [String: String] {
+    /// `metadata` with what every export records: the training step (when known) and the
+    /// exporting version.
+    static func exportMetadata(_ metadata: [String: String], step: Int?) -> [String: String] {
         var meta = metadata
-        meta["step"] = String(step)
+        if let step { meta["step"] = String(step) }
         meta["exported_by"] = "drummer \(DrummerVersion.string)"
         return meta
     }
@@ -35,7 +40,8 @@ public enum Exporter {
 
     /// Writes the model directory `dir` (replacing it atomically) and, when
     /// `swiftFile` is given, the Swift constants file. `metadata` is stored in
-    /// model.json together with the training step and the exporting version.
+    /// model.json together with the training step (nil: the metadata's, if any) and the
+    /// exporting version.
     ///
     /// Both outputs are checked before either is written: the destinations are
     /// resolved and their temporaries created (a directory that is not a model
@@ -43,9 +49,10 @@ public enum Exporter {
     /// If the Swift file still fails after the model directory was put in place,
     /// the error says so.
     public static func export(
-        weights: LSTMWeights, groups: ModelGroups, step: Int, metadata: [String: String],
+        weights: LSTMWeights, groups: ModelGroups, step: Int?, metadata: [String: String],
         sampling: SamplingDefaults = SamplingDefaults(), to dir: String, swiftFile: String? = nil
     ) throws -> ExportSummary {
+        let step = step ?? metadata["step"].flatMap { Int($0) }
         let files = try ModelDirectory.encode(weights: weights, groups: groups, metadata: exportMetadata(metadata, step: step),
                                               sampling: sampling, path: dir)
         let source = swiftFile.map {

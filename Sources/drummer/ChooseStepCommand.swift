@@ -53,7 +53,7 @@ struct ChooseStepCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Hits per file.")
     var notes = 1000
 
-    @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
+    @Option(parsing: .unconditional, help: "Seed of the first file (file k, counted from 0, uses seed + k, as sample --count does).")
     var seed: UInt64 = 1001
 
     @Flag(help: "Also require the bar-structure targets (similarity at lags 1, 2, 4, 8 >= 80% of the reference's, patterns per 16 bars <= 130%, the fill bumps) and the touch targets (hits per bar, simultaneous onsets, mean velocity and soft-hit share within 10%), and choose the checkpoint whose nearest such target is furthest from its limit (the widest margin).")
@@ -93,7 +93,7 @@ struct ChooseStepCommand: ParsableCommand {
         let (rows, best) = try chooser.choose()
         if let export {
             let s = try Exporter.export(checkpoint: rows[best].path, sampling: chooser.sampling, to: export)
-            print("exported \(rows[best].path) (step \(s.step)) to \(s.directory)"
+            print("exported \(rows[best].path) (\(s.stepDescription)) to \(s.directory)"
                   + (temperature == nil ? "" : ", sampling temperature \(TemperatureSetting.describe(chooser.sampling.temperatures)) recorded in model.json"))
         }
     }

@@ -13,19 +13,21 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export a training checkpoint as a model directory (Wx.bin, Wy.bin, model.json), safetensors or ONNX.",
         discussion: """
-            Wx.bin is (V+H+1) × 4H and Wy.bin (H+1) × V, flat row-major little-endian float32 (the \
-            original project's layout); model.json holds the lookup tables, hidden size, shapes, gate \
+            Wx.bin is (I+H+1) × 4H and Wy.bin (H+1) × O, flat row-major little-endian float32 (the \
+            original project's layout: I = O = V, notes + ticks; a grid model's I one-hot inputs and O \
+            outputs; a second layer's weights in Wx1.bin, and so on); model.json holds the lookup tables, hidden size, shapes, gate \
             order, dtype, a SHA-256 of each .bin and the checkpoint's training metadata. The directory \
             is written under a temporary name and swapped into place; an existing directory is \
             replaced only when it is empty or a model directory (holds model.json), and a symbolic \
             link to a directory is followed. Both outputs are checked before either is written. \
             --swift - writes the Swift source to standard output (the summary then goes to standard \
             error). --format safetensors writes PyTorch's nn.LSTM and nn.Linear tensors (drummer import \
-            reads them back) and --format onnx a one-step ONNX graph; both also take a model \
-            directory. Ctrl-C removes the temporary output and exits with status 130.
+            reads them back) and --format onnx a one-step ONNX graph. A model directory as input is \
+            written again in any format, with the sampling temperatures it carries or --temperature's. \
+            Ctrl-C removes the temporary output and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); with --format safetensors also a model directory.", valueName: "ckpt"))
+    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); or an exported model directory (its weights written again: with new --temperature defaults, as safetensors or as ONNX).", valueName: "ckpt"))
     var checkpoint: String
 
     @Option(help: "What to write: model (a model directory), safetensors (one file with PyTorch nn.LSTM and nn.Linear tensors and the model.json in its metadata; drummer import reads it back) or onnx (a one-step ONNX graph for ONNX Runtime).")
@@ -36,7 +38,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
     var step: CheckpointChoice?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced); with --format safetensors the file (default: model, or model.safetensors).")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced); with --format safetensors or onnx the file (default: model, model.safetensors or model.onnx); -o may name the model directory given as input.")
     var output: String?
 
     var destination: String { output ?? (format == .model ? "model" : "model.\(format.rawValue)") }
@@ -66,13 +68,21 @@ struct ExportCommand: ParsableCommand {
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
-        if format != .model, exists, isDir.boolValue,
+        if exists, isDir.boolValue,
            FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json")) {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
+            // Read whole before anything is written, so -o may name the model directory itself.
             let m = try ModelDirectory.load(path: checkpoint)
-            try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
-                          sampling: try sampling(for: m.groups, defaults: m.sampling))
-            Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
+            let sampling = try sampling(for: m.groups, defaults: m.sampling)
+            guard format == .model else {
+                try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata, sampling: sampling)
+                Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
+                return
+            }
+            // A model directory again (new temperatures, or a Swift file): the same weights.
+            let s = try Exporter.export(weights: m.weights, groups: m.groups, step: nil, metadata: m.metadata,
+                                        sampling: sampling, to: destination, swiftFile: swift)
+            report(s, source: checkpoint, why: "", toStandardOutput: toStandardOutput)
             return
         }
         if exists, isDir.boolValue {
@@ -92,11 +102,17 @@ struct ExportCommand: ParsableCommand {
         let model = try CheckpointReader.loadModel(path: source)
         let s = try Exporter.export(model: model, sampling: try sampling(for: model.groups),
                                     to: destination, swiftFile: swift)
+        report(s, source: source, why: why, toStandardOutput: toStandardOutput)
+    }
+
+    /// The summary of a model directory written (on standard error when --swift - took
+    /// standard output).
+    func report(_ s: ExportSummary, source: String, why: String, toStandardOutput: Bool) {
         let print: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
         let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
-        print("exported \(source) (step \(s.step)\(why)) to \(s.directory): \(matrices), model.json "
+        print("exported \(source) (\(s.stepDescription)\(why)) to \(s.directory): \(matrices), model.json "
               + (s.shape.lossGroups == s.shape.outputGroups.count && s.shape.outputGroups[0] == GridGroup.hitSets
                  ? "(grid layout: \(GridGroup.hitSets) hit sets, hidden \(s.shape.hidden)"
                  : "(\(s.shape.notes) notes, \(s.shape.ticks) ticks, hidden \(s.shape.hidden)")

@@ -278,7 +278,7 @@ struct TrainCommand: ParsableCommand {
             }
         }
         let s = try Exporter.export(checkpoint: checkpoint, sampling: sampling, to: output)
-        print("exported \(checkpoint) (step \(s.step)) to \(s.directory)"
+        print("exported \(checkpoint) (\(s.stepDescription)) to \(s.directory)"
               + (recorded.map { ", sampling temperature \($0) recorded in model.json" } ?? "")
               + ": drummer sample \(s.directory) -o beat.mid plays it")
     }

@@ -162,6 +162,42 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(try sample(path("apart")).midi, try sample(checkpoint, ["--temperature", "hits=0.5,fills=1"]).midi)
     }
 
+    /// A model directory exported again as a model directory: the same weight files, model.json
+    /// the same but for --temperature's sampling; -o may be the input directory itself.
+    func testModelDirectoryReexportedWithNewTemperatures() throws {
+        try export("plain")
+        var r = try CLI.run(["export", path("plain"), "-o", path("again")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("exported \(path("plain")) (step 4) to \(path("again"))"), r.stdout)
+        for file in ["Wx.bin", "Wx1.bin", "Wy.bin", "model.json"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("plain/" + file))),
+                           try Data(contentsOf: URL(fileURLWithPath: path("again/" + file))), file)
+        }
+        try export("warm", ["--temperature", "velocity=1.3"])
+        r = try CLI.run(["export", path("again"), "-o", path("again"), "--temperature", "velocity=1.3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("again/model.json"))),
+                       try Data(contentsOf: URL(fileURLWithPath: path("warm/model.json"))),
+                       "in place, as the checkpoint's export with the same temperature")
+        XCTAssertEqual(try sample(path("again")).midi, try sample(path("warm")).midi)
+        // Without a step in its metadata (a model trained by PyTorch): none is invented.
+        let file = URL(fileURLWithPath: path("plain/model.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var meta = try XCTUnwrap(json["metadata"] as? [String: String])
+        meta["step"] = nil
+        json["metadata"] = meta
+        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: file)
+        r = try CLI.run(["export", path("plain"), "-o", path("nostep")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("(no training step recorded)"), r.stdout)
+        XCTAssertNil(try XCTUnwrap(try manifest("nostep")["metadata"] as? [String: String])["step"])
+        // A step for a model directory is refused, nothing written.
+        r = try CLI.run(["export", path("plain"), "--step", "4", "-o", path("stepped")])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("is a model directory"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("stepped")))
+    }
+
     func testWrongTemperaturesAreRefused() throws {
         var r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "note=0.9"])
         XCTAssertNotEqual(r.status, 0)
