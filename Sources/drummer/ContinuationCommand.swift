@@ -19,8 +19,8 @@ struct ContinuationCommand: ParsableCommand {
         discussion: """
             For each of the first --count reference files in 4/4 with --primer-bars + --bars bars or \
             more: its first --primer-bars bars are the primer; the drummer's continuation is the \
-            file's next --bars bars, the model's the --bars bars it plays after that primer (file k \
-            with seed --seed + k, as `drummer sample --primer` plays them, at its temperatures). Each bar after the \
+            file's next --bars bars, the model's the --bars bars it plays after that primer (file k, \
+            counted from 0, with seed --seed + k, as `drummer sample --primer` plays them, at its temperatures). Each bar after the \
             primer is read as the set of (drum class, sixteenth) it hits, as `drummer stats` reads \
             bars; its similarity to the primer is the Jaccard index with the primer's bar it is \
             most like, and it repeats the primer when that is 0.8 or more. Prints both sides' mean \
@@ -49,7 +49,7 @@ struct ContinuationCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Softmax temperature, as sample --temperature takes it (default: the temperatures model.json carries, else 1).")
     var temperature: String?
 
-    @Option(parsing: .unconditional, help: "Seed of the first file (file k uses seed + k, as sample --count does).")
+    @Option(parsing: .unconditional, help: "Seed of the first file (file k, counted from 0, uses seed + k, as sample --count does).")
     var seed: UInt64 = 1
 
     func validate() throws {

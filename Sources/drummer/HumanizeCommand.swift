@@ -27,7 +27,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The MIDI file to write (- for standard output).")
     var output: String
 
-    @Option(help: "Model directory, or the name of an installed one (found from any folder: see docs/install.md) (default groove, the shipped model).")
+    @Option(help: "Model directory, or the name of an installed one (found from any folder: see docs/install.md); groove is the shipped model.")
     var model: String = ModelLocator.defaultModel
 
     @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")

@@ -52,7 +52,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
     var bars: Int?
 
-    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars (default 2).")
+    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars.")
     var primerBars: Int = 2
 
     @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output.")

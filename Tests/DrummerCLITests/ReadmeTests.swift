@@ -82,6 +82,65 @@ final class ReadmeTests: XCTestCase {
         }
     }
 
+    /// Every relative link of the README, docs/ and the shipped models' TRAINING.md (outside
+    /// code blocks) names a file that exists and, with a #fragment, a heading of that file
+    /// (GitHub's anchor: lower case, punctuation dropped, spaces as hyphens).
+    func testDocumentationLinksAndAnchorsResolve() throws {
+        let fm = FileManager.default
+        let root = CLI.repoRoot
+        var pages = ["README.md"] + (try fm.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path))
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        for model in (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent("models").path)) ?? []
+        where fm.fileExists(atPath: root.appendingPathComponent("models/\(model)/TRAINING.md").path) {
+            pages.append("models/\(model)/TRAINING.md")
+        }
+        let link = try NSRegularExpression(pattern: #"\]\(([^)\s]*)\)"#)
+        var checked = 0
+        for page in pages.sorted() {
+            let url = root.appendingPathComponent(page)
+            var inCode = false
+            for (n, line) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                if line.hasPrefix("```") || line.hasPrefix("  ```") { inCode.toggle(); continue }
+                if inCode { continue }
+                let text = String(line)
+                for m in link.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    guard let r = Range(m.range(at: 1), in: text) else { continue }
+                    let target = String(text[r])
+                    if target.contains("://") || target.hasPrefix("mailto:") { continue }
+                    let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                    let file = parts[0].isEmpty ? url : url.deletingLastPathComponent().appendingPathComponent(String(parts[0]))
+                    checked += 1
+                    XCTAssertTrue(fm.fileExists(atPath: file.path), "\(page):\(n + 1) links to \(target): no such file")
+                    guard parts.count == 2, file.pathExtension == "md",
+                          let target = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                    let anchors = Self.anchors(of: target)
+                    XCTAssertTrue(anchors.contains(String(parts[1])),
+                                  "\(page):\(n + 1) links to \(parts.joined(separator: "#")): no such heading (\(anchors.sorted().prefix(8))…)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 30, "the pages' links were found")
+    }
+
+    /// GitHub's anchors of a Markdown page's headings (a repeated one gets -1, -2, …).
+    static func anchors(of page: String) -> Set<String> {
+        var seen: [String: Int] = [:], result = Set<String>()
+        var inCode = false
+        for line in page.split(separator: "\n") {
+            if line.hasPrefix("```") { inCode.toggle(); continue }
+            guard !inCode, line.hasPrefix("#") else { continue }
+            let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
+            var slug = ""
+            for ch in title {
+                if ch.isLetter || ch.isNumber || ch == "-" || ch == "_" { slug.append(ch) } else if ch == " " { slug.append("-") }
+            }
+            let k = seen[slug, default: 0]
+            seen[slug] = k + 1
+            result.insert(k == 0 ? slug : "\(slug)-\(k)")
+        }
+        return result
+    }
+
     /// Runs the tour's commands (lines starting with `drummer ` in the first code block of "A short
     /// tour") with bash, in order, in a directory holding `corpus/groove` (16 of the corpus's
     /// files), `models/groove` (the shipped model) and `my-beat.mid`; substitutions keep it quick.
