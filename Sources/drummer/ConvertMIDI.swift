@@ -42,7 +42,7 @@ struct ConvertMIDI: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Output directory (an existing dataset directory is replaced atomically).")
     var output = "data"
 
-    @Option(help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
     var channel = "auto"
 
     @Option(parsing: .unconditional, help: "Target ticks per quarter note (1-32767); files are rescaled to it.")

@@ -31,10 +31,10 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
     var data: String
 
-    @Option(help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its grid group, else 480).")
+    @Option(parsing: .unconditional, help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its grid group, else 480).")
     var ppq: Int?
 
-    @Option(help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
+    @Option(parsing: .unconditional, help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
     var quantize: Int?
 
     @Flag(name: .customLong("each-file"), help: "For a dataset and a model of the 2017 layout: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as its training log's validation loss reads them; a grid model always reads each file from a zero state).")

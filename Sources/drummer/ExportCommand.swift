@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
 
     enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case model, safetensors, onnx }
 
-    @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
+    @Option(parsing: .unconditional, help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).", transform: CheckpointChoice.argument)
     var step: CheckpointChoice?
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Model directory to write (an existing model directory is replaced); with --format safetensors or onnx the file (default: model, model.safetensors or model.onnx); -o may name the model directory given as input.")

@@ -46,6 +46,12 @@ struct ModelSource {
     }
 }
 
-extension CheckpointChoice: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
+extension CheckpointChoice {
+    /// `--step`'s parser: the choice, or an error that says what --step takes.
+    static func argument(_ text: String) throws -> CheckpointChoice {
+        guard let choice = CheckpointChoice(text) else {
+            throw ValidationError("--step must be best, latest or a step number of 0 or more, got \(text)")
+        }
+        return choice
+    }
 }

@@ -43,7 +43,7 @@ struct SampleCommand: ParsableCommand {
                                  valueName: "model"))
     var model: String = ModelLocator.defaultModel
 
-    @Option(help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).")
+    @Option(parsing: .unconditional, help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).", transform: CheckpointChoice.argument)
     var step: CheckpointChoice?
 
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file (default 1000; see --bars).")

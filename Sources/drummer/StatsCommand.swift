@@ -68,7 +68,7 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all.")
     var split = "training"
 
-    @Option(help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
     var channel = "auto"
 
     @Option(name: .customLong("expected-hits"), parsing: .unconditional,

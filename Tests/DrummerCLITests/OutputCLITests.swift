@@ -271,6 +271,7 @@ final class OutputCLITests: XCTestCase {
 
     /// A negative number is a value with a range message, not "Missing value".
     func testNegativeNumbersGetTheirRangeMessage() throws {
+        let midi = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/100_neworleans-secondline_94_beat_4-4.mid").path
         for (args, message) in [
             (["train", "--recipe", "original", "--steps", "-1"], "--steps must not be negative, got -1"),
             (["train", "--recipe", "original", "--lr", "-0.5"], "--lr must be a positive number, got -0.5"),
@@ -280,6 +281,21 @@ final class OutputCLITests: XCTestCase {
             (["sample", model, "--count", "-2"], "--count must be between 1 and 10000, got -2"),
             (["convert-midi", tmp.path, "--max-delta", "-1"], "--max-delta must be between 0 and 1048576 ticks (got -1)"),
             (["convert-midi", tmp.path, "--ppq", "-480"], "--ppq must be between 1 and 32767"),
+            (["convert-midi", tmp.path, "--channel", "-1"], "--channel must be auto, all, or a channel index from 0 to 15 (got \"-1\")"),
+            (["tab", midi, "--bars", "-1"], "--bars must be 0 (all) or more, got -1"),
+            (["tab", midi, "--from", "-2"], "--from is a bar number, 1 or more, got -2"),
+            (["tab", midi, "--grid", "-16"], "--grid must be between 1 and 192 cells per whole note, got -16"),
+            (["tab", midi, "--tolerance", "-0.1"], "--tolerance must be at least 0 and below 0.5, got -0.1"),
+            (["tab", midi, "--channel", "-1"], "--channel must be auto, all, or a channel index from 0 to 15 (got \"-1\")"),
+            (["tab", midi, "--width", "-5"], "--width must be at least 20 columns, got -5"),
+            (["report", midi, "--bars", "-1", "-o", tmp.appendingPathComponent("r.html").path], "--bars must be between 1 and 256, got -1"),
+            (["report", midi, "--max-points", "-3", "-o", tmp.appendingPathComponent("r.html").path],
+             "--max-points must be between 10 and 100000, got -3"),
+            (["eval", model, "--data", midi, "--ppq", "-5"], "--ppq must be between 1 and 32767, got -5"),
+            (["eval", model, "--data", midi, "--quantize", "-5"], "--quantize must be between 1 and 1048576, got -5"),
+            (["stats", midi, "--reference", midi, "--channel", "-3"], "--channel must be auto, all, or a channel index from 0 to 15 (got \"-3\")"),
+            (["sample", model, "--step", "-3"], "--step must be best, latest or a step number of 0 or more, got -3"),
+            (["export", model, "--step", "-3"], "--step must be best, latest or a step number of 0 or more, got -3"),
         ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
