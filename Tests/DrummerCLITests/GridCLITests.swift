@@ -67,6 +67,13 @@ final class GridCLITests: XCTestCase {
         let s = try CLI.run(["sample", model, "-n", "50", "--seed", "1", "-o", root.appendingPathComponent("o.mid").path])
         XCTAssertEqual(s.status, 0, s.stderr)
         checkRefused(try train("z5", ["--steps", "1", "-o", ""]), "-o must name a model directory", wrote: "z5")
+        // An -o the export would refuse is refused before the run: no checkpoint written.
+        let file = root.appendingPathComponent("a-file").path
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try train("z6", ["--steps", "1", "-o", file])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        checkRefused(refused, "\(file): exists and is not a directory", wrote: "z6")
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "mine")
     }
 
     /// A grid run given no --styles takes a style input from the data when it carries two styles
