@@ -30,6 +30,15 @@ public struct ProgressRecord: Sendable, Equatable {
     public var stepLoss: Double
 }
 
+/// A train_log.csv that this drummer did not write.
+public struct TrainLogError: Error, CustomStringConvertible, Equatable {
+    public let path: String
+    public let problem: String
+    public var description: String {
+        "\(path): \(problem): not a drummer training log; move it away to train in this directory"
+    }
+}
+
 public enum TrainLog {
     package static let fileName = "train_log.csv"
     /// `*_loss` is what the run reports (the 2017 layout: note + tick; a grid model: every output
@@ -81,12 +90,27 @@ public enum TrainLog {
 
     private static func append(line: String, directory: String) throws {
         let path = (directory as NSString).appendingPathComponent(fileName)
-        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        var text = try existing(path) ?? ""
         if text.isEmpty { text = header + "\n" }
         text = upgraded(text)
         if !text.hasSuffix("\n") { text += "\n" }
         text += line + "\n"
         try AtomicOutput.write(Data(text.utf8), to: path)
+    }
+
+    /// The log at `path` (nil: none), refused when this drummer cannot have written it: not
+    /// UTF-8 text, or a first line that is not the header or an older drummer's shorter one.
+    /// Appending to it would put rows under another file's header; replacing it would lose it.
+    static func existing(_ path: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw TrainLogError(path: path, problem: "is not UTF-8 text")
+        }
+        let first = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard first.isEmpty || first == header || header.hasPrefix(first + ",") else {
+            throw TrainLogError(path: path, problem: "its first line is not the log's header (step,epoch,smoothed_loss,…): \"\(first.prefix(60))\"")
+        }
+        return text
     }
 
     /// A log written with fewer columns (by an older drummer, before the velocity and
@@ -105,7 +129,7 @@ public enum TrainLog {
     @discardableResult
     public static func truncate(after step: Int, directory: String) throws -> Int {
         let path = (directory as NSString).appendingPathComponent(fileName)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        guard let text = try existing(path) else { return 0 }
         var kept: [Substring] = [], dropped = 0
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
             if i > 0, let s = line.split(separator: ",").first.flatMap({ Int($0) }), s > step {

@@ -41,6 +41,27 @@ final class RobustnessCLITests: XCTestCase {
         XCTAssertFalse(again.stdout.contains("took over"), again.stdout)
     }
 
+    /// A resumed run refuses a train_log.csv it cannot have written (another file's header, or
+    /// bytes that are not text) and leaves it as it was; an older, shorter header is upgraded.
+    func testAResumeRefusesALogItDidNotWrite() throws {
+        let r = try CLI.run(["train"] + small() + ["--steps", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let log = checkpointDir.appendingPathComponent("train_log.csv")
+        for bad in [Data("this,is,not\na,log\n".utf8), Data([0xFF, 0xFE, 0x00, 0x81, 0x0A])] {
+            try bad.write(to: log)
+            let again = try CLI.run(["train", "--resume", checkpointDir.appendingPathComponent("ckpt-2.h5").path, "--steps", "3"])
+            XCTAssertEqual(again.status, 1, again.stderr)
+            XCTAssertTrue(again.stderr.contains("\(log.path): ") && again.stderr.contains("not a drummer training log"), again.stderr)
+            XCTAssertEqual(try Data(contentsOf: log), bad)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: checkpointDir.appendingPathComponent("ckpt-3.h5").path))
+        }
+        try Data("step,epoch,smoothed_loss,learning_rate\n1,0,3.5,0.002\n".utf8).write(to: log)
+        let upgraded = try CLI.run(["train", "--resume", checkpointDir.appendingPathComponent("ckpt-2.h5").path, "--steps", "3"])
+        XCTAssertEqual(upgraded.status, 0, upgraded.stderr)
+        let header = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").first.map(String.init)
+        XCTAssertEqual(header?.hasPrefix("step,epoch,smoothed_loss,learning_rate,train_loss,"), true, header ?? "")
+    }
+
     /// A run killed before its first checkpoint and evaluation leaves only run.json: the next
     /// run takes the directory over with a note; once it holds a checkpoint it is protected.
     func testADirectoryHoldingOnlyAKilledRunsClaimIsTakenOver() throws {
