@@ -55,9 +55,28 @@ extension TrainingData {
         let quantize = (settings["quantize"] as? NSNumber)?.intValue
         var meters: [String: Int] = [:]
         var files: [DatasetFile] = []
-        for case let f as [String: Any] in root["files"] as? [Any] ?? [] {
-            guard let split = f["split"] as? String, let hits = (f["hits"] as? NSNumber)?.intValue,
-                  let offset = (f["offset"] as? NSNumber)?.intValue, let path = f["path"] as? String else { continue }
+        guard root["files"] == nil || root["files"] is [Any] else {
+            throw DatasetError.invalid(path: url.path, reason: "files is not a list")
+        }
+        for (i, entry) in (root["files"] as? [Any] ?? []).enumerated() {
+            // Every entry as convert-midi writes it: one it cannot read is an error, not a file
+            // left out (its hits would then belong to no file).
+            guard let f = entry as? [String: Any] else {
+                throw DatasetError.invalid(path: url.path, reason: "files[\(i)] is not an object")
+            }
+            func field<T>(_ key: String, _ type: T.Type, _ what: String) throws -> T {
+                guard let v = f[key] as? T else {
+                    throw DatasetError.invalid(path: url.path, reason: "files[\(i)].\(key) is missing or not \(what)")
+                }
+                return v
+            }
+            let path = try field("path", String.self, "a string")
+            let split = try field("split", String.self, "a string")
+            guard split == "training" || split == "validation" else {
+                throw DatasetError.invalid(path: url.path, reason: "files[\(i)].split is \"\(split)\", expected training or validation")
+            }
+            let hits = try field("hits", NSNumber.self, "a number").intValue
+            let offset = try field("offset", NSNumber.self, "a number").intValue
             let meter = f["meter"] as? String
             files.append(DatasetFile(path: path, validation: split == "validation", offset: offset, hits: hits, meter: meter))
             if split == "training", let m = meter { meters[m, default: 0] += hits }

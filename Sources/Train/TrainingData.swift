@@ -186,9 +186,39 @@ public struct TrainingData: Sendable {
             validation = split
         }
         let manifest = try readManifest(in: dir)
+        try checkFiles(manifest.files, training: training.count, validation: validation?.count ?? 0,
+                       manifest: dir.appendingPathComponent("manifest.json").path)
         return try TrainingData(path: path, vocabulary: vocabulary, training: training, validation: validation,
                                 ppq: manifest.ppq, quantize: manifest.quantize, meterHits: manifest.meterHits,
                                 files: manifest.files, source: source)
+    }
+
+    /// manifest.json's files (when it lists any) tile each split's events.npy as convert-midi
+    /// writes them: each file's hits start where the one before ended, and the last ends at the
+    /// split's end. A list cut short, or hits changed, would otherwise train and evaluate on
+    /// rows that belong to no file, or to the wrong one, without a word.
+    static func checkFiles(_ files: [DatasetFile], training: Int, validation: Int, manifest: String) throws {
+        guard !files.isEmpty else { return }
+        for (isValidation, count) in [(false, training), (true, validation)] {
+            let name = isValidation ? "validation" : "training"
+            var next = 0, before: DatasetFile?
+            for f in files where f.validation == isValidation {
+                guard f.hits >= 0 else {
+                    throw DatasetError.invalid(path: manifest, reason: "file \(f.path): hits is \(f.hits), a count (0 or more)")
+                }
+                guard f.offset == next else {
+                    let after = before.map { "where \($0.path)'s \($0.hits) hits from \($0.offset) end" } ?? "at the split's start"
+                    throw DatasetError.invalid(path: manifest, reason:
+                        "file \(f.path): its \(f.hits) hits start at \(f.offset) in the \(name) split's events.npy, not at \(next), \(after)")
+                }
+                next += f.hits
+                before = f
+            }
+            guard next == count else {
+                throw DatasetError.invalid(path: manifest, reason:
+                    "the \(name) files' hits add up to \(next), but the \(name) split's events.npy holds \(count)")
+            }
+        }
     }
 
     /// Throws naming the first pair whose indices fall outside the vocabulary.

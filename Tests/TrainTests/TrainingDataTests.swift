@@ -128,6 +128,38 @@ final class TrainingDataTests: XCTestCase {
         assertThrows(["ix_to_tick.p"]) { try TrainingData.load(path: root.path) }
     }
 
+    /// manifest.json's files tile each split's events: an entry it cannot read, a list cut short
+    /// or hits moved are errors naming the manifest, not rows quietly left to no file.
+    func testManifestFilesMustTileTheSplits() throws {
+        try RunFixture.writeDataset(root, events: RunFixture.events(count: 20), validation: RunFixture.events(count: 6))
+        let manifest = root.appendingPathComponent("manifest.json")
+        func write(_ files: [[String: Any]]) throws {
+            try JSONSerialization.data(withJSONObject: ["settings": ["ppq": 480], "files": files]).write(to: manifest)
+        }
+        func file(_ path: String, _ split: String, _ offset: Any, _ hits: Any) -> [String: Any] {
+            ["path": path, "split": split, "offset": offset, "hits": hits, "meter": "4/4"]
+        }
+        let good = [file("a.mid", "training", 0, 12), file("b.mid", "training", 12, 8), file("v.mid", "validation", 0, 6)]
+        try write(good)
+        XCTAssertEqual(try TrainingData.load(path: root.path).files.count, 3)
+        let path = manifest.path
+        for (files, message) in [
+            (Array(good.dropFirst(1)), "file b.mid: its 8 hits start at 12 in the training split's events.npy, not at 0, at the split's start"),
+            ([good[0], good[2]], "the training files' hits add up to 12, but the training split's events.npy holds 20"),
+            ([file("a.mid", "training", 0, 13), good[1], good[2]],
+             "file b.mid: its 8 hits start at 12 in the training split's events.npy, not at 13, where a.mid's 13 hits from 0 end"),
+            ([good[0], good[1], file("v.mid", "validation", 0, 5)], "the validation files' hits add up to 5, but the validation split's events.npy holds 6"),
+            ([good[0], file("b.mid", "training", 12, -8), good[2]], "file b.mid: hits is -8, a count (0 or more)"),
+            ([good[0], file("b.mid", "training", 12, "x"), good[2]], "files[1].hits is missing or not a number"),
+            ([good[0], good[1], file("v.mid", "test", 0, 6)], "files[2].split is \"test\", expected training or validation"),
+        ] {
+            try write(files)
+            assertThrows([path, message]) { try TrainingData.load(path: root.path) }
+        }
+        try Data(#"{"files": 3}"#.utf8).write(to: manifest)
+        assertThrows([path, "files is not a list"]) { try TrainingData.load(path: root.path) }
+    }
+
     func testValidationWithAnotherVocabularyIsRefused() throws {
         try RunFixture.writeDataset(root, events: RunFixture.events(count: 20))
         let v = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 95])
