@@ -177,9 +177,13 @@ struct SMFReader<Sink: SMFSink> {
             var length = u32be(p + 4)
             if length > remaining - 8 {
                 // Safe: an MTrk's events are then checked up to the end of the file (an event
-                // cut short is still an error); an alien chunk is skipped either way.
+                // cut short is still an error); an alien chunk is skipped either way, unless
+                // skipping it to the end would swallow an MTrk chunk after it (its length is
+                // then the defect, not the tracks found missing).
+                let isTrack = tag(p, "MTrk")
                 try recover(p + 4, .chunkPastEnd(declared: length, available: remaining - 8),
-                            "read the chunk up to the end of the file", safe: true)
+                            "read the chunk up to the end of the file",
+                            safe: isTrack || !containsTrackTag(from: p + 8, to: end))
                 length = remaining - 8
             }
             if tag(p, "MTrk") {
@@ -196,6 +200,16 @@ struct SMFReader<Sink: SMFSink> {
                         "used the \(trackCount) tracks found", safe: trackCount > 0)
         }
         return (format, division)
+    }
+
+    /// Whether the bytes from..<to hold the tag "MTrk".
+    func containsTrackTag(from: Int, to: Int) -> Bool {
+        var q = from
+        while q + 4 <= to {
+            if buf[q] == 0x4D, tag(q, "MTrk") { return true }
+            q += 1
+        }
+        return false
     }
 
     /// A chunk type is four printable ASCII characters.

@@ -93,6 +93,14 @@ final class SafePolicyTests: XCTestCase {
 
     // MARK: Refused: recovering would mean guessing
 
+    /// An unknown chunk before the track whose length runs past the end of the file: skipping
+    /// it would swallow the track, so its length is the error (not "0 tracks" found after it).
+    func testAnUnknownChunkLengthThatWouldSwallowTheTrackIsRefused() {
+        var bytes = SMF.header() + SMF.chunk("XXXX", []) + SMF.track([0x00, 0x99, 36, 1])
+        bytes.replaceSubrange(18..<22, with: SMF.be32(0xFFFF_FFFF))
+        assertRefused(bytes, offset: 18, .chunkPastEnd(declared: 0xFFFF_FFFF, available: bytes.count - 22))
+    }
+
     func testAnEventCutShortIsRefused() {
         // The chunk runs past the end and its last event is incomplete: truncated, not recovered.
         var cut = SMF.header() + SMF.track([0x00, 0x99, 36, 1, 0x00, 0x99, 38], endOfTrack: false)
