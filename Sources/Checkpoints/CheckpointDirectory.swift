@@ -77,6 +77,9 @@ public struct CheckpointDirectory: Sendable {
             return record
         } catch let e as OwnershipError {
             throw e
+        } catch is DecodingError {
+            // Valid JSON or not, it is not what a run writes; the decoder's coding path says nothing to a user.
+            throw OwnershipError.unreadable(path: file, reason: "not a drummer run record (a JSON object with format \"\(RunRecord.formatName)\" and a run_id)")
         } catch {
             throw OwnershipError.unreadable(path: file, reason: ErrorText.describe(error))
         }
@@ -262,7 +265,7 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
         case .notWritable(let p, let r):
             return "--checkpoint-dir \(p): cannot write there: \(r)"
         case .unreadable(let p, let r):
-            return "\(p): cannot read the run record: \(r)"
+            return "\(p): cannot read the run record: \(r); move it away or choose another --checkpoint-dir"
         case .locked(let p, let holder):
             return "--checkpoint-dir \(p) is in use by another training run (\(holder)); one run per checkpoint directory: "
                 + "wait for it, or choose another --checkpoint-dir"

@@ -62,6 +62,23 @@ final class RobustnessCLITests: XCTestCase {
         XCTAssertEqual(header?.hasPrefix("step,epoch,smoothed_loss,learning_rate,train_loss,"), true, header ?? "")
     }
 
+    /// A run.json that a run did not write (another program's JSON, or not JSON) is refused in
+    /// a sentence naming it, and left alone.
+    func testAForeignRunRecordIsRefusedInASentence() throws {
+        try FileManager.default.createDirectory(at: checkpointDir, withIntermediateDirectories: true)
+        let file = checkpointDir.appendingPathComponent("run.json")
+        for foreign in [#"{"name": "my web app", "version": 3}"#, "not json", #"{"format": "drummer-run", "run_id": 7}"#] {
+            try Data(foreign.utf8).write(to: file)
+            let r = try CLI.run(["train"] + small() + ["--steps", "2"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(file.path): cannot read the run record: not a drummer run record"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("move it away or choose another --checkpoint-dir"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("DecodingError") || r.stderr.contains("CodingKeys"), r.stderr)
+            XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), foreign)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: checkpointDir.path), ["run.json"])
+        }
+    }
+
     /// A run killed before its first checkpoint and evaluation leaves only run.json: the next
     /// run takes the directory over with a note; once it holds a checkpoint it is protected.
     func testADirectoryHoldingOnlyAKilledRunsClaimIsTakenOver() throws {
