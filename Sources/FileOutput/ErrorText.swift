@@ -45,6 +45,7 @@ public enum ErrorText {
     /// this project's own errors.
     package static func describe(_ error: Error) -> String {
         if let e = error as? POSIXError { return errno(e.code.rawValue) }
+        if let e = error as? DecodingError { return decoding(e) }
         if type(of: error) is NSError.Type || error is CocoaError {
             let ns = error as NSError
             if ns.domain == NSPOSIXErrorDomain { return errno(Int32(truncatingIfNeeded: ns.code)) }
@@ -56,6 +57,18 @@ public enum ErrorText {
             return ns.localizedDescription
         }
         return String(describing: error)
+    }
+
+    /// A short message for a JSON decoding failure (the decoder's own names the Swift types).
+    package static func decoding(_ e: DecodingError) -> String {
+        let path = { (c: DecodingError.Context) in c.codingPath.map(\.stringValue).joined(separator: ".") }
+        switch e {
+        case let .dataCorrupted(c): return c.debugDescription
+        case let .keyNotFound(k, _): return "missing key \"\(k.stringValue)\""
+        case let .typeMismatch(_, c): return "wrong type at \(path(c)): \(c.debugDescription)"
+        case let .valueNotFound(_, c): return "missing value at \(path(c))"
+        @unknown default: return "\(e)"
+        }
     }
 
     static func cocoa(_ code: Int) -> String? {

@@ -181,10 +181,13 @@ public struct ReferenceSet: Sendable {
         let manifest = try DatasetManifest(path: (path as NSString).appendingPathComponent("manifest.json"))
         let vocabPath = (path as NSString).appendingPathComponent("vocab.json")
         let vocab: Vocabulary
-        do {
-            vocab = try JSONDecoder().decode(Vocabulary.self, from: Data(contentsOf: URL(fileURLWithPath: vocabPath)))
-        } catch {
-            throw bad("vocab.json: \(error.localizedDescription)")
+        let vocabData: Data
+        do { vocabData = try Data(contentsOf: URL(fileURLWithPath: vocabPath)) } catch {
+            throw bad("vocab.json: \(ErrorText.describe(error))")
+        }
+        // A decoding failure or the vocabulary's own check (duplicates), in words.
+        do { vocab = try JSONDecoder().decode(Vocabulary.self, from: vocabData) } catch {
+            throw bad("vocab.json: not a vocabulary: \(ErrorText.describe(error))")
         }
         let ppq = manifest.ppq
         var remarks: [String] = []

@@ -119,7 +119,7 @@ extension TrainingData {
                 throw DatasetError.unreadable(path: json.path, reason: ErrorText.describe(error))
             }
             do { return try JSONDecoder().decode(Vocabulary.self, from: data) } catch let e as DecodingError {
-                throw DatasetError.invalid(path: json.path, reason: "not a vocabulary: \(decodingMessage(e))")
+                throw DatasetError.invalid(path: json.path, reason: "not a vocabulary: \(ErrorText.decoding(e))")
             }
         }
         let notesURL = dir.appendingPathComponent("ix_to_note.p")
@@ -221,13 +221,3 @@ extension TrainingData {
     }
 }
 
-/// A short message for a JSON decoding failure.
-func decodingMessage(_ e: DecodingError) -> String {
-    switch e {
-    case let .dataCorrupted(c): return c.debugDescription
-    case let .keyNotFound(k, _): return "missing key \"\(k.stringValue)\""
-    case let .typeMismatch(_, c): return "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
-    case let .valueNotFound(_, c): return "missing value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
-    @unknown default: return "\(e)"
-    }
-}

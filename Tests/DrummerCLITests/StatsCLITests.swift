@@ -203,6 +203,15 @@ final class StatsCLITests: XCTestCase {
         let v = try CLI.run(["stats", gen, "--reference", data.path, "--split", "validation"])
         XCTAssertEqual(v.status, 1)
         XCTAssertTrue(v.stderr.hasPrefix("error: \(data.path): no validation/events.npy"), v.stderr)
+        // A vocab.json that is JSON but no vocabulary (a note twice), and one that is not JSON: in words.
+        let vocab = data.appendingPathComponent("vocab.json")
+        for (text, message) in [(#"{"ix_to_note": [36, 36], "ix_to_tick": [0, 120]}"#, "ix_to_note has duplicates"),
+                                ("{", "The given data was not valid JSON.")] {
+            try Data(text.utf8).write(to: vocab)
+            let r = try CLI.run(["stats", gen, "--reference", data.path])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.stderr, "error: \(data.path): vocab.json: not a vocabulary: \(message)\n")
+        }
     }
 
     // MARK: Bad input
