@@ -185,6 +185,7 @@ public enum ModelEvaluation {
         settings.ppq = ppq ?? model.groups.ticksPerQuarter
         settings.quantize = quantize
         let hits = try FileHits.read(path: path, settings: settings)
+        guard hits.count > 0 else { throw DatasetError.invalid(path: path, reason: "no hits (NOTE ON with velocity > 0 not found)") }
         return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,
                                      tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: settings.ppq),
                            for: model.groups, source: path)

@@ -223,7 +223,7 @@ struct StepChooser {
         let chosenRange = all.filter { ($0.step >= (fromStep ?? 0)) && ($0.step <= (toStep ?? Int.max)) }
         guard !chosenRange.isEmpty else {
             let steps = all.isEmpty ? "none" : all.map { String($0.step) }.joined(separator: ", ")
-            throw ChooseStepError("\(checkpointDir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: \(steps))")
+            throw CommandFailure("\(checkpointDir): no checkpoint (ckpt-STEP.h5) in the steps asked for (its checkpoints: \(steps))")
         }
         var request = StatsRequest(generated: [], reference: reference)
         request.quantize = quantize
@@ -289,7 +289,7 @@ struct StepChooser {
                   + (f.missed.count == 1 ? "" : "s") + (f.missed.isEmpty ? " (only margins)" : ": " + f.missed.joined(separator: ", ")))
             return b
         }
-        throw ChooseStepError("no checkpoint meets the rule; nothing chosen" + (nothingExported ? ", nothing exported" : ""))
+        throw CommandFailure("no checkpoint meets the rule; nothing chosen" + (nothingExported ? ", nothing exported" : ""))
     }
 }
 
@@ -300,7 +300,3 @@ struct StepSampleFailure: Error {
     let reason: String
 }
 
-struct ChooseStepError: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
-}

@@ -122,7 +122,7 @@ struct ContinuationCommand: ParsableCommand {
             measured += 1
         }
         guard measured > 0 else {
-            throw ValidationError("--reference \(reference): no file in 4/4 with \(primerBars + bars) bars or more")
+            throw CommandFailure("--reference \(reference): no file in 4/4 with \(primerBars + bars) bars or more")
         }
         print("continuation: \(measured) file\(measured == 1 ? "" : "s") of \(reference)"
               + (tooShort > 0 ? " (\(tooShort) passed over: not all 4/4, or shorter than \(primerBars + bars) bars)" : "")

@@ -65,7 +65,7 @@ struct HumanizeCommand: ParsableCommand {
         settings.ppq = ppq
         settings.quantize = quantize
         let hits = try FileHits.read(path: input, settings: settings)
-        guard hits.count > 0 else { throw ValidationError("\(input): no hits (NOTE ON with velocity > 0 not found)") }
+        guard hits.count > 0 else { throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found)") }
         let tempo = bpm ?? (try? MIDIFile.read(path: input))?.file.tempoMap.firstBPM ?? 120
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
@@ -84,7 +84,7 @@ struct HumanizeCommand: ParsableCommand {
             // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in
             // its model.json, which is the model's to fix or --temperature's to override.
             if let group = ["velocity", timing].first(where: { loaded.sampling.temperatures[$0] == 0 }) {
-                throw ValidationError("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
+                throw CommandFailure("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
             }
         }
         // --style (refused for a model without a style input), else the likeliest for the beat.

@@ -199,7 +199,7 @@ struct SampleCommand: ParsableCommand {
             var settings = HitExtractionSettings()
             settings.ppq = ppq
             let hits = try FileHits.read(path: p, settings: settings)
-            guard hits.count > 0 else { throw ValidationError("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
+            guard hits.count > 0 else { throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
             let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
             let starts = Array(Set(barLines)).sorted()
             let from = starts[max(0, starts.count - primerBars)]
@@ -208,7 +208,7 @@ struct SampleCommand: ParsableCommand {
                                                         tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
             let beat = kept.map { primerBeat[$0] }
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
-                throw ValidationError("--primer \(p): \(error)")
+                throw CommandFailure("--primer \(p): \(error)")
             }
             primerTempo = (try? MIDIFile.read(path: p))?.file.tempoMap.firstBPM
             startTick = (beat.last!.onset - from) % barLength

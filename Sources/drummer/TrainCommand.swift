@@ -246,7 +246,7 @@ struct TrainCommand: ParsableCommand {
         var sampling = SamplingDefaults(), recorded: String?
         if run.groups.grid == nil {
             guard let last = summary.lastCheckpoint ?? CheckpointDirectory(path: directory).list().last?.path else {
-                throw ChooseStepError("\(directory): no checkpoint to export")
+                throw CommandFailure("\(directory): no checkpoint to export")
             }
             print("choose-step: a model of the 2017 layout has no groove figures to choose by: its last checkpoint, \(last)")
             checkpoint = last

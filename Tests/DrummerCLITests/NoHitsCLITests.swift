@@ -39,4 +39,27 @@ final class NoHitsCLITests: XCTestCase {
         XCTAssertTrue(strict.stderr.contains("empty.mid: " + reason), strict.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o3").path))
     }
+
+    /// The commands that read one MIDI file with a model refuse one with no hits at run time
+    /// (exit 1, "error: FILE: no hits …"), writing nothing: not a usage error, not the model's.
+    func testModelCommandsNameAFileWithNoHits() throws {
+        let root = try CLI.temporaryDirectory("no-hits-model")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let empty = root.appendingPathComponent("empty.mid").path
+        try Data(Self.empty).write(to: URL(fileURLWithPath: empty))
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let out = root.appendingPathComponent("out").path
+        let noHits = "no hits (NOTE ON with velocity > 0 not found)"
+        for (args, message) in [
+            (["eval", model, "--data", empty], "\(empty): \(noHits)"),
+            (["encode", model, "--data", empty, "-o", out], "\(empty): \(noHits)"),
+            (["sample", model, "--primer", empty, "-n", "10", "-o", out], "--primer \(empty): \(noHits)"),
+            (["humanize", empty, "-o", out], "\(empty): \(noHits)"),
+        ] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr, "error: \(message)\n", "\(args)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args)")
+        }
+    }
 }
