@@ -35,8 +35,11 @@ struct SampleCommand: ParsableCommand {
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
             pipe) is written through, never replaced; a symbolic link is followed and its target \
-            replaced; an existing file is replaced atomically; a directory is refused. Ctrl-C \
-            removes the file being written and exits with status 130.
+            replaced; an existing file is replaced atomically; a directory, the model, the primer \
+            or a path inside the model directory is refused. With --count K, every file (and \
+            --wav's) is checked before sampling and all are put in place at the end: a failure \
+            leaves none of them written. Ctrl-C removes the files being written and exits with \
+            status 130.
             """)
 
     @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json) as `drummer export` writes it, the name of an installed one (found from any folder: see docs/install.md), a training checkpoint (.h5), or a checkpoint directory (see --step); groove is the shipped model.",
