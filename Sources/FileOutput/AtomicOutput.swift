@@ -131,8 +131,23 @@ public final class PendingFile {
         }
     }
 
-    /// Puts the temporary file, filled by someone else (say a child process), in place.
-    func commitTemporaryFile() throws {
+    /// Writes `data` into the temporary file (from `prepare(..., temporaryFile: true)`) without
+    /// putting it in place: a command writing several files stages them all and commits them
+    /// at the end (`commitTemporaryFile`), so a failure on one leaves none of them written.
+    public func stage(_ data: Data) throws {
+        guard let tmp = temporaryPath else { preconditionFailure("prepare(..., temporaryFile: true) gives a temporary file") }
+        do {
+            try AtomicOutput.withDescriptor(tmp, flags: O_WRONLY | O_TRUNC | O_CLOEXEC) { fd in
+                try AtomicOutput.writeAll(data, to: fd)
+            }
+        } catch let e as AtomicOutput.SystemCallError {
+            discard()
+            throw OutputError(path: path, message: "cannot write\(e.what.isEmpty ? "" : " " + e.what): \(ErrorText.errno(e.code))")
+        }
+    }
+
+    /// Puts the temporary file, filled by `stage` or by someone else (say a child process), in place.
+    public func commitTemporaryFile() throws {
         guard let tmp = temporaryPath else { preconditionFailure("prepare(..., temporaryFile: true) gives a temporary file") }
         switch destination {
         case .file(let target, let mode):
@@ -155,6 +170,9 @@ public final class PendingFile {
             try AtomicOutput.writeThrough(data, destination: destination, path: path)
         }
     }
+
+    /// False once the temporary file is committed or discarded.
+    public var isPending: Bool { registration != nil }
 
     /// Removes the temporary file (nothing is written). Harmless after `commit`.
     public func discard() {

@@ -94,23 +94,6 @@ public enum TemporaryFiles {
         registry.withLock { body(&$0) }
     }
 
-    /// Writes `contents` to a registered temporary file in the system's temporary
-    /// directory, passes its path to `body` and removes it afterwards.
-    public static func withScratchFile<T>(named name: String, contents: Data, _ body: (String) throws -> T) throws -> T {
-        let dir = NSTemporaryDirectory()
-        sweepOnce(directory: dir)
-        let path = (dir as NSString).appendingPathComponent(temporaryName(for: name))
-        let registration = register(path, destination: path)
-        defer {
-            unlink(path)
-            unregister(registration)
-        }
-        do { try contents.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting) } catch {
-            throw OutputError(path: path, message: "cannot write a temporary file: \(ErrorText.describe(error))")
-        }
-        return try body(path)
-    }
-
     // MARK: - Stale temporaries
 
     /// A name of one of this tool's temporaries, taken apart.

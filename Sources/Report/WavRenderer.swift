@@ -39,39 +39,69 @@ public enum WavRenderer {
     /// Renders `midi` to the WAV file `wav` (16-bit stereo at `sampleRate`, written by the
     /// output rules of AtomicOutput), or says why it was skipped.
     public static func render(midi: String, to wav: String, soundfont: String?, sampleRate: Int = 44100) throws -> Outcome {
-        guard let synth = executable(named: "fluidsynth") else {
-            return .skipped(reason: "fluidsynth is not installed (\(installHint))")
-        }
-        let font: String
-        if let soundfont {
-            guard FileManager.default.fileExists(atPath: soundfont) else {
-                throw RenderError(description: "--soundfont \(soundfont): no such file")
-            }
-            font = soundfont
-        } else if let found = soundfontCandidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            font = found
-        } else {
-            return .skipped(reason: "no General MIDI soundfont found (apt-get install fluid-soundfont-gm, or give --soundfont)")
+        let (synth, font): (String, String)
+        switch try tools(soundfont: soundfont) {
+        case .failure(let skipped): return skipped.outcome
+        case .success(let found): (synth, font) = found
         }
         // Written by the output rules (AtomicOutput, .userFile): FluidSynth renders into
         // a temporary file, renamed over a regular file or copied into a device or FIFO.
         try AtomicOutput.file(at: wav, options: .userFile) { tmp in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: synth)
-            p.arguments = ["-ni", "-q", "-g", "0.8", "-r", String(sampleRate), "-T", "wav", "-F", tmp, font, midi]
-            p.standardInput = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            let err = Pipe()
-            p.standardError = err
-            try p.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            var st = stat()
-            guard p.terminationStatus == 0, stat(tmp, &st) == 0, st.st_size > 0 else {
-                throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
-                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
+            try run(synth, font: font, midi: midi, into: tmp, sampleRate: sampleRate)
         }
         return .rendered(path: wav)
+    }
+
+    /// Renders `midi` into the temporary file of `wav` (prepared with a temporary file), which
+    /// the caller puts in place with the other files of its run; or says why it was skipped.
+    public static func render(midi: String, into wav: PendingFile, soundfont: String?, sampleRate: Int = 44100) throws -> Outcome {
+        guard let tmp = wav.temporaryPath else { preconditionFailure("prepare(..., temporaryFile: true) gives a temporary file") }
+        switch try tools(soundfont: soundfont) {
+        case .failure(let skipped): return skipped.outcome
+        case .success(let (synth, font)):
+            try run(synth, font: font, midi: midi, into: tmp, sampleRate: sampleRate)
+            return .rendered(path: wav.path)
+        }
+    }
+
+    struct Skipped: Error {
+        let reason: String
+        var outcome: Outcome { .skipped(reason: reason) }
+    }
+
+    /// FluidSynth and the soundfont, or why rendering is skipped.
+    static func tools(soundfont: String?) throws -> Result<(String, String), Skipped> {
+        guard let synth = executable(named: "fluidsynth") else {
+            return .failure(Skipped(reason: "fluidsynth is not installed (\(installHint))"))
+        }
+        if let soundfont {
+            guard FileManager.default.fileExists(atPath: soundfont) else {
+                throw RenderError(description: "--soundfont \(soundfont): no such file")
+            }
+            return .success((synth, soundfont))
+        }
+        guard let found = soundfontCandidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            return .failure(Skipped(reason: "no General MIDI soundfont found (apt-get install fluid-soundfont-gm, or give --soundfont)"))
+        }
+        return .success((synth, found))
+    }
+
+    /// Runs FluidSynth on `midi`, writing the WAV file `tmp`.
+    static func run(_ synth: String, font: String, midi: String, into tmp: String, sampleRate: Int) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: synth)
+        p.arguments = ["-ni", "-q", "-g", "0.8", "-r", String(sampleRate), "-T", "wav", "-F", tmp, font, midi]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        var st = stat()
+        guard p.terminationStatus == 0, stat(tmp, &st) == 0, st.st_size > 0 else {
+            throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
+                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 }

@@ -9,6 +9,9 @@ import Train
 public struct RunOptions: Sendable {
     public var data: String?
     public var resume: String?
+    /// The model directory the run's chosen step is exported to afterwards (`train -o`): checked
+    /// against the data and the checkpoint directory before anything is written.
+    public var output: String?
     /// The values a new run starts from before the options given: `drummer train --recipe`, whose
     /// default is grid; options built in code start from the table's defaults (original).
     public var recipe: Recipe = .original

@@ -5,6 +5,7 @@
 // run with an error and write nothing, so the last checkpoint on disk is good.
 import Checkpoints
 import DrummerCore
+import FileOutput
 import Foundation
 import Train
 import ModelFiles
@@ -109,6 +110,13 @@ public final class TrainingRun {
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceRegularization(start.configuration, reporter: reporter)
+        // The checkpoints and the export go beside the data, never into it.
+        let dataInput = CommandInput(data.path, role: "the dataset")
+        try InputOverlap.check(output: configuration.checkpointDirectory, inputs: [dataInput])
+        if let output = options.output {
+            try InputOverlap.check(output: output, directory: true,
+                                   inputs: [dataInput, CommandInput(configuration.checkpointDirectory, role: "the checkpoint directory")])
+        }
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
         lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)

@@ -86,6 +86,11 @@ struct ChooseStepCommand: ParsableCommand {
 
     func run() throws {
         InterruptCleanup.install()
+        if let export {
+            // Checked before the (long) measurements.
+            try InputOverlap.check(output: export, directory: true, inputs: [
+                CommandInput(checkpointDir, role: "the checkpoint directory"), CommandInput(reference, role: "the reference")])
+        }
         var chooser = StepChooser(checkpointDir: checkpointDir, reference: reference, quantize: quantize, fromStep: fromStep,
                                   toStep: toStep, count: count, notes: notes, seed: seed, structure: structure,
                                   closest: closest, temperature: temperature)

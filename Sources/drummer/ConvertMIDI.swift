@@ -128,6 +128,9 @@ struct ConvertMIDI: ParsableCommand {
         settings.extraction.parseMode = strict ? .strict : lenient ? .lenient : .safe
 
         InterruptCleanup.install()
+        try InputOverlap.check(output: output, directory: true, inputs: [
+            CommandInput(directory, role: "the folder of MIDI files"),
+            CommandInput(["none", "original"].contains(noteMap) ? "" : noteMap, role: "the note map")])
         let progress = ProgressLine(label: "convert-midi")
         let report: ConversionReport
         do {

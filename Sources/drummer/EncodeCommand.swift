@@ -31,6 +31,8 @@ struct EncodeCommand: ParsableCommand {
 
     func run() throws {
         InterruptCleanup.install()
+        try InputOverlap.check(output: output, inputs: [CommandInput(model, role: "the model"),
+                                                        CommandInput(data, role: "the input data")])
         let m = try EvaluatedModel.load(path: model)
         let classes = try EvalInput.events(path: data, model: m, ppq: nil, quantize: nil).events
         let k = m.weights.shape.inputGroups.count

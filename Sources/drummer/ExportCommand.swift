@@ -68,8 +68,16 @@ struct ExportCommand: ParsableCommand {
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
-        if exists, isDir.boolValue,
-           FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json")) {
+        let isModelDirectory = exists && isDir.boolValue
+            && FileManager.default.fileExists(atPath: (checkpoint as NSString).appendingPathComponent("model.json"))
+        // Neither output may be the input, or lie inside it (a model directory is read whole
+        // first, so a model directory output may replace it).
+        let input = CommandInput(checkpoint, role: isModelDirectory ? "the input model directory"
+                                 : exists && isDir.boolValue ? "the input checkpoint directory" : "the input checkpoint",
+                                 mayBeReplaced: isModelDirectory && format == .model)
+        try InputOverlap.check(output: destination, directory: format == .model, inputs: [input])
+        if let swift { try InputOverlap.check(output: swift, inputs: [input]) }
+        if isModelDirectory {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
             // Read whole before anything is written, so -o may name the model directory itself.
             let m = try ModelDirectory.load(path: checkpoint)

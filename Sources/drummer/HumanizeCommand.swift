@@ -58,6 +58,8 @@ struct HumanizeCommand: ParsableCommand {
         let status: (String) -> Void = destination.isStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
         let path = try ModelLocator.resolve(model)
+        try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize"),
+                                                        CommandInput(path, role: "the model")])
         let loaded = try ModelDirectory.load(path: path)
         if path != model { status("model: \(path)") }
         let ppq = loaded.groups.ticksPerQuarter

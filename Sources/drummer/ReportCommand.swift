@@ -72,6 +72,16 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
         InterruptCleanup.install()
+        // The page must not replace what it is drawn from, checked before the (long) drawing.
+        let inputs = generated.map { CommandInput($0, role: "the MIDI file") }
+            + [CommandInput(checkpoints ?? "", role: "the checkpoint directory"),
+               CommandInput(model ?? "", role: "the model directory"),
+               CommandInput(reference ?? "", role: "the reference"),
+               CommandInput(soundfont ?? "", role: "the soundfont")]
+        do { try InputOverlap.check(output: output, inputs: inputs) } catch {
+            stderr("error: \(error)")
+            throw ExitCode(1)
+        }
         var options = ReportOptions()
         options.checkpoints = checkpoints
         options.model = model

@@ -35,8 +35,11 @@ struct SampleCommand: ParsableCommand {
             Outputs: -o - (or /dev/stdout) writes the MIDI bytes to standard output (the status \
             lines then go to standard error); a character device or FIFO (-o /dev/null, a named \
             pipe) is written through, never replaced; a symbolic link is followed and its target \
-            replaced; an existing file is replaced atomically; a directory is refused. Ctrl-C \
-            removes the file being written and exits with status 130.
+            replaced; an existing file is replaced atomically; a directory, the model, the primer \
+            or a path inside the model directory is refused. With --count K, every file (and \
+            --wav's) is checked before sampling and all are put in place at the end: a failure \
+            leaves none of them written. Ctrl-C removes the files being written and exits with \
+            status 130.
             """)
 
     @Argument(help: ArgumentHelp("Model directory (Wx.bin, Wy.bin, model.json) as `drummer export` writes it, the name of an installed one (found from any folder: see docs/install.md), a training checkpoint (.h5), or a checkpoint directory (see --step); groove is the shipped model.",
@@ -182,7 +185,20 @@ struct SampleCommand: ParsableCommand {
         let status: (String) -> Void = toStandardOutput
             ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
             : { print($0) }
-        let loaded = try ModelSource.load(try ModelLocator.resolve(model), step: step)
+        let modelPath = try ModelLocator.resolve(model)
+        // Every file of the run (and its --wav file) is checked before the model is read, and
+        // prepared before any sampling; all are put in place at the end: a failure leaves none
+        // of them written.
+        let inputs = [CommandInput(modelPath, role: "the model"), CommandInput(primer ?? "", role: "the primer"),
+                      CommandInput(soundfont ?? "", role: "the soundfont")]
+        let paths = (1...count).map { k in
+            [Self.outputPath(output, index: k, of: count)] + (wav.map { [Self.outputPath($0, index: k, of: count)] } ?? [])
+        }
+        for path in paths.joined() {
+            _ = try AtomicOutput.resolve(path, options: .userFile)
+            try InputOverlap.check(output: path, inputs: inputs)
+        }
+        let loaded = try ModelSource.load(modelPath, step: step)
         if loaded.origin != model, !json { status("model: \(loaded.origin)") }
         // Files are written, and primers read, at the model's PPQ, in 4/4 bars.
         let ppq = loaded.groups.ticksPerQuarter
@@ -268,7 +284,12 @@ struct SampleCommand: ParsableCommand {
         // a grid primer's last bar is the primer's, so N bars follow it.
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
         let endTick = bars.map { (generationStart / barLength + (gridPrimer != nil ? 1 : 0) + $0) * barLength }
+        let batch = OutputBatch()
+        let prepared = try paths.map { try $0.map { try batch.prepare($0, options: .userFile) } }
+        let midiFiles = prepared.map { $0[0] }, wavFiles = prepared.compactMap { $0.count > 1 ? $0[1] : nil }
         var report: [SampleReport.File] = []
+        // What is said about the files, once they are in place: status lines, and --wav's on standard error.
+        var lines: [String] = [], toStandardError: [String] = []
         for k in 0..<count {
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
             var generated: [GeneratedHit] = []
@@ -296,22 +317,17 @@ struct SampleCommand: ParsableCommand {
                 generated = try sampler.generate(count: notes, options: options, primer: primerEvents, rng: &rng)
             }
             let hits = primerHits + generated.map(\.hit)
-            let path = Self.outputPath(output, index: k + 1, of: count)
-            try DrumMIDI.write(hits, to: path, options: midi)
+            let path = midiFiles[k].path
+            try midiFiles[k].stage(Data(DrumMIDI.encode(hits, options: midi)))
             let kept = DrumMIDI.deduplicated(hits)
             let written = kept.count
-            if let wav {
-                let wavPath = Self.outputPath(wav, index: k + 1, of: count)
-                // FluidSynth reads a MIDI file: the one written, or a scratch copy when -o
-                // was standard output, a device or a FIFO.
-                let outcome = destination.isRegularFile
-                    ? try WavRenderer.render(midi: path, to: wavPath, soundfont: soundfont)
-                    : try TemporaryFiles.withScratchFile(named: "sample.mid", contents: Data(DrumMIDI.encode(hits, options: midi))) {
-                        try WavRenderer.render(midi: $0, to: wavPath, soundfont: soundfont)
-                    }
-                switch outcome {
-                case .rendered(let p): FileHandle.standardError.write(Data("wrote \(p): audio rendered by FluidSynth\n".utf8))
-                case .skipped(let reason): FileHandle.standardError.write(Data("--wav skipped: \(reason)\n".utf8))
+            if !wavFiles.isEmpty, let midiTemporary = midiFiles[k].temporaryPath {
+                // FluidSynth reads the MIDI file staged for this one.
+                switch try WavRenderer.render(midi: midiTemporary, into: wavFiles[k], soundfont: soundfont) {
+                case .rendered(let p): toStandardError.append("wrote \(p): audio rendered by FluidSynth")
+                case .skipped(let reason):
+                    wavFiles[k].discard()
+                    toStandardError.append("--wav skipped: \(reason)")
                 }
             }
             if json {
@@ -326,8 +342,11 @@ struct SampleCommand: ParsableCommand {
                 + (setting.all == nil && !loaded.sampling.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
-            status(line)
+            lines.append(line)
         }
+        try batch.commit()
+        for line in toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        for line in lines { status(line) }
         if json { FileHandle.standardOutput.write(try JSONOutput.encode(SampleReport(files: report))) }
     }
 

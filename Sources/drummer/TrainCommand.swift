@@ -176,6 +176,7 @@ struct TrainCommand: ParsableCommand {
 
     var options: RunOptions {
         var o = RunOptions(data: data, resume: resume)
+        o.output = output
         o[Settings.hidden] = hidden
         o[Settings.layers] = layers
         o[Settings.unroll] = unroll

@@ -1,0 +1,158 @@
+// An output that resolves to an input of the command is refused before anything is written,
+// and the input is left byte for byte as it was; a batch of files (sample --count) whose
+// destination fails leaves none of its files behind.
+import Foundation
+import XCTest
+
+final class InputOverlapCLITests: XCTestCase {
+    private var tmp: URL!
+    private var fm: FileManager { FileManager.default }
+
+    override func setUpWithError() throws { tmp = try CLI.temporaryDirectory("input-overlap-cli") }
+    override func tearDownWithError() throws { try? fm.removeItem(at: tmp) }
+
+    private func path(_ name: String) -> String { tmp.appendingPathComponent(name).path }
+
+    /// A small dataset, a checkpoint trained on it for one step and the model exported from it.
+    private func trained() throws -> (data: String, checkpoint: String, model: String) {
+        let data = path("data")
+        let groove: [(Int32, Int32)] = [(0, 2), (2, 1), (1, 1), (2, 1)]
+        try TestDataset.write(URL(fileURLWithPath: data), pairs: (0..<400).map { groove[$0 % 4] },
+                              vocabJSON: #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120, 240]}"#)
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data, "--hidden", "8", "--steps", "1",
+                             "--batch-size", "1", "--unroll", "8", "--checkpoint-dir", path("ck")])
+        XCTAssertEqual(t.status, 0, t.stderr + t.stdout)
+        let e = try CLI.run(["export", path("ck/ckpt-1.h5"), "-o", path("mdir")])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        return (data, path("ck/ckpt-1.h5"), path("mdir"))
+    }
+
+    /// Every file under `root` (or `root` itself) and its bytes.
+    private func snapshot(_ root: String) throws -> [String: Data] {
+        var isDir: ObjCBool = false
+        guard fm.fileExists(atPath: root, isDirectory: &isDir) else { return [:] }
+        guard isDir.boolValue else { return [root: try Data(contentsOf: URL(fileURLWithPath: root))] }
+        var files: [String: Data] = [:]
+        for name in try fm.subpathsOfDirectory(atPath: root) {
+            let p = root + "/" + name
+            var sub: ObjCBool = false
+            if fm.fileExists(atPath: p, isDirectory: &sub), !sub.boolValue { files[name] = try Data(contentsOf: URL(fileURLWithPath: p)) }
+        }
+        return files
+    }
+
+    /// `args` exits 1 with `message` on standard error, and `inputs` keep their bytes.
+    private func assertRefused(_ args: [String], _ message: String, keeps inputs: [String],
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try inputs.map(snapshot)
+        let r = try CLI.run(args)
+        XCTAssertEqual(r.status, 1, "\(args): " + r.stderr + r.stdout, file: file, line: line)
+        XCTAssertTrue(r.stderr.contains(message), "\(args): " + r.stderr, file: file, line: line)
+        for (input, old) in zip(inputs, before) {
+            XCTAssertEqual(try snapshot(input), old, "\(input) changed by \(args)", file: file, line: line)
+        }
+    }
+
+    func testExportRefusesToWriteOverItsInput() throws {
+        let (_, ckpt, model) = try trained()
+        for format in ["safetensors", "onnx"] {
+            try assertRefused(["export", ckpt, "--format", format, "-o", ckpt],
+                              "\(ckpt): is the input checkpoint \(ckpt); write elsewhere", keeps: [ckpt])
+        }
+        try assertRefused(["export", ckpt, "-o", path("m2"), "--swift", ckpt],
+                          "\(ckpt): is the input checkpoint \(ckpt); write elsewhere", keeps: [ckpt])
+        XCTAssertFalse(fm.fileExists(atPath: path("m2")))
+        for inside in ["Wx.bin", "model.json", "new.safetensors"] {
+            try assertRefused(["export", model, "--format", "safetensors", "-o", model + "/" + inside],
+                              "\(model)/\(inside): lies inside the input model directory \(model); write elsewhere", keeps: [model])
+        }
+        // The checkpoint directory holding the input checkpoint is not replaced by a model directory.
+        try assertRefused(["export", ckpt, "-o", path("ck")], "holds the input checkpoint \(ckpt)", keeps: [path("ck")])
+        // A symbolic link to the input is the input.
+        XCTAssertNoThrow(try fm.createSymbolicLink(atPath: path("link.h5"), withDestinationPath: ckpt))
+        try assertRefused(["export", ckpt, "--format", "safetensors", "-o", path("link.h5")],
+                          "is the input checkpoint \(ckpt)", keeps: [ckpt])
+        // A model directory written again in place stays allowed.
+        let again = try CLI.run(["export", model, "-o", model, "--temperature", "1.1"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+    }
+
+    func testEncodeImportAndConvertRefuseTheirInputs() throws {
+        let (data, ckpt, model) = try trained()
+        try assertRefused(["encode", model, "--data", data, "-o", data + "/events.npy"],
+                          "\(data)/events.npy: lies inside the input data \(data); write elsewhere", keeps: [data])
+        try assertRefused(["encode", ckpt, "--data", data, "-o", ckpt], "is the model \(ckpt)", keeps: [ckpt])
+        let st = path("m.safetensors")
+        XCTAssertEqual(try CLI.run(["export", model, "--format", "safetensors", "-o", st]).status, 0)
+        try assertRefused(["import", st, "-o", st], "\(st): is the input safetensors file \(st); write elsewhere", keeps: [st])
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        let copy = path("src")
+        try fm.copyItem(atPath: src, toPath: copy)
+        try assertRefused(["convert-midi", copy, "-o", copy + "/data"], "lies inside the folder of MIDI files \(copy)", keeps: [copy])
+        XCTAssertFalse(fm.fileExists(atPath: copy + "/data"))
+    }
+
+    func testSampleHumanizeAndReportRefuseTheirInputs() throws {
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let beat = path("beat.mid")
+        XCTAssertEqual(try CLI.run(["sample", groove, "-n", "40", "--seed", "2", "-o", beat]).status, 0)
+        try assertRefused(["sample", groove, "-n", "10", "--primer", beat, "-o", beat],
+                          "\(beat): is the primer \(beat); write elsewhere", keeps: [beat])
+        try assertRefused(["sample", groove, "-n", "10", "--primer", beat, "-o", path("x.mid"), "--wav", beat],
+                          "\(beat): is the primer \(beat); write elsewhere", keeps: [beat])
+        XCTAssertFalse(fm.fileExists(atPath: path("x.mid")))
+        try assertRefused(["humanize", beat, "-o", beat], "\(beat): is the beat to humanize \(beat); write elsewhere", keeps: [beat])
+        try assertRefused(["report", beat, "-o", beat, "--no-audio"], "\(beat): is the MIDI file \(beat); write elsewhere", keeps: [beat])
+
+        let (_, _, model) = try trained()
+        try assertRefused(["sample", model, "-n", "10", "-o", model + "/Wx.bin"],
+                          "\(model)/Wx.bin: lies inside the model \(model); write elsewhere", keeps: [model])
+        try assertRefused(["sample", model, "-n", "10", "-o", model + "/new.mid"], "lies inside the model \(model)", keeps: [model])
+        try assertRefused(["report", "--model", model, "-o", model + "/model.json", "--no-audio"],
+                          "lies inside the model directory \(model)", keeps: [model])
+        try assertRefused(["report", "--checkpoints", path("ck"), "-o", path("ck/train_log.csv"), "--no-audio"],
+                          "lies inside the checkpoint directory \(path("ck"))", keeps: [path("ck")])
+        try assertRefused(["report", "--reference", beat, "-o", beat, "--no-audio"], "is the reference \(beat)", keeps: [beat])
+    }
+
+    func testTrainKeepsItsCheckpointsAndExportOutOfTheData() throws {
+        let (data, _, _) = try trained()
+        let base = ["train", "--recipe", "original", "--data", data, "--hidden", "8", "--steps", "1", "--batch-size", "1", "--unroll", "8"]
+        try assertRefused(base + ["--checkpoint-dir", data], "is the dataset", keeps: [data])
+        try assertRefused(base + ["--checkpoint-dir", data + "/ck"], "lies inside the dataset", keeps: [data])
+        XCTAssertFalse(fm.fileExists(atPath: data + "/ck"))
+        try assertRefused(base + ["--checkpoint-dir", path("ck2"), "-o", data + "/model"], "lies inside the dataset", keeps: [data])
+        XCTAssertFalse(fm.fileExists(atPath: path("ck2/ckpt-1.h5")))
+    }
+
+    /// `sample --count 3 -o out/y.mid` with out/y-3.mid a directory: refused before any file is
+    /// written, so no y-1.mid or y-2.mid of a failed batch is left looking complete.
+    func testSampleCountChecksEveryFileBeforeWritingAny() throws {
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let out = path("out")
+        try fm.createDirectory(atPath: out + "/y-3.mid", withIntermediateDirectories: true)
+        let r = try CLI.run(["sample", groove, "-n", "5", "--seed", "1", "--count", "3", "-o", out + "/y.mid"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(out)/y-3.mid: is a directory"), r.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: out), ["y-3.mid"])
+        // The same for a --wav file of the batch; and an existing file of the batch keeps its bytes.
+        try Data("old".utf8).write(to: URL(fileURLWithPath: out + "/y-1.mid"))
+        let w = try CLI.run(["sample", groove, "-n", "5", "--seed", "1", "--count", "3", "-o", out + "/z.mid",
+                             "--wav", out + "/y.mid"])
+        XCTAssertEqual(w.status, 1, w.stderr)
+        XCTAssertTrue(w.stderr.contains("\(out)/y-3.mid: is a directory"), w.stderr)
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: out)), ["y-1.mid", "y-3.mid"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/y-1.mid")), Data("old".utf8))
+        // Two outputs of one run that are one file.
+        let same = try CLI.run(["sample", groove, "-n", "5", "--seed", "1", "-o", path("s.mid"), "--wav", path("s.mid")])
+        XCTAssertEqual(same.status, 1, same.stderr)
+        XCTAssertTrue(same.stderr.contains("\(path("s.mid")): is also the output \(path("s.mid")) of this run"), same.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: path("s.mid")))
+        // A batch that succeeds writes every file, with no temporary left.
+        let ok = try CLI.run(["sample", groove, "-n", "5", "--seed", "1", "--count", "2", "-o", path("ok.mid")])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-1.mid")): 5 notes"), ok.stdout)
+        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-2.mid")): 5 notes"), ok.stdout)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: tmp.path).filter { $0.contains("drummer-tmp") }, [])
+    }
+}
