@@ -282,3 +282,14 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
         }
     }
 }
+
+extension CommandInput {
+    /// A checkpoint directory as a command's input: an output may go inside it under a name
+    /// that is not the directory's own (its checkpoints, log, run record, lock, or a temporary).
+    public static func checkpointDirectory(_ path: String) -> CommandInput {
+        CommandInput(path, role: "the checkpoint directory", ownsName: { name in
+            name.hasPrefix(".") || [CheckpointDirectory.runFileName, CheckpointDirectory.logFileName].contains(name)
+                || (name.hasPrefix("ckpt-") && name.hasSuffix(".h5"))
+        })
+    }
+}

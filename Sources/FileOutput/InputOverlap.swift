@@ -7,7 +7,10 @@
 //   model it reads, even where the file does not exist yet;
 // - a directory output that holds an input: replacing the directory would delete it.
 // An input read whole before anything is written (`export MODEL -o MODEL`) may be replaced
-// by the output itself (`mayBeReplaced`), never written into.
+// by the output itself (`mayBeReplaced`), never written into. A directory whose files are all
+// named by a rule (a checkpoint directory: ckpt-*.h5, train_log.csv, run.json, its lock) may
+// take other files (`ownsName`: `report --checkpoints ck -o ck/report.html`); a name the rule
+// claims, and the directory itself, are still refused.
 // Standard output, descriptors, devices and FIFOs are written through, never replaced: they
 // are not checked. A missing input is not checked either: its reader reports it.
 import Foundation
@@ -25,11 +28,16 @@ public struct CommandInput: Sendable {
     /// True when the command reads it whole before writing, so that an output may replace it
     /// (still not be written inside it).
     public let mayBeReplaced: Bool
+    /// For a directory whose own files are all named by a rule: the rule (true: a name the
+    /// directory owns). An output inside it under another name is then allowed; nil: nothing
+    /// may be written inside.
+    public let ownsName: (@Sendable (String) -> Bool)?
 
-    public init(_ path: String, role: String, mayBeReplaced: Bool = false) {
+    public init(_ path: String, role: String, mayBeReplaced: Bool = false, ownsName: (@Sendable (String) -> Bool)? = nil) {
         self.path = path
         self.role = role
         self.mayBeReplaced = mayBeReplaced
+        self.ownsName = ownsName
     }
 }
 
@@ -49,7 +57,12 @@ public enum InputOverlap {
                 if input.mayBeReplaced && directory { continue }
                 throw refuse("is")
             }
-            if inputID.isDirectory, outputAncestors.contains(inputID) {
+            if inputID.isDirectory, let owns = input.ownsName, outputAncestors.contains(inputID) {
+                // Only a name the directory owns, directly inside it, is its file.
+                if outputAncestors.first == inputID, owns((target as NSString).lastPathComponent) {
+                    throw refuse("is a file of")
+                }
+            } else if inputID.isDirectory, outputAncestors.contains(inputID) {
                 throw refuse("lies inside")
             }
             if directory, let outputID, outputID.isDirectory,

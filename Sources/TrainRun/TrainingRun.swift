@@ -115,7 +115,7 @@ public final class TrainingRun {
         try InputOverlap.check(output: configuration.checkpointDirectory, inputs: [dataInput])
         if let output = options.output {
             try InputOverlap.check(output: output, directory: true,
-                                   inputs: [dataInput, CommandInput(configuration.checkpointDirectory, role: "the checkpoint directory")])
+                                   inputs: [dataInput, .checkpointDirectory(configuration.checkpointDirectory)])
         }
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.

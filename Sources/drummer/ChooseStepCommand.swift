@@ -89,7 +89,7 @@ struct ChooseStepCommand: ParsableCommand {
         if let export {
             // Checked before the (long) measurements.
             try InputOverlap.check(output: export, directory: true, inputs: [
-                CommandInput(checkpointDir, role: "the checkpoint directory"), CommandInput(reference, role: "the reference")])
+                .checkpointDirectory(checkpointDir), CommandInput(reference, role: "the reference")])
         }
         var chooser = StepChooser(checkpointDir: checkpointDir, reference: reference, quantize: quantize, fromStep: fromStep,
                                   toStep: toStep, count: count, notes: notes, seed: seed, structure: structure,

@@ -74,7 +74,9 @@ struct ExportCommand: ParsableCommand {
         // first, so a model directory output may replace it).
         let input = CommandInput(checkpoint, role: isModelDirectory ? "the input model directory"
                                  : exists && isDir.boolValue ? "the input checkpoint directory" : "the input checkpoint",
-                                 mayBeReplaced: isModelDirectory && format == .model)
+                                 mayBeReplaced: isModelDirectory && format == .model,
+                                 ownsName: exists && isDir.boolValue && !isModelDirectory
+                                    ? CommandInput.checkpointDirectory(checkpoint).ownsName : nil)
         try InputOverlap.check(output: destination, directory: format == .model, inputs: [input])
         if let swift { try InputOverlap.check(output: swift, inputs: [input]) }
         if isModelDirectory {

@@ -74,7 +74,7 @@ struct ReportCommand: ParsableCommand {
         InterruptCleanup.install()
         // The page must not replace what it is drawn from, checked before the (long) drawing.
         let inputs = generated.map { CommandInput($0, role: "the MIDI file") }
-            + [CommandInput(checkpoints ?? "", role: "the checkpoint directory"),
+            + [.checkpointDirectory(checkpoints ?? ""),
                CommandInput(model ?? "", role: "the model directory"),
                CommandInput(reference ?? "", role: "the reference"),
                CommandInput(soundfont ?? "", role: "the soundfont")]

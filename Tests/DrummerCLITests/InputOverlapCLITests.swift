@@ -111,7 +111,16 @@ final class InputOverlapCLITests: XCTestCase {
         try assertRefused(["report", "--model", model, "-o", model + "/model.json", "--no-audio"],
                           "lies inside the model directory \(model)", keeps: [model])
         try assertRefused(["report", "--checkpoints", path("ck"), "-o", path("ck/train_log.csv"), "--no-audio"],
-                          "lies inside the checkpoint directory \(path("ck"))", keeps: [path("ck")])
+                          "\(path("ck/train_log.csv")): is a file of the checkpoint directory \(path("ck"))", keeps: [path("ck")])
+        try assertRefused(["export", path("ck"), "--format", "safetensors", "-o", path("ck/ckpt-2.h5")],
+                          "is a file of the input checkpoint directory \(path("ck"))", keeps: [path("ck")])
+        XCTAssertFalse(fm.fileExists(atPath: path("ck/ckpt-2.h5")))
+        // A checkpoint directory takes other files: the page beside its log, a sampled file.
+        let page = try CLI.run(["report", "--checkpoints", path("ck"), "-o", path("ck/report.html"), "--no-audio"])
+        XCTAssertEqual(page.status, 0, page.stderr)
+        let sampled = try CLI.run(["sample", path("ck"), "-n", "10", "-o", path("ck/s.mid")])
+        XCTAssertEqual(sampled.status, 0, sampled.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: path("ck/report.html")) && fm.fileExists(atPath: path("ck/s.mid")))
         try assertRefused(["report", "--reference", beat, "-o", beat, "--no-audio"], "is the reference \(beat)", keeps: [beat])
     }
 
