@@ -92,12 +92,18 @@ struct HumanizeCommand: ParsableCommand {
         // --style (refused for a model without a style input), else the likeliest for the beat.
         let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
         var styleNote = ""
-        if let names = loaded.groups.grid?.styles?.names {
-            // A --style that stands for several styles: the likeliest of them.
-            options.style = try given.flatMap { $0.count == 1 ? $0[0] : nil } ?? humanizer.likeliestStyle(beat, among: given)
-            if let s = options.style { styleNote = ", style \(names[s])" + (given?.count == 1 ? "" : " (likeliest for the beat)") }
+        let out: [BeatHit]
+        do {
+            if let names = loaded.groups.grid?.styles?.names {
+                // A --style that stands for several styles: the likeliest of them.
+                options.style = try given.flatMap { $0.count == 1 ? $0[0] : nil } ?? humanizer.likeliestStyle(beat, among: given)
+                if let s = options.style { styleNote = ", style \(names[s])" + (given?.count == 1 ? "" : " (likeliest for the beat)") }
+            }
+            out = try humanizer.humanize(beat, options: options, rng: &rng)
+        } catch let e as HumanizeError {
+            // What the model cannot read in the beat (a bar not in 4/4, a drum it does not know).
+            throw CommandFailure("\(input): \(e)")
         }
-        let out = try humanizer.humanize(beat, options: options, rng: &rng)
         var previous = 0
         // In onset order (a grid model may move a hit of one class past another's in its 16th).
         let ordered = out.enumerated().sorted { ($0.element.onset, $0.offset) < ($1.element.onset, $1.offset) }.map(\.element)

@@ -104,5 +104,11 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("c.mid").path), "nothing written")
         let window = try CLI.run(["humanize", src + "/" + f, "--window", "-1", "-o", a])
         XCTAssertEqual(window.status, 64)
+        // A beat the grid model cannot read (5/4): the error names the file, nothing is written.
+        let fiveFour = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session2/111_rock-prog_110_beat_5-4.mid").path
+        let odd = try CLI.run(["humanize", fiveFour, "--model", model, "-o", root.appendingPathComponent("d.mid").path])
+        XCTAssertEqual(odd.status, 1)
+        XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 bars only: the hit at tick 0 lies in a bar of 2400 ticks, not 1920\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("d.mid").path))
     }
 }
