@@ -126,9 +126,13 @@ public enum DrumMIDI {
         try AtomicOutput.write(Data(encode(hits, options: options)), to: path, options: output)
     }
 
+    /// Whether a tempo event can hold `bpm`: 1...16777215 µs per quarter note.
+    public static func canWrite(bpm: Double) -> Bool {
+        bpm.isFinite && bpm >= 60_000_000 / 16_777_215 && bpm <= 60_000_000
+    }
+
     static func validate(_ o: DrumMIDIOptions) throws {
-        // A tempo event holds 1...16777215 µs per quarter note.
-        guard o.bpm.isFinite, o.bpm >= 60_000_000 / 16_777_215, o.bpm <= 60_000_000 else {
+        guard canWrite(bpm: o.bpm) else {
             throw DrumMIDIError("tempo \(o.bpm) BPM cannot be written: it must be in 3.58...60000000")
         }
         if let v = o.velocity, !(1...127).contains(v) { throw DrumMIDIError("velocity \(v) is outside 1...127") }

@@ -69,6 +69,7 @@ struct HumanizeCommand: ParsableCommand {
         let hits = try FileHits.read(path: input, settings: settings)
         guard hits.count > 0 else { throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found)") }
         let tempo = bpm ?? (try? MIDIFile.read(path: input))?.file.tempoMap.firstBPM ?? 120
+        if bpm == nil { try SampleCommand.checkTempo(tempo, of: input) }
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                     tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0])

@@ -84,6 +84,14 @@ struct SampleCommand: ParsableCommand {
     }
 
     /// --temperature parsed (its errors are usage errors).
+    /// A MIDI file's first tempo, which the output takes when no --bpm is given, refused when
+    /// no tempo event can hold it (a tempo of 0 µs per quarter note reads as inf BPM).
+    static func checkTempo(_ bpm: Double, of file: String) throws {
+        guard DrumMIDI.canWrite(bpm: bpm) else {
+            throw CommandFailure("\(file): its first tempo, \(bpm) BPM, is outside what a MIDI file can hold (3.58 to 60,000,000 BPM): give --bpm")
+        }
+    }
+
     static func setting(_ text: String) throws -> TemperatureSetting {
         do { return try TemperatureSetting(parsing: text) } catch { throw ValidationError(error.description) }
     }
@@ -282,6 +290,7 @@ struct SampleCommand: ParsableCommand {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
         }
+        if bpm == nil, let p = primer, let t = primerTempo { try Self.checkTempo(t, of: "--primer \(p)") }
         // The file's bars are the generator's: the start event's place in its bar.
         let midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
         // --bars: the file ends at the bar line `bars` bars after the one where generation starts;

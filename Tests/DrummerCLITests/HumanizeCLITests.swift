@@ -110,5 +110,21 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(odd.status, 1)
         XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 bars only: the hit at tick 0 lies in a bar of 2400 ticks, not 1920\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("d.mid").path))
+        // A first tempo of 0 µs per quarter note (inf BPM), which the output would take: named
+        // for humanize and for a primer, unless --bpm replaces it.
+        let zero = root.appendingPathComponent("tempo0.mid").path
+        let track: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0, 0, 0, 0x00, 0x99, 36, 100, 0x78, 0x89, 36, 0, 0x00, 0xFF, 0x2F, 0x00]
+        try Data(Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track)
+            .write(to: URL(fileURLWithPath: zero))
+        let out = root.appendingPathComponent("t.mid").path
+        let tempo = "its first tempo, inf BPM, is outside what a MIDI file can hold (3.58 to 60,000,000 BPM): give --bpm"
+        for (args, message) in [(["humanize", zero, "--model", model, "-o", out], "\(zero): \(tempo)"),
+                                (["sample", model, "--primer", zero, "-n", "10", "-o", out], "--primer \(zero): \(tempo)")] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertEqual(r.stderr, "error: \(message)\n")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
+        XCTAssertEqual(try CLI.run(["humanize", zero, "--model", model, "--bpm", "100", "-o", out]).status, 0)
     }
 }
