@@ -221,7 +221,8 @@ public struct GridGroup: Equatable, Sendable {
         guard (1...64).contains(offsets.count), offsets.count <= ticksPerStep else {
             throw ModelGroupsError("grid offset bins: \(offsets.count), expected 1...\(min(64, ticksPerStep))")
         }
-        for (b, o) in offsets.enumerated() where offsetBin(of: o) != b {
+        // Within the 16th first (offsetBin clamps, and would overflow on a huge value).
+        for (b, o) in offsets.enumerated() where !(-ticksPerStep / 2..<(ticksPerStep - ticksPerStep / 2)).contains(o) || offsetBin(of: o) != b {
             throw ModelGroupsError("grid offset \(o) of bin \(b) lies outside that bin")
         }
         guard notes.count == Self.classCount, notes.allSatisfy({ (0...127).contains($0) }) else {

@@ -224,6 +224,9 @@ final class ModelDirectoryGroupsTests: XCTestCase {
         try check("groups.grid.velocity.histogram is \"many\" (a string), expected an array of whole numbers",
                   velocity("histogram", "many"))
         try check("groups: grid.lookback \"sideways\" is not one of hit-sets, classes, velocities", grid("lookback", "sideways"))
+        // An offset past the 16th (the bins clamp, so the last bin's check alone would pass it).
+        try check("groups: grid offset 1000000000000 of bin 3 lies outside that bin", grid("offsets", [-45, -15, 15, 1_000_000_000_000]))
+        try check("groups: grid offset -9223372036854775807 of bin 0 lies outside that bin", grid("offsets", [-Int.max, -15, 15, 45]))
         try check("missing key groups.grid.ppq") { g in
             var t = g["grid"] as? [String: Any] ?? [:]
             t.removeValue(forKey: "ppq")
