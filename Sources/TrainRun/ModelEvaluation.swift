@@ -185,6 +185,9 @@ public enum ModelEvaluation {
         settings.ppq = ppq ?? model.groups.ticksPerQuarter
         settings.quantize = quantize
         let hits = try FileHits.read(path: path, settings: settings)
+        // A grid model reads every step, empty bars too (a 2017-layout model reads the hits only):
+        // a file spanning too many bars is refused before its class matrix is built.
+        if model.groups.grid != nil { try hits.checkBarSpan(path: path) }
         return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,
                                      tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: settings.ppq),
                            for: model.groups, source: path)

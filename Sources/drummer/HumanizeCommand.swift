@@ -66,6 +66,8 @@ struct HumanizeCommand: ParsableCommand {
         settings.quantize = quantize
         let hits = try FileHits.read(path: input, settings: settings)
         guard hits.count > 0 else { throw ValidationError("\(input): no hits (NOTE ON with velocity > 0 not found)") }
+        // The model reads every step of the beat, empty bars too: a refusal now, not minutes of silence.
+        try hits.checkBarSpan(path: input)
         let tempo = bpm ?? (try? MIDIFile.read(path: input))?.file.tempoMap.firstBPM ?? 120
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
