@@ -202,7 +202,11 @@ struct SampleCommand: ParsableCommand {
             guard hits.count > 0 else { throw ValidationError("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
             let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
             let starts = Array(Set(barLines)).sorted()
-            let from = starts[max(0, starts.count - primerBars)]
+            // The last --primer-bars bars end with the last hit's; empty bars among them count
+            // (at the last bar's length: the model reads 4/4 bars only), so hits far before them
+            // are neither read nor stepped through.
+            let lastBarStart = starts[starts.count - 1] - (primerBars - 1) * hits.barTicks[hits.count - 1]
+            let from = max(starts[max(0, starts.count - primerBars)], lastBarStart)
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                         tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
