@@ -44,7 +44,8 @@ public struct Primer: Equatable, Sendable {
         guard bars >= 1, let lastLine = lines.last else { return self }
         var from = lines.count > bars ? lines[lines.count - bars] : lines[0]
         if barLengths.count == barStarts.count, let length = barLengths.last {
-            from = max(from, lastLine - (bars - 1) * length)
+            let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: length)
+            if !overflow { from = max(from, lastLine - back) }
         }
         guard from > lines[0] else { return self }
         let first = barStarts.firstIndex { $0 >= from } ?? 0

@@ -96,6 +96,10 @@ final class FarApartHitsCLITests: XCTestCase {
         let written = try XCTUnwrap(TinyMIDI(Array(try Data(contentsOf: URL(fileURLWithPath: out)))))
         XCTAssertEqual(written.noteOns.count, 11, "the kept primer hit and 10 sampled")
         XCTAssertEqual(written.noteOns.first?.note, 38, "the primer's last hit, the snare, starts the file")
+        // More primer bars than a grid model reads of a file is a usage error, not hours of work.
+        let many = tmp.appendingPathComponent("many.mid").path
+        let refused = try CLI.run(["sample", model, "--primer", primer, "--primer-bars", "10001", "-n", "10", "-o", many])
+        assertRefused(refused, "--primer-bars must be between 1 and 10000, got 10001", status: 64, nothingAt: many)
     }
 
     func testHumanizeAndEvalRefuseAFileSpanningTooManyBars() throws {

@@ -68,6 +68,7 @@ final class PrimerTests: XCTestCase {
         XCTAssertEqual(primer.lastBars(2).hits.map(\.delta), [4 * 1920 - 1920, 480], "bars 4-5: only bar 5's two hits")
         XCTAssertEqual(primer.lastBars(4).hits.count, 3, "bars 2-5")
         XCTAssertEqual(primer.lastBars(5).hits.count, 4, "every bar")
+        XCTAssertEqual(primer.lastBars(Int.max).hits.count, 4, "no overflow counting bars back")
         // Without empty bars the last bars are the last bar lines of hits, as before.
         let full = try Primer.load(path: try write("full.mid", [note(0, 36), note(1920, 38), note(3840, 36)]), vocabulary: v)
         XCTAssertEqual(full.lastBars(2).hits.map(\.note), [38, 36])
