@@ -155,7 +155,13 @@ public enum ModelEvaluation {
     {
         if let grid = model.groups.grid {
             _ = try requireSplit(of: data, validation: validation)
-            let (classes, _, rows) = try data.gridClasses(validation: validation, group: grid)
+            let (classes, files, rows) = try data.gridClasses(validation: validation, group: grid)
+            // Files left out (not 4/4, or spanning too many bars) are skipped; when that leaves
+            // nothing, say which file and why rather than "0 events".
+            if files.files.isEmpty, let skipped = files.skipped.first {
+                throw DatasetError.invalid(path: data.path, reason: "no file the grid model reads: \(skipped.path): \(skipped.reason)"
+                                           + (files.skipped.count > 1 ? " (and \(files.skipped.count - 1) more left out)" : ""))
+            }
             return (classes, rows)
         }
         let events = try events(of: data, validation: validation, for: model)

@@ -115,4 +115,21 @@ final class FarApartHitsCLITests: XCTestCase {
         XCTAssertFalse(e.stdout.contains("loss"), e.stdout)
         XCTAssertLessThan(Date().timeIntervalSince(start), 30, "refused before any work over the bars")
     }
+
+    /// In a dataset the file is left out of a grid model's reading, as a file not in 4/4 is;
+    /// eval of a dataset left with no file names it and says why.
+    func testEvalOfADatasetLeavesTheFileOutAndSaysWhy() throws {
+        let source = tmp.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let path = try tinyFar(division: 480, "src/tiny_far480.mid")
+        let data = tmp.appendingPathComponent("data").path
+        let c = try CLI.run(["convert-midi", source.path, "-o", data])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let start = Date()
+        let e = try CLI.run(["eval", model, "--data", data])
+        XCTAssertEqual(e.status, 1, e.stderr)
+        XCTAssertTrue(e.stderr.contains("\(data): no file the grid model reads: \((path as NSString).lastPathComponent): its hits span 139811 bars"),
+                      e.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+    }
 }
