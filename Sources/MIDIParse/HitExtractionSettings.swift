@@ -115,6 +115,8 @@ public enum HitExtractionError: Error, Equatable, Sendable, CustomStringConverti
     case hitTooLate(path: String, tick: Int)
     /// A note map file that cannot be used.
     case noteMap(path: String, message: String)
+    /// Hits spanning more bars than a grid model reads of one file (`FileHits.maximumBarsRead`).
+    case tooManyBars(path: String, bars: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -122,6 +124,9 @@ public enum HitExtractionError: Error, Equatable, Sendable, CustomStringConverti
             return "\(p): a hit at tick \(t) lies beyond \(FileHits.maximumTick) ticks at the target resolution"
         case .noteMap(let p, let m):
             return "\(p): note map: \(m)"
+        case .tooManyBars(let p, let bars, let limit):
+            return "\(p): its hits span \(bars) bars (empty bars included), more than the \(limit) a grid model "
+                + "reads of one file (hours of music); cut it into shorter files"
         }
     }
 }

@@ -6,6 +6,11 @@
 // that cell's time (default 1/4: human timing stays on the grid, triplets on a 16 grid do
 // not). A hit nearest to the next bar line belongs to that bar's first cell. Several hits
 // of one drum in one cell are drawn as the loudest; an off-grid one marks the cell.
+//
+// A run of `DrumGrid.restThreshold` or more empty bars is one entry, a rest of that many
+// bars (as a drum chart writes a multi-bar rest): two hits far apart in a small file can
+// span millions of bars, and the grid's size (and the tab's) must follow the hits, not
+// the silence between them.
 import MIDIParse
 
 public struct DrumGridOptions: Equatable, Sendable {
@@ -36,6 +41,13 @@ public struct DrumGrid: Codable, Equatable, Sendable {
         public var numerator: Int
         public var denominator: Int
         public var cells: Int
+        /// Set on a rest: the entry stands for this many empty bars from `number` on, with no
+        /// cells (`ticks` spans them all, the meter is the first's); nil for a bar drawn cell
+        /// by cell.
+        public var emptyBars: Int? = nil
+
+        /// True when the entry is a run of empty bars rather than one bar of cells.
+        public var isRest: Bool { emptyBars != nil }
     }
 
     public struct Cell: Codable, Equatable, Sendable {
@@ -55,7 +67,8 @@ public struct DrumGrid: Codable, Equatable, Sendable {
         public var shortName: String
         /// Hits of this drum in the bars shown.
         public var hits: Int
-        /// One array per bar shown, one entry per cell: nil where the drum is silent.
+        /// One array per bar shown, one entry per cell: nil where the drum is silent (empty
+        /// for a rest).
         public var bars: [[Cell?]]
     }
 
@@ -83,6 +96,11 @@ public struct DrumGrid: Codable, Equatable, Sendable {
 }
 
 extension DrumGrid {
+    /// Runs of at least this many empty bars are one rest entry. Longer than the tab's default
+    /// page of 8 bars, so that default view is always drawn bar by bar; a shorter break is
+    /// drawn too, as a drummer counts it, while a 16-bar tacet or more reads better as one line.
+    public static let restThreshold = 16
+
     /// Lays the hits of `performance` on a grid.
     public init(_ performance: DrumPerformance, options: DrumGridOptions = DrumGridOptions()) {
         let meter = performance.meter
@@ -103,47 +121,83 @@ extension DrumGrid {
         let first = max(0, options.firstBar)
         let last = options.bars.map { min(total, first + min(max(0, $0), total)) } ?? total  // exclusive
 
-        var bars: [Bar] = []
-        if first < last {
-            for b in first..<last {
-                let start = meter.startTick(ofBar: b)
-                let next = meter.startTick(ofBar: b + 1)
-                let pos = meter.position(atTick: start)
-                let ticks = next == Int.max ? pos.barTicks : next - start
-                let cells = cellCount(ticks)
-                bars.append(Bar(number: b + 1, startTick: start, ticks: ticks,
-                                numerator: pos.numerator, denominator: pos.denominator, cells: cells))
-            }
+        // The bar and cell of each hit: its nearest cell, in the next bar when that cell is
+        // past the bar's last.
+        func barTicks(_ b: Int, start: Int) -> Int {
+            let next = meter.startTick(ofBar: b + 1)
+            return next == Int.max ? meter.position(atTick: start).barTicks : next - start
         }
+        func place(_ tick: Int) -> (bar: Int, cell: Int, offset: Double) {
+            let bar = meter.position(atTick: tick).bar
+            let start = meter.startTick(ofBar: bar)
+            let exact = Double(tick - start) / cellTicks
+            let cell = Int(exact.rounded())
+            if cell >= cellCount(barTicks(bar, start: start)) { return (bar + 1, 0, exact - Double(cell)) }
+            return (bar, cell, exact - Double(cell))
+        }
+        let placed = performance.hits.map { (hit: $0, at: place($0.tick)) }
+        let occupied = Set(placed.lazy.map(\.at.bar).filter { $0 >= first && $0 < last }).sorted()
 
-        // Place every hit of the shown bars (and of the bar before: its last hits may round
-        // onto the first shown bar line).
-        var cellsByNote: [Int: [[Cell?]]] = [:]
-        var hitsByNote: [Int: Int] = [:]
+        // The entries shown: every bar with a hit, the bars between two of them, and a rest for
+        // each run of `restThreshold` or more empty bars. Only the entries are built, so the
+        // work follows the hits, however many bars lie between them.
+        var bars: [Bar] = []
+        var index: [Int: Int] = [:]  // bar number (0-based) -> its entry in `bars`
+        func appendBar(_ b: Int) {
+            let start = meter.startTick(ofBar: b)
+            let pos = meter.position(atTick: start)
+            let ticks = barTicks(b, start: start)
+            index[b] = bars.count
+            bars.append(Bar(number: b + 1, startTick: start, ticks: ticks,
+                            numerator: pos.numerator, denominator: pos.denominator, cells: cellCount(ticks)))
+        }
+        func appendEmpty(_ from: Int, _ to: Int) {  // bars from ..< to, all empty
+            guard from < to else { return }
+            if to - from < Self.restThreshold {
+                for b in from..<to { appendBar(b) }
+                return
+            }
+            let start = meter.startTick(ofBar: from)
+            let end = meter.startTick(ofBar: to)
+            let pos = meter.position(atTick: start)
+            bars.append(Bar(number: from + 1, startTick: start, ticks: end == Int.max ? Int.max : end - start,
+                            numerator: pos.numerator, denominator: pos.denominator, cells: 0, emptyBars: to - from))
+        }
+        var cursor = first
+        for b in occupied {
+            appendEmpty(cursor, b)
+            appendBar(b)
+            cursor = b + 1
+        }
+        appendEmpty(cursor, max(cursor, last))
+
+        // Place every hit of the shown bars (a hit of the bar before the first may round onto
+        // its bar line).
+        // Rows are filled in place (one array per drum, indexed through `rowOf`): copying a
+        // drum's bars for every hit would make the work hits × bars.
+        var rowOf: [Int: Int] = [:]
+        var rowNotes: [Int] = [], rowCells: [[[Cell?]]] = [], rowHits: [Int] = []
         var shown = 0, offGrid = 0, merged = 0
         let tol = options.tolerance + 1e-9
-        for h in performance.hits {
-            let pos = meter.position(atTick: h.tick)
-            guard pos.bar >= first - 1, pos.bar < last else { continue }
-            var bar = pos.bar
-            let exact = Double(h.tick - meter.startTick(ofBar: bar)) / cellTicks
-            var cell = Int(exact.rounded())
-            let offset = exact - Double(cell)
-            let cellsInBar = bar >= first ? bars[bar - first].cells
-                : cellCount(meter.startTick(ofBar: bar + 1) - meter.startTick(ofBar: bar))
-            if cell >= cellsInBar {
-                bar += 1
-                cell = 0
-            }
-            guard bar >= first, bar < last else { continue }
+        for (h, at) in placed {
+            guard let bi = index[at.bar] else { continue }
+            let (cell, offset) = (at.cell, at.offset)
             let note = Int(h.note)
-            var rowBars = cellsByNote[note] ?? bars.map { [Cell?](repeating: nil, count: $0.cells) }
+            let r: Int
+            if let known = rowOf[note] {
+                r = known
+            } else {
+                r = rowNotes.count
+                rowOf[note] = r
+                rowNotes.append(note)
+                rowCells.append(bars.map { [Cell?](repeating: nil, count: $0.cells) })
+                rowHits.append(0)
+            }
             let isOff = abs(offset) > tol
             if isOff { offGrid += 1 }
             shown += 1
-            hitsByNote[note, default: 0] += 1
-            let bi = bar - first
-            if var existing = rowBars[bi][cell] {
+            rowHits[r] += 1
+            if var existing = rowCells[r][bi][cell] {
                 merged += 1
                 existing.hits += 1
                 existing.offGrid = existing.offGrid || isOff
@@ -151,16 +205,15 @@ extension DrumGrid {
                     existing.velocity = Int(h.velocity)
                     existing.offset = offset
                 }
-                rowBars[bi][cell] = existing
+                rowCells[r][bi][cell] = existing
             } else {
-                rowBars[bi][cell] = Cell(velocity: Int(h.velocity), hits: 1, offGrid: isOff, offset: offset)
+                rowCells[r][bi][cell] = Cell(velocity: Int(h.velocity), hits: 1, offGrid: isOff, offset: offset)
             }
-            cellsByNote[note] = rowBars
         }
-        let rows = GeneralMIDIDrums.sorted(notes: cellsByNote.keys).map { note -> Row in
+        let rows = GeneralMIDIDrums.sorted(notes: rowNotes).compactMap { note -> Row? in
+            guard let r = rowOf[note] else { return nil }
             let d = GeneralMIDIDrums.drum(note: note)
-            return Row(note: note, name: d.name, shortName: d.shortName, hits: hitsByNote[note] ?? 0,
-                       bars: cellsByNote[note] ?? [])
+            return Row(note: note, name: d.name, shortName: d.shortName, hits: rowHits[r], bars: rowCells[r])
         }
         var meters: [String] = []
         for seg in meter.segments {

@@ -15,7 +15,8 @@
 // hi-hats `x`, drums `o`; `X`/`O` accented (velocity ≥ 110), `g` ghost (velocity < 50),
 // `-` nothing. A `~` after a glyph marks a hit off the grid, drawn at its nearest cell.
 // The count line names each cell: beat numbers, `e & a` for sixteenths, `t l` for
-// triplets ("trip-let"), `.` for other subdivisions. Lines wrap between bars.
+// triplets ("trip-let"), `.` for other subdivisions. Lines wrap between bars. A run of 16
+// or more empty bars is one line, `bars 2-40: 39 empty bars, not drawn`.
 import Foundation
 import MIDIParse
 
@@ -90,7 +91,7 @@ public enum DrumTab {
             lines.append(grid.totalHits == 0 ? "no hits: nothing to show" : "no bars in the range asked for")
             return lines.joined(separator: "\n") + "\n"
         }
-        lines.append("bars \(firstBar.number)-\(lastBar.number) of \(grid.totalBars): \(plural(grid.hitsShown, "hit")), "
+        lines.append("bars \(firstBar.number)-\(lastBar.number + (lastBar.emptyBars ?? 1) - 1) of \(grid.totalBars): \(plural(grid.hitsShown, "hit")), "
                      + "grid \(grid.grid) (\(gridName(grid.grid)))")
         lines.append("")
 
@@ -100,12 +101,19 @@ public enum DrumTab {
         let available = max(1, style.width - labelWidth - 2)
         var start = 0
         while start < grid.bars.count {
+            if start > 0 { lines.append("") }
+            // A rest (a long run of empty bars) is one line, as a multi-bar rest in a drum chart.
+            if let empty = grid.bars[start].emptyBars {
+                let first = grid.bars[start].number
+                lines.append(pad + "  bars \(first)-\(first + empty - 1): \(empty) empty bars, not drawn")
+                start += 1
+                continue
+            }
             var end = start + 1, used = 2 * grid.bars[start].cells + 1
-            while end < grid.bars.count, used + 2 * grid.bars[end].cells + 1 <= available {
+            while end < grid.bars.count, !grid.bars[end].isRest, used + 2 * grid.bars[end].cells + 1 <= available {
                 used += 2 * grid.bars[end].cells + 1
                 end += 1
             }
-            if start > 0 { lines.append("") }
             var numbers = pad + "  ", counts = pad + " |"
             for b in start..<end {
                 let bar = grid.bars[b], width = 2 * bar.cells + 1

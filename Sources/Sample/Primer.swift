@@ -28,24 +28,32 @@ public struct Primer: Equatable, Sendable {
     public let warnings: [String]
     /// Each hit's bar: the tick (as read) of its bar line.
     public var barStarts: [Int] = []
+    /// Each hit's bar length in ticks (as read).
+    public var barLengths: [Int] = []
     /// Whether each hit's delta was mapped to the nearest vocabulary tick.
     var mappedAt: [Bool] = []
     /// The primer's first tempo in BPM (nil: it sets none).
     public var bpm: Double?
 
-    /// The primer's hits of its last `bars` bars (bars counted by their bar lines; every hit
-    /// when it has fewer). The first kept hit keeps its delta from the hit before it (the model
-    /// reads it as played).
+    /// The primer's hits of its last `bars` bars, which end with the last hit's bar (empty bars
+    /// among them count, at the last bar's length; every hit when it has fewer). The first kept
+    /// hit keeps its delta from the hit before it (the model reads it as played).
     public func lastBars(_ bars: Int) -> Primer {
         var lines: [Int] = []
         for b in barStarts where lines.last != b { lines.append(b) }
-        guard bars >= 1, lines.count > bars else { return self }
-        let from = lines[lines.count - bars]
+        guard bars >= 1, let lastLine = lines.last else { return self }
+        var from = lines.count > bars ? lines[lines.count - bars] : lines[0]
+        if barLengths.count == barStarts.count, let length = barLengths.last {
+            let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: length)
+            if !overflow { from = max(from, lastLine - back) }
+        }
+        guard from > lines[0] else { return self }
         let first = barStarts.firstIndex { $0 >= from } ?? 0
         let mappedKept = mappedAt.count == events.count ? mappedAt[first...].filter { $0 }.count : mappedTicks
         var kept = Primer(events: Array(events[first...]), hits: Array(hits[first...]), mappedTicks: mappedKept,
                           channel: channel, meter: meter, warnings: warnings)
         kept.barStarts = Array(barStarts[first...])
+        if barLengths.count == barStarts.count { kept.barLengths = Array(barLengths[first...]) }
         if mappedAt.count == events.count { kept.mappedAt = Array(mappedAt[first...]) }
         kept.bpm = bpm
         return kept
@@ -95,6 +103,7 @@ extension Primer {
         var primer = Primer(events: events, hits: hits, mappedTicks: mapped, channel: f.channelUsed == "9" ? 9 : nil,
                             meter: f.meter, warnings: f.warnings.map(\.description))
         primer.barStarts = zip(f.ticks, f.tickInBar).map { $0 - $1 }
+        primer.barLengths = f.barTicks
         primer.mappedAt = mappedAt
         primer.bpm = (try? MIDIFile.read(path: path))?.file.tempoMap.firstBPM
         return primer

@@ -96,6 +96,13 @@ extension TrainingData {
             out.merged += onsets.count - hits.count
             out.unmapped += unmapped
             guard let last = hits.last else { continue }
+            // Every step is read, empty bars too: a file of a few hits far apart would be minutes
+            // of work and gigabytes of rows (FileHits.maximumBarsRead says why the limit).
+            let bars = last.step / GridGroup.stepsPerBar + 1
+            guard bars <= FileHits.maximumBarsRead else {
+                out.skipped.append((f.path, "its hits span \(bars) bars, more than the \(FileHits.maximumBarsRead) a grid model reads of one file"))
+                continue
+            }
             out.files.append((f.path, hits, last.step + 1))
         }
         return out

@@ -155,7 +155,13 @@ public enum ModelEvaluation {
     {
         if let grid = model.groups.grid {
             _ = try requireSplit(of: data, validation: validation)
-            let (classes, _, rows) = try data.gridClasses(validation: validation, group: grid)
+            let (classes, files, rows) = try data.gridClasses(validation: validation, group: grid)
+            // Files left out (not 4/4, or spanning too many bars) are skipped; when that leaves
+            // nothing, say which file and why rather than "0 events".
+            if files.files.isEmpty, let skipped = files.skipped.first {
+                throw DatasetError.invalid(path: data.path, reason: "no file the grid model reads: \(skipped.path): \(skipped.reason)"
+                                           + (files.skipped.count > 1 ? " (and \(files.skipped.count - 1) more left out)" : ""))
+            }
             return (classes, rows)
         }
         let events = try events(of: data, validation: validation, for: model)
@@ -186,6 +192,9 @@ public enum ModelEvaluation {
         settings.quantize = quantize
         let hits = try FileHits.read(path: path, settings: settings)
         guard hits.count > 0 else { throw DatasetError.invalid(path: path, reason: "no hits (NOTE ON with velocity > 0 not found)") }
+        // A grid model reads every step, empty bars too (a 2017-layout model reads the hits only):
+        // a file spanning too many bars is refused before its class matrix is built.
+        if model.groups.grid != nil { try hits.checkBarSpan(path: path) }
         return try classes(HitValues(notes: hits.notes, deltas: hits.deltas, velocities: hits.velocities,
                                      tickInBar: hits.tickInBar, barTicks: hits.barTicks, ppq: settings.ppq),
                            for: model.groups, source: path)

@@ -55,7 +55,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
     var bars: Int?
 
-    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars.")
+    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars, empty ones included (1 to 10000).")
     var primerBars: Int = 2
 
     @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output.")
@@ -145,7 +145,10 @@ struct SampleCommand: ParsableCommand {
             guard (1...100_000).contains(b) else { throw ValidationError("--bars must be between 1 and 100000, got \(b)") }
             guard notesOption == nil else { throw ValidationError("-n and --bars both say how much to generate: give one") }
         }
-        guard primerBars >= 1 else { throw ValidationError("--primer-bars must be at least 1, got \(primerBars)") }
+        // A grid model steps through every primer bar, empty ones too: no more than it reads of any file.
+        guard (1...FileHits.maximumBarsRead).contains(primerBars) else {
+            throw ValidationError("--primer-bars must be between 1 and \(FileHits.maximumBarsRead), got \(primerBars)")
+        }
         if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
         if let t = temperature { _ = try Self.setting(t) }
         if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
@@ -230,7 +233,12 @@ struct SampleCommand: ParsableCommand {
             guard hits.count > 0 else { throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
             let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
             let starts = Array(Set(barLines)).sorted()
-            let from = starts[max(0, starts.count - primerBars)]
+            // The last --primer-bars bars end with the last hit's; empty bars among them count
+            // (at the last bar's length: the model reads 4/4 bars only), so hits far before them
+            // are neither read nor stepped through.
+            let (back, overflow) = (primerBars - 1).multipliedReportingOverflow(by: hits.barTicks[hits.count - 1])
+            let lastBarStart = overflow ? Int.min : starts[starts.count - 1] - back
+            let from = max(starts[max(0, starts.count - primerBars)], lastBarStart)
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                         tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }

@@ -22,11 +22,13 @@ struct TabCommand: ParsableCommand {
             >= 110), g ghost (velocity < 50), - nothing. A ~ after a glyph marks a hit off the grid \
             (more than --tolerance of a cell from it), drawn at the nearest cell: triplets are off a \
             16 grid, use --grid 12 or 24. The count line reads 1 e & a (sixteenths), 1 & (eighths), \
-            1 t l (triplets). Bars are separated by |, lines wrap at --width columns.
+            1 t l (triplets). Bars are separated by |, lines wrap at --width columns. A run of 16 or \
+            more empty bars is one line saying how many.
 
             Reads channel 10 (index 9) when the file has notes there, otherwise every channel \
             (--channel to choose). --json prints the grid: bars, and per drum one array of cells per \
-            bar (null, or velocity, hits, off_grid and offset in cells).
+            bar (null, or velocity, hits, off_grid and offset in cells); a run of empty bars is one bar \
+            with empty_bars and no cells.
             """)
 
     @Argument(help: ArgumentHelp("A drum MIDI file.", valueName: "file.mid"))

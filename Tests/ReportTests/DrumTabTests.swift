@@ -141,6 +141,35 @@ final class DrumTabTests: XCTestCase {
         XCTAssertTrue(second.contains("      bar 2\n"), second)
     }
 
+    /// A run of 16 or more empty bars is one rest entry and one line; a shorter one is drawn
+    /// bar by bar. Two hits 100,000 bars apart make three entries, not 100,000 bars of cells.
+    func testALongRunOfEmptyBarsIsOneLine() {
+        let short = DrumGrid(performance([(0, 36, 100), (16 * 1920, 38, 100)]))
+        XCTAssertEqual(short.bars.count, 17, "15 empty bars are drawn")
+        XCTAssertFalse(short.bars.contains { $0.isRest })
+
+        let long = DrumGrid(performance([(0, 36, 100), (17 * 1920, 38, 100)]))
+        XCTAssertEqual(long.bars.map(\.number), [1, 2, 18])
+        XCTAssertEqual(long.bars[1].emptyBars, 16)
+        XCTAssertEqual(long.bars[1].cells, 0)
+        XCTAssertEqual(long.rows.map { $0.bars.map(\.count) }, [[16, 0, 16], [16, 0, 16]])
+
+        let far = performance([(0, 36, 100), (100_000 * 1920 + 480, 38, 100)])
+        let grid = DrumGrid(far)
+        XCTAssertEqual(grid.bars.map(\.number), [1, 2, 100_001])
+        XCTAssertEqual(grid.bars[1].emptyBars, 99_999)
+        XCTAssertEqual(grid.bars[1].ticks, 99_999 * 1920)
+        let text = DrumTab.render(grid)
+        XCTAssertTrue(text.contains("bars 1-100001 of 100001: 2 hits"), text)
+        XCTAssertTrue(text.contains("\n\n      bars 2-100000: 99999 empty bars, not drawn\n\n      bar 100001\n"), text)
+        XCTAssertTrue(text.contains("  SD |- - - - o - - - - - - - - - - - |"), text)
+
+        // A range of empty bars only: one rest line, the range in the header.
+        let empty = DrumTab.render(DrumGrid(far, options: DrumGridOptions(firstBar: 2, bars: 100)))
+        XCTAssertTrue(empty.contains("bars 3-102 of 100001: 0 hits"), empty)
+        XCTAssertTrue(empty.contains("      bars 3-102: 100 empty bars, not drawn\n"), empty)
+    }
+
     func testGlyphsByVelocityAndFamily() {
         XCTAssertEqual(DrumTab.glyph(velocity: 110, family: .cymbal), "X")
         XCTAssertEqual(DrumTab.glyph(velocity: 109, family: .hiHat), "x")

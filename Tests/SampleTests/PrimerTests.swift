@@ -58,6 +58,22 @@ final class PrimerTests: XCTestCase {
         XCTAssertEqual(p2.hits, [DrumHit(note: 36, delta: 0), DrumHit(note: 38, delta: 60)])
     }
 
+    /// The last bars end with the last hit's bar and count the empty bars among them: a hit
+    /// far before them is not kept (it was, when bars were counted by the bar lines of hits).
+    func testLastBarsCountEmptyBars() throws {
+        let v = try Vocabulary(ixToNote: [36, 38], ixToTick: [0, 480, 1920])
+        // Bars 1 and 2 played, then bar 5 after two empty ones.
+        let path = try write("gap.mid", [note(0, 36), note(1920, 38), note(4 * 1920, 36), note(4 * 1920 + 480, 38)])
+        let primer = try Primer.load(path: path, vocabulary: v)
+        XCTAssertEqual(primer.lastBars(2).hits.map(\.delta), [4 * 1920 - 1920, 480], "bars 4-5: only bar 5's two hits")
+        XCTAssertEqual(primer.lastBars(4).hits.count, 3, "bars 2-5")
+        XCTAssertEqual(primer.lastBars(5).hits.count, 4, "every bar")
+        XCTAssertEqual(primer.lastBars(Int.max).hits.count, 4, "no overflow counting bars back")
+        // Without empty bars the last bars are the last bar lines of hits, as before.
+        let full = try Primer.load(path: try write("full.mid", [note(0, 36), note(1920, 38), note(3840, 36)]), vocabulary: v)
+        XCTAssertEqual(full.lastBars(2).hits.map(\.note), [38, 36])
+    }
+
     func testTicksOutsideTheVocabularyMapToTheNearest() throws {
         let v = try Vocabulary(ixToNote: [36], ixToTick: [240, 0, 30, 60, 120, 480])  // unsorted on purpose
         let path = try write("t.mid", [note(0, 36), note(44, 36), note(89, 36), note(1089, 36), note(1149, 36)])
