@@ -18,9 +18,10 @@ final class InstallCLITests: XCTestCase {
 
     func testInstalledDrummerFindsTheShippedModelFromAnyFolder() throws {
         let prefix = root.appendingPathComponent("prefix")
-        let install = try CLI.run(executable: URL(fileURLWithPath: "/bin/bash"),
-                                  [CLI.repoRoot.appendingPathComponent("Scripts/install").path, "--prefix", prefix.path,
-                                   "--binary", CLI.binary.path])
+        // Run as the docs write it (the script itself, executable), with a prefix relative to
+        // the caller's folder.
+        let install = try CLI.run(executable: CLI.repoRoot.appendingPathComponent("Scripts/install"),
+                                  ["--prefix", "prefix", "--binary", CLI.binary.path], cwd: root)
         XCTAssertEqual(install.status, 0, install.stderr)
         XCTAssertTrue(install.stdout.contains("install: \(prefix.path)/bin/drummer, the shipped model in \(prefix.path)/share/drummer/models/groove"),
                       install.stdout)
@@ -66,6 +67,20 @@ final class InstallCLITests: XCTestCase {
         assertRefused(r, "no model named nosuch: not a folder here, nor in \(root.path)/home/.local/share/drummer/models, "
                       + "\(prefix.path)/share/drummer/models", nothingAt: elsewhere.appendingPathComponent("x.mid").path)
         XCTAssertTrue(r.stderr.contains("Scripts/install"), r.stderr)
+
+        // Usage errors exit 64 before anything is written; a binary that is a folder is refused.
+        let script = CLI.repoRoot.appendingPathComponent("Scripts/install")
+        for (args, message) in [(["--prefix"], "install: --prefix needs a folder (see --help)"),
+                                (["--binary", ""], "install: --binary needs a path (see --help)"),
+                                (["--bogus"], "install: unknown argument --bogus (see --help)")] {
+            let u = try CLI.run(executable: script, args, cwd: root)
+            XCTAssertEqual(u.status, 64, "\(args): \(u.stderr)")
+            XCTAssertEqual(u.stderr, message + "\n")
+        }
+        let folder = try CLI.run(executable: script, ["--binary", "elsewhere", "--prefix", "p2"], cwd: root)
+        XCTAssertEqual(folder.status, 1, folder.stderr)
+        XCTAssertEqual(folder.stderr, "install: \(elsewhere.path) is not an executable file\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("p2").path))
     }
 
     /// The binary in the repository's build folder finds the repository's models/groove from any
