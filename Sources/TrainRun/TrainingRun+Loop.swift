@@ -124,9 +124,17 @@ extension TrainingRun {
     /// Steps timed before `printEstimates` runs.
     static let estimateAfterSteps = 3
     /// A projected evaluation longer than this gets a warning (DRUMMER_EVAL_WARN_SECONDS
-    /// sets another threshold).
-    static var longEvaluationSeconds: Double {
-        ProcessInfo.processInfo.environment["DRUMMER_EVAL_WARN_SECONDS"].flatMap(Double.init) ?? 180
+    /// sets another threshold: `evaluationWarningSetting` checks it).
+    static var longEvaluationSeconds: Double { (try? evaluationWarningSetting()) ?? nil ?? 180 }
+
+    /// DRUMMER_EVAL_WARN_SECONDS when set (nil: not set), refused unless a number of seconds, 0
+    /// or more: a typo would otherwise leave the default in force without a word.
+    public static func evaluationWarningSetting() throws -> Double? {
+        guard let text = ProcessInfo.processInfo.environment["DRUMMER_EVAL_WARN_SECONDS"], !text.isEmpty else { return nil }
+        guard let s = Double(text), s.isFinite, s >= 0 else {
+            throw SettingError(option: "DRUMMER_EVAL_WARN_SECONDS", message: "must be a number of seconds, 0 or more (got \"\(text)\")")
+        }
+        return s
     }
 
     /// The rows one evaluation reads: the training figure's and the validation split's.

@@ -165,7 +165,10 @@ struct TrainCommand: ParsableCommand {
     static let fillTemperatures: [Float] = [1.05, 1.1]
 
     func validate() throws {
-        do { try options.validate() } catch let e as SettingError { throw ValidationError(e.description) }
+        do {
+            try options.validate()
+            _ = try TrainingRun.evaluationWarningSetting()
+        } catch let e as SettingError { throw ValidationError(e.description) }
         if let output, output.isEmpty || output.hasSuffix(".h5") {
             throw ValidationError("-o must name a model directory, got \"\(output)\"")
         }

@@ -194,5 +194,11 @@ final class RobustnessCLITests: XCTestCase {
         let warning = try XCTUnwrap(w.stdout.split(separator: "\n").first { $0.hasPrefix("warning: one evaluation will take about ") },
                                     w.stdout)
         XCTAssertTrue(warning.hasSuffix("convert-midi with a smaller --validation-fraction"), String(warning))
+        // A threshold that is no number of seconds is a usage error, not the default in silence.
+        for bad in ["0.001abc", "nan", "-5"] {
+            let b = try CLI.run(["train"] + small() + ["--steps", "3"], environment: ["DRUMMER_EVAL_WARN_SECONDS": bad])
+            XCTAssertEqual(b.status, 64, b.stderr)
+            XCTAssertTrue(b.stderr.contains("DRUMMER_EVAL_WARN_SECONDS must be a number of seconds, 0 or more (got \"\(bad)\")"), b.stderr)
+        }
     }
 }
