@@ -109,7 +109,7 @@ public enum InterruptCleanup {
             let name = sig == SIGTERM ? "terminated" : "interrupted"
             let text = lines.isEmpty ? "drummer: \(name)\n"
                 : lines.map { "drummer: \(name): \($0)\n" }.joined()
-            FileHandle.standardError.write(Data(("\n" + text).utf8))
+            Console.writeError(Data(("\n" + text).utf8))
             // Lines already printed (say sample's "wrote ..." for earlier files) are kept.
             fflush(nil)
             _exit(128 + sig)

@@ -182,7 +182,7 @@ public enum TemporaryFiles {
     public static func sweep(directory: String, report: Bool = true) -> [String] {
         let result = sweepDetailed(directory: directory)
         if report, let line = result.line(directory: directory == "." ? "the current directory" : directory) {
-            FileHandle.standardError.write(Data(("drummer: " + line + "\n").utf8))
+            Console.writeError(Data(("drummer: " + line + "\n").utf8))
         }
         return result.removed
     }

@@ -269,7 +269,7 @@ struct StepChooser {
         var settings = HitExtractionSettings()
         settings.quantize = quantize
         let loaded = try ReferenceSet.load(path: reference, settings: settings, split: .training)
-        if let w = loaded.leftOutWarning { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        if let w = loaded.leftOutWarning { Console.writeError(Data("warning: \(w)\n".utf8)) }
         referenceSet = loaded
         return loaded
     }

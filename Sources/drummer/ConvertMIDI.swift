@@ -156,7 +156,7 @@ struct ConvertMIDI: ParsableCommand {
     }
 
     private func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.writeError(Data((line + "\n").utf8))
     }
 }
 
@@ -198,10 +198,10 @@ final class ProgressLine: Sendable {
             let text = "\(label): read \(done)/\(total) files (\(done * 100 / total)%), "
                 + "\(Int(rate.rounded())) files/s, ETA \(Self.duration(eta))"
             if isTerminal {
-                FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+                Console.writeError(Data("\r\u{1B}[K\(text)".utf8))
                 s.drawn = true
             } else {
-                FileHandle.standardError.write(Data((text + "\n").utf8))
+                Console.writeError(Data((text + "\n").utf8))
             }
         }
     }
@@ -209,7 +209,7 @@ final class ProgressLine: Sendable {
     /// Ends the line on a terminal (the next output starts on a fresh line).
     func finish() {
         state.withLock { s in
-            if s.drawn && !s.finished { FileHandle.standardError.write(Data("\n".utf8)) }
+            if s.drawn && !s.finished { Console.writeError(Data("\n".utf8)) }
             s.finished = true
         }
     }

@@ -60,7 +60,7 @@ struct EvalCommand: ParsableCommand {
         let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events, fileRows: files) }
         let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state)" } ?? "")
         if json {
-            FileHandle.standardOutput.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration)))
+            Console.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration)))
         } else {
             if let calibration {
                 print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")

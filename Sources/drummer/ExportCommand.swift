@@ -119,7 +119,7 @@ struct ExportCommand: ParsableCommand {
     /// standard output).
     func report(_ s: ExportSummary, source: String, why: String, toStandardOutput: Bool) {
         let print: (String) -> Void = toStandardOutput
-            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            ? { Console.writeError(Data(($0 + "\n").utf8)) }
             : { Swift.print($0) }
         let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
         print("exported \(source) (\(s.stepDescription)\(why)) to \(s.directory): \(matrices), model.json "

@@ -56,7 +56,7 @@ struct HumanizeCommand: ParsableCommand {
         BLASRuntime.setThreads(1)
         let destination = try AtomicOutput.resolve(output, options: .userFile)
         let status: (String) -> Void = destination.isStandardOutput
-            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
+            ? { Console.writeError(Data(($0 + "\n").utf8)) } : { print($0) }
         let path = try ModelLocator.resolve(model)
         try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize"),
                                                         CommandInput(path, role: "the model")])

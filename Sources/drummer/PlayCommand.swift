@@ -2,6 +2,7 @@
 import ArgumentParser
 import DrummerCore
 import Foundation
+import FileOutput
 import Live
 import ModelFiles
 import Sample
@@ -70,7 +71,7 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         // These GEMVs are small: one BLAS thread is several times faster than two (bench sample).
         BLASRuntime.setThreads(1)
-        let say: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        let say: (String) -> Void = { Console.write(Data(($0 + "\n").utf8)) }
         let loaded = try ModelSource.load(try ModelLocator.resolve(model), step: nil)
         if loaded.origin != model { say("model: \(loaded.origin)") }
         if answer != nil, loaded.groups.grid == nil { throw LiveError.answerNeedsGrid }

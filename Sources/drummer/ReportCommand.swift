@@ -112,5 +112,5 @@ struct ReportCommand: ParsableCommand {
         stderr(line)
     }
 
-    private func stderr(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    private func stderr(_ line: String) { Console.writeError(Data((line + "\n").utf8)) }
 }

@@ -194,7 +194,7 @@ struct SampleCommand: ParsableCommand {
         }
         // Status lines go to standard error when a file goes to standard output.
         let status: (String) -> Void = toStandardOutput
-            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            ? { Console.writeError(Data(($0 + "\n").utf8)) }
             : { print($0) }
         let modelPath = try ModelLocator.resolve(model)
         // Every file of the run (and its --wav file) is checked before the model is read, and
@@ -266,7 +266,7 @@ struct SampleCommand: ParsableCommand {
             let whole = try Primer.load(path: p, vocabulary: loaded.vocabulary, settings: settings)
             let pr = whole.lastBars(primerBars)
             primerTempo = pr.bpm
-            for w in pr.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+            for w in pr.warnings { Console.writeError(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
             if keepPrimer, !pr.hits.isEmpty {
                 // The file starts with the primer's first kept hit.
@@ -366,9 +366,9 @@ struct SampleCommand: ParsableCommand {
             lines.append(line)
         }
         try batch.commit()
-        for line in toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        for line in toStandardError { Console.writeError(Data((line + "\n").utf8)) }
         for line in lines { status(line) }
-        if json { FileHandle.standardOutput.write(try JSONOutput.encode(SampleReport(files: report))) }
+        if json { Console.write(try JSONOutput.encode(SampleReport(files: report))) }
     }
 
     /// `NAME.mid` for one file; `NAME-k.mid` for file k of several.

@@ -119,11 +119,11 @@ struct StatsCommand: ParsableCommand {
         }
         for w in run.warnings { stderr("warning: \(w)") }
         if json {
-            FileHandle.standardOutput.write(try run.json())
+            Console.write(try run.json())
         } else {
             print(run.text(), terminator: "")
         }
     }
 
-    private func stderr(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    private func stderr(_ line: String) { Console.writeError(Data((line + "\n").utf8)) }
 }

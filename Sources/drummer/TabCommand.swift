@@ -91,11 +91,11 @@ struct TabCommand: ParsableCommand {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             enc.keyEncodingStrategy = .convertToSnakeCase
-            FileHandle.standardOutput.write(try enc.encode(grid) + Data("\n".utf8))
+            Console.write(try enc.encode(grid) + Data("\n".utf8))
         } else {
             print(DrumTab.render(grid, style: DrumTabStyle(width: width)), terminator: "")
         }
     }
 
-    private func stderr(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    private func stderr(_ line: String) { Console.writeError(Data((line + "\n").utf8)) }
 }

@@ -213,9 +213,9 @@ struct TrainCommand: ParsableCommand {
 
     func run() throws {
         let reporter = RunReporter(
-            line: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
+            line: { text in Console.write(Data((text + "\n").utf8)) },
             bar: isatty(STDERR_FILENO) != 0 ? { text in
-                FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+                Console.writeError(Data(("\r\u{1B}[K" + text).utf8))
             } : nil)
         // From here on Ctrl-C and SIGTERM stop the run cleanly: while the data loads (nothing is
         // written before the directory is claimed), between steps, and inside evaluations.
@@ -291,7 +291,7 @@ struct TrainCommand: ParsableCommand {
     }
 
     private static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.writeError(Data((line + "\n").utf8))
     }
 }
 

@@ -5,9 +5,20 @@ import DrummerCore
 import Foundation
 import FileOutput
 
+// A reader that goes away is a failed write to report (Console), not a signal that kills the
+// process mid-work (a live player with its notes sounding). What could not be written to
+// standard output is said as the process ends, and the status is 1.
+signal(SIGPIPE, SIG_IGN)
+atexit {
+    if let failure = Console.endOfOutput() {
+        Console.writeError(Data("error: could not write to standard output: \(failure)\n".utf8))
+        _exit(1)
+    }
+}
+
 // A DRUMMER_MAX_ISA that names no level is an error, not a silent default.
 if let message = KernelISA.settingError {
-    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+    Console.writeError(Data(("error: " + message + "\n").utf8))
     exit(1)
 }
 // The runtime commands run OpenBLAS on one thread (the sampler splits its steps over its own).
@@ -15,7 +26,7 @@ BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].con
 // A first argument that is no command gets the nearest command's name (argument-parser only
 // says "Unexpected argument").
 if let word = CommandLine.arguments.dropFirst().first, !word.hasPrefix("-"), let message = Drummer.unknownCommand(word) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Console.writeError(Data((message + "\n").utf8))
     exit(ExitCode.validationFailure.rawValue)
 }
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary
@@ -32,7 +43,7 @@ do {
     let code = Drummer.exitCode(for: error)
     let message = Drummer.fullMessage(for: error)
     if code == .failure, !(error is ExitCode), message.hasPrefix("Error: ") {
-        FileHandle.standardError.write(Data(("error: " + message.dropFirst("Error: ".count) + "\n").utf8))
+        Console.writeError(Data(("error: " + message.dropFirst("Error: ".count) + "\n").utf8))
         exit(code.rawValue)
     }
     Drummer.exit(withError: error)

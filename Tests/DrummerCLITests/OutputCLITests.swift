@@ -271,6 +271,25 @@ final class OutputCLITests: XCTestCase {
         XCTAssertFalse(dir.stderr.contains("NSCocoaErrorDomain"), dir.stderr)
     }
 
+    /// Standard output that cannot be written (a full device, a reader gone): the command says
+    /// so and exits 1, without a crash, whether it prints through print() or writes a report.
+    func testStandardOutputThatCannotBeWrittenIsAnError() throws {
+        let midi = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
+        let quoted = { (a: [String]) in a.map { "'\($0)'" }.joined(separator: " ") }
+        for args in [["--version"], ["help", "play"], ["tab", midi], ["tab", midi, "--bars", "0", "--json"],
+                     ["eval", model, "--data", midi, "--quantize", "30", "--json"]] {
+            let full = try CLI.run(executable: URL(fileURLWithPath: "/bin/sh"), ["-c", "\(quoted([CLI.binary.path] + args)) > /dev/full"])
+            XCTAssertEqual(full.status, 1, "\(args): \(full.stderr)")
+            XCTAssertTrue(full.stderr.hasSuffix("error: could not write to standard output: no space left on device\n"), "\(args): \(full.stderr)")
+            XCTAssertFalse(full.stderr.contains("Fatal error"), "\(args): \(full.stderr)")
+        }
+        // A reader that goes away after the first bytes of a long report.
+        let gone = try CLI.run(executable: URL(fileURLWithPath: "/bin/bash"),
+                               ["-c", "set -o pipefail; \(quoted([CLI.binary.path, "tab", midi, "--bars", "0", "--json"])) | head -c 10 > /dev/null"])
+        XCTAssertEqual(gone.status, 1, gone.stderr)
+        XCTAssertTrue(gone.stderr.contains("error: could not write to standard output: broken pipe"), gone.stderr)
+    }
+
     /// A negative number is a value with a range message, not "Missing value".
     func testNegativeNumbersGetTheirRangeMessage() throws {
         let midi = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/100_neworleans-secondline_94_beat_4-4.mid").path
