@@ -88,6 +88,8 @@ struct ChooseStepCommand: ParsableCommand {
         InterruptCleanup.install()
         if let export {
             // Checked before the (long) measurements.
+            // What the export would refuse (a file, a foreign folder, an unwritable place) too.
+            try AtomicOutput.prepareDirectory(at: export, kind: .model).discard()
             try InputOverlap.check(output: export, directory: true, inputs: [
                 .checkpointDirectory(checkpointDir), CommandInput(reference, role: "the reference")])
         }

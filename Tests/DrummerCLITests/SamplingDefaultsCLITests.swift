@@ -139,6 +139,13 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(rows(plain.stdout).count, 2, plain.stdout)
         XCTAssertNotEqual(rows(plain.stdout), rows(warm.stdout))
         XCTAssertEqual(try recordedTemperatures("chosen"), ["velocity": 1.5])
+        // An --export the export would refuse is refused before the files are sampled.
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path("a-file")))
+        let refused = try choose(["--export", path("a-file")])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertEqual(refused.stderr, "error: \(path("a-file")): exists and is not a directory (it is a regular file)\n")
+        XCTAssertFalse(refused.stdout.contains("choose-step:"), "nothing measured: \(refused.stdout)")
+        XCTAssertEqual(try String(contentsOfFile: path("a-file"), encoding: .utf8), "mine")
     }
 
     /// `fills` (the hit set in bars 4 and 8 of each phrase) is recorded and taken as the others
