@@ -27,6 +27,17 @@ extension Drummer {
 
     /// An error message for `word` when it is not a command: the nearest command when one is
     /// near (at most 2 edits, or a unique prefix), else the list of commands. nil for a command.
+    /// A usage error of `command` as argument-parser words one found while parsing it: the
+    /// message, the command's usage, and where its help is.
+    static func usageError(_ message: String, of command: ParsableCommand.Type) -> String {
+        var usage = usageString(for: command)
+        if !usage.hasPrefix("Usage: ") { usage = "Usage: " + usage }
+        // "drummer bench sample" of "Usage: drummer bench sample [--runs <runs>] …".
+        let path = usage.dropFirst("Usage: ".count).split(separator: " ")
+            .prefix { !$0.hasPrefix("<") && !$0.hasPrefix("[") && !$0.hasPrefix("-") }.joined(separator: " ")
+        return "Error: \(message)\n\(usage)\n  See '\(path) --help' for more information."
+    }
+
     static func unknownCommand(_ word: String) -> String? {
         let names = commandNames
         guard !names.contains(word) else { return nil }

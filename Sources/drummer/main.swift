@@ -25,18 +25,29 @@ if let message = KernelISA.settingError {
 BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].contains(CommandLine.arguments.dropFirst().first ?? ""))
 // A first argument that is no command gets the nearest command's name (argument-parser only
 // says "Unexpected argument").
-if let word = CommandLine.arguments.dropFirst().first, !word.hasPrefix("-"), let message = Drummer.unknownCommand(word) {
+// `drummer help WORD` too (argument-parser prints the top-level help for it, with status 0).
+let words = CommandLine.arguments.dropFirst()
+if let word = words.first.map({ $0 == "help" ? words.dropFirst().first : $0 }) ?? nil, !word.hasPrefix("-"),
+   let message = Drummer.unknownCommand(word) {
     Console.writeError(Data((message + "\n").utf8))
     exit(ExitCode.validationFailure.rawValue)
 }
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary
 // output mid-write waits for the interrupt's cleanup to end the process (status 130)
 // instead of reporting the follow-on error (see InterruptCleanup).
+var parsed: ParsableCommand.Type?
 do {
     var command = try Drummer.parseAsRoot()
+    parsed = type(of: command)
     try command.run()
 } catch {
     InterruptCleanup.waitIfInterrupted()
+    // A usage error found once the command runs (an option that does not fit the model read):
+    // the command's own usage line, where argument-parser would print the top level's.
+    if let parsed, let e = error as? ValidationError {
+        Console.writeError(Data((Drummer.usageError(e.message, of: parsed) + "\n").utf8))
+        exit(ExitCode.validationFailure.rawValue)
+    }
     // A failure at run time (exit 1) reads "error: …" on every command, as convert-midi,
     // stats, report and tab print theirs; usage errors (exit 64) keep argument-parser's
     // "Error: …" with the usage line.

@@ -15,5 +15,20 @@ final class CommandNameCLITests: XCTestCase {
         // Real commands and help are untouched.
         XCTAssertEqual(try CLI.run(["help", "train"]).status, 0)
         XCTAssertEqual(try CLI.run(["tab", "--help"]).status, 0)
+        // `help` of a command that does not exist is the same error.
+        let help = try CLI.run(["help", "smaple"])
+        XCTAssertEqual(help.status, 64, help.stderr)
+        XCTAssertTrue(help.stderr.hasPrefix("Error: unknown command 'smaple'. Did you mean 'sample'?"), help.stderr)
+    }
+
+    /// A usage error found once the command runs (a --style the model does not have) shows that
+    /// command's usage line, as one found while parsing does.
+    func testAUsageErrorFoundAtRunTimeShowsTheCommandsUsage() throws {
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let r = try CLI.run(["sample", model, "--style", "nosuch", "-n", "5", "-o", "/nonexistent/x.mid"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("Error: --style nosuch: \(model) knows the styles "), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("\nUsage: drummer sample [<options>] [<model>]\n  See 'drummer sample --help' for more information.\n"),
+                      r.stderr)
     }
 }
