@@ -571,6 +571,12 @@ int64_t drummer_live_first_bar_frame(drummer_live *l) { return atomic_load(&l->f
 void drummer_live_stop(drummer_live *l) { atomic_store(&l->stop_requested, 1); }
 int drummer_live_finished(drummer_live *l) { return atomic_load(&l->finished); }
 
+void drummer_live_abandon(drummer_live *l, const char *reason) {
+    if (atomic_load(&l->server_gone)) return;
+    snprintf(l->gone_reason, sizeof l->gone_reason, "%s", reason ? reason : "abandoned");
+    atomic_store(&l->server_gone, 1);
+}
+
 int drummer_live_server_gone(drummer_live *l, char *reason, size_t size) {
     if (!atomic_load(&l->server_gone)) return 0;
     if (reason && size) snprintf(reason, size, "%s", l->gone_reason);

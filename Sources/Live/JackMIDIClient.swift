@@ -115,6 +115,10 @@ public final class JackMIDIClient {
         return gone != 0 ? reason : nil
     }
 
+    /// Gives the server up for `reason` (it runs no process cycle): closing then leaves the
+    /// client rather than wait on libjack's calls, which a frozen server never answers.
+    public func abandon(_ reason: String) { drummer_live_abandon(handle, reason) }
+
     public var status: drummer_live_status {
         var s = drummer_live_status()
         drummer_live_get_status(handle, &s)

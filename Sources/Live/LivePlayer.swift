@@ -81,8 +81,20 @@ public final class LivePlayer {
     public func run() throws -> LiveOutcome {
         if settings.answerBars != nil, sampler.groups.grid == nil { throw LiveError.answerNeedsGrid }
         JackMIDIClient.catchSignals()
-        let client = try JackMIDIClient(name: settings.clientName, server: settings.server, ppq: ppq, barTicks: barTicks,
+        let client: JackMIDIClient
+        do {
+            client = try JackMIDIClient(name: settings.clientName, server: settings.server, ppq: ppq, barTicks: barTicks,
                                         bpm: settings.bpm, followTransport: settings.followTransport)
+        } catch {
+            // A server that does not answer holds jack_client_open until a signal ends the wait:
+            // that is a stop by the signal, not a failure to open.
+            let sig = JackMIDIClient.caughtSignal
+            if sig != 0 {
+                status("stopped by signal \(sig) while opening the JACK client (the server did not answer)")
+                return .interrupted(signal: sig)
+            }
+            throw error
+        }
         self.client = client
         try client.activate()
         for p in settings.connect { try client.connect(p, output: true) }
@@ -346,6 +358,7 @@ public final class LivePlayer {
             lastPeriods = s.periods
             lastPeriodsChange = Date()
         } else if Date().timeIntervalSince(lastPeriodsChange) > 3 {
+            client.abandon("no process cycle for 3 s")
             throw LiveError.serverGone("no process cycle for 3 s")
         }
         report(final: false)

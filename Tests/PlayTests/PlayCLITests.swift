@@ -334,6 +334,21 @@ final class PlayCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("JACK server went away"), r.stderr)
     }
 
+    /// The server frozen mid-play (stopped, not exited): the player gives it up after 3 s with no
+    /// process cycle and exits 1, instead of waiting on libjack for ever as it closes.
+    func testAFrozenServerEndsThePlayer() throws {
+        let player = try play(["--seed", "2"])
+        _ = try firstBarFrame(player)
+        usleep(300_000)
+        server.signal(SIGSTOP)
+        defer { server.signal(SIGCONT) }
+        let start = Date()
+        let r = player.finish(seconds: 12)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 7, "ended a few seconds after the last cycle")
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the JACK server went away mid-play (no process cycle for 3 s): stopped"), r.stderr)
+    }
+
     /// A flood of every kind of event on the input port: ignored and counted, and the bars played
     /// note for note, each at its frame, as without it.
     func testFloodOnTheInputPortIsCountedNotFatal() throws {
@@ -422,6 +437,7 @@ final class DummyJack {
     }
 
     func kill() { Glibc.kill(process.processIdentifier, SIGKILL) }
+    func signal(_ sig: Int32) { Glibc.kill(process.processIdentifier, sig) }
 
     func stop() {
         guard process.isRunning else { return }

@@ -116,6 +116,9 @@ void drummer_live_set_thru(drummer_live *live, int on);
 int drummer_live_finished(drummer_live *live);
 /// 1 once the server has shut the client down; `reason` (may be NULL) gets its words.
 int drummer_live_server_gone(drummer_live *live, char *reason, size_t size);
+/// Marks the server gone for `reason` (a server that runs no process cycle: frozen, not
+/// exited), so that closing leaves the client instead of waiting on libjack for ever.
+void drummer_live_abandon(drummer_live *live, const char *reason);
 void drummer_live_get_status(drummer_live *live, drummer_live_status *out);
 
 /// SIGINT and SIGTERM set a flag instead of ending the process; the number of the last one
