@@ -83,6 +83,26 @@ final class InstallCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("p2").path))
     }
 
+    /// The scripts refuse what they do not take before they install or build anything, and the
+    /// demo will not replace its outputs in a folder that holds files of someone else's.
+    func testScriptsRefuseWhatTheyDoNotTake() throws {
+        let scripts = CLI.repoRoot.appendingPathComponent("Scripts")
+        for (script, args, message) in [("setup", ["relase"], "setup: unknown configuration relase: debug or release"),
+                                        ("test", ["--filter", "X"], "test: takes no arguments, got --filter X"),
+                                        ("demo", ["now"], "demo: takes no arguments, got now")] {
+            let r = try CLI.run(executable: scripts.appendingPathComponent(script), args, cwd: root)
+            XCTAssertEqual(r.status, 64, "\(script): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix(message), "\(script): \(r.stderr)")
+        }
+        let mine = root.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: mine.appendingPathComponent("checkpoints"), withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: mine.appendingPathComponent("photo.jpg"))
+        let demo = try CLI.run(executable: scripts.appendingPathComponent("demo"), [], environment: ["DRUMMER_DEMO_DIR": mine.path])
+        XCTAssertEqual(demo.status, 1, demo.stderr)
+        XCTAssertEqual(demo.stderr, "demo: \(mine.path) holds photo.jpg, which the demo does not write: choose another DRUMMER_DEMO_DIR (or an empty folder)\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mine.appendingPathComponent("checkpoints").path))
+    }
+
     /// The binary in the repository's build folder finds the repository's models/groove from any
     /// folder, with nothing installed.
     func testBuiltDrummerFindsTheRepositorysModel() throws {
