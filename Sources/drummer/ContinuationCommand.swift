@@ -64,7 +64,7 @@ struct ContinuationCommand: ParsableCommand {
         BLASRuntime.setThreads(1)
         let loaded = try ModelSource.load(try ModelLocator.resolve(model), step: nil)
         guard let grid = loaded.groups.grid else {
-            throw ValidationError("\(model) is a model of the 2017 layout: continuation measures a grid model's bars")
+            throw CommandFailure("\(model) is a model of the 2017 layout: continuation measures a grid model's bars")
         }
         let ppq = loaded.groups.ticksPerQuarter, barTicks = 4 * ppq
         var settings = HitExtractionSettings()
@@ -72,7 +72,7 @@ struct ContinuationCommand: ParsableCommand {
         settings.quantize = quantize
         let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
         if referenceSet.ticksPerQuarter != ppq {
-            throw ValidationError("--reference \(reference) is at \(referenceSet.ticksPerQuarter) PPQ; the model reads \(ppq)")
+            throw CommandFailure("--reference \(reference) is at \(referenceSet.ticksPerQuarter) PPQ; the model reads \(ppq)")
         }
         let sampler = try Sampler(weights: loaded.weights, groups: loaded.groups)
         // The temperatures `drummer sample` plays with by default: the ones model.json carries.
@@ -98,7 +98,7 @@ struct ContinuationCommand: ParsableCommand {
             }
             let gridPrimer: GridPrimer
             do { gridPrimer = try GridPrimer(beat: primer, group: grid) } catch {
-                throw ValidationError("\(track.path): \(error)")
+                throw CommandFailure("\(track.path): \(error)")
             }
             var rng = SeededRNG(seed: seed &+ UInt64(measured))
             var options = continuing

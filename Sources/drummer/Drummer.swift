@@ -21,12 +21,13 @@ struct Drummer: ParsableCommand {
 
 extension Drummer {
     /// The names of the commands (and `help`).
-    static var commandNames: [String] {
-        configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() } + ["help"]
+    static var commandNames: [String] { commandNames(of: Drummer.self) }
+
+    /// The subcommands of `group` (the top level, or `bench`), and help.
+    static func commandNames(of group: ParsableCommand.Type) -> [String] {
+        group.configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() } + ["help"]
     }
 
-    /// An error message for `word` when it is not a command: the nearest command when one is
-    /// near (at most 2 edits, or a unique prefix), else the list of commands. nil for a command.
     /// A usage error of `command` as argument-parser words one found while parsing it: the
     /// message, the command's usage, and where its help is.
     static func usageError(_ message: String, of command: ParsableCommand.Type) -> String {
@@ -38,8 +39,11 @@ extension Drummer {
         return "Error: \(message)\n\(usage)\n  See '\(path) --help' for more information."
     }
 
-    static func unknownCommand(_ word: String) -> String? {
-        let names = commandNames
+    /// An error message for `word` when it is not a command of `group` (called `path`): the
+    /// nearest command when one is near (at most 2 edits, or a unique prefix), else the list of
+    /// commands. nil for a command.
+    static func unknownCommand(_ word: String, in group: ParsableCommand.Type = Drummer.self, path: String = "drummer") -> String? {
+        let names = commandNames(of: group)
         guard !names.contains(word) else { return nil }
         let scored = names.map { ($0, editDistance(word.lowercased(), $0)) }.sorted { $0.1 < $1.1 }
         let prefixed = names.filter { $0.hasPrefix(word.lowercased()) }
@@ -51,7 +55,7 @@ extension Drummer {
         } else {
             text += " The commands are: " + names.filter { $0 != "help" }.joined(separator: ", ") + "."
         }
-        return text + "\nUsage: drummer <subcommand>\n  See 'drummer --help' for more information."
+        return text + "\nUsage: \(path) <subcommand>\n  See '\(path) --help' for more information."
     }
 
     /// Levenshtein distance (insertions, deletions, substitutions; a transposition counts 2).

@@ -32,6 +32,12 @@ if let word = words.first.map({ $0 == "help" ? words.dropFirst().first : $0 }) ?
     Console.writeError(Data((message + "\n").utf8))
     exit(ExitCode.validationFailure.rawValue)
 }
+// The same one level down: `drummer bench WORD` (argument-parser prints bench's help for it).
+if words.first == "bench", let word = words.dropFirst().first, !word.hasPrefix("-"),
+   let message = Drummer.unknownCommand(word, in: Bench.self, path: "drummer bench") {
+    Console.writeError(Data((message + "\n").utf8))
+    exit(ExitCode.validationFailure.rawValue)
+}
 // Drummer.main(), with one addition: an error caused by Ctrl-C removing a temporary
 // output mid-write waits for the interrupt's cleanup to end the process (status 130)
 // instead of reporting the follow-on error (see InterruptCleanup).

@@ -19,6 +19,12 @@ final class CommandNameCLITests: XCTestCase {
         let help = try CLI.run(["help", "smaple"])
         XCTAssertEqual(help.status, 64, help.stderr)
         XCTAssertTrue(help.stderr.hasPrefix("Error: unknown command 'smaple'. Did you mean 'sample'?"), help.stderr)
+        // One level down: bench's commands.
+        let bench = try CLI.run(["bench", "trian", "--help"])
+        XCTAssertEqual(bench.status, 64, bench.stderr)
+        XCTAssertEqual(bench.stderr, "Error: unknown command 'trian'. Did you mean 'train'?\nUsage: drummer bench <subcommand>\n"
+                       + "  See 'drummer bench --help' for more information.\n")
+        XCTAssertEqual(try CLI.run(["bench", "sample", "--help"]).status, 0)
     }
 
     /// A usage error found once the command runs (a --style the model does not have) shows that
