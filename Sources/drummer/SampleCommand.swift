@@ -311,7 +311,12 @@ struct SampleCommand: ParsableCommand {
         var report: [SampleReport.File] = []
         // What is said about the files, once they are in place: status lines, and --wav's on standard error.
         var lines: [String] = [], toStandardError: [String] = []
+        // The lines wait for the files to be in place; on a terminal, a count meanwhile.
+        var progress = count > 1 && isatty(STDERR_FILENO) != 0
+        // (cleared on the way out of a failure too)
+        defer { if progress { Console.writeError(Data("\r\u{1B}[K".utf8)) } }
         for k in 0..<count {
+            if progress { Console.writeError(Data("\r\u{1B}[Ksampling file \(k + 1) of \(count)".utf8)) }
             var rng = SeededRNG(seed: baseSeed &+ UInt64(k))
             var generated: [GeneratedHit] = []
             // A style model's style: drawn with the file's first random number, or the one given
@@ -365,6 +370,8 @@ struct SampleCommand: ParsableCommand {
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             lines.append(line)
         }
+        if progress { Console.writeError(Data("\r\u{1B}[K".utf8)) }
+        progress = false
         try batch.commit()
         for line in toStandardError { Console.writeError(Data((line + "\n").utf8)) }
         for line in lines { status(line) }

@@ -134,6 +134,22 @@ final class InputOverlapCLITests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: path("ck2/ckpt-1.h5")))
     }
 
+    /// On a terminal, a --count run says which file it samples while the "wrote" lines wait for
+    /// every file to be in place; the count is cleared before them (and piped, not written).
+    func testSampleCountShowsItsProgressOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("script (util-linux) is not installed: no terminal to test the progress on")
+        }
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let command = [CLI.binary.path, "sample", groove, "-n", "5", "--count", "3", "--seed", "1", "-o", path("t.mid")]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let r = try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/script"), ["-qc", command, "/dev/null"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("\r\u{1B}[Ksampling file 3 of 3\r\u{1B}[Kwrote \(path("t-1.mid")): 5 notes"), r.stdout)
+        let piped = try CLI.run(["sample", groove, "-n", "5", "--count", "3", "--seed", "1", "-o", path("p.mid")])
+        XCTAssertFalse(piped.stderr.contains("sampling file"), piped.stderr)
+    }
+
     /// `sample --count 3 -o out/y.mid` with out/y-3.mid a directory: refused before any file is
     /// written, so no y-1.mid or y-2.mid of a failed batch is left looking complete.
     func testSampleCountChecksEveryFileBeforeWritingAny() throws {
