@@ -133,6 +133,6 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         "events.npy": "int32 [N, 2] per hit: note index (vocab.json ix_to_note), index of the ticks since the previous hit (ix_to_tick)",
         "velocities.npy": "int32 [N] per hit: MIDI note-on velocity 1...127",
         "positions.npy": "int32 [N, 2] per hit: ticks from the bar line of its bar, length of that bar in ticks; at settings.ppq ticks per quarter note, after settings.quantize; bars from the file's time signatures (4/4 without one), files[].meter the meter most of its hits are in",
-        "X.npy": "uint8 [N, notes + ticks] per hit (--onehot): the original's one-hot rows, note | tick",
+        "X.npy": "float32 [N, notes + ticks] per hit (--onehot): the original's one-hot rows, note | tick",
     ]
 }

@@ -24,6 +24,14 @@ public enum ChannelSelection: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Where a file's hits were looked for, for a message: "on any channel", "on channel index 3".
+    public var searched: String {
+        switch self {
+        case .auto, .all: return "on any channel"
+        case .index(let n): return "on channel index \(n), as --channel \(n) asks; --channel auto reads the drum channel, index 9"
+        }
+    }
+
     public var description: String {
         switch self {
         case .auto: return "auto"

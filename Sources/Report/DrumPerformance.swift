@@ -65,7 +65,8 @@ public struct DrumPerformance: Sendable {
 public enum ReportError: Error, Equatable, CustomStringConvertible {
     case missingPath(path: String, what: String)
     case unreadableMIDI(path: String, message: String)
-    case noDrums(path: String)
+    /// No hit on the channels read (`channels`: ChannelSelection.searched).
+    case noDrums(path: String, channels: String = ChannelSelection.all.searched)
     case noTrainLog(directory: String)
     case emptyLog(path: String)
     case badModel(path: String, message: String)
@@ -77,7 +78,7 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .missingPath(let p, let what): return "\(p): no such \(what)"
         case .unreadableMIDI(let p, let m): return "\(p): not a readable MIDI file: \(m)"
-        case .noDrums(let p): return "\(p): no drum hits (no NOTE ON with velocity > 0 on any channel)"
+        case .noDrums(let p, let c): return "\(p): no drum hits (no NOTE ON with velocity > 0 \(c))"
         case .noTrainLog(let d):
             return "\(d): no \(TrainingLog.fileName) here (the checkpoint directory of `drummer train` holds it)"
         case .emptyLog(let p): return "\(p): no evaluation rows yet (only a header); no curves to draw"

@@ -75,7 +75,7 @@ public struct ReferenceSet: Sendable {
         }
         if !isDir.boolValue {
             let p = try DrumPerformance.load(path: path, channel: settings.channel, mode: settings.parseMode)
-            guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
+            guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path, channels: settings.channel.searched) }
             let track = try midiTrack(p, settings: settings)
             var sample = HitSample()
             if settings.quantize != nil { sample.append(track: track) } else { sample.append(p) }

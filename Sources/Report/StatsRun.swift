@@ -77,7 +77,7 @@ public struct StatsRun: Sendable {
             do {
                 let p = try DrumPerformance.load(path: path, channel: request.channel, mode: request.lenient ? .lenient : .safe)
                 for w in p.warnings { warnings.append("\(w)") }
-                guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path) }
+                guard !p.hits.isEmpty else { throw ReportError.noDrums(path: path, channels: request.channel.searched) }
                 performances.append(p)
             } catch {
                 problems.append(FileManager.default.fileExists(atPath: path)

@@ -57,13 +57,14 @@ struct ExportCommand: ParsableCommand {
         if let s = swift {
             guard !s.isEmpty, !s.hasSuffix("/") else { throw ValidationError("--swift must name a file") }
         }
-        guard FileManager.default.fileExists(atPath: checkpoint) else {
-            throw ValidationError("checkpoint \(checkpoint) does not exist")
-        }
     }
 
     func run() throws {
         InterruptCleanup.install()
+        // A missing input is a run-time failure (exit 1), as for sample, eval and encode.
+        guard FileManager.default.fileExists(atPath: checkpoint) else {
+            throw CommandFailure("\(checkpoint): no such checkpoint, checkpoint directory or model directory")
+        }
         let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false

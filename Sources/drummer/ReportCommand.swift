@@ -52,7 +52,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Soundfont for the audio (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
-    @Option(parsing: .unconditional, help: "Snap MIDI onsets (generated files and a MIDI reference) to a grid of this many ticks for the drummer stats figures, as stats --quantize does (default: a dataset reference's own, else none).")
+    @Option(parsing: .unconditional, help: "Snap MIDI onsets (generated files and a MIDI reference) to a grid of this many ticks for the drummer stats figures, as stats --quantize does (default: a dataset reference's own, else the grid a grid model given with --model plays on, else none).")
     var quantize: Int?
 
     @Option(help: "Page title.")

@@ -30,12 +30,13 @@ struct StatsCommand: ParsableCommand {
             --tolerance sixteenths (default 1/8: 15 ticks) of a sixteenth grid line from the bar \
             line, over all distinct onsets (6/8 uses the same grid). "uniform random": that share \
             for positions drawn uniformly over the ticks (or --quantize steps) of a bar.
-            - bar periodicity: per file x[k,d] = 1 when drum d has an onset in sixteenth cell k \
+            - bar periodicity: per file x[k] = 1 when any drum has an onset in sixteenth cell k \
             (nearest cell; the cells from the first onset to the last, K of them); L = the bar \
-            length in sixteenths most hits are in; mu_d = mean of x[.,d]. With k < K - L: \
-            N = sum (x[k,d]-mu_d)(x[k+L,d]-mu_d), A = sum (x[k,d]-mu_d)^2, B = sum (x[k+L,d]-mu_d)^2; \
+            length in sixteenths most hits are in; mu = mean of x. With k < K - L: \
+            N = sum (x[k]-mu)(x[k+L]-mu), A = sum (x[k]-mu)^2, B = sum (x[k+L]-mu)^2; \
             summed over files, r = N / sqrt(A B): 1 for a pattern that repeats every bar, about 0 \
-            for one that never does.
+            for one that never does. Per drum (without a target): one series x[k,d] per drum d, \
+            N, A and B summed over the drums too.
             - accent profile: mean velocity per sixteenth of the bar (nearest), over the hits in \
             bars of the length most reference hits are in (others left out and counted), and the \
             Pearson correlation of the two profiles (n/a when one is constant, e.g. every velocity \

@@ -73,8 +73,9 @@ struct TabCommand: ParsableCommand {
         // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let performance: DrumPerformance
+        let selection = ChannelSelection(argument: channel) ?? .auto
         do {
-            performance = try DrumPerformance.load(path: file, channel: ChannelSelection(argument: channel) ?? .auto,
+            performance = try DrumPerformance.load(path: file, channel: selection,
                                                    mode: lenient ? .lenient : .safe)
         } catch let e as ReportError {
             stderr("error: \(FileManager.default.fileExists(atPath: file) ? e.description : "\(file): no such file")")
@@ -82,7 +83,7 @@ struct TabCommand: ParsableCommand {
         }
         for w in performance.warnings { stderr("warning: \(w)") }
         if performance.hits.isEmpty {
-            stderr("error: \(ReportError.noDrums(path: file))")
+            stderr("error: \(ReportError.noDrums(path: file, channels: selection.searched))")
             throw ExitCode(1)
         }
         let grid = DrumGrid(performance, options: DrumGridOptions(grid: grid, firstBar: from - 1,

@@ -54,8 +54,8 @@ final class ExportCLITests: XCTestCase {
 
     func testExportErrors() throws {
         let missing = try CLI.run(["export", tmp.appendingPathComponent("none.h5").path])
-        XCTAssertNotEqual(missing.status, 0)
-        XCTAssertTrue(missing.stderr.contains("does not exist"), missing.stderr)
+        XCTAssertEqual(missing.status, 1, "a run-time failure, as for sample and eval")
+        XCTAssertEqual(missing.stderr, "error: \(tmp.appendingPathComponent("none.h5").path): no such checkpoint, checkpoint directory or model directory\n")
         let junk = tmp.appendingPathComponent("junk.h5")
         try Data("not hdf5".utf8).write(to: junk)
         let bad = try CLI.run(["export", junk.path, "-o", tmp.appendingPathComponent("m").path])

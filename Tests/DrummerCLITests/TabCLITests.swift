@@ -55,6 +55,18 @@ final class TabCLITests: XCTestCase {
         return url.path
     }
 
+    /// A --channel that holds no hit says which channel was read, not "any channel".
+    func testAChannelWithoutHitsIsNamed() throws {
+        let path = try write(TinySMF.rockBeat, "rock.mid")
+        let r = try CLI.run(["tab", path, "--channel", "3"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "error: \(path): no drum hits (no NOTE ON with velocity > 0 on channel index 3, as --channel 3 asks; "
+                       + "--channel auto reads the drum channel, index 9)\n")
+        let s = try CLI.run(["stats", path, "--reference", path, "--channel", "3"])
+        XCTAssertEqual(s.status, 1)
+        XCTAssertTrue(s.stderr.contains("on channel index 3, as --channel 3 asks"), s.stderr)
+    }
+
     func testRockBeat() throws {
         let path = try write(TinySMF.rockBeat, "rock.mid")
         let r = try CLI.run(["tab", path])
