@@ -66,8 +66,8 @@ struct StatsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Largest distance from a sixteenth grid line, in sixteenths, at which an onset is on the grid (0 to below 0.5).")
     var tolerance = 0.125
 
-    @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all.")
-    var split = "training"
+    @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all (default training).")
+    var split: String?
 
     @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
     var channel = "auto"
@@ -90,8 +90,15 @@ struct StatsCommand: ParsableCommand {
     func validate() throws {
         try Self.checkQuantize(quantize)
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
-        guard DatasetSplit(rawValue: split) != nil else {
-            throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
+        if let split {
+            guard DatasetSplit(rawValue: split) != nil else {
+                throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
+            }
+            // It picks rows of a convert-midi dataset; on MIDI files it would do nothing.
+            let events = (reference as NSString).appendingPathComponent("events.npy")
+            if FileManager.default.fileExists(atPath: reference), !FileManager.default.fileExists(atPath: events) {
+                throw ValidationError("--split picks the rows of a convert-midi dataset; \(reference) is MIDI (no events.npy)")
+            }
         }
         guard ChannelSelection(argument: channel) != nil else {
             throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
@@ -108,7 +115,7 @@ struct StatsCommand: ParsableCommand {
         var request = StatsRequest(generated: generated, reference: reference)
         request.quantize = quantize
         request.tolerance = tolerance
-        request.split = DatasetSplit(rawValue: split) ?? .training
+        request.split = split.flatMap(DatasetSplit.init(rawValue:)) ?? .training
         request.channel = ChannelSelection(argument: channel) ?? .auto
         request.lenient = lenient
         request.rawNotes = rawNotes

@@ -263,7 +263,8 @@ final class StatsCLITests: XCTestCase {
                                 ([gen, "--quantize", "0"], "--quantize must be between 1 and 1048576 ticks, got 0"),
                                 ([gen, "--split", "test"], "--split must be training, validation or all (got \"test\")"),
                                 ([gen, "--channel", "16"], "--channel must be auto, all, or a channel index from 0 to 15"),
-                                ([gen, "--expected-hits", "-1"], "--expected-hits must not be negative, got -1")] {
+                                ([gen, "--expected-hits", "-1"], "--expected-hits must not be negative, got -1"),
+                                ([gen, "--split", "validation"], "--split picks the rows of a convert-midi dataset; \(refDir) is MIDI (no events.npy)")] {
             let o = try CLI.run(["stats"] + args + ["--reference", refDir])
             XCTAssertEqual(o.status, 64, "\(args)")
             XCTAssertTrue(o.stderr.contains(message), o.stderr)
