@@ -78,6 +78,13 @@ public enum WavRenderer {
             guard FileManager.default.fileExists(atPath: soundfont) else {
                 throw RenderError(description: "--soundfont \(soundfont): no such file")
             }
+            // FluidSynth skips a file it cannot read with a message on its own output and renders
+            // silence or its default: a RIFF "sfbk" (SoundFont 2 or 3) or "DLS " file, or nothing.
+            let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: soundfont)).read(upToCount: 12)) ?? nil
+            guard let head, head.count == 12, head.prefix(4) == Data("RIFF".utf8),
+                  [Data("sfbk".utf8), Data("DLS ".utf8)].contains(head.suffix(4)) else {
+                throw RenderError(description: "--soundfont \(soundfont): not a SoundFont (a RIFF sfbk file, .sf2 or .sf3)")
+            }
             return .success((synth, soundfont))
         }
         guard let found = soundfontCandidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {

@@ -165,7 +165,8 @@ final class OutputCLITests: XCTestCase {
             exec sleep 60
             """.write(to: bin.appendingPathComponent("fluidsynth"), atomically: true, encoding: .utf8)
         chmod(bin.appendingPathComponent("fluidsynth").path, 0o755)
-        try Data("sf2".utf8).write(to: URL(fileURLWithPath: path("font.sf2")))
+        // A SoundFont 2 header (RIFF, size, sfbk): the stand-in FluidSynth reads no further.
+        try Data("RIFF\u{4}\u{0}\u{0}\u{0}sfbk".utf8).write(to: URL(fileURLWithPath: path("font.sf2")))
         let run = try BackgroundRun(["sample", model, "-n", "8", "--seed", "1", "-o", "s.mid", "--wav", "s.wav",
                                      "--soundfont", "font.sf2"], in: tmp, environment: ["PATH": bin.path + ":/usr/bin:/bin"])
         defer {
@@ -288,6 +289,21 @@ final class OutputCLITests: XCTestCase {
                                ["-c", "set -o pipefail; \(quoted([CLI.binary.path, "tab", midi, "--bars", "0", "--json"])) | head -c 10 > /dev/null"])
         XCTAssertEqual(gone.status, 1, gone.stderr)
         XCTAssertTrue(gone.stderr.contains("error: could not write to standard output: broken pipe"), gone.stderr)
+    }
+
+    /// A --soundfont that is no SoundFont is named, not rendered past in silence by FluidSynth.
+    func testASoundfontThatIsNoSoundFontIsNamed() throws {
+        guard ["/usr/bin/fluidsynth", "/usr/local/bin/fluidsynth"].contains(where: { fm.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("fluidsynth is not installed: the soundfont is never read")
+        }
+        let junk = tmp.appendingPathComponent("junk.sf2").path
+        try Data("junk\n".utf8).write(to: URL(fileURLWithPath: junk))
+        let r = try CLI.run(["sample", model, "-n", "20", "-o", tmp.appendingPathComponent("s.mid").path,
+                             "--wav", tmp.appendingPathComponent("s.wav").path, "--soundfont", junk])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "error: --soundfont \(junk): not a SoundFont (a RIFF sfbk file, .sf2 or .sf3)\n")
+        XCTAssertFalse(fm.fileExists(atPath: tmp.appendingPathComponent("s.mid").path))
+        XCTAssertFalse(fm.fileExists(atPath: tmp.appendingPathComponent("s.wav").path))
     }
 
     /// A negative number is a value with a range message, not "Missing value".
