@@ -304,7 +304,14 @@ extension TrainingRun {
         if let v = record.validation { text += "; validation \(fmt(v))" }
         text += String(format: " (%.1f s)", clock.seconds)
         reporter.line(text)
-        try TrainLog.append(record, directory: configuration.checkpointDirectory)
+        // The log's accuracy columns are the first groups' (TrainLog.header): a grid model's is its
+        // hit set's, the accuracy the line above prints (its "both first groups right" is no figure).
+        var logged = record
+        if grid {
+            logged.train.accuracy = record.train.accuracyNote
+            logged.validation?.accuracy = record.validation?.accuracyNote ?? 0
+        }
+        try TrainLog.append(logged, directory: configuration.checkpointDirectory)
         evaluatedStep = s.step
         return record
     }

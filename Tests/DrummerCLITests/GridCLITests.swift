@@ -76,6 +76,25 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "mine")
     }
 
+    /// A grid run's log: the accuracy columns are the hit set's (the first group's), the figure
+    /// the evaluation line prints, so that a report's "validation accuracy" is that.
+    func testTheLogsAccuracyIsTheHitSets() throws {
+        let r = try train("acc", ["--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let log = try String(contentsOf: root.appendingPathComponent("acc/train_log.csv"), encoding: .utf8)
+        let rows = log.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = rows[0]
+        let evaluated = try XCTUnwrap(rows.dropFirst().last { !$0[header.firstIndex(of: "train_loss")!].isEmpty })
+        for side in ["train", "validation"] where !evaluated[header.firstIndex(of: "\(side)_loss")!].isEmpty {
+            let all = try XCTUnwrap(Double(evaluated[header.firstIndex(of: "\(side)_accuracy")!]))
+            let hitSet = try XCTUnwrap(Double(evaluated[header.firstIndex(of: "\(side)_accuracy_note")!]))
+            XCTAssertEqual(all, hitSet, side)
+        }
+        let printed = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("eval step 3") })
+        XCTAssertTrue(printed.contains(String(format: "accuracy %.4f", Double(evaluated[header.firstIndex(of: "train_accuracy")!])!)), String(printed))
+        XCTAssertGreaterThan(Double(evaluated[header.firstIndex(of: "train_accuracy")!])!, 0, "the hit set's, not both first groups'")
+    }
+
     /// A grid run given no --styles takes a style input from the data when it carries two styles
     /// of 10 files or more (here the folders a/ and b/, 10 files each), says which in one line,
     /// and none otherwise (the fixture's 3 files) or with --styles none.
