@@ -85,12 +85,23 @@ public struct ModelCard: Sendable {
         rows.append(("tick values K", ticks.isEmpty ? "0"
                      : "\(ticks.count) (\(ticks.first ?? 0) to \(ticks.last ?? 0) ticks)"))
         func shape(_ s: [Int]?) -> String? { s.map { $0.map(String.init).joined(separator: " × ") } }
-        if let s = shape(wx) { rows.append(("Wx", s)) }
+        // A stacked model (format 3) lists each layer's fused matrix: Wx.bin, Wx1.bin, …
+        let layers: [(file: String, shape: [Int])] = (json["layers"] as? [[String: Any]])?.compactMap { layer in
+            guard let file = layer["file"] as? String,
+                  let shape = (layer["shape"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }) else { return nil }
+            return (file, shape)
+        } ?? []
+        let wxFiles = layers.isEmpty ? [(ModelDirectory.wxFile, wx)] : layers.map { ($0.file, Optional($0.shape)) }
+        if layers.count > 1 { rows.append(("layers", "\(layers.count) stacked LSTM layers")) }
+        for (file, s) in wxFiles {
+            if let text = shape(s) { rows.append(((file as NSString).deletingPathExtension, text)) }
+        }
         if let s = shape(wy) { rows.append(("Wy", s)) }
-        let params = [wx, wy].compactMap { $0 }.map { $0.reduce(1, *) }.reduce(0, +)
+        let params = (wxFiles.map(\.1) + [wy]).compactMap { $0 }.map { $0.reduce(1, *) }.reduce(0, +)
         if params > 0 { rows.append(("parameters", Self.grouped(params) + " (float32, \(Self.bytes(params * 4)))")) }
         if let g = typed?.gateOrder ?? (json["gate_order"] as? [String]) { rows.append(("gate order", g.joined(separator: ", "))) }
-        for name in [ModelDirectory.wxFile, ModelDirectory.wyFile] {
+        let binFiles = wxFiles.map(\.0) + [ModelDirectory.wyFile]
+        for name in binFiles {
             let full = (path as NSString).appendingPathComponent(name)
             if let size = (try? FileManager.default.attributesOfItem(atPath: full))?[.size] as? NSNumber {
                 rows.append((name, Self.bytes(size.intValue)))
@@ -98,7 +109,8 @@ public struct ModelCard: Sendable {
                 rows.append((name, "missing"))
             }
         }
-        rows.append(("checksums", json["sha256"] == nil ? "none in model.json" : "SHA-256 of both .bin files in model.json"))
+        rows.append(("checksums", json["sha256"] == nil ? "none in model.json"
+                     : "SHA-256 of \(binFiles.count == 2 ? "both" : "the \(binFiles.count)") .bin files in model.json"))
         // The temperatures sample and humanize use by default (model.json "sampling").
         let temperatures = ((json["sampling"] as? [String: Any])?["temperature"] as? [String: Any] ?? [:])
             .compactMap { k, v in (v as? NSNumber).map { (k, $0) } }.sorted { $0.0 < $1.0 }

@@ -203,6 +203,23 @@ final class ModelCardTests: XCTestCase {
         XCTAssertNil(card.summary.first { $0.0 == "sampling warm-up" }, "no warm-up: no row")
     }
 
+    /// A stacked model's card counts every layer's matrix: its files, sizes and parameters.
+    func testAStackedModelsLayersAreCounted() throws {
+        try """
+            {"format": "drummer-model", "format_version": 3, "ix_to_note": [36], "ix_to_tick": [0], "hidden_size": 4,
+             "Wx_shape": [10, 16], "Wy_shape": [5, 3], "sha256": {"Wx.bin": "a", "Wx1.bin": "b", "Wy.bin": "c"},
+             "layers": [{"file": "Wx.bin", "shape": [10, 16]}, {"file": "Wx1.bin", "shape": [9, 16]}]}
+            """.write(to: tmp.appendingPathComponent("model.json"), atomically: true, encoding: .utf8)
+        try Data(count: 9 * 16 * 4).write(to: tmp.appendingPathComponent("Wx1.bin"))
+        let card = try ModelCard.load(directory: tmp.path)
+        XCTAssertEqual(value(card.summary, "layers"), "2 stacked LSTM layers")
+        XCTAssertEqual(value(card.summary, "Wx1"), "9 × 16")
+        XCTAssertEqual(value(card.summary, "parameters"), "319 (float32, 1.2 KiB)")
+        XCTAssertEqual(value(card.summary, "Wx1.bin"), "576 bytes")
+        XCTAssertEqual(value(card.summary, "Wx.bin"), "missing")
+        XCTAssertEqual(value(card.summary, "checksums"), "SHA-256 of the 3 .bin files in model.json")
+    }
+
     func testSamplingTemperaturesAreShown() throws {
         try """
             {"format": "drummer-model", "format_version": 2, "ix_to_note": [36], "ix_to_tick": [0], "hidden_size": 4,
