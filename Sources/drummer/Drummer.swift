@@ -39,6 +39,16 @@ extension Drummer {
         return "Error: \(message)\n\(usage)\n  See '\(path) --help' for more information."
     }
 
+    /// The unknown-command error of a command line's words (after the program's name), if a
+    /// command word names none: the first word (or the one after `help`, for which argument-parser
+    /// prints the top-level help with status 0), and the word after `bench` (bench's help).
+    static func unknownCommand(in words: ArraySlice<String>) -> String? {
+        let first = words.first == "help" ? words.dropFirst().first : words.first
+        if let word = first, !word.hasPrefix("-"), let message = unknownCommand(word) { return message }
+        guard words.first == "bench", let word = words.dropFirst().first, !word.hasPrefix("-") else { return nil }
+        return unknownCommand(word, in: Bench.self, path: "drummer bench")
+    }
+
     /// An error message for `word` when it is not a command of `group` (called `path`): the
     /// nearest command when one is near (at most 2 edits, or a unique prefix), else the list of
     /// commands. nil for a command.

@@ -23,18 +23,9 @@ if let message = KernelISA.settingError {
 }
 // The runtime commands run OpenBLAS on one thread (the sampler splits its steps over its own).
 BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].contains(CommandLine.arguments.dropFirst().first ?? ""))
-// A first argument that is no command gets the nearest command's name (argument-parser only
-// says "Unexpected argument").
-// `drummer help WORD` too (argument-parser prints the top-level help for it, with status 0).
-let words = CommandLine.arguments.dropFirst()
-if let word = words.first.map({ $0 == "help" ? words.dropFirst().first : $0 }) ?? nil, !word.hasPrefix("-"),
-   let message = Drummer.unknownCommand(word) {
-    Console.writeError(Data((message + "\n").utf8))
-    exit(ExitCode.validationFailure.rawValue)
-}
-// The same one level down: `drummer bench WORD` (argument-parser prints bench's help for it).
-if words.first == "bench", let word = words.dropFirst().first, !word.hasPrefix("-"),
-   let message = Drummer.unknownCommand(word, in: Bench.self, path: "drummer bench") {
+// A command word that names no command gets the nearest command's name (argument-parser only
+// says "Unexpected argument", or prints a help with status 0).
+if let message = Drummer.unknownCommand(in: CommandLine.arguments.dropFirst()) {
     Console.writeError(Data((message + "\n").utf8))
     exit(ExitCode.validationFailure.rawValue)
 }
