@@ -116,6 +116,9 @@ public final class TrainingRun {
         if let output = options.output {
             try InputOverlap.check(output: output, directory: true,
                                    inputs: [dataInput, .checkpointDirectory(configuration.checkpointDirectory)])
+            // And what the export will refuse (a file, a foreign folder, a folder it cannot
+            // write in): a run of minutes or hours is not spent on an output it cannot write.
+            try AtomicOutput.prepareDirectory(at: output, kind: .model).discard()
         }
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.

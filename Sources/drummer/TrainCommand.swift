@@ -220,9 +220,6 @@ struct TrainCommand: ParsableCommand {
         // From here on Ctrl-C and SIGTERM stop the run cleanly: while the data loads (nothing is
         // written before the directory is claimed), between steps, and inside evaluations.
         StopSignal.install()
-        // -o is checked before the run (what the export will refuse, and that its folder takes
-        // a directory): a run of minutes or hours is not spent on an output it cannot write.
-        if let output { try AtomicOutput.prepareDirectory(at: output, kind: .model).discard() }
         let run = try TrainingRun(options: options, reporter: reporter, shouldStop: { StopSignal.requested })
         TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
         let summary: RunSummary
