@@ -69,16 +69,23 @@ public struct NoteMap: Equatable, Sendable {
         } catch {
             throw bad("cannot read: \(error.localizedDescription)")
         }
-        let raw: [String: Int]
+        let object: Any
         do {
-            raw = try JSONDecoder().decode([String: Int].self, from: data)
+            object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw bad("expected a JSON object of note numbers such as {\"21\": 44}")
+            throw bad("not valid JSON: \(jsonErrorText(error, in: data))")
+        }
+        guard let raw = object as? [String: Any] else {
+            throw bad("expected a JSON object of note numbers such as {\"21\": 44}, found \(jsonKind(object))")
         }
         var table: [Int: Int] = [:]
-        for (k, v) in raw {
+        for k in raw.keys.sorted(by: { (Int($0) ?? Int.max, $0) < (Int($1) ?? Int.max, $1) }) {
             guard let from = Int(k), (0...127).contains(from) else {
                 throw bad("key \"\(k)\" is not a note number 0...127")
+            }
+            let value = raw[k]!
+            guard let number = value as? NSNumber, !isJSONBoolean(number), let v = Int(exactly: number.doubleValue) else {
+                throw bad("note \(k) maps to \(jsonKind(value)), not a note number 0...127")
             }
             guard (0...127).contains(v) else { throw bad("note \(k) maps to \(v), outside 0...127") }
             table[from] = v
@@ -87,6 +94,37 @@ public struct NoteMap: Equatable, Sendable {
     }
 
     @inline(__always) public func apply(_ note: Int) -> Int { table[note] ?? note }
+}
+
+/// Foundation's parse error with its place: "invalid value around character 17 (line 2)".
+private func jsonErrorText(_ error: Error, in data: Data) -> String {
+    let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+    var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
+    if let first = text.first { text = first.lowercased() + text.dropFirst() }
+    // The character index counts Unicode scalars of the text from 0.
+    if let r = text.range(of: #"character [0-9]+"#, options: .regularExpression),
+       let index = Int(text[r].dropFirst("character ".count)) {
+        let scalars = String(decoding: data, as: UTF8.self).unicodeScalars
+        let line = 1 + scalars.prefix(index).filter { $0 == "\n" }.count
+        text += " (line \(line))"
+    }
+    return text
+}
+
+/// JSONSerialization's true and false are NSNumbers of type char ("c"); its numbers never
+/// are (a 0 or 1 is "i" or "q"), while `as? Bool` would take a 0 or 1 for one too.
+private func isJSONBoolean(_ n: NSNumber) -> Bool { String(cString: n.objCType) == "c" }
+
+/// What a JSON value is, for an error: "an array", "a string (\"x\")", "the number 44.5".
+private func jsonKind(_ value: Any) -> String {
+    switch value {
+    case is [Any]: return "an array"
+    case is [String: Any]: return "an object"
+    case let s as String: return "a string (\"\(s)\")"
+    case let n as NSNumber: return isJSONBoolean(n) ? "\(n.boolValue)" : "the number \(n)"
+    case is NSNull: return "null"
+    default: return "\(type(of: value))"
+    }
 }
 
 /// The order of the hits at one onset (one tick after rescaling and quantizing).

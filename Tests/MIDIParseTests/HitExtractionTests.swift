@@ -113,12 +113,28 @@ final class HitExtractionTests: XCTestCase {
         XCTAssertEqual(try FileHits(file: file, path: "t.mid", settings: s).notes, [21, 35, 51])
         XCTAssertEqual(s.noteMap.name, good.path)
 
-        for (name, text) in [("a.json", "[1, 2]"), ("b.json", "{\"x\": 1}"), ("c.json", "{\"1\": 200}")] {
+        // 0 and 1 are notes, not booleans; 44.0 and 1e2 are whole numbers.
+        let small = dir.appendingPathComponent("small.json")
+        try Data("{\"36\": 1, \"37\": 0, \"38\": 44.0, \"39\": 1e2}".utf8).write(to: small)
+        XCTAssertEqual(try NoteMap.load(path: small.path).table, [36: 1, 37: 0, 38: 44, 39: 100])
+
+        // Each error says what is wrong and where: the key, the value, the place in the text.
+        for (name, text, message) in [
+            ("a.json", "[1, 2]", "expected a JSON object of note numbers such as {\"21\": 44}, found an array"),
+            ("b.json", "{\"x\": 1}", "key \"x\" is not a note number 0...127"),
+            ("c.json", "{\"1\": 200}", "note 1 maps to 200, outside 0...127"),
+            ("d.json", "{\"21\": \"44\"}", "note 21 maps to a string (\"44\"), not a note number 0...127"),
+            ("e.json", "{\"21\": 44.5}", "note 21 maps to the number 44.5, not a note number 0...127"),
+            ("f.json", "{\"21\": true}", "note 21 maps to true, not a note number 0...127"),
+            ("g.json", "{\"21\": 44,\n \"22\" 42}", "not valid JSON: invalid value around character 17 (line 2)"),
+            ("h.json", "", "not valid JSON: unexpected end of file during JSON parse"),
+        ] {
             let url = dir.appendingPathComponent(name)
             try Data(text.utf8).write(to: url)
             XCTAssertThrowsError(try NoteMap.load(path: url.path), text) { error in
-                guard case HitExtractionError.noteMap(let path, _) = error else { return XCTFail("\(error)") }
+                guard case HitExtractionError.noteMap(let path, let m) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(path, url.path)
+                XCTAssertEqual(m, message, text)
             }
         }
     }
