@@ -83,7 +83,7 @@ public struct DrumGrid: Codable, Equatable, Sendable {
     public var grid: Int
     public var tolerance: Double
     /// Bars in the file, up to its last hit.
-    var totalBars: Int
+    public internal(set) var totalBars: Int
     var totalHits: Int
     public var bars: [Bar]
     /// Drums in display order (cymbals, hi-hat, toms, snare, kick, other percussion, non-GM notes).

@@ -70,7 +70,7 @@ struct TabCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let performance: DrumPerformance
         let selection = ChannelSelection(argument: channel) ?? .auto
@@ -88,6 +88,11 @@ struct TabCommand: ParsableCommand {
         }
         let grid = DrumGrid(performance, options: DrumGridOptions(grid: grid, firstBar: from - 1,
                                                                    bars: bars == 0 ? nil : bars, tolerance: tolerance))
+        guard from <= grid.totalBars else {
+            stderr("error: \(file): --from \(from) is past its last bar (its hits span \(grid.totalBars) "
+                + "bar\(grid.totalBars == 1 ? "" : "s"))")
+            throw ExitCode(1)
+        }
         if json {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

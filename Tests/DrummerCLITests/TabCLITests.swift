@@ -194,6 +194,18 @@ final class TabCLITests: XCTestCase {
         XCTAssertEqual(lines[1], "bars 1-2 of 29: 33 hits, grid 16 (sixteenth notes)")
         XCTAssertTrue(lines.dropFirst(2).allSatisfy { $0.count <= 80 }, r.stdout)  // the header names the path
 
+        // The last bar can be asked for; a bar past it is an error naming the file (it printed
+        // "no bars in the range asked for" and exited 0), as text and as JSON.
+        let last = try CLI.run(["tab", groove, "--from", "29"])
+        XCTAssertEqual(last.status, 0, last.stderr)
+        XCTAssertTrue(last.stdout.contains("bars 29-29 of 29: "), last.stdout)
+        for extra in [[], ["--json"]] {
+            let past = try CLI.run(["tab", groove, "--from", "30"] + extra)
+            XCTAssertEqual(past.status, 1, past.stderr)
+            XCTAssertEqual(past.stdout, "")
+            XCTAssertEqual(past.stderr, "error: \(groove): --from 30 is past its last bar (its hits span 29 bars)\n")
+        }
+
         let missing = try CLI.run(["tab", tmp.appendingPathComponent("nope.mid").path])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("nope.mid: no such file"), missing.stderr)
