@@ -609,8 +609,13 @@ void drummer_live_catch_signals(void) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++) {
+        struct sigaction old;
+        // A signal ignored when the player starts (SIGHUP under nohup) stays ignored.
+        if (sigaction(stops[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(stops[k], &sa, NULL);
+    }
 }
 
 int drummer_live_caught_signal(void) { return caught; }

@@ -1,4 +1,4 @@
-// Ctrl-C and SIGTERM for commands that have nothing to save (convert-midi, export,
+// Ctrl-C, SIGTERM and SIGHUP for commands that have nothing to save (convert-midi, export,
 // sample): the output in progress is abandoned and its temporaries are removed.
 //
 // Design: the signal handler does only async-signal-safe work: it counts the
@@ -38,9 +38,9 @@ private func cleanupHandler(_ sig: Int32) {
 }
 
 public enum InterruptCleanup {
-    /// Installs the SIGINT and SIGTERM handlers and the watcher thread (once; later
-    /// calls do nothing). A signal that was ignored when the process started (a
-    /// background job) stays ignored.
+    /// Installs the SIGINT, SIGTERM and SIGHUP handlers and the watcher thread (once; later
+    /// calls do nothing). A signal that was ignored when the process started (SIGINT in a
+    /// background job, SIGHUP under nohup) stays ignored.
     public static func install() {
         guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         var fds: [Int32] = [-1, -1]
@@ -61,26 +61,10 @@ public enum InterruptCleanup {
         }
         watcher.name = "drummer-interrupt"
         watcher.start()
-        for sig in [SIGINT, SIGTERM] {
-            var old = sigaction()
-            sigaction(sig, nil, &old)
-            #if canImport(Glibc)
-            // SIG_IGN is the handler value 1.
-            if let h = old.__sigaction_handler.sa_handler, unsafeBitCast(h, to: Int.self) == 1 { continue }
-            #endif
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = cleanupHandler
-            #else
-            action.__sigaction_u.__sa_handler = cleanupHandler
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(sig, &action, nil)
-        }
+        StopSignals.install(cleanupHandler)
     }
 
-    /// True once SIGINT or SIGTERM has arrived while the handler is installed.
+    /// True once SIGINT, SIGTERM or SIGHUP has arrived while the handler is installed.
     public static var interrupted: Bool { signalCount.load(ordering: .relaxed) > 0 }
 
     /// On an error path: when an interrupt is being handled, waits (up to a minute)
@@ -106,7 +90,7 @@ public enum InterruptCleanup {
                         + "\(entry.path): \(ErrorText.describe(error))")
                 }
             }
-            let name = sig == SIGTERM ? "terminated" : "interrupted"
+            let name = StopSignals.name(sig)
             let text = lines.isEmpty ? "drummer: \(name)\n"
                 : lines.map { "drummer: \(name): \($0)\n" }.joined()
             Console.writeError(Data(("\n" + text).utf8))

@@ -125,7 +125,7 @@ public final class JackMIDIClient {
         return s
     }
 
-    /// SIGINT and SIGTERM set a flag (read with `caughtSignal`) instead of ending the process.
+    /// SIGINT, SIGTERM and SIGHUP set a flag (read with `caughtSignal`) instead of ending the process.
     public static func catchSignals() { drummer_live_catch_signals() }
     public static var caughtSignal: Int32 { drummer_live_caught_signal() }
 }

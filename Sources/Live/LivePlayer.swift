@@ -76,7 +76,7 @@ public final class LivePlayer {
         aheadTicks = Double(barTicks)
     }
 
-    /// Plays until --bars are played, SIGINT or SIGTERM (every sounding note off first), or the
+    /// Plays until --bars are played, SIGINT, SIGTERM or SIGHUP (every sounding note off first), or the
     /// server goes away (LiveError.serverGone).
     public func run() throws -> LiveOutcome {
         if settings.answerBars != nil, sampler.groups.grid == nil { throw LiveError.answerNeedsGrid }

@@ -1,4 +1,4 @@
-// Ctrl-C and SIGTERM during training: the handler only sets an atomic flag; the
+// Ctrl-C, SIGTERM and SIGHUP during training: the handler only sets an atomic flag; the
 // run loop checks it after each step, saves a checkpoint and returns normally
 // (exit status 0). The handler does only async-signal-safe work: atomics, write(2)
 // of fixed messages, _exit.
@@ -9,6 +9,7 @@
 //               saving; a checkpoint being written stays a temporary file, which
 //               the next run in that directory removes.
 import Checkpoints
+import FileOutput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,23 +27,14 @@ private let thirdMessage: StaticString =
     "\ndrummer: quitting without saving a checkpoint (the last one written is kept)\n"
 
 public enum StopSignal {
-    /// Installs the SIGINT and SIGTERM handlers.
+    /// Installs the handler of SIGINT, SIGTERM and SIGHUP (the terminal closing); one ignored
+    /// when the run starts (SIGHUP under nohup) stays ignored. Interrupted system calls
+    /// restart: a signal must not fail the save.
     public static func install() {
-        for sig in [SIGINT, SIGTERM] {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = handle
-            #else
-            action.__sigaction_u.__sa_handler = handle
-            #endif
-            sigemptyset(&action.sa_mask)
-            // Interrupted system calls restart: a signal must not fail the save.
-            action.sa_flags = SA_RESTART
-            sigaction(sig, &action, nil)
-        }
+        StopSignals.install(handle)
     }
 
-    /// True once SIGINT or SIGTERM has arrived.
+    /// True once a stop signal has arrived.
     public static var requested: Bool { stopFlag.load(ordering: .relaxed) != 0 }
 
     /// The signal received (0 when none).

@@ -51,7 +51,7 @@ struct EvalCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: model)
         let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize,

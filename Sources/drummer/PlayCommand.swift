@@ -17,7 +17,7 @@ struct PlayCommand: ParsableCommand {
             what `drummer sample MODEL --bars N --seed S --bpm B` writes for the same seed, style \
             and temperature, each note at its own frame; while JACK transport rolls it follows \
             transport's tempo and bar lines (starts, stops and tempo changes at the next bar line). \
-            It draws one bar ahead of the clock. Ctrl-C or SIGTERM ends it with every sounding \
+            It draws one bar ahead of the clock. Ctrl-C, SIGTERM or SIGHUP ends it with every sounding \
             note off (exit status 128 + the signal); the server going away ends it with an error. \
             Hits on the input port (NOTE ONs on channel 10) are read on the 16th-note grid: \
             while they come, they go out instead of the model's own notes, and once they stop \
@@ -34,7 +34,7 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Tempo in quarter notes per minute while JACK transport is not rolling.")
     var bpm: Double = 120
 
-    @Option(parsing: .unconditional, help: "Bars to play, then stop (default: until Ctrl-C or SIGTERM).")
+    @Option(parsing: .unconditional, help: "Bars to play, then stop (default: until Ctrl-C, SIGTERM or SIGHUP).")
     var bars: Int?
 
     @Option(parsing: .unconditional, help: "Listen this many bars, answer as many bars carrying on from what it heard, listen again (a grid model).")

@@ -70,7 +70,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
         // The page must not replace what it is drawn from, checked before the (long) drawing.
         let inputs = generated.map { CommandInput($0, role: "the MIDI file") }

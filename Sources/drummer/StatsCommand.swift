@@ -110,7 +110,7 @@ struct StatsCommand: ParsableCommand {
     var rawNotes = false
 
     func run() throws {
-        // Ctrl-C and SIGTERM end the command at once, removing any output in progress.
+        // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
         var request = StatsRequest(generated: generated, reference: reference)
         request.quantize = quantize

@@ -15,7 +15,7 @@ struct TrainCommand: ParsableCommand {
         abstract: "Train the LSTM drummer on a dataset (truncated BPTT, HDF5 checkpoints, exact resume).",
         discussion: """
             Checkpoints ckpt-<step>.h5 are written every --checkpoint-every steps, at the end, and on \
-            Ctrl-C or SIGTERM (the current step finishes, a checkpoint is saved, the exit status is 0). \
+            Ctrl-C, SIGTERM or SIGHUP (the current step finishes, a checkpoint is saved, the exit status is 0). \
             A second Ctrl-C is noted and the save still happens; a third quits at once without saving \
             (exit status 130; the last checkpoint written is kept). Standard error says whether the \
             final checkpoint was saved. train_log.csv beside them gets one row per evaluation, and \
@@ -217,7 +217,7 @@ struct TrainCommand: ParsableCommand {
             bar: isatty(STDERR_FILENO) != 0 ? { text in
                 Console.writeError(Data(("\r\u{1B}[K" + text).utf8))
             } : nil)
-        // From here on Ctrl-C and SIGTERM stop the run cleanly: while the data loads (nothing is
+        // From here on Ctrl-C, SIGTERM and SIGHUP stop the run cleanly: while the data loads (nothing is
         // written before the directory is claimed), between steps, and inside evaluations.
         StopSignal.install()
         let run = try TrainingRun(options: options, reporter: reporter, shouldStop: { StopSignal.requested })

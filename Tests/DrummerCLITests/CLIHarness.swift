@@ -156,15 +156,16 @@ final class BackgroundRun {
     private let outURL: URL, errURL: URL
     private let out: FileHandle, err: FileHandle
 
-    init(_ args: [String], in dir: URL, environment: [String: String] = [:]) throws {
+    /// `underNohup` starts it as `nohup drummer ARGS`, SIGHUP ignored as a user's nohup leaves it.
+    init(_ args: [String], in dir: URL, environment: [String: String] = [:], underNohup: Bool = false) throws {
         outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
         errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         out = try FileHandle(forWritingTo: outURL)
         err = try FileHandle(forWritingTo: errURL)
-        process.executableURL = CLI.binary
-        process.arguments = args
+        process.executableURL = underNohup ? URL(fileURLWithPath: "/usr/bin/nohup") : CLI.binary
+        process.arguments = underNohup ? [CLI.binary.path] + args : args
         process.currentDirectoryURL = dir
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out

@@ -172,6 +172,22 @@ final class RobustnessCLITests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    /// The terminal closing (SIGHUP) ends a command as SIGTERM does, through the same cleanup
+    /// (exit 128 + 1, said as "hung up"). Under nohup it stays ignored: `train`'s and `play`'s
+    /// tests check that, where the signal surely lands mid-run.
+    func testSIGHUPEndsACommandAtOnce() throws {
+        let corpus = CLI.repoRoot.appendingPathComponent("corpus/groove").path
+        let some = try FileManager.default.subpathsOfDirectory(atPath: corpus + "/drummer1").filter { $0.hasSuffix(".mid") }.sorted()
+            .prefix(3).map { corpus + "/drummer1/" + $0 }
+        let args = ["stats"] + some + ["--reference", corpus]
+        let hung = try BackgroundRun(args, in: root)
+        usleep(150_000)
+        hung.signal(SIGHUP)
+        let (status, _, errText) = try hung.finish()
+        XCTAssertEqual(status, 128 + SIGHUP, errText)
+        XCTAssertTrue(errText.contains("drummer: hung up"), errText)
+    }
+
     // MARK: Estimates
 
     func testEstimatesAndTheLongEvaluationWarning() throws {

@@ -67,6 +67,25 @@ final class TrainCLITests: XCTestCase {
 
     func testSIGTERMFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGTERM) }
 
+    /// The terminal closing (SIGHUP) used to kill the run where it stood, its last steps unsaved.
+    func testSIGHUPFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGHUP) }
+
+    /// Under nohup SIGHUP stays ignored: the run goes on past it, and stops on SIGTERM as ever.
+    func testSIGHUPUnderNohupIsIgnored() throws {
+        let run = try BackgroundRun(["train"] + small + ["--checkpoint-every", "50", "--log-every", "1000", "--eval-every", "100000"],
+                                    in: root, underNohup: true)
+        XCTAssertTrue(run.wait(for: "checkpoint ", seconds: 30, poll: 10_000), "no checkpoint line before the deadline: \(run.stdoutText)")
+        run.signal(SIGHUP)
+        let before = checkpointSteps().max() ?? 0
+        // Still training: a later checkpoint comes, and no stop was announced.
+        XCTAssertTrue(run.wait(seconds: 30, poll: 10_000) { (checkpointSteps().max() ?? 0) > before }, run.stderrText)
+        XCTAssertFalse(run.stderrText.contains("stopping after this step"), run.stderrText)
+        run.signal(SIGTERM)
+        let (status, text, errText) = try run.finish()
+        XCTAssertEqual(status, 0, errText)
+        XCTAssertTrue(text.contains("interrupted at step "), text)
+    }
+
     /// A second Ctrl-C within milliseconds used to exit 130 without the final save.
     func testSecondCtrlCStillSavesAndSaysSo() throws { try interrupt(with: SIGINT, times: 2) }
 

@@ -300,15 +300,33 @@ final class PlayCLITests: XCTestCase {
     }
 
     /// SIGINT mid-bar: every NOTE ON sent has its NOTE OFF, then All Notes Off; exit status 130.
-    func testCtrlCEndsWithEveryNoteOff() throws {
+    func testCtrlCEndsWithEveryNoteOff() throws { try stopMidBar(with: SIGINT) }
+
+    /// The terminal closing (SIGHUP) used to end the player at once, its notes left sounding.
+    func testHangupEndsWithEveryNoteOff() throws { try stopMidBar(with: SIGHUP) }
+
+    /// Under nohup SIGHUP stays ignored: the player plays its bars to the end and exits 0.
+    func testHangupUnderNohupIsIgnored() throws {
+        let player = try Background(URL(fileURLWithPath: "/usr/bin/nohup"),
+                                    [Self.drummer.path, "play", model, "--server", server.name, "--seed", "3", "--bars", "2"],
+                                    in: root)
+        _ = try firstBarFrame(player)
+        usleep(300_000)
+        player.signal(SIGHUP)
+        let r = player.finish(seconds: 20)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertFalse(r.stdout.contains("every sounding note off"), r.stdout)
+    }
+
+    private func stopMidBar(with sig: Int32) throws {
         let (rec, recording) = try recorder()
         let player = try play(["--seed", "3", "--connect", "probe:in"])
         _ = try firstBarFrame(player)
         usleep(1_300_000)  // into the first bar's second half
-        player.signal(SIGINT)
+        player.signal(sig)
         let r = player.finish(seconds: 10)
         _ = rec.stop()
-        XCTAssertEqual(r.status, 130, r.stdout + r.stderr)
+        XCTAssertEqual(r.status, 128 + sig, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("every sounding note off"), r.stdout)
         let got = try events(recording)
         var sounding = Set<Int>(), ons = 0

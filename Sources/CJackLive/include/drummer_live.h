@@ -121,7 +121,8 @@ int drummer_live_server_gone(drummer_live *live, char *reason, size_t size);
 void drummer_live_abandon(drummer_live *live, const char *reason);
 void drummer_live_get_status(drummer_live *live, drummer_live_status *out);
 
-/// SIGINT and SIGTERM set a flag instead of ending the process; the number of the last one
+/// SIGINT, SIGTERM and SIGHUP (the terminal closing) set a flag instead of ending the process,
+/// but for one ignored when this is called (SIGHUP under nohup); the number of the last one
 /// caught (0: none).
 void drummer_live_catch_signals(void);
 int drummer_live_caught_signal(void);
