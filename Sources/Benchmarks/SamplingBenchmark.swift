@@ -3,6 +3,7 @@
 // the default, in the same run. Or a given model (a model directory or checkpoint, e.g.
 // models/groove, a grid model): its own weights, layout and sizes, hits per second.
 import DrummerCore
+import Foundation
 import Sample
 
 public struct SamplingBenchmark {
@@ -35,10 +36,18 @@ public struct SamplingBenchmark {
     public func run(report: (String) -> Void) throws {
         try validate()
         report(MachineInfo.header)
-        let sampler: Sampler
+        // A grid model's step runs on its own threads (one, or split over two as `drummer
+        // sample` runs it on a machine with two cores), OpenBLAS on one thread as every command
+        // sets it: OpenBLAS's threads would spin on the cores the split step spins on. A model
+        // of the 2017 layout steps through OpenBLAS: its threads are OpenBLAS's.
+        let makeSampler: (Int) throws -> Sampler
+        let stepThreads: Bool
         if let model {
             let shape = model.weights.shape
-            sampler = try Sampler(weights: model.weights, groups: model.groups)
+            stepThreads = model.groups.grid != nil
+            makeSampler = { threads in
+                try Sampler(weights: model.weights, groups: model.groups, stepThreads: stepThreads ? threads : nil)
+            }
             let layout = model.groups.grid != nil ? "grid layout" : "original layout"
             report("model: \(model.origin) (\(layout), \(shape.layers) layer(s) of H=\(shape.hidden), "
                    + "I=\(shape.inputWidth), O=\(shape.outputWidth)); \(notes) hits per generation, median of \(timing.runs) runs")
@@ -50,15 +59,21 @@ public struct SamplingBenchmark {
             // Random weights of the scale a trained model has (|w| ≲ 0.3).
             let wx = (0..<shape.wxCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
             let wy = (0..<shape.wyCount).map { _ in Float(rng.uniform(-0.3, 0.3)) }
-            sampler = try Sampler(weights: LSTMWeights(shape: shape, wx: wx, wy: wy), groups: groups)
+            let weights = try LSTMWeights(shape: shape, wx: wx, wy: wy)
+            stepThreads = false
+            makeSampler = { _ in try Sampler(weights: weights, groups: groups) }
             report("model: H=\(hidden), N=\(noteClasses), K=\(tickClasses), V=\(shape.inputWidth); "
                    + "\(notes) notes per generation, median of \(timing.runs) runs")
         }
         let defaultThreads = BLASRuntime.threads
         defer { BLASRuntime.setThreads(defaultThreads) }
+        let most = stepThreads ? min(2, ProcessInfo.processInfo.activeProcessorCount) : defaultThreads
+        report(stepThreads ? "threads: the threads a step runs on (split in two halves), OpenBLAS on 1 thread"
+                           : "threads: OpenBLAS's threads")
         var medians: [Int: Double] = [:]
-        for threads in Array(Set([1, defaultThreads])).sorted() {
-            BLASRuntime.setThreads(threads)
+        for threads in Array(Set([1, most])).sorted() {
+            BLASRuntime.setThreads(stepThreads ? 1 : threads)
+            let sampler = try makeSampler(threads)
             var seed: UInt64 = 0
             var count = 0
             let rates = try Timing.rates(timing, work: Double(notes)) {
@@ -72,8 +87,8 @@ public struct SamplingBenchmark {
             report("threads=\(threads)  median \(fixed(rates.median, 0, width: 9)) notes/s  (min \(fixed(rates.min, 0)), "
                    + "max \(fixed(rates.max, 0)))  \(fixed(1000 * Double(notes) / rates.median, 3)) ms per \(notes) notes")
         }
-        if let one = medians[1], let many = medians[defaultThreads], defaultThreads > 1 {
-            report("1 thread / \(defaultThreads) threads: \(fixed(one / many, 2))x (same run)")
+        if let one = medians[1], let many = medians[most], most > 1 {
+            report("1 thread / \(most) threads: \(fixed(one / many, 2))x (same run)")
         }
     }
 }

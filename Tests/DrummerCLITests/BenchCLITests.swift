@@ -127,6 +127,10 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("model: \(model) (grid layout, 2 layer(s) of H=256, I=1218, O=710); 50 hits per generation"), r.stdout)
         XCTAssertTrue(r.stdout.split(separator: "\n").contains { $0.hasPrefix("threads=1  median") && $0.hasSuffix("ms per 50 notes") }, r.stdout)
+        // Its threads are the step's own (OpenBLAS on one thread, as `drummer sample` sets it):
+        // OpenBLAS's second thread beside the split step measured 32 times slower, a
+        // configuration no command runs.
+        XCTAssertTrue(r.stdout.contains("threads: the threads a step runs on (split in two halves), OpenBLAS on 1 thread"), r.stdout)
         // Any size beside --model is refused, its default value included.
         for size in [["--hidden", "16"], ["--hidden", "200"], ["--note-classes", "17"]] {
             let bad = try CLI.run(["bench", "sample", "--model", model] + size)
