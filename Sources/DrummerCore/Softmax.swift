@@ -8,7 +8,9 @@ import Darwin
 
 public enum Softmax {
     /// probs = softmax(logits / temperature), computed stably (max subtracted).
-    /// temperature must be > 0.
+    /// temperature must be > 0; one so small that its inverse overflows (below about 3e-39)
+    /// gives the limit, all the mass on the largest logit (the first on ties), where
+    /// 0 · ∞ made that class's probability NaN.
     public static func probabilities(
         _ logits: UnsafeBufferPointer<Float>, temperature: Float = 1,
         into probs: UnsafeMutableBufferPointer<Float>
@@ -18,6 +20,11 @@ public enum Softmax {
         var m = -Float.infinity
         for v in logits where v > m { m = v }
         let invT = 1 / temperature
+        guard invT.isFinite else {
+            let best = argmax(logits)
+            for j in 0..<probs.count { probs[j] = j == best ? 1 : 0 }
+            return
+        }
         var sum: Float = 0
         for j in 0..<logits.count {
             let e = expf((logits[j] - m) * invT)

@@ -35,10 +35,16 @@ public struct TemperatureSetting: Equatable, Sendable {
         groups.grid != nil ? ["hits", "velocity", "offset"] : ["note", "tick"]
     }
 
+    /// The highest temperature a setting or model.json takes (far past where a softmax is
+    /// uniform to the eye), so that whatever one command accepts, another can read.
+    public static let maximum: Float = 100
+
     /// Parses "0.9" or "note=0.9,tick=0.9"; `option` names the flag in messages.
     public init(parsing text: String, option: String = "--temperature") throws(TemperatureError) {
         let (all, groups) = try GroupValues.parse(text, option: option, pairs: "group=T pairs (hits=0.9,velocity=1.2)",
-                                                  requirement: "a finite number ≥ 0") { (t: Float) in t.isFinite && t >= 0 }
+                                                  requirement: "a number from 0 to \(Int(Self.maximum))") { (t: Float) in
+            t.isFinite && t >= 0 && t <= Self.maximum
+        }
         self.init(all: all, groups: groups)
     }
 

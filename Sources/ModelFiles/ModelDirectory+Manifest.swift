@@ -210,8 +210,8 @@ public struct SamplingManifest: Codable, Equatable, Sendable {
             case .double(let d): d
             default: nil
             }
-            guard let x = number, x.isFinite, x >= 0, x <= 100 else {
-                throw bad("sampling.temperature.\(name) is \(item.described), expected a number from 0 to 100")
+            guard let x = number, x.isFinite, x >= 0, x <= Double(TemperatureSetting.maximum) else {
+                throw bad("sampling.temperature.\(name) is \(item.described), expected a number from 0 to \(Int(TemperatureSetting.maximum))")
             }
             out[name] = x
         }

@@ -27,11 +27,11 @@ struct HumanizeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The MIDI file to write (- for standard output).")
     var output: String
 
-    @Option(help: "Model directory, or the name of an installed one (found from any folder: see docs/install.md); groove is the shipped model.")
+    @Option(help: "Model directory, the name of an installed one (found from any folder: see docs/install.md), a training checkpoint (.h5), or a checkpoint directory (its best checkpoint); groove is the shipped model.")
     var model: String = ModelLocator.defaultModel
 
-    @Option(parsing: .unconditional, help: "Softmax temperature of the timing and velocity draws (default: the temperatures the model carries in model.json's sampling, else 1).")
-    var temperature: Float?
+    @Option(parsing: .unconditional, help: "Softmax temperatures of the velocity and timing draws: one number for both, or velocity=T and offset=T pairs (velocity=0.9,offset=1.1), each above 0 and at most 100; a group not named keeps the model's (default: the temperatures the model carries in model.json's sampling, else 1).")
+    var temperature: String?
 
     @Option(help: "For a model with a style input: the style to play the beat in, one of the model's, or a part of their names (\"drummer5\": the likeliest of the model's drummer5 styles); default: the one under which the model finds the beat likeliest.")
     var style: String?
@@ -47,8 +47,25 @@ struct HumanizeCommand: ParsableCommand {
 
     func validate() throws {
         if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
-        if let t = temperature, !(t.isFinite && t > 0) { throw ValidationError("--temperature must be a positive number, got \(t)") }
+        if let t = temperature { _ = try Self.temperatureSetting(t) }
         if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
+    }
+
+    /// The output groups humanize draws: a hit's velocity and its timing (offset).
+    static let drawnGroups = ["velocity", "offset"]
+
+    /// --temperature's text: sample's syntax, over the groups humanize draws, each above 0.
+    static func temperatureSetting(_ text: String) throws -> TemperatureSetting {
+        let setting = try SampleCommand.setting(text)
+        if let name = setting.groups.keys.sorted().first(where: { !drawnGroups.contains($0) }) {
+            throw ValidationError("--temperature names \(name): humanize keeps the beat's hits and draws only velocity and offset")
+        }
+        for (name, t) in [("", setting.all)] + setting.groups.sorted(by: { $0.key < $1.key }).map({ ($0.key, Optional($0.value)) }) {
+            if let t, t == 0 {
+                throw ValidationError("--temperature\(name.isEmpty ? "" : " \(name)") must be above 0 (humanize draws), got \(t)")
+            }
+        }
+        return setting
     }
 
     func run() throws {
@@ -58,10 +75,10 @@ struct HumanizeCommand: ParsableCommand {
         let status: (String) -> Void = destination.isStandardOutput
             ? { Console.writeError(Data(($0 + "\n").utf8)) } : { print($0) }
         let path = try ModelLocator.resolve(model)
-        try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize"),
-                                                        CommandInput(path, role: "the model")])
-        let loaded = try ModelDirectory.load(path: path)
-        if path != model { status("model: \(path)") }
+        try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize"), ModelSource.input(path)])
+        // A model directory, a training checkpoint, or a checkpoint directory's best, as sample takes.
+        let loaded = try ModelSource.load(path, step: nil)
+        if loaded.origin != model { status("model: \(loaded.origin)") }
         let ppq = loaded.groups.ticksPerQuarter
         var settings = HitExtractionSettings()
         settings.ppq = ppq
@@ -79,19 +96,22 @@ struct HumanizeCommand: ParsableCommand {
         if dropped > 0 { status("note: \(dropped) repeated hit(s) of one drum at one onset merged") }
         let s = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         var rng = SeededRNG(seed: s)
-        let humanizer = try Humanizer(weights: loaded.weights, groups: loaded.groups)
-        var options = HumanizeOptions(temperature: temperature ?? 1)
-        if temperature == nil {
-            // The model's own sampling temperatures: velocity, and the timing group (offset).
-            let timing = "offset"
-            options.velocityTemperature = loaded.sampling.temperatures["velocity"]
-            options.timingTemperature = loaded.sampling.temperatures[timing]
-            // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in
-            // its model.json, which is the model's to fix or --temperature's to override.
-            if let group = ["velocity", timing].first(where: { loaded.sampling.temperatures[$0] == 0 }) {
-                throw CommandFailure("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
-            }
+        let humanizer: Humanizer
+        do { humanizer = try Humanizer(weights: loaded.weights, groups: loaded.groups) } catch let e as HumanizeError {
+            throw CommandFailure("\(loaded.origin): \(e)")
         }
+        // --temperature's groups over the model's own sampling temperatures (velocity, and the
+        // timing group, offset), else 1.
+        let setting = try temperature.map(Self.temperatureSetting)
+        let chosen = { (group: String) in setting?.all ?? setting?.groups[group] }
+        // Humanize draws; a model chosen at temperature 0 (always the most likely) says so in
+        // its model.json, which is the model's to fix or --temperature's to override.
+        if let group = Self.drawnGroups.first(where: { chosen($0) == nil && loaded.sampling.temperatures[$0] == 0 }) {
+            throw CommandFailure("\(model): model.json's sampling gives \(group) temperature 0 (always the most likely), and humanize draws: give --temperature (1: the model's own distribution)")
+        }
+        var options = HumanizeOptions(temperature: 1)
+        options.velocityTemperature = chosen("velocity") ?? loaded.sampling.temperatures["velocity"]
+        options.timingTemperature = chosen("offset") ?? loaded.sampling.temperatures["offset"]
         // --style (refused for a model without a style input), else the likeliest for the beat.
         let given = try style.map { try SampleCommand.style($0, in: loaded.groups, model: model) }
         var styleNote = ""

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Checkpoints
 import DrummerCore
+import FileOutput
 import Foundation
 import ModelFiles
 
@@ -43,6 +44,18 @@ struct ModelSource {
         // Absent: the model directory's own error names it.
         let m = try ModelDirectory.load(path: path)
         return ModelSource(weights: m.weights, groups: m.groups, origin: path)
+    }
+}
+
+extension ModelSource {
+    /// The model at `path` as an input the outputs must not overwrite: a checkpoint directory
+    /// (no model.json, as `load` reads it) owns its checkpoints and logs, anything else is one path.
+    static func input(_ path: String) -> CommandInput {
+        var isDirectory: ObjCBool = false
+        let checkpointDirectory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
+            && !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(ModelDirectory.manifestFile))
+        return checkpointDirectory ? .checkpointDirectory(path) : CommandInput(path, role: "the model")
     }
 }
 

@@ -200,10 +200,7 @@ struct SampleCommand: ParsableCommand {
         // Every file of the run (and its --wav file) is checked before the model is read, and
         // prepared before any sampling; all are put in place at the end: a failure leaves none
         // of them written.
-        var isDirectory: ObjCBool = false
-        let checkpointDirectory = FileManager.default.fileExists(atPath: modelPath, isDirectory: &isDirectory)
-            && isDirectory.boolValue && !FileManager.default.fileExists(atPath: (modelPath as NSString).appendingPathComponent("model.json"))
-        let inputs = [checkpointDirectory ? .checkpointDirectory(modelPath) : CommandInput(modelPath, role: "the model"),
+        let inputs = [ModelSource.input(modelPath),
                       CommandInput(primer ?? "", role: "the primer"),
                       CommandInput(soundfont ?? "", role: "the soundfont")]
         let paths = (1...count).map { k in

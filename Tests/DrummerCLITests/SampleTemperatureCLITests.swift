@@ -55,7 +55,7 @@ final class SampleTemperatureCLITests: XCTestCase {
         for (args, text) in [(["--temperature", "snare=0.5"], "the output groups are hits, velocity and offset, and fills (a model of the 2017 layout: note and tick)"),
                              (["--temperature", "hits=0.5,hits=0.6"], "names hits twice"),
                              (["--temperature", "fast"], "takes a number or group=T pairs"),
-                             (["--temperature", "velocity=-1"], "--temperature velocity must be a finite number ≥ 0, got -1.0")] {
+                             (["--temperature", "velocity=-1"], "--temperature velocity must be a number from 0 to 100, got -1.0")] {
             assertRefused(try CLI.run(["sample", model, "-n", "10", "-o", out] + args), text, status: 64, nothingAt: out)
         }
     }

@@ -110,7 +110,7 @@ final class SamplingDefaultsCLITests: XCTestCase {
         let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid").path
         func humanize(_ model: String, _ extra: [String]) throws -> Data {
             let out = path("h-\(UUID().uuidString).mid")
-            let r = try CLI.run(["humanize", beat, "--model", path(model), "--seed", "3", "-o", out] + extra)
+            let r = try CLI.run(["humanize", beat, "--model", model.hasPrefix("/") ? model : path(model), "--seed", "3", "-o", out] + extra)
             XCTAssertEqual(r.status, 0, r.stderr)
             return try Data(contentsOf: URL(fileURLWithPath: out))
         }
@@ -125,6 +125,22 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("\(path("argmax")): model.json's sampling gives velocity temperature 0 (always the most likely), and humanize draws: give --temperature"), r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("h0.mid")), "nothing written")
         XCTAssertEqual(try humanize("argmax", ["--temperature", "1"]), try humanize("plain", []))
+
+        // Pairs name the groups humanize draws (model-format.md says it takes them; it took one
+        // number only); a group not named keeps the model's.
+        XCTAssertEqual(try humanize("plain", ["--temperature", "velocity=1.4,offset=1.4"]), warm)
+        XCTAssertEqual(try humanize("warm", ["--temperature", "offset=1.4"]), warm)
+        XCTAssertEqual(try humanize("warm", ["--temperature", "velocity=1,offset=1"]), try humanize("plain", []))
+        for (bad, message) in [("hits=1", "--temperature names hits: humanize keeps the beat's hits and draws only velocity and offset"),
+                               ("velocity=0", "--temperature velocity must be above 0 (humanize draws), got 0.0"),
+                               ("0", "--temperature must be above 0 (humanize draws), got 0.0"),
+                               ("101", "--temperature must be a number from 0 to 100, got 101.0")] {
+            let r = try CLI.run(["humanize", beat, "--model", path("plain"), "--seed", "3", "-o", path("hb.mid"), "--temperature", bad])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(message), r.stderr)
+        }
+        // A training checkpoint is a model here as for sample (it was refused as not a directory).
+        XCTAssertEqual(try humanize(checkpoint, []), try humanize("plain", []))
     }
 
     /// choose-step samples at --temperature and its --export records it.
@@ -212,7 +228,14 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
         r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", "velocity=-1"])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--temperature velocity must be a finite number ≥ 0, got -1.0"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--temperature velocity must be a number from 0 to 100, got -1.0"), r.stderr)
+        // Above what model.json holds: the model it wrote could be read by no command.
+        for big in ["100.5", "hits=1e30"] {
+            r = try CLI.run(["export", checkpoint, "-o", path("m"), "--temperature", big])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains("must be a number from 0 to 100"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("m")), "nothing written")
+        }
 
         try export("warm", ["--temperature", "velocity=1.3"])
         let file = URL(fileURLWithPath: path("warm/model.json"))

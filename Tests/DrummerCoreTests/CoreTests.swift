@@ -88,6 +88,18 @@ final class SoftmaxTests: XCTestCase {
         }
         let lse = small.withUnsafeBufferPointer { Softmax.logSumExp($0) }
         XCTAssertEqual(lse, log(4), accuracy: 1e-6)
+
+        // A temperature whose inverse overflows gives the limit (all the mass on the largest
+        // logit, the first on ties), where 0 · ∞ made it NaN; just above, the same.
+        let three: [Float] = [0.5, 2, 2, -1]
+        for t: Float in [Float.leastNormalMagnitude / 100, .leastNonzeroMagnitude, 1e-37, 1e-6] {
+            three.withUnsafeBufferPointer { l in p.withUnsafeMutableBufferPointer { Softmax.probabilities(l, temperature: t, into: $0) } }
+            XCTAssertEqual(p[0], 0, "T = \(t)")
+            XCTAssertFalse(p.contains { $0.isNaN }, "T = \(t): \(p)")
+            XCTAssertEqual(p[1] + p[2], 1, accuracy: 1e-6, "T = \(t): \(p)")
+        }
+        three.withUnsafeBufferPointer { l in p.withUnsafeMutableBufferPointer { Softmax.probabilities(l, temperature: .leastNonzeroMagnitude, into: $0) } }
+        XCTAssertEqual(p, [0, 1, 0, 0])
     }
 }
 

@@ -11,8 +11,11 @@ final class TemperatureTests: XCTestCase {
         XCTAssertEqual(try TemperatureSetting(parsing: "note=0.9,tick=0.8"), TemperatureSetting(groups: ["note": 0.9, "tick": 0.8]))
         for (text, message) in [("note=0.9,note=1", "--temperature names note twice"),
                                 ("pitch=1", "--temperature names \"pitch\": the output groups are hits, velocity and offset, and fills (a model of the 2017 layout: note and tick)"),
-                                ("-1", "--temperature must be a finite number ≥ 0, got -1.0"),
-                                ("note=nan", "--temperature note must be a finite number ≥ 0, got nan"),
+                                ("-1", "--temperature must be a number from 0 to 100, got -1.0"),
+                                ("note=nan", "--temperature note must be a number from 0 to 100, got nan"),
+                                // model.json holds 0 to 100: what export accepts, sample can read.
+                                ("100.5", "--temperature must be a number from 0 to 100, got 100.5"),
+                                ("hits=1e30", "--temperature hits must be a number from 0 to 100, got 1e+30"),
                                 ("note:1", "--temperature takes a number or group=T pairs (hits=0.9,velocity=1.2), got \"note:1\"")] {
             XCTAssertThrowsError(try TemperatureSetting(parsing: text)) { XCTAssertEqual(($0 as? TemperatureError)?.description, message) }
         }
