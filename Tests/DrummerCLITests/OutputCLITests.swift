@@ -208,6 +208,15 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("\(path("plain/Drum.swift")): \(path("plain")) is not a directory"), r.stderr)
         XCTAssertFalse(fm.fileExists(atPath: path("model")))
+        // A Swift file in the model directory (or at its path) would go with the directory export
+        // replaces whole: refused before anything is written (it replaced the directory, then failed).
+        for swift in [path("model/Drum.swift"), path("model/model.json"), path("model")] {
+            let inside = try CLI.run(["export", ckpt, "-o", path("model"), "--swift", swift])
+            XCTAssertEqual(inside.status, 64, inside.stderr)
+            XCTAssertTrue(inside.stderr.contains("--swift \(swift) lies in the model directory -o \(path("model")), which export "
+                                                 + "replaces whole: write the Swift file beside it"), inside.stderr)
+            XCTAssertFalse(fm.fileExists(atPath: path("model")))
+        }
 
         try fm.createDirectory(atPath: path("photos"), withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: URL(fileURLWithPath: path("photos/a.jpg")))
@@ -314,7 +323,7 @@ final class OutputCLITests: XCTestCase {
             (["train", "--recipe", "original", "--lr", "-0.5"], "--lr must be a positive number, got -0.5"),
             (["train", "--recipe", "original", "--hidden", "-3"], "--hidden must be between 1 and 4096, got -3"),
             (["sample", model, "-n", "-5"], "-n must be between 1 and 10000000, got -5"),
-            (["sample", model, "--temperature", "-1"], "--temperature must be a finite number ≥ 0, got -1.0"),
+            (["sample", model, "--temperature", "-1"], "--temperature must be a number from 0 to 100, got -1.0"),
             (["sample", model, "--count", "-2"], "--count must be between 1 and 10000, got -2"),
             (["convert-midi", tmp.path, "--max-delta", "-1"], "--max-delta must be between 0 and 1048576 ticks (got -1)"),
             (["convert-midi", tmp.path, "--ppq", "-480"], "--ppq must be between 1 and 32767"),
