@@ -155,6 +155,20 @@ public enum ModelDirectory {
         }
         files.append((wyFile, try weightFile(wyFile, rows: shape.wyRows, cols: shape.wyCols,
                                              "outputs " + sizes(groups.outputNames, shape.outputGroups))))
+        // A layer model.json does not list would be left out in silence, the model cut short:
+        // a weight file of the next layer, or a checksum of a file the model does not have,
+        // says model.json and the directory disagree.
+        let next = wxFile(layer: layout.layers.count)
+        if fm.fileExists(atPath: file(next)) {
+            throw ModelDirectoryError.badManifest(
+                file: manifestPath, message: "it gives \(layout.layers.count) layer(s), but \(next) is in the directory too: "
+                    + "model.json and the weight files disagree; export the model again")
+        }
+        if let extra = manifest.sha256?.keys.sorted().first(where: { name in !files.contains { $0.name == name } }) {
+            throw ModelDirectoryError.badManifest(
+                file: manifestPath, message: "sha256 lists \(extra), which is not one of the model's files "
+                    + "(\(files.map(\.name).joined(separator: ", ")) for its \(layout.layers.count) layer(s))")
+        }
         var verified = false
         if let sums = manifest.sha256 {
             for (name, _) in files where sums[name] == nil {

@@ -73,6 +73,24 @@ final class LayersCLITests: XCTestCase {
         XCTAssertEqual((json["layers"] as? [[String: Any]])?.count, 2)
         XCTAssertEqual((json["metadata"] as? [String: Any])?["layers"] as? String, "2")
 
+        // model.json listing fewer layers than the directory holds ran the cut-down model in
+        // silence (an evaluation of 11.2 nats where the model has 4.4): the directory and
+        // model.json must agree, by the files and by the checksums.
+        let cut = root.appendingPathComponent("m-cut").path
+        try FileManager.default.copyItem(atPath: out, toPath: cut)
+        var cutJSON = json
+        cutJSON["layers"] = Array((json["layers"] as? [[String: Any]] ?? []).prefix(1))
+        try JSONSerialization.data(withJSONObject: cutJSON).write(to: URL(fileURLWithPath: cut + "/model.json"))
+        let extraFile = try CLI.run(["eval", cut, "--data", data.path])
+        XCTAssertEqual(extraFile.status, 1, extraFile.stderr)
+        XCTAssertEqual(extraFile.stderr, "error: \(cut)/model.json: it gives 1 layer(s), but Wx1.bin is in the directory too: "
+                       + "model.json and the weight files disagree; export the model again\n")
+        try FileManager.default.removeItem(atPath: cut + "/Wx1.bin")
+        let extraSum = try CLI.run(["sample", cut, "-n", "10", "-o", root.appendingPathComponent("cut.mid").path])
+        XCTAssertEqual(extraSum.status, 1, extraSum.stderr)
+        XCTAssertTrue(extraSum.stderr.contains("\(cut)/model.json: sha256 lists Wx1.bin, which is not one of the model's files "
+                                               + "(Wx.bin, Wy.bin for its 1 layer(s))"), extraSum.stderr)
+
         let eval = try CLI.run(["eval", out, "--data", data.path])
         XCTAssertEqual(eval.status, 0, eval.stderr)
         let evalCkpt = try CLI.run(["eval", root.appendingPathComponent("a/ckpt-6.h5").path, "--data", data.path])
