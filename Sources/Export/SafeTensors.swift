@@ -126,6 +126,20 @@ public enum SafeTensors {
         for (a, b) in zip(spans, spans.dropFirst()) where b.0 < a.1 {
             throw SafeTensorsError(path, "header: tensors \"\(a.2)\" and \"\(b.2)\" overlap (data bytes \(b.0)..<\(a.1))")
         }
+        // The format's rule (the safetensors library's too): the tensors cover the data bytes
+        // whole, with no hole and nothing after the last; stray bytes mean a damaged file.
+        var covered = 0
+        for (b, e, name) in spans {
+            guard b == covered else {
+                throw SafeTensorsError(path, "data bytes \(covered)..<\(b) (file bytes \(headerEnd + covered)…) belong to no tensor "
+                                       + "(a hole before \"\(name)\")")
+            }
+            covered = e
+        }
+        guard covered == dataSize else {
+            throw SafeTensorsError(path, "file bytes \(headerEnd + covered)…\(bytes.count): \(dataSize - covered) byte(s) after the "
+                                   + "last tensor's data belong to no tensor")
+        }
         return (tensors, metadata)
     }
 }

@@ -55,6 +55,11 @@ final class SafeTensorsTests: XCTestCase {
             (file(#"{"v":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#),
              #"x.st: header: tensors "v" and "w" overlap"#),
             (file(#"{"__metadata__":{"a":1}}"#), "x.st: header: __metadata__ must be an object of strings"),
+            // The tensors cover the data bytes whole (the format's rule; the safetensors library refuses both).
+            (file(#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#),
+             "x.st: file bytes 66…70: 4 byte(s) after the last tensor's data belong to no tensor"),
+            (file(#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#),
+             #"x.st: data bytes 0..<4 (file bytes 62…) belong to no tensor (a hole before "w")"#),
         ]
         for (bytes, message) in cases {
             XCTAssertThrowsError(try SafeTensors.decode(bytes, path: "x.st"), message) { error in
