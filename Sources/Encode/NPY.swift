@@ -170,7 +170,7 @@ public enum NPY {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw NPYError(path: path, offset: 0, kind: .io("cannot read: \(error.localizedDescription)"))
+            throw NPYError(path: path, offset: 0, kind: .io("cannot read: \(ErrorText.reading(error, path: path))"))
         }
         return try decode(data, path: path)
     }

@@ -3,6 +3,7 @@
 // few pickle-machine opcodes such a file uses, for protocols 0 to 5, and
 // rejects anything else by name and byte offset. It never executes code or
 // imports modules: no GLOBAL, REDUCE, BUILD or similar.
+import FileOutput
 import Foundation
 
 public struct PickleError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -27,7 +28,7 @@ public enum PickleIntList {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw PickleError(path: path, offset: 0, message: "cannot read: \(error.localizedDescription)")
+            throw PickleError(path: path, offset: 0, message: "cannot read: \(ErrorText.reading(error, path: path))")
         }
         return try decode(data, path: path)
     }

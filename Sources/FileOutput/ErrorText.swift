@@ -59,6 +59,16 @@ public enum ErrorText {
         return String(describing: error)
     }
 
+    /// Why reading the file at `path` failed: "is a directory" where it is one (Foundation's
+    /// read of a directory says only "the operation could not be completed"), else `describe`.
+    package static func reading(_ error: Error, path: String) -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return errno(EISDIR)
+        }
+        return describe(error)
+    }
+
     /// A short message for a JSON decoding failure (the decoder's own names the Swift types).
     package static func decoding(_ e: DecodingError) -> String {
         let path = { (c: DecodingError.Context) in c.codingPath.map(\.stringValue).joined(separator: ".") }

@@ -67,7 +67,9 @@ public struct NoteMap: Equatable, Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw bad("cannot read: \(error.localizedDescription)")
+            var isDirectory: ObjCBool = false
+            let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            throw bad("cannot read: \(directory ? "is a directory" : error.localizedDescription)")
         }
         let object: Any
         do {

@@ -276,7 +276,7 @@ public enum DatasetError: Error, CustomStringConvertible, Equatable, Sendable {
             if !ticks.isEmpty {
                 parts.append("tick values \(list(ticks)) are not in the model's vocabulary"
                              + (p.lowercased().hasSuffix(".mid") || p.lowercased().hasSuffix(".midi")
-                                ? " (read it with the model's dataset settings: --quantize, --ppq)" : ""))
+                                ? " (read it with the model's dataset settings: eval's and encode's --quantize and --ppq)" : ""))
             }
             return "\(p): " + parts.joined(separator: "; ")
         case .missingGroup(let p, let group, let file):

@@ -28,6 +28,12 @@ public struct EvaluatedModel: Sendable {
             throw ModelDirectoryError.missingDirectory(path: path)
         }
         if isDir.boolValue {
+            // A checkpoint directory holds many models: which one is the caller's to say.
+            let manifest = (path as NSString).appendingPathComponent(ModelDirectory.manifestFile)
+            if !FileManager.default.fileExists(atPath: manifest), let last = CheckpointDirectory(path: path).list().last {
+                throw CheckpointChoiceError(description: "\(path) is a checkpoint directory, not a model directory: "
+                    + "name one of its checkpoints (the latest: \(last.path)), or export one (drummer export \(path) -o model)")
+            }
             let m = try ModelDirectory.load(path: path)
             return EvaluatedModel(weights: m.weights, groups: m.groups, source: path)
         }

@@ -11,9 +11,10 @@ import TrainRun
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
-        abstract: "Write the input classes a model reads for a dataset (int32 .npy, one row per hit, one column per input group).",
+        abstract: "Write the input classes a model reads for a dataset (int32 .npy, one row per step the model reads, one column per input group).",
         discussion: """
-            Row e holds hit e's class in each of the model's input groups (note, tick, position, \
+            A step is a hit for a model of the 2017 layout, a 16th note (and a start row per file) \
+            for a grid model. Row e holds step e's class in each of the model's input groups (note, tick, position, \
             lookback, velocity: model.json's groups, in order), exactly as `drummer train` and \
             `drummer eval` encode it; the next row's classes in the groups named like the output \
             groups are the targets. A model directory or a checkpoint gives the groups (a new run's \
@@ -23,8 +24,10 @@ struct EncodeCommand: ParsableCommand {
     @Argument(help: "Model directory (model.json) or training checkpoint (.h5) whose groups to encode with.")
     var model: String
 
-    @Option(help: "Dataset directory (convert-midi output; DIR/validation for its validation set) or a MIDI file.")
+    @Option(help: "Dataset directory (convert-midi output; DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
     var data: String
+
+    @OptionGroup var reading: MIDIReadOptions
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .npy file to write.")
     var output: String
@@ -34,9 +37,9 @@ struct EncodeCommand: ParsableCommand {
         try InputOverlap.check(output: output, inputs: [CommandInput(model, role: "the model"),
                                                         CommandInput(data, role: "the input data")])
         let m = try EvaluatedModel.load(path: model)
-        let classes = try EvalInput.events(path: data, model: m, ppq: nil, quantize: nil).events
+        let classes = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize).events
         let k = m.weights.shape.inputGroups.count
         try AtomicOutput.write(try NPY.encode(int32: classes, shape: [classes.count / k, k]), to: output, options: .userFile)
-        print("wrote \(output): \(classes.count / k) hits × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")
+        print("wrote \(output): \(classes.count / k) rows × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")
     }
 }

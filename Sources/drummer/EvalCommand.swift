@@ -31,23 +31,19 @@ struct EvalCommand: ParsableCommand {
     @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
     var data: String
 
-    @Option(parsing: .unconditional, help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its grid group, else 480).")
-    var ppq: Int?
-
-    @Option(parsing: .unconditional, help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
-    var quantize: Int?
+    @OptionGroup var reading: MIDIReadOptions
+    var ppq: Int? { reading.ppq }
+    var quantize: Int? { reading.quantize }
 
     @Flag(name: .customLong("each-file"), help: "For a dataset and a model of the 2017 layout: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as its training log's validation loss reads them; a grid model always reads each file from a zero state).")
     var eachFile = false
 
-    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all; for a grid model also hits_by_class and velocity_by_class.")
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all; for a grid model events, loss, loss_all, loss_hits, accuracy_hits, hits_by_class and velocity_by_class.")
     var json = false
 
     func validate() throws {
         guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
         guard !data.isEmpty else { throw ValidationError("--data must not be empty") }
-        if let p = ppq, !(1...32_767).contains(p) { throw ValidationError("--ppq must be between 1 and 32767, got \(p)") }
-        if let q = quantize, !(1...1_048_576).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576, got \(q)") }
     }
 
     func run() throws {
@@ -92,6 +88,20 @@ struct EvalCommand: ParsableCommand {
     }
 }
 
+/// How eval and encode read a MIDI file given as --data: the model's dataset settings.
+struct MIDIReadOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: "For a MIDI file: ticks per quarter note to read it at (default: the model's, recorded with its grid group, else 480).")
+    var ppq: Int?
+
+    @Option(parsing: .unconditional, help: "For a MIDI file: snap onsets to this many ticks, as convert-midi --quantize does (give the model's dataset setting, e.g. 30 for models/groove).")
+    var quantize: Int?
+
+    func validate() throws {
+        if let p = ppq, !(1...32_767).contains(p) { throw ValidationError("--ppq must be between 1 and 32767, got \(p)") }
+        if let q = quantize, !(1...1_048_576).contains(q) { throw ValidationError("--quantize must be between 1 and 1048576, got \(q)") }
+    }
+}
+
 /// The evaluation sequence of `--data`, in the model's indices; with `eachFile`, the rows of
 /// each of a dataset's files (nil for a MIDI file: one file).
 enum EvalInput {
@@ -108,6 +118,12 @@ enum EvalInput {
             let parent = PathNames.parent(of: path)
             let validation = (model.groups.grid != nil || eachFile) && (path as NSString).lastPathComponent == "validation"
                 && FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json"))
+            if model.groups.grid != nil, !validation, (path as NSString).lastPathComponent == "validation",
+               FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("events.npy")),
+               !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("manifest.json")) {
+                throw CommandFailure("\((parent as NSString).appendingPathComponent("manifest.json")): no such file: a grid model "
+                    + "reads the validation split's files from its dataset's manifest.json; convert the dataset again with this drummer")
+            }
             let data = try TrainingData.load(path: validation ? parent : path)
             if eachFile { return try ModelEvaluation.eventsByFile(of: data, validation: validation, for: model) }
             return (try ModelEvaluation.events(of: data, validation: validation, for: model), nil)
@@ -116,19 +132,28 @@ enum EvalInput {
     }
 }
 
-/// `eval --json`: the metrics' keys, and for a grid model `hits_by_class` and `velocity_by_class`.
+/// `eval --json`: the metrics' keys; for a grid model the keys of its text output instead (its
+/// first output group is the hit set, not a note, and it has no tick group: the 2017 layout's
+/// note, tick and joint figures would name other things), with `hits_by_class` and
+/// `velocity_by_class`.
 struct EvalJSON: Encodable {
     let metrics: Metrics
     let calibration: GridCalibration?
 
     enum CodingKeys: String, CodingKey {
+        case events, loss, lossAll = "loss_all", lossHits = "loss_hits", accuracyHits = "accuracy_hits"
         case hitsByClass = "hits_by_class", velocityByClass = "velocity_by_class"
     }
 
     func encode(to encoder: Encoder) throws {
-        try metrics.encode(to: encoder)
+        guard let calibration else { return try metrics.encode(to: encoder) }
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(calibration?.hits, forKey: .hitsByClass)
-        try c.encodeIfPresent(calibration?.velocity, forKey: .velocityByClass)
+        try c.encode(metrics.events, forKey: .events)
+        try c.encode(metrics.loss, forKey: .loss)
+        try c.encode(metrics.lossAll, forKey: .lossAll)
+        try c.encode(metrics.lossNote, forKey: .lossHits)
+        try c.encode(metrics.accuracyNote, forKey: .accuracyHits)
+        try c.encode(calibration.hits, forKey: .hitsByClass)
+        try c.encode(calibration.velocity, forKey: .velocityByClass)
     }
 }

@@ -283,6 +283,29 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let evaluated = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         XCTAssertNotNil(evaluated["loss"], r.stdout)
+        // The grid's keys, as its text output names them: no note, tick or joint figures of the 2017 layout.
+        XCTAssertEqual(Set(evaluated.keys), ["events", "loss", "loss_all", "loss_hits", "accuracy_hits", "hits_by_class",
+                                             "velocity_by_class"])
+        XCTAssertEqual(evaluated["loss_all"] as? Double ?? .nan, evaluated["loss"] as? Double ?? .nan, accuracy: 1e-9)
+        XCTAssertTrue((0.0...1.0).contains(evaluated["accuracy_hits"] as? Double ?? -1), r.stdout)
+        XCTAssertLessThan(evaluated["loss_hits"] as? Double ?? .nan, evaluated["loss"] as? Double ?? .nan)
+        // A split whose dataset lost its manifest.json: the error names that file (it named
+        // validation/manifest.json); an events.npy that is a directory says so.
+        let bare = root.appendingPathComponent("bare")
+        try FileManager.default.copyItem(at: split, to: bare)
+        try FileManager.default.removeItem(at: bare.appendingPathComponent("manifest.json"))
+        let noManifest = try CLI.run(["eval", model, "--data", bare.appendingPathComponent("validation").path])
+        XCTAssertEqual(noManifest.status, 1, noManifest.stderr)
+        XCTAssertEqual(noManifest.stderr, "error: \(bare.appendingPathComponent("manifest.json").path): no such file: a grid model reads "
+                       + "the validation split's files from its dataset's manifest.json; convert the dataset again with this drummer\n")
+        let hollow = root.appendingPathComponent("hollow")
+        try FileManager.default.copyItem(at: split, to: hollow)
+        let hollowEvents = hollow.appendingPathComponent("events.npy")
+        try FileManager.default.removeItem(at: hollowEvents)
+        try FileManager.default.createDirectory(at: hollowEvents, withIntermediateDirectories: false)
+        let directory = try CLI.run(["eval", model, "--data", hollow.appendingPathComponent("validation").path])
+        XCTAssertEqual(directory.status, 1, directory.stderr)
+        XCTAssertTrue(directory.stderr.contains("\(hollowEvents.path): byte 0: cannot read: is a directory"), directory.stderr)
         let hitsByClass = try XCTUnwrap(evaluated["hits_by_class"] as? [[String: Any]], r.stdout)
         XCTAssertEqual(hitsByClass.compactMap { $0["class"] as? String }, GridGroupNames.all)
         for h in hitsByClass {

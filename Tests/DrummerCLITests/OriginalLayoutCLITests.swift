@@ -171,7 +171,28 @@ final class OriginalLayoutCLITests: XCTestCase {
         let unquantized = try CLI.run(["eval", ckpt, "--data", file.path])
         XCTAssertEqual(unquantized.status, 1)
         XCTAssertTrue(unquantized.stderr.contains("\(file.path): tick values"), unquantized.stderr)
-        XCTAssertTrue(unquantized.stderr.contains("(read it with the model's dataset settings: --quantize, --ppq)"), unquantized.stderr)
+        XCTAssertTrue(unquantized.stderr.contains("(read it with the model's dataset settings: eval's and encode's --quantize and --ppq)"),
+                      unquantized.stderr)
+        // encode reads a MIDI file as eval does: with --quantize its rows are the dataset's (it had no such option).
+        let rowsOfFile = root.appendingPathComponent("file.npy").path, rowsOfDataset = root.appendingPathComponent("dataset.npy").path
+        let encodedFile = try CLI.run(["encode", ckpt, "--data", file.path, "--quantize", "60", "-o", rowsOfFile])
+        XCTAssertEqual(encodedFile.status, 0, encodedFile.stderr)
+        XCTAssertTrue(encodedFile.stdout.contains(" rows × 2 input groups (note, tick)"), encodedFile.stdout)
+        XCTAssertEqual(try CLI.run(["encode", ckpt, "--data", quantized, "-o", rowsOfDataset]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: rowsOfFile)), try Data(contentsOf: URL(fileURLWithPath: rowsOfDataset)))
+        // humanize names the model it cannot use (its error named none).
+        let human = try CLI.run(["humanize", file.path, "--model", ckpt, "-o", root.appendingPathComponent("h.mid").path])
+        XCTAssertEqual(human.status, 1, human.stderr)
+        XCTAssertEqual(human.stderr, "error: \(ckpt): the model cannot humanize: a model of the 2017 layout has no velocity or timing "
+                       + "to draw (a grid model does)\n")
+        // A checkpoint directory holds many models: eval and encode ask for one of them by name.
+        for args in [["eval", root.appendingPathComponent("qc").path, "--data", quantized],
+                     ["encode", root.appendingPathComponent("qc").path, "--data", quantized, "-o", root.appendingPathComponent("x.npy").path]] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertEqual(r.stderr, "error: \(root.appendingPathComponent("qc").path) is a checkpoint directory, not a model directory: "
+                           + "name one of its checkpoints (the latest: \(ckpt)), or export one (drummer export \(root.appendingPathComponent("qc").path) -o model)\n")
+        }
         let onDataset = try CLI.run(["eval", ckpt, "--data", quantized, "--quantize", "60"])
         XCTAssertEqual(onDataset.status, 64)
         XCTAssertTrue(onDataset.stderr.contains("--ppq and --quantize apply to a MIDI file"), onDataset.stderr)
