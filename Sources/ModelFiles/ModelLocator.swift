@@ -43,20 +43,43 @@ public enum ModelLocator {
         return out.map { ($0 as NSString).standardizingPath }.filter { seen.insert($0).inserted }
     }
 
+    /// A model path that does not exist where a model of its last name is installed: the
+    /// repository's `models/groove` named outside the repository, where `groove` finds it.
+    public struct PathNotFound: Error, CustomStringConvertible, Equatable {
+        public let path: String
+        public let name: String
+        public let installed: String
+        public var description: String {
+            "\(path): no such model directory here; the model named \(name) is installed at \(installed): give its name, \(name)"
+        }
+    }
+
     /// `nameOrPath` as a path: itself when it exists or names a path (holds a slash, or ends in
-    /// .h5); else the first search folder holding a folder of that name.
+    /// .h5); else the first search folder holding a folder of that name. A path that does not
+    /// exist, whose last name is an installed model's, is an error that says so.
     public static func resolve(_ nameOrPath: String, environment: [String: String] = ProcessInfo.processInfo.environment,
                                executable: String? = executablePath()) throws -> String {
         let fm = FileManager.default
-        if fm.fileExists(atPath: nameOrPath) || nameOrPath.contains("/") || nameOrPath.hasSuffix(".h5") || nameOrPath.isEmpty {
+        if fm.fileExists(atPath: nameOrPath) || nameOrPath.hasSuffix(".h5") || nameOrPath.isEmpty {
             return nameOrPath
         }
         let folders = searchFolders(environment: environment, executable: executable)
-        for folder in folders {
-            let candidate = (folder as NSString).appendingPathComponent(nameOrPath)
-            var isDir: ObjCBool = false
-            if fm.fileExists(atPath: candidate, isDirectory: &isDir), isDir.boolValue { return candidate }
+        func installed(_ name: String) -> String? {
+            for folder in folders {
+                let candidate = (folder as NSString).appendingPathComponent(name)
+                var isDir: ObjCBool = false
+                if fm.fileExists(atPath: candidate, isDirectory: &isDir), isDir.boolValue { return candidate }
+            }
+            return nil
         }
+        if nameOrPath.contains("/") {
+            let name = (nameOrPath as NSString).lastPathComponent
+            if !name.isEmpty, name != ".", name != "..", let found = installed(name) {
+                throw PathNotFound(path: nameOrPath, name: name, installed: found)
+            }
+            return nameOrPath
+        }
+        if let found = installed(nameOrPath) { return found }
         throw NotFound(name: nameOrPath, searched: folders)
     }
 

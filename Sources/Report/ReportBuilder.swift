@@ -41,6 +41,9 @@ public struct ReportResult {
     public var warnings: [String]
     /// Section ids on the page, in order.
     public var sections: [String]
+    /// The ids of the sections that hold a chart, table or clip (the others only say what
+    /// could not be drawn), in order.
+    public var drawnSections: [String]
     /// False when no section holds a chart, table or clip: the page would only say what failed.
     public var drewSomething: Bool
 }
@@ -149,7 +152,7 @@ public enum ReportBuilder {
 
         let html = ReportPage.render(title: options.title, options: options, sections: sections, warnings: warnings)
         return ReportResult(html: html, warnings: warnings, sections: sections.map(\.id),
-                            drewSomething: sections.contains { $0.drawn })
+                            drawnSections: sections.filter(\.drawn).map(\.id), drewSomething: sections.contains { $0.drawn })
     }
 
     // MARK: Training curves

@@ -6,6 +6,7 @@ import DrummerCore
 import Encode
 import FileOutput
 import Foundation
+import ModelFiles
 import TrainRun
 
 struct EncodeCommand: ParsableCommand {
@@ -21,7 +22,7 @@ struct EncodeCommand: ParsableCommand {
             step-0 checkpoint is enough: `drummer train --steps 0`). python/train_torch.py reads it.
             """)
 
-    @Argument(help: "Model directory (model.json) or training checkpoint (.h5) whose groups to encode with.")
+    @Argument(help: "Model directory (model.json), the name of an installed one (groove: see docs/install.md), or training checkpoint (.h5) whose groups to encode with.")
     var model: String
 
     @Option(help: "Dataset directory (convert-midi output; DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
@@ -34,6 +35,7 @@ struct EncodeCommand: ParsableCommand {
 
     func run() throws {
         InterruptCleanup.install()
+        let model = try ModelLocator.resolve(self.model)
         try InputOverlap.check(output: output, inputs: [CommandInput(model, role: "the model"),
                                                         CommandInput(data, role: "the input data")])
         let m = try EvaluatedModel.load(path: model)

@@ -3,6 +3,7 @@ import ArgumentParser
 import Checkpoints
 import DrummerCore
 import Foundation
+import ModelFiles
 import Train
 import FileOutput
 import TrainRun
@@ -25,7 +26,7 @@ struct EvalCommand: ParsableCommand {
             and loudness right here but samples sparser or louder files drifts on its own draws.
             """)
 
-    @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json) or checkpoint file (.h5).")
+    @Argument(help: "Exported model directory (Wx.bin, Wy.bin, model.json), the name of an installed one (groove: see docs/install.md), or checkpoint file (.h5).")
     var model: String
 
     @Option(help: "Dataset directory (convert-midi output; use DIR/validation for its validation set) or a MIDI file, converted as convert-midi converts it (see --ppq, --quantize).")
@@ -49,7 +50,7 @@ struct EvalCommand: ParsableCommand {
     func run() throws {
         // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
-        let m = try EvaluatedModel.load(path: model)
+        let m = try EvaluatedModel.load(path: try ModelLocator.resolve(model))
         let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize,
                                                    eachFile: eachFile || m.groups.grid != nil)
         let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)

@@ -27,7 +27,7 @@ struct ExportCommand: ParsableCommand {
             Ctrl-C removes the temporary output and exits with status 130.
             """)
 
-    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); or an exported model directory (its weights written again: with new --temperature defaults, as safetensors or as ONNX).", valueName: "ckpt"))
+    @Argument(help: ArgumentHelp("Training checkpoint (.h5) written by `drummer train`, or a checkpoint directory (see --step); or an exported model directory, or an installed one's name (groove: see docs/install.md) (its weights written again: with new --temperature defaults, as safetensors or as ONNX).", valueName: "ckpt"))
     var checkpoint: String
 
     @Option(help: "What to write: model (a model directory), safetensors (one file with PyTorch nn.LSTM and nn.Linear tensors and the model.json in its metadata; drummer import reads it back) or onnx (a one-step ONNX graph for ONNX Runtime).")
@@ -71,6 +71,8 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         InterruptCleanup.install()
+        // An installed model by its name, as sample finds it (a path is itself).
+        let checkpoint = try ModelLocator.resolve(self.checkpoint)
         // A missing input is a run-time failure (exit 1), as for sample, eval and encode.
         guard FileManager.default.fileExists(atPath: checkpoint) else {
             throw CommandFailure("\(checkpoint): no such checkpoint, checkpoint directory or model directory")

@@ -3,6 +3,7 @@
 import ArgumentParser
 import DrummerCore
 import Foundation
+import ModelFiles
 import Report
 import FileOutput
 
@@ -27,7 +28,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Checkpoint directory of `drummer train` (reads its train_log.csv).", valueName: "dir"))
     var checkpoints: String?
 
-    @Option(help: ArgumentHelp("Model directory of `drummer export` (reads its model.json).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Model directory of `drummer export` (reads its model.json), or the name of an installed one (groove: see docs/install.md).", valueName: "dir"))
     var model: String?
 
     @Option(help: ArgumentHelp("A convert-midi dataset, a folder of MIDI files or a MIDI file to compare with.",
@@ -72,6 +73,9 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
+        // An installed model by its name, as sample finds it; one not found is the model card's
+        // warning, as a missing directory is.
+        let model = self.model.map { name in (try? ModelLocator.resolve(name)) ?? name }
         // The page must not replace what it is drawn from, checked before the (long) drawing.
         let inputs = generated.map { CommandInput($0, role: "the MIDI file") }
             + [.checkpointDirectory(checkpoints ?? ""),
@@ -106,8 +110,10 @@ struct ReportCommand: ParsableCommand {
             stderr("error: \(error)")
             throw ExitCode(1)
         }
+        // The sections drawn, and those that only say what could not be.
+        let notDrawn = result.sections.filter { !result.drawnSections.contains($0) }
         var line = "wrote \(output == "-" ? "the page to stdout" : output) (\(data.count / 1024) KiB): "
-            + result.sections.joined(separator: ", ")
+            + result.drawnSections.joined(separator: ", ") + (notDrawn.isEmpty ? "" : "; not drawn: " + notDrawn.joined(separator: ", "))
         if !result.warnings.isEmpty { line += "; \(result.warnings.count) warning(s)" }
         stderr(line)
     }

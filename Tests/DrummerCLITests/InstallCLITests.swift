@@ -62,6 +62,29 @@ final class InstallCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("model: \(mine.path)"), r.stdout)
 
+        // Every command that takes a model takes the installed one by name (export, eval, encode and
+        // report --model took only paths), and the repository's models/groove named from another
+        // folder is refused with the name that finds it.
+        r = try CLI.run(executable: drummer, ["export", "groove", "--format", "safetensors", "-o", "g.safetensors"],
+                        environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("exported \(shipped.path) to g.safetensors"), r.stdout)
+        r = try CLI.run(executable: drummer, ["eval", "groove", "--data", "beat.mid", "--quantize", "30"],
+                        environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(executable: drummer, ["encode", "groove", "--data", "beat.mid", "-o", "rows.npy"],
+                        environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try CLI.run(executable: drummer, ["report", "--model", "groove", "--no-audio", "beat.mid", "-o", "page.html"],
+                        environment: environment(), cwd: elsewhere)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains(": piano-rolls, histograms, model; not drawn: audio"), r.stderr)
+        for args in [["sample", "models/groove", "-o", "x.mid"], ["export", "models/groove", "--format", "onnx", "-o", "x.onnx"]] {
+            r = try CLI.run(executable: drummer, args, environment: environment(), cwd: elsewhere)
+            assertRefused(r, "models/groove: no such model directory here; the model named groove is installed at \(shipped.path): "
+                          + "give its name, groove", nothingAt: elsewhere.appendingPathComponent(args[args.count - 1]).path)
+        }
+
         // A name found nowhere: refused, naming where it looked; nothing written.
         r = try CLI.run(executable: drummer, ["sample", "nosuch", "-o", "x.mid"], environment: environment(), cwd: elsewhere)
         assertRefused(r, "no model named nosuch: not a folder here, nor in \(root.path)/home/.local/share/drummer/models, "
