@@ -55,8 +55,10 @@ public enum MIDIWriter {
 
     /// Encodes a format-0 file.
     /// - Throws: `MIDIWriteError` for a value outside its MIDI range.
+    /// `endTick`: where the track ends (its end-of-track event), at or after every event; nil:
+    /// at the last event.
     public static func format0(ppq: Int, tempos: [MIDITempoChange] = [], timeSignatures: [MIDITimeSignature] = [],
-                               notes: [MIDINote]) throws -> [UInt8] {
+                               notes: [MIDINote], endTick: Int? = nil) throws -> [UInt8] {
         guard (1...0x7FFF).contains(ppq) else { throw MIDIWriteError("PPQ \(ppq) is outside 1...32767") }
         // (tick, rank, sequence, bytes): rank 0 meta, 1 note off, 2 note on. Events are kept
         // inline (at most 7 bytes each) so that writing allocates nothing per note.
@@ -137,7 +139,13 @@ public enum MIDIWriter {
             item.append(to: &track)
             last = item.tick
         }
-        track.append(contentsOf: [0x00, 0xFF, 0x2F, 0x00] as [UInt8])
+        if let endTick {
+            guard endTick >= last else { throw MIDIWriteError("end of track at tick \(endTick), before an event at tick \(last)") }
+            try appendVLQ(endTick - last, to: &track)
+        } else {
+            track.append(0x00)
+        }
+        track.append(contentsOf: [0xFF, 0x2F, 0x00] as [UInt8])
         guard track.count <= 0xFFFF_FFFF else { throw MIDIWriteError("track of \(track.count) bytes exceeds the 32-bit chunk length") }
 
         var out: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, UInt8(ppq >> 8), UInt8(ppq & 0xFF)]

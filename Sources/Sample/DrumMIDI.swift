@@ -31,9 +31,13 @@ public struct DrumMIDIOptions: Equatable, Sendable {
     /// Onset of the first hit's delta origin (the first hit is at startTick + its delta): a
     /// generator that started mid-bar keeps its bars aligned with the file's.
     public var startTick: Int
+    /// Where the file ends (nil: at its last note's end): a note still sounding there stops at
+    /// it, and the track's end is there, so a file of N bars is N bars long in a sequencer.
+    /// Every onset lies before it.
+    public var endTick: Int?
 
     public init(bpm: Double = 120, velocity: Int? = nil, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120,
-                meter: Meter = .common, startTick: Int = 0) {
+                meter: Meter = .common, startTick: Int = 0, endTick: Int? = nil) {
         self.bpm = bpm
         self.velocity = velocity
         self.channel = channel
@@ -41,6 +45,7 @@ public struct DrumMIDIOptions: Equatable, Sendable {
         self.maxDuration = maxDuration
         self.meter = meter
         self.startTick = startTick
+        self.endTick = endTick
     }
 
     /// Microseconds per quarter note for `bpm`.
@@ -89,6 +94,7 @@ public enum DrumMIDI {
             let (sum, overflow) = t.addingReportingOverflow(h.delta)
             guard !overflow, sum <= 0x0FFF_FFFF else { throw DrumMIDIError("hit \(i) lies beyond the longest MIDI time line") }
             t = sum
+            if let end = options.endTick, t >= end { throw DrumMIDIError("hit \(i) at tick \(t) lies at or past the file's end, tick \(end)") }
             onsets.append(t)
         }
         var out: [MIDINote] = []
@@ -96,7 +102,7 @@ public enum DrumMIDI {
         var nextLater = Int.max  // the next onset strictly after the current one
         for i in stride(from: kept.count - 1, through: 0, by: -1) {
             if i + 1 < kept.count, onsets[i + 1] > onsets[i] { nextLater = onsets[i + 1] }
-            let gap = nextLater == Int.max ? options.maxDuration : nextLater - onsets[i]
+            let gap = min(nextLater == Int.max ? options.maxDuration : nextLater - onsets[i], (options.endTick ?? Int.max) - onsets[i])
             out.append(MIDINote(tick: onsets[i], note: UInt8(kept[i].note), velocity: UInt8(options.velocity ?? kept[i].velocity),
                                 channel: UInt8(options.channel), duration: max(1, min(options.maxDuration, gap))))
         }
@@ -112,7 +118,7 @@ public enum DrumMIDI {
                 ppq: options.ppq,
                 tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)],
                 timeSignatures: [MIDITimeSignature(numerator: options.meter.numerator, denominator: options.meter.denominator)],
-                notes: notes)
+                notes: notes, endTick: options.endTick)
         } catch let e as MIDIWriteError {
             throw DrumMIDIError(e.description)
         }

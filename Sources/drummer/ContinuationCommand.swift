@@ -46,7 +46,7 @@ struct ContinuationCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Bars after the primer to compare.")
     var bars = 8
 
-    @Option(parsing: .unconditional, help: "Softmax temperature, as sample --temperature takes it (default: the temperatures model.json carries, else 1).")
+    @Option(parsing: .unconditional, help: "Softmax temperature, as sample --temperature takes it (default: as sample --primer plays, the temperatures model.json carries, else 1, with a grid model's hits at 0.8).")
     var temperature: String?
 
     @Option(parsing: .unconditional, help: "Seed of the first file (file k, counted from 0, uses seed + k, as sample --count does).")
@@ -126,7 +126,8 @@ struct ContinuationCommand: ParsableCommand {
         }
         print("continuation: \(measured) file\(measured == 1 ? "" : "s") of \(reference)"
               + (tooShort > 0 ? " (\(tooShort) passed over: not all 4/4, or shorter than \(primerBars + bars) bars)" : "")
-              + ", the first \(primerBars) bar(s) of each as the primer, the \(bars) after; seeds \(seed)…\(seed &+ UInt64(measured - 1))")
+              + ", the first \(primerBars) bar(s) of each as the primer, the \(bars) after; seeds \(seed)…\(seed &+ UInt64(measured - 1))"
+              + "; temperature " + TemperatureSetting.describe(temperatures))
         print("figure                                  model   drummers   model / drummers   target")
         func row(_ name: String, _ m: Double?, _ d: Double?, percent: Bool) -> String {
             let f = { (x: Double?) in x.map { percent ? String(format: "%.1f%%", $0 * 100) : String(format: "%.3f", $0) } ?? "n/a" }

@@ -55,8 +55,11 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
     var bars: Int?
 
-    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars, empty ones included (1 to 10000).")
-    var primerBars: Int = 2
+    @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars, empty ones included (1 to 10000; default 2).")
+    var primerBarsOption: Int?
+
+    /// --primer-bars, 2 unless given.
+    var primerBars: Int { primerBarsOption ?? 2 }
 
     @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output.")
     var keepPrimer = false
@@ -125,7 +128,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Soundfont for --wav (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
-    @Flag(help: "Print one JSON object instead: files, each with path, seed, events ([note, delta ticks] as written) and velocities (one per event).")
+    @Flag(help: "Print one JSON object instead: files, each with path, seed, events ([note, delta ticks] as written: the first from the file's start) and velocities (one per event).")
     var json = false
 
     static let maxNotes = 10_000_000
@@ -150,6 +153,7 @@ struct SampleCommand: ParsableCommand {
             throw ValidationError("--primer-bars must be between 1 and \(FileHits.maximumBarsRead), got \(primerBars)")
         }
         if keepPrimer, primer == nil { throw ValidationError("--keep-primer needs --primer") }
+        if primerBarsOption != nil, primer == nil { throw ValidationError("--primer-bars needs --primer") }
         if let t = temperature { _ = try Self.setting(t) }
         if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
@@ -297,11 +301,15 @@ struct SampleCommand: ParsableCommand {
         }
         if bpm == nil, let p = primer, let t = primerTempo { try Self.checkTempo(t, of: "--primer \(p)") }
         // The file's bars are the generator's: the start event's place in its bar.
-        let midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
+        var midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
         // --bars: the file ends at the bar line `bars` bars after the one where generation starts;
         // a grid primer's last bar is the primer's, so N bars follow it.
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
         let endTick = bars.map { (generationStart / barLength + (gridPrimer != nil ? 1 : 0) + $0) * barLength }
+        midi.endTick = endTick
+        // A grid model's hit within half a 16th before the end is the next bar's downbeat played
+        // early (the 16th grid reads it there, as tab and stats do): the N bars end before it.
+        let cutoff = endTick.map { $0 - (loaded.groups.grid.map { $0.ticksPerStep / 2 } ?? 0) }
         let batch = OutputBatch()
         let prepared = try paths.map { try $0.map { try batch.prepare($0, options: .userFile) } }
         let midiFiles = prepared.map { $0[0] }, wavFiles = prepared.compactMap { $0.count > 1 ? $0[1] : nil }
@@ -320,12 +328,12 @@ struct SampleCommand: ParsableCommand {
             // (the number is drawn anyway: --style X gives the file the seed gives when it draws X).
             let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
             options.style = drawn == nil ? nil : fixedStyle ?? drawn
-            if let endTick {
+            if let cutoff {
                 var tick = generationStart
                 do {
                     let emit: (GeneratedHit) throws -> Void = { h in
                         tick += h.hit.delta
-                        if tick >= endTick { throw BarsWritten() }
+                        if tick >= cutoff { throw BarsWritten() }
                         generated.append(h)
                     }
                     if let gridPrimer {
@@ -356,7 +364,8 @@ struct SampleCommand: ParsableCommand {
             if json {
                 report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
                                                 style: options.style.flatMap { styleNames?[$0] },
-                                                events: kept.map { [$0.note, $0.delta] },
+                                                // The first onset from the file's start, as written.
+                                                events: kept.enumerated().map { [$1.note, $1.delta + ($0 == 0 ? startTick : 0)] },
                                                 velocities: kept.map(\.velocity)))
                 continue
             }
@@ -392,7 +401,7 @@ struct SampleReport: Encodable {
         let seed: UInt64
         /// The style a model with a style input played (absent for other models).
         let style: String?
-        /// [MIDI note, ticks since the previous onset] per written hit.
+        /// [MIDI note, ticks since the previous onset (the first: since the file's start)] per written hit.
         let events: [[Int]]
         /// The NOTE ON velocity of each written hit.
         let velocities: [Int]

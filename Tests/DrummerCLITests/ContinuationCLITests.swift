@@ -60,6 +60,8 @@ final class ContinuationCLITests: XCTestCase {
         let r = try CLI.run(["continuation", model, "--reference", reference.path, "--seed", "10"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("continuation: 2 files of \(reference.path) (1 passed over: not all 4/4, or shorter than 12 bars)"), r.stdout)
+        // The temperatures it measured at, as sample --primer plays: the hits at 0.8 (its help said 1).
+        XCTAssertTrue(r.stdout.contains("; seeds 10…11; temperature hits=0.8,offset=1.0,velocity=1.0\n"), r.stdout)
         let similarity = try figures(r.stdout, row: "similarity to the primer (best bar)")
         let repeats = try figures(r.stdout, row: "bars repeating a primer bar (≥ 0.8)")
         XCTAssertEqual(similarity.drummers, (8 + 2 * 10.0 / 12 + 4) / 16, accuracy: 0.0005)

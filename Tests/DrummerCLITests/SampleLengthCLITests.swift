@@ -35,6 +35,18 @@ final class SampleLengthCLITests: XCTestCase {
         XCTAssertGreaterThan(hits.count, 40)
         XCTAssertLessThan(hits.ticks.max()!, 8 * 1920, "every hit within the 8 bars")
         XCTAssertGreaterThanOrEqual(hits.ticks.max()!, 7 * 1920, "the 8th bar is played")
+        // The file is 8 bars long: the track ends at the bar line, a note sounding there stops
+        // at it (a last note held 120 ticks ran past it: a sequencer showed 9 bars), and a hit in
+        // the last half-16th is the 9th bar's downbeat played early, not written.
+        let track = try XCTUnwrap(try MIDIFile.read(path: out).file.tracks.first)
+        XCTAssertEqual(track.endTick, 8 * 1920)
+        XCTAssertLessThan(hits.ticks.max()!, 8 * 1920 - 60)
+        for seed in ["1", "3", "5", "7"] {
+            let s = root.appendingPathComponent("b\(seed).mid").path
+            XCTAssertEqual(try CLI.run(["sample", model, "--bars", "2", "--seed", seed, "-o", s]).status, 0)
+            XCTAssertEqual(try XCTUnwrap(try MIDIFile.read(path: s).file.tracks.first).endTick, 2 * 1920, "seed \(seed)")
+            XCTAssertTrue(try CLI.run(["tab", s]).stdout.contains(", 2 bars, "), "seed \(seed)")
+        }
         let both = try CLI.run(["sample", model, "--bars", "8", "-n", "10", "-o", out])
         XCTAssertEqual(both.status, 64)
         XCTAssertTrue(both.stderr.contains("-n and --bars"), both.stderr)
@@ -75,5 +87,30 @@ final class SampleLengthCLITests: XCTestCase {
         let f = try MIDIFile.read(path: fast).file
         XCTAssertEqual(60_000_000 / Double(try XCTUnwrap(f.tempoMap.changes.first).microsecondsPerQuarter), 140, accuracy: 0.5)
         XCTAssertEqual(try CLI.run(["sample", model, "--keep-primer", "-o", fast]).status, 64)
+        // --primer-bars without --primer was ignored in silence.
+        let lone = try CLI.run(["sample", model, "--primer-bars", "3", "-o", fast])
+        XCTAssertEqual(lone.status, 64)
+        XCTAssertTrue(lone.stderr.contains("--primer-bars needs --primer"), lone.stderr)
+    }
+
+    /// `--json`'s events are the file as written: the first delta from the file's start (with a
+    /// primer it was from the primer's last hit, every onset shifted).
+    func testJSONEventsAreTheFileAsWritten() throws {
+        for extra in [[], ["--keep-primer"]] {
+            let out = root.appendingPathComponent("j.mid").path
+            let r = try CLI.run(["sample", model, "--primer", primer, "--bars", "2", "--seed", "1", "--json", "-o", out] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let events = try XCTUnwrap(((json["files"] as? [[String: Any]])?.first)?["events"] as? [[Int]])
+            var t = 0
+            let onsets = events.map { t += $0[1]; return t }
+            let file = try MIDIFile.read(path: out).file
+            let written = file.tracks[0].events.compactMap { e -> Int? in
+                if case .channel(.noteOn) = e.kind { return e.tick }
+                return nil
+            }
+            XCTAssertEqual(onsets, written, "\(extra)")
+            XCTAssertGreaterThan(onsets.count, 10)
+        }
     }
 }
