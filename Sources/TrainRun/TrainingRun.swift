@@ -116,6 +116,15 @@ public final class TrainingRun {
         if let output = options.output {
             try InputOverlap.check(output: output, directory: true,
                                    inputs: [dataInput, .checkpointDirectory(configuration.checkpointDirectory)])
+            // A checkpoint directory the run is yet to make has no inode to compare: by its path,
+            // -o must be neither it nor a folder holding it (the export would fail at the end of
+            // the run, or replace the checkpoints).
+            func real(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+            let (model, directory) = (real(output), real(configuration.checkpointDirectory))
+            if directory == model || directory.hasPrefix(model.hasSuffix("/") ? model : model + "/") {
+                throw OutputError(path: output, message: "\(directory == model ? "is" : "holds") the checkpoint directory "
+                                  + "\(configuration.checkpointDirectory) the run writes; export elsewhere")
+            }
             // And what the export will refuse (a file, a foreign folder, a folder it cannot
             // write in): a run of minutes or hours is not spent on an output it cannot write.
             try AtomicOutput.prepareDirectory(at: output, kind: .model).discard()
@@ -125,7 +134,8 @@ public final class TrainingRun {
         lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
         if let takeover = lock.takeover { reporter.line("note: \(takeover)") }
         if let replaced = lock.replacedRun { reporter.line("note: \(replaced)") }
-        if options.resume != nil { try noteLaterCheckpoints() }
+        // A resume with steps to train branches from its step; one with none changes nothing.
+        if options.resume != nil, configuration.steps.map({ trainer.progress.step < $0 }) ?? true { try dropLaterHistory() }
     }
 
     /// A run continued from the checkpoint at `path`: its settings with the options that may
@@ -254,13 +264,18 @@ public final class TrainingRun {
         if !parts.isEmpty { reporter.line("regularization: " + parts.joined(separator: ", ") + " (training only)") }
     }
 
-    /// A resumed run: notes on checkpoints past its step (it replaces them as it gets there) and
-    /// drops train_log.csv's rows after it.
-    private func noteLaterCheckpoints() throws {
+    /// A resumed run branches from its step: the checkpoints past it, of a run that went further,
+    /// are removed (a run that stopped short of them left them beside its own, with no log rows,
+    /// for choose-step, report and a later resume to read as this run's), and train_log.csv's
+    /// rows after it are dropped.
+    private func dropLaterHistory() throws {
         let step = trainer.progress.step
-        let later = checkpoints.list().filter { $0.step > step }.map(\.step)
+        let later = checkpoints.list().filter { $0.step > step }
         if !later.isEmpty {
-            reporter.line("note: \(checkpoints.path) holds checkpoints past step \(step) (\(later.map(String.init).joined(separator: ", "))) from a run that went further; this run replaces them as it reaches those steps")
+            for c in later { try FileManager.default.removeItem(atPath: c.path) }
+            reporter.line("note: removed \(later.count) checkpoint(s) past step \(step) from \(checkpoints.path) "
+                          + "(\(later.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))), of a run that went further: "
+                          + "this run goes on from step \(step)")
         }
         let dropped = try TrainLog.truncate(after: step, directory: configuration.checkpointDirectory)
         if dropped > 0 {

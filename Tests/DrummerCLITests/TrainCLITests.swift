@@ -67,6 +67,21 @@ final class TrainCLITests: XCTestCase {
 
     func testSIGTERMFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGTERM) }
 
+    /// -o naming the checkpoint directory the run is yet to make, or a folder holding it, is refused
+    /// before anything is written (it trained the whole run, then refused to export).
+    func testOutputThatIsOrHoldsANewCheckpointDirectoryIsRefusedFirst() throws {
+        let data = root.appendingPathComponent("data").path
+        for (checkpoints, output, what) in [("fresh", "fresh", "is"), ("nest/ck", "nest", "holds")] {
+            let ck = root.appendingPathComponent(checkpoints).path, out = root.appendingPathComponent(output).path
+            let r = try CLI.run(["train", "--recipe", "original", "--data", data, "--hidden", "6", "--unroll", "8", "--steps", "2",
+                                 "--checkpoint-dir", ck, "-o", out])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(out): \(what) the checkpoint directory \(ck) the run writes; export elsewhere"), r.stderr)
+            XCTAssertFalse(r.stdout.contains("step 1"), r.stdout)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing written")
+        }
+    }
+
     /// The terminal closing (SIGHUP) used to kill the run where it stood, its last steps unsaved.
     func testSIGHUPFinishesTheStepSavesAndExitsZero() throws { try interrupt(with: SIGHUP) }
 

@@ -184,10 +184,24 @@ final class ResumeTests: XCTestCase {
         _ = try run.run(shouldStop: { false })
         let log = root.appendingPathComponent("c/train_log.csv")
         let full = try String(contentsOf: log, encoding: .utf8)
+        func steps() -> [Int] { CheckpointDirectory(path: root.appendingPathComponent("c").path).list().map(\.step) }
+        XCTAssertEqual(steps(), [5, 10, 15, 20])
+        // A resume with nothing to train changes nothing (it dropped the log's later rows).
+        var idle = RunOptions(resume: root.appendingPathComponent("c/ckpt-10.h5").path)
+        idle.steps = 10
+        let quiet = LineSink()
+        XCTAssertEqual(try TrainingRun(options: idle, reporter: quiet.reporter).run(shouldStop: { false }).ending, .nothingToDo)
+        XCTAssertEqual(try String(contentsOf: log, encoding: .utf8), full)
+        XCTAssertEqual(steps(), [5, 10, 15, 20])
+        XCTAssertFalse(quiet.text.contains("dropped"), quiet.text)
+        // One that trains branches from its step: the later checkpoints and log rows go, said so
+        // (the checkpoints stayed, past a run that stopped short of them, with no log rows).
         let sink = LineSink()
         _ = try TrainingRun(options: RunOptions(resume: root.appendingPathComponent("c/ckpt-10.h5").path), reporter: sink.reporter)
-        XCTAssertTrue(sink.text.contains("holds checkpoints past step 10 (15, 20)"), sink.text)
+        XCTAssertTrue(sink.text.contains("removed 2 checkpoint(s) past step 10 from \(root.appendingPathComponent("c").path) "
+                                         + "(ckpt-15.h5, ckpt-20.h5), of a run that went further: this run goes on from step 10"), sink.text)
         XCTAssertTrue(sink.text.contains("dropped 2 row(s) after step 10"), sink.text)
+        XCTAssertEqual(steps(), [5, 10])
         let cut = try String(contentsOf: log, encoding: .utf8)
         XCTAssertEqual(cut.split(separator: "\n"), Array(full.split(separator: "\n").prefix(3)))
     }
