@@ -28,8 +28,9 @@ struct ConvertMIDI: ParsableCommand {
             is byte for byte the same for any thread count. Long runs show a progress line.
 
             The output directory is built under a temporary name beside it and swapped into place; \
-            an existing directory is replaced only when it is empty or the tool's own (a dataset or \
-            model directory). Ctrl-C removes the temporary directory and exits with status 130.
+            an existing directory is replaced only when it is empty or a dataset convert-midi wrote \
+            (its manifest.json; a model directory is never replaced by a dataset). Ctrl-C removes the \
+            temporary directory and exits with status 130.
             """)
 
     /// Largest --quantize and --max-delta: 2^20 ticks (about 18 minutes at 480 PPQ and 120 BPM).

@@ -248,6 +248,15 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: path("model"))), ["Wx.bin", "Wy.bin", "model.json", "TRAINING.md"])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin"))), before)
         XCTAssertEqual(temporaries(), [])
+        // convert-midi never replaces a model directory with a dataset (its help and the docs said it
+        // would; it refused, rightly: a trained model lost to a typo).
+        try fm.removeItem(atPath: path("model/TRAINING.md"))
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        let convert = try CLI.run(["convert-midi", src, "-o", path("model")])
+        XCTAssertEqual(convert.status, 1, convert.stderr)
+        XCTAssertTrue(convert.stderr.contains("\(path("model")): not replacing it: it is not empty and not a drummer dataset directory"),
+                      convert.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin"))), before)
     }
 
     /// model.json errors as sentences naming the file; a model directory of symlinks loads.
