@@ -10,8 +10,9 @@ import MIDIParse
 
 public enum AudioClip {
     public enum Outcome: Equatable, Sendable {
-        /// A 16-bit mono WAV file and the seconds of music it holds (without the tail).
-        case wav(Data, seconds: Double)
+        /// The 16-bit mono WAV, the seconds of the bars it plays, and its own length (the last notes
+        /// ring out past the bars).
+        case wav(Data, seconds: Double, clipSeconds: Double)
         case skipped(reason: String)
     }
 
@@ -58,7 +59,8 @@ public enum AudioClip {
         case .rendered(let path):
             let mono = try WAVAudio.monoPCM16(Data(contentsOf: URL(fileURLWithPath: path)))
             let end = min(maxSeconds, performance.tempo.seconds(atTick: endTick))
-            return .wav(mono, seconds: end)
+            let (format, samples) = try WAVAudio.parse(mono)
+            return .wav(mono, seconds: end, clipSeconds: Double(samples.count / 2) / Double(format.sampleRate))
         }
     }
 }

@@ -506,9 +506,12 @@ public enum ReportBuilder {
             let end = PianoRoll(p, bars: options.bars).endTick
             do {
                 switch try AudioClip.render(p, endTick: end, maxSeconds: options.audioSeconds, soundfont: options.soundfont) {
-                case .wav(let data, let seconds):
+                case .wav(let data, let seconds, let clipSeconds):
+                    // The bars' length, and the clip's own: the last notes ring out past the bars.
+                    let label = String(format: "%@ (%.1f s of bars; the clip %.1f s with the last notes ringing out, %@)",
+                                       p.path, seconds, clipSeconds, ModelCard.bytes(data.count))
                     items.append(.div(.class("clip"),
-                                      .p(.text(String(format: "%@ (%.1f s, %@)", p.path, seconds, ModelCard.bytes(data.count)))),
+                                      .p(.text(label)),
                                       .audio(.controls(true), .attribute(named: "preload", value: "none"),
                                              .source(.src("data:audio/wav;base64," + data.base64EncodedString()), .type(.wav)))))
                     s.drawn = true

@@ -176,6 +176,21 @@ public struct StatsResult: Sendable {
         if gs.files44 == 0 || rs.files44 == 0 {
             structureNotes.append("bar-structure figures: n/a (no file of the \(gs.files44 == 0 ? "generated files" : "reference") "
                                   + "has bar positions with every hit in 4/4 bars)")
+        } else {
+            // Figures a side's files are too short for: why each is null.
+            for (side, sums) in [("generated", gs), ("reference", rs)] {
+                let files = side == "generated" ? "generated file" : "reference file"
+                for lag in BarStructureSums.lags where sums.similarity(lag: lag) == nil {
+                    structureNotes.append("bar_similarity_lag\(lag): n/a (no \(files) in 4/4 has \(lag + 1) bars or more)")
+                }
+                if sums.patternsPer16Bars == nil {
+                    structureNotes.append("patterns_per_16_bars: n/a (no \(files) in 4/4 holds a whole 16-bar window from its bar 1)")
+                }
+                if sums.fillClassRatio == nil || sums.fillSimilarityRatio == nil {
+                    structureNotes.append("fill ratios: n/a where null (no \(files) in 4/4 holds a whole 8-bar phrase from its bar 1 "
+                                          + "with hits in its fill bars and the others)")
+                }
+            }
         }
     }
 

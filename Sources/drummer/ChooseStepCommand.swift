@@ -107,6 +107,9 @@ struct ChooseStepCommand: ParsableCommand {
 
     /// `s` right-aligned in `n` columns.
     static func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+    /// A column after the first: right-aligned in `n`, and one space before a value as wide as
+    /// its column or wider, so that two values never run together ("n/a-1143%").
+    static func column(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(1, n - s.count)) + s }
 
     static let header = "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule"
 
@@ -120,12 +123,12 @@ struct ChooseStepCommand: ParsableCommand {
         func bits(_ v: Double?) -> String { v.map { String(format: "%.4f", $0) } ?? "n/a" }
         let rule = StepRule.meets(f, structure: structure) ? "✓"
             : f.targetsMet && (!structure || (f.structureMet && f.touchMet)) ? "targets met, margins not" : "✗"
-        return pad(String(f.step), 4) + "  " + pad(percent(f.periodicity), 15) + pad(bits(f.noteJS), 9)
-            + pad(bits(f.deltaJS), 10) + pad(bits(f.velocityJS), 13) + pad(percent(f.grid), 8)
-            + pad(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + pad(percent(f.similarity), 12)
-            + pad(percent(f.patterns), 10) + pad(f.fillBump.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a", 6)
-            + pad(percent(f.hitsPerBar), 10) + pad(percent(f.velocity), 10)
-            + pad(f.margin.map { $0.isFinite ? String(format: "%.1f%%", $0 * 100) : "-inf" } ?? "n/a", 8) + "  " + rule
+        return pad(String(f.step), 4) + "  " + column(percent(f.periodicity), 15) + column(bits(f.noteJS), 9)
+            + column(bits(f.deltaJS), 10) + column(bits(f.velocityJS), 13) + column(percent(f.grid), 8)
+            + column(f.accent.map { String(format: "%.3f", $0) } ?? "n/a", 10) + column(percent(f.similarity), 12)
+            + column(percent(f.patterns), 10) + column(f.fillBump.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a", 6)
+            + column(percent(f.hitsPerBar), 10) + column(percent(f.velocity), 10)
+            + column(f.margin.map { $0.isFinite ? String(format: "%.1f%%", $0 * 100) : "-inf" } ?? "n/a", 8) + "  " + rule
     }
 
     /// The files `drummer sample MODEL -n notes --count count --seed seed` writes, read back

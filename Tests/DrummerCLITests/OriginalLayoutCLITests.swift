@@ -71,6 +71,9 @@ final class OriginalLayoutCLITests: XCTestCase {
                        "step      periodicity  note JS  delta JS  velocity JS    grid  accent r  similarity  patterns  fill  hits/bar  velocity  margin  rule")
         let rows = lines.filter { $0.hasPrefix("   2 ") || $0.hasPrefix("   3 ") }
         XCTAssertEqual(rows.count, 2, r.stdout)
+        // Every row has the header's 14 columns apart, however wide a value ("n/a-1143%" ran a
+        // fill bump as wide as its column into the patterns before it).
+        for row in rows { XCTAssertEqual(row.split(separator: " ").count, 14, row) }
         // A model trained 3 steps plays nothing like the data: nothing qualifies, nothing is exported.
         XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
         XCTAssertTrue(r.stderr.contains("error: no checkpoint meets the rule; nothing chosen, nothing exported"), r.stderr)

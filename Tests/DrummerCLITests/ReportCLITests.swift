@@ -198,6 +198,10 @@ final class ReportCLITests: XCTestCase {
         let seconds = Double(wav.count - 44) / 44100
         XCTAssertGreaterThan(seconds, 4)
         XCTAssertLessThan(seconds, 10)
+        // The label gives both lengths, the clip's as its samples make it (it gave the bars' only,
+        // beside the size of the longer clip).
+        let label = String(format: "(4.0 s of bars; the clip %.1f s with the last notes ringing out, ", seconds)
+        XCTAssertTrue(html.contains(label), "\(label) in \(html.prefix(200))")
     }
 
     // MARK: Bad input

@@ -73,6 +73,16 @@ final class StatsCLITests: XCTestCase {
         XCTAssertEqual(profile.split(separator: " ").prefix(6), ["generated", "100", "–", "50", "–", "105"])
 
         let flatJSON = try json(try CLI.run(["stats", flat, "--reference", refDir, "--json"]))
+        // Two bars: the bar-structure figures that need longer files are null, each with its reason
+        // in notes (they were null with none).
+        let shortNotes = try XCTUnwrap(flatJSON["notes"] as? [String])
+        for side in ["generated", "reference"] {
+            XCTAssertTrue(shortNotes.contains("patterns_per_16_bars: n/a (no \(side) file in 4/4 holds a whole 16-bar window from its bar 1)"),
+                          "\(shortNotes)")
+            XCTAssertTrue(shortNotes.contains("bar_similarity_lag2: n/a (no \(side) file in 4/4 has 3 bars or more)"), "\(shortNotes)")
+            XCTAssertFalse(shortNotes.contains("bar_similarity_lag1: n/a (no \(side) file in 4/4 has 2 bars or more)"), "\(shortNotes)")
+        }
+        XCTAssertNil(number(flatJSON, "bar_structure", "patterns_per_16_bars", "generated"))
         XCTAssertEqual(Set(flatJSON.keys), ["settings", "reference", "generated", "counts", "note_js_bits", "delta_js_bits",
                                             "velocity_js_bits", "grid16_share", "bar_periodicity", "bar_periodicity_per_drum",
                                             "accent_profile", "duplicate_onset_rate", "bar_structure", "expected_hits", "targets", "notes",
@@ -111,7 +121,7 @@ final class StatsCLITests: XCTestCase {
         XCTAssertEqual(targets["velocity_js_bits"]?["target"] as? String, "≤ 0.05 bits")
         XCTAssertEqual(targets["note_js_bits"]?["met"] as? Bool, true)
         let notes = try XCTUnwrap(flatJSON["notes"] as? [String])
-        XCTAssertEqual(notes.count, 1)
+        XCTAssertEqual(notes.count, 11, "\(notes)")
         XCTAssertTrue(notes[0].hasPrefix("accent_profile: n/a (constant velocity)"), notes[0])
         XCTAssertEqual((flatJSON["settings"] as? [String: Any])?["tolerance_ticks"] as? Double, 15)
         XCTAssertEqual((flatJSON["reference"] as? [String: Any])?["kind"] as? String, "folder of MIDI files")

@@ -228,8 +228,11 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(s.target("duplicate_onset_rate")?.met, true)
         XCTAssertEqual(s.target("hits")?.met, true)
         XCTAssertEqual(s.target("velocity_js_bits")?.met, false, "all 100 (bin 12) against 60 and 120")
-        XCTAssertEqual(s.notes.count, 1, "\(s.notes)")
+        // The accent profile's reason, then those of the bar-structure figures these short files
+        // cannot give (lags 2, 4, 8, patterns per 16 bars, the fill ratios), each side.
+        XCTAssertEqual(s.notes.count, 11, "\(s.notes)")
         XCTAssertTrue(s.notes[0].hasPrefix("accent_profile: n/a (constant velocity): "), s.notes[0])
+        XCTAssertEqual(s.notes.filter { $0.hasPrefix("patterns_per_16_bars: n/a") }.count, 2, "\(s.notes)")
         let rows = s.rows
         XCTAssertEqual(rows.map(\.figure).prefix(13), ["files", "hits", "bars", "hits per bar", "note histogram", "delta histogram",
                                                        "velocity histogram", "share on 16th grid", "  uniform random", "bar periodicity",
