@@ -307,9 +307,6 @@ struct SampleCommand: ParsableCommand {
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }
         let endTick = bars.map { (generationStart / barLength + (gridPrimer != nil ? 1 : 0) + $0) * barLength }
         midi.endTick = endTick
-        // A grid model's hit within half a 16th before the end is the next bar's downbeat played
-        // early (the 16th grid reads it there, as tab and stats do): the N bars end before it.
-        let cutoff = endTick.map { $0 - (loaded.groups.grid.map { $0.ticksPerStep / 2 } ?? 0) }
         let batch = OutputBatch()
         let prepared = try paths.map { try $0.map { try batch.prepare($0, options: .userFile) } }
         let midiFiles = prepared.map { $0[0] }, wavFiles = prepared.compactMap { $0.count > 1 ? $0[1] : nil }
@@ -328,12 +325,12 @@ struct SampleCommand: ParsableCommand {
             // (the number is drawn anyway: --style X gives the file the seed gives when it draws X).
             let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
             options.style = drawn == nil ? nil : fixedStyle ?? drawn
-            if let cutoff {
+            if let endTick {
                 var tick = generationStart
                 do {
                     let emit: (GeneratedHit) throws -> Void = { h in
                         tick += h.hit.delta
-                        if tick >= cutoff { throw BarsWritten() }
+                        if tick >= endTick { throw BarsWritten() }
                         generated.append(h)
                     }
                     if let gridPrimer {
