@@ -119,10 +119,9 @@ public final class TrainingRun {
             // A checkpoint directory the run is yet to make has no inode to compare: by its path,
             // -o must be neither it nor a folder holding it (the export would fail at the end of
             // the run, or replace the checkpoints).
-            func real(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-            let (model, directory) = (real(output), real(configuration.checkpointDirectory))
-            if directory == model || directory.hasPrefix(model.hasSuffix("/") ? model : model + "/") {
-                throw OutputError(path: output, message: "\(directory == model ? "is" : "holds") the checkpoint directory "
+            let place = PathNames.containment(of: configuration.checkpointDirectory, in: output)
+            if place != .outside {
+                throw OutputError(path: output, message: "\(place == .same ? "is" : "holds") the checkpoint directory "
                                   + "\(configuration.checkpointDirectory) the run writes; export elsewhere")
             }
             // And what the export will refuse (a file, a foreign folder, a folder it cannot

@@ -58,13 +58,9 @@ struct ExportCommand: ParsableCommand {
             guard !s.isEmpty, !s.hasSuffix("/") else { throw ValidationError("--swift must name a file") }
             // The model directory is put in place whole, after the Swift file's temporary is
             // made: a Swift file in it (or at its path) would go with the directory it replaces.
-            if s != "-" {
-                func real(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-                let (file, directory) = (real(s), real(destination))
-                if file == directory || file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") {
-                    throw ValidationError("--swift \(s) lies in the model directory -o \(destination), which export replaces "
-                        + "whole: write the Swift file beside it")
-                }
+            if s != "-", PathNames.containment(of: s, in: destination) != .outside {
+                throw ValidationError("--swift \(s) lies in the model directory -o \(destination), which export replaces "
+                    + "whole: write the Swift file beside it")
             }
         }
     }

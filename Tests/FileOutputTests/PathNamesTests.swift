@@ -1,6 +1,7 @@
 // PathNames.parent: NSString's deletingLastPathComponent semantics, without its trap on a
 // one-character bare name (swift-corelibs-foundation, Swift 6.3 on Linux).
 import FileOutput
+import Foundation
 import XCTest
 
 final class PathNamesTests: XCTestCase {
@@ -10,5 +11,22 @@ final class PathNamesTests: XCTestCase {
                                ("../x/y", "../x")] {
             XCTAssertEqual(PathNames.parent(of: path), parent, path)
         }
+    }
+
+    /// By path, for outputs not made yet: the same path, one inside, a sibling sharing a prefix.
+    func testContainment() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("path-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let d = root.appendingPathComponent("m").path
+        XCTAssertEqual(PathNames.containment(of: d, in: d), .same)
+        XCTAssertEqual(PathNames.containment(of: d + "/", in: root.path + "/./m"), .same)
+        XCTAssertEqual(PathNames.containment(of: d + "/ck/x.h5", in: d), .inside)
+        XCTAssertEqual(PathNames.containment(of: root.path + "/m2", in: d), .outside, "a sibling, not inside")
+        XCTAssertEqual(PathNames.containment(of: root.path, in: d), .outside, "the parent")
+        // A symbolic link that exists is followed: a link to the directory is the directory.
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link").path, withDestinationPath: d)
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link").path, in: d), .same)
     }
 }
