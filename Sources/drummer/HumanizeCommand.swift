@@ -60,10 +60,9 @@ struct HumanizeCommand: ParsableCommand {
         if let name = setting.groups.keys.sorted().first(where: { !drawnGroups.contains($0) }) {
             throw ValidationError("--temperature names \(name): humanize keeps the beat's hits and draws only velocity and offset")
         }
-        for (name, t) in [("", setting.all)] + setting.groups.sorted(by: { $0.key < $1.key }).map({ ($0.key, Optional($0.value)) }) {
-            if let t, t == 0 {
-                throw ValidationError("--temperature\(name.isEmpty ? "" : " \(name)") must be above 0 (humanize draws), got \(t)")
-            }
+        if let t = setting.all, t == 0 { throw ValidationError("--temperature must be above 0 (humanize draws), got \(t)") }
+        if let name = setting.groups.keys.sorted().first(where: { setting.groups[$0] == 0 }) {
+            throw ValidationError("--temperature \(name) must be above 0 (humanize draws), got \(setting.groups[name]!)")
         }
         return setting
     }
