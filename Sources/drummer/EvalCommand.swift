@@ -33,8 +33,6 @@ struct EvalCommand: ParsableCommand {
     var data: String
 
     @OptionGroup var reading: MIDIReadOptions
-    var ppq: Int? { reading.ppq }
-    var quantize: Int? { reading.quantize }
 
     @Flag(name: .customLong("each-file"), help: "For a dataset and a model of the 2017 layout: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as its training log's validation loss reads them; a grid model always reads each file from a zero state).")
     var eachFile = false
@@ -51,7 +49,7 @@ struct EvalCommand: ParsableCommand {
         // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
         let m = try EvaluatedModel.load(path: try ModelLocator.resolve(model))
-        let (events, files) = try EvalInput.events(path: data, model: m, ppq: ppq, quantize: quantize,
+        let (events, files) = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize,
                                                    eachFile: eachFile || m.groups.grid != nil)
         let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)
         let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events, fileRows: files) }
@@ -117,9 +115,10 @@ enum EvalInput {
             // A split's files are in the dataset's manifest.json, beside validation/: DIR/validation
             // is read as DIR's validation split (a grid model needs the files; --each-file too).
             let parent = PathNames.parent(of: path)
-            let validation = (model.groups.grid != nil || eachFile) && (path as NSString).lastPathComponent == "validation"
-                && FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json"))
-            if model.groups.grid != nil, !validation, (path as NSString).lastPathComponent == "validation",
+            let split = (path as NSString).lastPathComponent == "validation"
+            let parentManifest = FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json"))
+            let validation = (model.groups.grid != nil || eachFile) && split && parentManifest
+            if model.groups.grid != nil, split, !parentManifest,
                FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("events.npy")),
                !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("manifest.json")) {
                 throw CommandFailure("\((parent as NSString).appendingPathComponent("manifest.json")): no such file: a grid model "
