@@ -228,11 +228,24 @@ public struct GridGroup: Equatable, Sendable {
         guard notes.count == Self.classCount, notes.allSatisfy({ (0...127).contains($0) }) else {
             throw ModelGroupsError("grid notes: expected \(Self.classCount) MIDI notes 0...127, got \(notes)")
         }
+        // A note is one class's: the written MIDI reads back (tab, report, a primer) by note, and a
+        // note two classes wrote would come back as one of them.
+        for j in notes.indices {
+            if let i = notes[..<j].firstIndex(of: notes[j]) {
+                throw ModelGroupsError("grid notes: note \(notes[j]) is the note of both \(Self.classNames[i]) and \(Self.classNames[j])")
+            }
+        }
         guard offsetCoupling >= 0, offsetCoupling <= 1 else {
             throw ModelGroupsError("grid offset coupling \(offsetCoupling) outside [0, 1]")
         }
         guard noteCounts.count == Self.classCount, noteCounts.allSatisfy({ $0.count == 128 && $0.allSatisfy { (0...Int(Int32.max)).contains($0) } }) else {
             throw ModelGroupsError("grid note counts: expected \(Self.classCount) rows of 128 non-negative counts")
+        }
+        for n in 0..<128 {
+            let classes = (0..<Self.classCount).filter { noteCounts[$0][n] > 0 }
+            if classes.count > 1 {
+                throw ModelGroupsError("grid note counts: note \(n) is counted for both \(Self.classNames[classes[0]]) and \(Self.classNames[classes[1]])")
+            }
         }
         guard Self.validLookbackBars(lookbackBars) else {
             throw ModelGroupsError("grid lookback bars \(lookbackBars): expected 1 to 8 increasing numbers of bars back, each 1...64")

@@ -21,12 +21,15 @@ public struct FileHits: Equatable, Sendable {
     /// "9" or "all" for `--channel auto`, else the selection itself.
     public var channelUsed: String
     public var warnings: [MIDIWarning]
+    /// The file's first tempo in BPM (nil: it sets none), read with the hits so that a command
+    /// taking the tempo of a primer or a beat does not read the file a second time.
+    public var firstBPM: Double?
 
     public var count: Int { notes.count }
 
     /// Hits from their parts; velocity 100 and positions in 4/4 at 480 PPQ unless given.
     public init(notes: [Int], ticks: [Int], velocities: [Int]? = nil, tickInBar: [Int]? = nil, barTicks: [Int]? = nil,
-                meter: String = "4/4", channelUsed: String, warnings: [MIDIWarning] = []) {
+                meter: String = "4/4", channelUsed: String, warnings: [MIDIWarning] = [], firstBPM: Double? = nil) {
         self.notes = notes
         self.ticks = ticks
         self.velocities = velocities ?? [Int](repeating: 100, count: notes.count)
@@ -35,6 +38,7 @@ public struct FileHits: Equatable, Sendable {
         self.meter = meter
         self.channelUsed = channelUsed
         self.warnings = warnings
+        self.firstBPM = firstBPM
     }
 
     /// Ticks since the previous hit, the first hit's counted from the start of the file.
@@ -84,6 +88,14 @@ extension FileHits {
     init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], velocities sourceVelocities: [UInt8],
          timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap: () -> MIDITempoMap,
          channelUsed: String, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning]) throws {
+        // The tempo map, built once when first asked for.
+        var builtTempoMap: MIDITempoMap?
+        func tempo() -> MIDITempoMap {
+            if let m = builtTempoMap { return m }
+            let m = tempoMap()
+            builtTempoMap = m
+            return m
+        }
         let target = settings.ppq
         var ticks: [Int] = []
         ticks.reserveCapacity(sourceTicks.count)
@@ -98,7 +110,7 @@ extension FileHits {
                 ticks.append(ppq == target ? t : (t * target + ppq / 2) / ppq)
             }
         case .smpte:
-            let map = tempoMap()
+            let map = tempo()
             for t in sourceTicks {
                 let q = (map.quarterNotes(atTick: t) * Double(target)).rounded(.toNearestOrAwayFromZero)
                 guard q.isFinite, q <= Double(limit) else { throw HitExtractionError.hitTooLate(path: path, tick: t) }
@@ -136,7 +148,7 @@ extension FileHits {
                 changes.append(((t * target + ppq / 2) / ppq, c.numerator, c.denominator))
             }
         case .smpte:
-            let map = tempoMap()
+            let map = tempo()
             for c in timeSignatures {
                 let q = (map.quarterNotes(atTick: max(0, c.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
                 changes.append((q.isFinite ? Int(min(q, Double(limit))) : limit, c.numerator, c.denominator))
@@ -166,6 +178,7 @@ extension FileHits {
             ?? "\(first.numerator)/\(first.denominator)"
         self.channelUsed = channelUsed
         self.warnings = warnings
+        firstBPM = tempo().firstBPM
     }
 }
 

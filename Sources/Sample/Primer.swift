@@ -105,7 +105,7 @@ extension Primer {
         primer.barStarts = zip(f.ticks, f.tickInBar).map { $0 - $1 }
         primer.barLengths = f.barTicks
         primer.mappedAt = mappedAt
-        primer.bpm = (try? MIDIFile.read(path: path))?.file.tempoMap.firstBPM
+        primer.bpm = f.firstBPM
         return primer
     }
 }

@@ -86,7 +86,7 @@ struct HumanizeCommand: ParsableCommand {
         guard hits.count > 0 else { throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found)") }
         // The model reads every step of the beat, empty bars too: a refusal now, not minutes of silence.
         try hits.checkBarSpan(path: input)
-        let tempo = bpm ?? (try? MIDIFile.read(path: input))?.file.tempoMap.firstBPM ?? 120
+        let tempo = bpm ?? hits.firstBPM ?? 120
         if bpm == nil { try SampleCommand.checkTempo(tempo, of: input) }
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],

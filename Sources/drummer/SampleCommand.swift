@@ -247,7 +247,7 @@ struct SampleCommand: ParsableCommand {
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw CommandFailure("--primer \(p): \(error)")
             }
-            primerTempo = (try? MIDIFile.read(path: p))?.file.tempoMap.firstBPM
+            primerTempo = hits.firstBPM
             startTick = (beat.last!.onset - from) % barLength
             if keepPrimer {
                 var previous = beat[0].onset

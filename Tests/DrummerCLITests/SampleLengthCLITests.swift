@@ -67,6 +67,15 @@ final class SampleLengthCLITests: XCTestCase {
         let file = try MIDIFile.read(path: out).file
         let bpm = 60_000_000 / Double(try XCTUnwrap(file.tempoMap.changes.first).microsecondsPerQuarter)
         XCTAssertEqual(bpm, 87, accuracy: 0.5, "the primer's tempo (87 BPM)")
+        // A primer read only by the safe mode (bytes after its last chunk) gives its tempo too:
+        // the tempo comes with its hits, not from a second, strict reading.
+        let trailing = root.appendingPathComponent("trailing.mid").path
+        try (try Data(contentsOf: URL(fileURLWithPath: primer)) + Data([0, 1, 2])).write(to: URL(fileURLWithPath: trailing))
+        XCTAssertThrowsError(try MIDIFile.read(path: trailing))
+        let fromTrailing = root.appendingPathComponent("t.mid").path
+        XCTAssertEqual(try CLI.run(["sample", model, "--primer", trailing, "-n", "20", "--seed", "2", "-o", fromTrailing]).status, 0)
+        let t = try MIDIFile.read(path: fromTrailing).file
+        XCTAssertEqual(60_000_000 / Double(try XCTUnwrap(t.tempoMap.changes.first).microsecondsPerQuarter), 87, accuracy: 0.5)
         let hits = try read(out)
         // The file starts with the primer's last two bars as the grid model reads them: the same
         // drums (by the model's classes: it writes each class's own notes) on the same 16ths.

@@ -33,6 +33,18 @@ final class HitExtractionTests: XCTestCase {
         XCTAssertEqual(h.channelUsed, "all")
     }
 
+    /// The first tempo comes with the hits, in the mode they are read in: a primer or beat that
+    /// only the safe mode reads (bytes after its last chunk) still gives its tempo.
+    func testFirstTempoIsReadWithTheHits() throws {
+        let bytes = try MIDIBytes.notes(ppq: 480, [(0, 36, 9), (240, 38, 9)], tempo: 600_000) + [0x00, 0x01, 0x02]
+        XCTAssertThrowsError(try MIDIFile.parse(bytes, path: "t.mid", mode: .strict))
+        let hits = try FileHits.parse(bytes, path: "t.mid", settings: HitExtractionSettings())
+        XCTAssertEqual(hits.notes, [36, 38])
+        XCTAssertEqual(try XCTUnwrap(hits.firstBPM), 100, accuracy: 1e-9)
+        let none = try FileHits.parse(try MIDIBytes.notes(ppq: 480, [(0, 36, 9)]), path: "t.mid", settings: HitExtractionSettings())
+        XCTAssertNil(none.firstBPM)
+    }
+
     func testChannelSelectionParsing() {
         XCTAssertEqual(ChannelSelection(argument: "auto"), .auto)
         XCTAssertEqual(ChannelSelection(argument: "ALL"), .all)

@@ -227,6 +227,16 @@ final class ModelDirectoryGroupsTests: XCTestCase {
         // An offset past the 16th (the bins clamp, so the last bin's check alone would pass it).
         try check("groups: grid offset 1000000000000 of bin 3 lies outside that bin", grid("offsets", [-45, -15, 15, 1_000_000_000_000]))
         try check("groups: grid offset -9223372036854775807 of bin 0 lies outside that bin", grid("offsets", [-Int.max, -15, 15, 45]))
+        // A note is one class's: two classes writing one note would read back as one.
+        try check("groups: grid notes: note 38 is the note of both snare and tom_low", grid("notes", [36, 38, 42, 46, 38, 48, 50, 49, 51]))
+        try check("groups: grid note counts: note 40 is counted for both kick and snare") { g in
+            var t = g["grid"] as? [String: Any] ?? [:]
+            var counts = (t["note_counts"] as? [[Int]]) ?? []
+            counts[0][40] = 3
+            counts[1][40] = 5
+            t["note_counts"] = counts
+            g["grid"] = t
+        }
         try check("missing key groups.grid.ppq") { g in
             var t = g["grid"] as? [String: Any] ?? [:]
             t.removeValue(forKey: "ppq")
