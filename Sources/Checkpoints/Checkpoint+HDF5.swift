@@ -161,6 +161,9 @@ extension Checkpoint {
         try f.setAttribute("/progress", "plateau_decays", int64: Int64(schedule.plateauDecays))
         try f.setAttribute("/progress", "plateau_bad_evaluations", int64: Int64(schedule.badEvaluations))
         try f.setAttribute("/progress", "plateau_best", double: schedule.bestMonitored)
+        if let pending = pendingEvaluation {
+            try f.setAttribute("/progress", "pending_evaluation_step_loss", double: pending.stepLoss ?? .nan)
+        }
     }
 
     static func decode(from f: HDF5Reading, path: String, sealed: Bool) throws -> Checkpoint {
@@ -389,6 +392,10 @@ extension Checkpoint {
             runID: runID, formatVersion: Int(version),
             createdBy: try f.stringAttribute("/", "created_by"))
         checkpoint.retiredSettingsInUse = retiredInUse
+        if try f.hasAttribute("/progress", "pending_evaluation_step_loss") {
+            let loss = try f.doubleAttribute("/progress", "pending_evaluation_step_loss")
+            checkpoint.pendingEvaluation = PendingEvaluation(stepLoss: loss.isFinite ? loss : nil)
+        }
         return checkpoint
     }
 }

@@ -39,7 +39,10 @@
 //                                 events, validation_events (int64)
 //   /progress               attrs smoothed_loss, best_validation_loss (float64; inf = none),
 //                                 best_step (int64; -1 = none), plateau_decays,
-//                                 plateau_bad_evaluations (int64), plateau_best (float64)
+//                                 plateau_bad_evaluations (int64), plateau_best (float64),
+//                                 pending_evaluation_step_loss (float64; only in a checkpoint saved
+//                                 when a stop request cut its step's evaluation short: the step's
+//                                 loss, for the evaluation the resumed run does first)
 import DrummerCore
 import Train
 
@@ -79,6 +82,11 @@ public struct Checkpoint: Sendable {
     /// The format version the file was read with (the current one for a checkpoint made in memory).
     public var formatVersion: Int
     public var createdBy: String
+    /// The loss of this checkpoint's step when a stop request cut that step's evaluation short
+    /// (nil: nothing pending, or no loss known). A run resumed from it evaluates the step first, as
+    /// the uninterrupted run did: the best step, the plateau schedule and early stopping read
+    /// that evaluation.
+    public var pendingEvaluation: PendingEvaluation?
     /// Retired settings the run trained with (`Settings.retired`, stored with another value
     /// than off), as "--flag value": such a checkpoint is refused on resume.
     public var retiredSettingsInUse: [String] = []
@@ -114,6 +122,13 @@ public struct Checkpoint: Sendable {
     public func weights() throws -> LSTMWeights {
         try state.weights()
     }
+}
+
+/// An evaluation a stop request cut short, left for the resumed run to do first.
+public struct PendingEvaluation: Equatable, Sendable {
+    /// The loss of the evaluated step's update (the evaluation's log row holds it); nil when unknown.
+    public var stepLoss: Double?
+    public init(stepLoss: Double?) { self.stepLoss = stepLoss }
 }
 
 /// Why a checkpoint cannot be read or written; every case names the file.

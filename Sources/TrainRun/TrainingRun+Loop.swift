@@ -13,6 +13,24 @@ extension TrainingRun {
         defer { lock.release() }
         let c = configuration
         let U = c.unroll, B = c.batchSize
+        // A step whose evaluation a stop request cut short: evaluated first, as the run that was
+        // stopped would have, before anything reads what it decides (the best step, the
+        // plateau schedule, early stopping).
+        if let pending = pendingEvaluation, !shouldStop() {
+            let step = trainer.progress.step
+            reporter.line("step \(step)'s evaluation was cut short when the run stopped: evaluating it first")
+            let lr = c.schedule.rate(base: c.learningRate, step: step - 1, progress: schedule)
+            let stepLoss = pending.stepLoss.map(Float.init)
+            if step % c.evalEvery == 0 {
+                if let end = try evaluateInLoop(step: step, learningRate: lr, stepLoss: stepLoss, shouldStop: shouldStop).end {
+                    return end
+                }
+            } else if let end = try evaluateAtEnd(step: step, learningRate: lr, stepLoss: stepLoss, shouldStop: shouldStop) {
+                return end
+            }
+            // The step's checkpoint again, with what its evaluation decided.
+            if savedStep != step { try save() }
+        }
         if let target = c.steps, trainer.progress.step >= target {
             reporter.line("already at step \(trainer.progress.step) (--steps \(target)): nothing to train")
             // A new run with --steps 0 still leaves its initial state as a checkpoint.
@@ -71,25 +89,9 @@ extension TrainingRun {
             }
             var saveNow = now % c.checkpointEvery == 0
             if now % c.evalEvery == 0 {
-                guard let record = try evaluate(learningRate: lr, stepLoss: loss, shouldStop: shouldStop) else {
-                    return try stoppedDuringEvaluation(step: now)
-                }
-                if let v = record.validation, v.loss < bestValidationLoss {
-                    bestValidationLoss = v.loss
-                    bestStep = now
-                    saveNow = true
-                }
-                let monitored = record.validation?.loss ?? smoothedLoss
-                if c.schedule.factor != 1, c.schedule.observe(loss: monitored, progress: &schedule) {
-                    reporter.line("learning rate decayed to \(currentLearningRate) (no improvement in \(c.schedule.plateauPatience ?? 0) evaluations)")
-                }
-                watchValidation(record.validation?.loss)
-                if shouldStopEarly(at: now) {
-                    if savedStep != now { try save() }
-                    clearBar()
-                    reporter.line("early stop at step \(now): the validation loss has not improved for \(c[Settings.earlyStopPatience]) evaluations; the best, \(String(format: "%.4f", bestValidationLoss)), is step \(bestStep)'s checkpoint (\(checkpoints.file(step: bestStep))); --no-early-stop trains on")
-                    return RunSummary(ending: .earlyStopped, step: now, lastCheckpoint: lastCheckpoint)
-                }
+                let (end, best) = try evaluateInLoop(step: now, learningRate: lr, stepLoss: loss, shouldStop: shouldStop)
+                if let end { return end }
+                if best { saveNow = true }
             }
             let interrupted = shouldStop()
             if (saveNow || interrupted) && savedStep != now { try save() }
@@ -107,18 +109,56 @@ extension TrainingRun {
                                        timestepsPerSecond: Double(windowSteps * U * B) / max(windowSeconds, 1e-9),
                                        stepsPerSecond: Double(end - startStep) / max(t, 1e-9)))
         }
-        if evaluatedStep != end {
-            guard let record = try evaluate(learningRate: currentLearningRate, stepLoss: lastLoss.isFinite ? lastLoss : nil,
-                                            shouldStop: shouldStop) else {
-                return try stoppedDuringEvaluation(step: end)
-            }
-            if let v = record.validation, v.loss < bestValidationLoss {
-                bestValidationLoss = v.loss
-                bestStep = end
-            }
+        if evaluatedStep != end, let stopped = try evaluateAtEnd(step: end, learningRate: currentLearningRate,
+                                                                 stepLoss: lastLoss.isFinite ? lastLoss : nil, shouldStop: shouldStop) {
+            return stopped
         }
         if savedStep != end { try save() }
         return RunSummary(ending: .reachedSteps, step: end, lastCheckpoint: lastCheckpoint)
+    }
+
+    /// The evaluation of `step` (the current step, a multiple of --eval-every) and what it
+    /// decides: the best step, the plateau schedule, the rising-loss warning, an early stop.
+    /// Returns the run's end when it ends here (stopped during the evaluation, or early), and
+    /// whether the step is the best so far (its checkpoint is then kept).
+    func evaluateInLoop(step: Int, learningRate: Float, stepLoss: Float?, shouldStop: () -> Bool) throws
+        -> (end: RunSummary?, best: Bool)
+    {
+        let c = configuration
+        guard let record = try evaluate(learningRate: learningRate, stepLoss: stepLoss, shouldStop: shouldStop) else {
+            return (try stoppedDuringEvaluation(step: step, stepLoss: stepLoss), false)
+        }
+        var best = false
+        if let v = record.validation, v.loss < bestValidationLoss {
+            bestValidationLoss = v.loss
+            bestStep = step
+            best = true
+        }
+        let monitored = record.validation?.loss ?? smoothedLoss
+        if c.schedule.factor != 1, c.schedule.observe(loss: monitored, progress: &schedule) {
+            reporter.line("learning rate decayed to \(currentLearningRate) (no improvement in \(c.schedule.plateauPatience ?? 0) evaluations)")
+        }
+        watchValidation(record.validation?.loss)
+        if shouldStopEarly(at: step) {
+            if savedStep != step { try save() }
+            clearBar()
+            reporter.line("early stop at step \(step): the validation loss has not improved for \(c[Settings.earlyStopPatience]) evaluations; the best, \(String(format: "%.4f", bestValidationLoss)), is step \(bestStep)'s checkpoint (\(checkpoints.file(step: bestStep))); --no-early-stop trains on")
+            return (RunSummary(ending: .earlyStopped, step: step, lastCheckpoint: lastCheckpoint), best)
+        }
+        return (nil, best)
+    }
+
+    /// The final evaluation, of `step`, the last one trained when it is no multiple of
+    /// --eval-every: the best step only. Returns the run's end when a stop request cut it short.
+    func evaluateAtEnd(step: Int, learningRate: Float, stepLoss: Float?, shouldStop: () -> Bool) throws -> RunSummary? {
+        guard let record = try evaluate(learningRate: learningRate, stepLoss: stepLoss, shouldStop: shouldStop) else {
+            return try stoppedDuringEvaluation(step: step, stepLoss: stepLoss)
+        }
+        if let v = record.validation, v.loss < bestValidationLoss {
+            bestValidationLoss = v.loss
+            bestStep = step
+        }
+        return nil
     }
 
     /// Steps timed before `printEstimates` runs.
@@ -209,13 +249,15 @@ extension TrainingRun {
         return "\(secs) s"
     }
 
-    /// A stop request during the evaluation at `step`: the finished step is saved first (its
-    /// figures can be recomputed with `drummer eval`), and the run ends as interrupted.
-    func stoppedDuringEvaluation(step: Int) throws -> RunSummary {
+    /// A stop request during the evaluation at `step`: the finished step is saved, marked as
+    /// owing its evaluation (which the run resumed from it does first, so that it goes on as
+    /// the uninterrupted run), and the run ends as interrupted.
+    func stoppedDuringEvaluation(step: Int, stepLoss: Float?) throws -> RunSummary {
+        pendingEvaluation = PendingEvaluation(stepLoss: stepLoss.map(Double.init))
         if savedStep != step { try save() }
         clearBar()
         reporter.line("interrupted at step \(step) during its evaluation: saved \(lastCheckpoint ?? "nothing"); "
-                      + "drummer eval \(lastCheckpoint ?? "CKPT") --data \(data.path) recomputes its figures")
+                      + "a run resumed from it evaluates step \(step) first")
         return RunSummary(ending: .interrupted, step: step, lastCheckpoint: lastCheckpoint)
     }
 
@@ -313,6 +355,11 @@ extension TrainingRun {
         }
         try TrainLog.append(logged, directory: configuration.checkpointDirectory)
         evaluatedStep = s.step
+        if pendingEvaluation != nil {
+            // The step's checkpoint on disk still owes this evaluation: it is saved again.
+            pendingEvaluation = nil
+            savedStep = nil
+        }
         return record
     }
 

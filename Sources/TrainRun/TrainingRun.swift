@@ -50,6 +50,9 @@ public final class TrainingRun {
     var lastCheckpoint: String?
     var savedStep: Int?
     var evaluatedStep: Int?
+    /// The evaluation of the current step, cut short by a stop request: saved with its
+    /// checkpoint, done first by the run resumed from it.
+    var pendingEvaluation: PendingEvaluation?
     /// The warnings said once per run, and what they watch.
     var warnedSplit = false, warnedRising = false
     var previousValidationLoss: Double?
@@ -84,6 +87,7 @@ public final class TrainingRun {
         var trainer: Trainer
         var lastCheckpoint: String?
         var runID: String
+        var pendingEvaluation: PendingEvaluation?
     }
 
     /// Loads the data, and the checkpoint or initial weights, as `options` say; then claims the
@@ -107,6 +111,7 @@ public final class TrainingRun {
         bestStep = start.bestStep
         trainer = start.trainer
         lastCheckpoint = start.lastCheckpoint
+        pendingEvaluation = start.pendingEvaluation
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceRegularization(start.configuration, reporter: reporter)
@@ -168,7 +173,8 @@ public final class TrainingRun {
                      bestValidationLoss: ckpt.bestValidationLoss, bestStep: ckpt.bestStep, trainer: trainer,
                      lastCheckpoint: path,
                      // A version 1 checkpoint had no run id: the run that continues it gets one.
-                     runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID)
+                     runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID,
+                     pendingEvaluation: ckpt.pendingEvaluation)
     }
 
     /// A new run: the defaults with the options given, the dataset's groups
@@ -344,11 +350,13 @@ public final class TrainingRun {
 
     /// The checkpoint of the current state.
     public func checkpoint() -> Checkpoint {
-        Checkpoint(configuration: configuration, state: trainer.snapshot(), groups: groups,
-                   rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint(for: groups),
-                   datasetEvents: data.eventCount, validationEvents: data.validationCount,
-                   smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
-                   bestStep: bestStep, runID: runID)
+        var c = Checkpoint(configuration: configuration, state: trainer.snapshot(), groups: groups,
+                           rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint(for: groups),
+                           datasetEvents: data.eventCount, validationEvents: data.validationCount,
+                           smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
+                           bestStep: bestStep, runID: runID)
+        c.pendingEvaluation = pendingEvaluation
+        return c
     }
 }
 

@@ -133,7 +133,7 @@ final class RobustnessCLITests: XCTestCase {
         let (status, text, errText) = try run.finish()
         XCTAssertEqual(status, 0, errText)
         let ckpt = checkpointDir.appendingPathComponent("ckpt-1.h5").path
-        XCTAssertTrue(text.contains("interrupted at step 1 during its evaluation: saved \(ckpt); drummer eval \(ckpt) --data "), text)
+        XCTAssertTrue(text.contains("interrupted at step 1 during its evaluation: saved \(ckpt); a run resumed from it evaluates step 1 first"), text)
         XCTAssertFalse(text.contains("eval step 1"), "the evaluation was cut short, not finished: \(text)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: ckpt))
         XCTAssertEqual(dotFiles(), [], "no lock or temporary left")

@@ -174,6 +174,55 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(try done.run(shouldStop: { false }).ending, .nothingToDo)
     }
 
+    /// A stop during an evaluation saves the step owing its evaluation; the run resumed from it
+    /// evaluates that step first, so that the plateau schedule and the best step go on as in the
+    /// uninterrupted run: the same weights, rate and best step at the end. Both an evaluation of
+    /// the loop (step 6 of every 2nd) and the final one (step 13).
+    func testAStopDuringAnEvaluationIsResumedByThatEvaluation() throws {
+        let root = try RunFixture.temporaryDirectory("pending")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try RunFixture.writeDataset(data, events: RunFixture.events(count: 150), validation: RunFixture.events(count: 40, seed: 4))
+        var a = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("a"), steps: 13, batch: 2, lr: 3)
+        a.evalEvery = 2
+        a.lrDecay = 0.5
+        a.lrPlateauPatience = 1
+        let straight = try TrainingRun(options: a, reporter: LineSink().reporter)
+        _ = try straight.run(shouldStop: { false })
+        XCTAssertGreaterThan(straight.schedule.plateauDecays, 0, "the check needs a schedule the evaluations change")
+
+        for stopAt in [6, 13] {
+            var b = a
+            b.checkpointDirectory = root.appendingPathComponent("b\(stopAt)").path
+            let first = try TrainingRun(options: b, reporter: LineSink().reporter)
+            // Asked after every step's evaluation and before every evaluated event: true from the
+            // first evaluated event of step stopAt's evaluation on (step 13's is the final one,
+            // after the loop's own check at step 13).
+            var asked = 0
+            let sink = LineSink()
+            let stopped = try first.run(shouldStop: {
+                guard first.trainer.progress.step == stopAt else { return false }
+                asked += 1
+                return stopAt == 6 || asked > 1
+            })
+            XCTAssertEqual(stopped.ending, .interrupted)
+            let path = root.appendingPathComponent("b\(stopAt)/ckpt-\(stopAt).h5").path
+            XCTAssertNotNil(try Checkpoint.read(path: path).pendingEvaluation, "step \(stopAt)'s checkpoint owes its evaluation")
+            let second = try TrainingRun(options: RunOptions(resume: path), reporter: sink.reporter)
+            XCTAssertEqual(try second.run(shouldStop: { false }).step, 13)
+            XCTAssertTrue(sink.text.contains("step \(stopAt)'s evaluation was cut short when the run stopped: evaluating it first"), sink.text)
+            XCTAssertTrue(sink.text.contains("eval step \(stopAt):"), sink.text)
+            XCTAssertNil(try Checkpoint.read(path: path).pendingEvaluation, "saved again with its evaluation")
+            XCTAssertEqual(second.snapshot().parameters.map(\.bitPattern), straight.snapshot().parameters.map(\.bitPattern), "stop at \(stopAt)")
+            XCTAssertEqual(second.schedule, straight.schedule, "stop at \(stopAt)")
+            XCTAssertEqual(second.bestStep, straight.bestStep, "stop at \(stopAt)")
+            XCTAssertEqual(second.bestValidationLoss, straight.bestValidationLoss, "stop at \(stopAt)")
+            let final = try Checkpoint.read(path: root.appendingPathComponent("b\(stopAt)/ckpt-13.h5").path)
+            XCTAssertEqual(final.schedule, straight.schedule)
+            XCTAssertEqual(final.bestStep, straight.bestStep)
+        }
+    }
+
     func testResumingFromAnEarlierCheckpointDropsLaterLogRowsAndSaysSo() throws {
         let root = try RunFixture.temporaryDirectory("rewind")
         defer { try? FileManager.default.removeItem(at: root) }
