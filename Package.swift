@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "ONNXExport", "Checkpoints", "DrummerCore", "Encode", "ModelFiles", "Sample", "Train"]),
         .testTarget(name: "SampleTests", dependencies: ["Sample", "DrummerCore", "MIDIParse", "ModelFiles"]),
         .testTarget(name: "ReportTests", dependencies: ["Report", "MIDIParse", "ModelFiles"]),
-        .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse", "Checkpoints", "CKernels"]),
+        .testTarget(name: "DrummerCLITests", dependencies: ["drummer", "MIDIParse", "Checkpoints", "CKernels", "Train"]),
         // drummer play on dummy JACK servers, recorded and fed by JackProbe (built with every
         // target, as `swift build --build-tests` and `swift test` build them); LiveNoteStream.
         .testTarget(name: "PlayTests", dependencies: ["drummer", "DrummerCore", "Live", "MIDIParse", "Sample"]),

@@ -137,8 +137,10 @@ public struct TrainingData: Sendable {
     /// for a model with a position or velocity group also the positions or velocities (a
     /// second tag). The same contents give the same fingerprint whatever files they were read
     /// from (events.npy or X.npy), and an original-layout fingerprint is the same as before
-    /// those arrays existed.
-    public func fingerprint(for groups: ModelGroups) -> String {
+    /// those arrays existed. A model with a style input also reads each file's style, which its
+    /// style rule takes from the file's path: the style of every listed file (a third tag;
+    /// `styles: false` leaves it out, the fingerprint checkpoints were written with before).
+    public func fingerprint(for groups: ModelGroups, styles includeStyles: Bool = true) -> String {
         var d = Data("drummer-dataset-v1\n".utf8)
         d.append(Data("ix_to_note \(vocabulary.ixToNote.map(String.init).joined(separator: ","))\n".utf8))
         d.append(Data("ix_to_tick \(vocabulary.ixToTick.map(String.init).joined(separator: ","))\n".utf8))
@@ -163,6 +165,10 @@ public struct TrainingData: Sendable {
                 append(split.velocities ?? [], "velocities", split.count)
             }
             for f in files { d.append(Data("file \(f.validation ? "validation" : "training") \(f.offset) \(f.hits) \(f.meter ?? "")\n".utf8)) }
+        }
+        if includeStyles, let styles = groups.grid?.styles {
+            d.append(Data("drummer-dataset-styles-v1 \(styles.rule.rawValue)\n".utf8))
+            for f in files { d.append(Data("style \(styles.index(ofPath: f.path))\n".utf8)) }
         }
         return SHA256.hex(d)
     }

@@ -5,6 +5,8 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
     case refusedOverride(option: String, requested: String, checkpoint: String, path: String)
     /// The dataset's contents differ from the ones the checkpoint was trained on.
     case datasetChanged(dataset: String, expected: String, found: String, checkpoint: String)
+    /// The data's files take other styles (from their paths, by the model's style rule) than the run trained with.
+    case stylesChanged(dataset: String, checkpoint: String, difference: String)
     /// The dataset's vocabulary differs from the model's.
     case vocabularyMismatch(source: String, difference: String)
     /// The loss or the weights became NaN or infinite.
@@ -27,6 +29,9 @@ public enum RunError: Error, CustomStringConvertible, Equatable {
             return "\(dataset): contents differ from the data \(checkpoint) was trained on "
                 + "(fingerprint \(found.prefix(16))…, expected \(expected.prefix(16))…); "
                 + "resume on the data it was trained on, or start a new run on the new data"
+        case let .stylesChanged(dataset, checkpoint, difference):
+            return "\(dataset): its files' styles differ from the ones \(checkpoint) was trained with (\(difference)); "
+                + "the style input reads each file's path: resume on the data it was trained on, or start a new run on the new data"
         case let .vocabularyMismatch(source, difference):
             return "vocabulary of \(source) differs from the dataset's: \(difference)"
         case let .nonFinite(step, what, last):

@@ -161,8 +161,18 @@ public final class TrainingRun {
         let fingerprint = data.fingerprint(for: ckpt.groups)
         let state = ckpt.state
         if fingerprint != ckpt.datasetFingerprint {
-            throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
-                                          found: fingerprint, checkpoint: path)
+            // The same data but for its styles (a file's path now gives it another), or a
+            // checkpoint written before the fingerprint held the styles.
+            if let styles = ckpt.groups.grid?.styles, data.fingerprint(for: ckpt.groups, styles: false) == ckpt.datasetFingerprint {
+                let found = try GridStyles(rule: styles.rule, files: data.gridFiles(validation: false).files.map { ($0.path, $0.steps) })
+                if found != styles {
+                    throw RunError.stylesChanged(dataset: dataPath, checkpoint: path, difference: Self.styleDifference(styles, found))
+                }
+                // Written before: the styles' steps agree, the most that checkpoint can tell.
+            } else {
+                throw RunError.datasetChanged(dataset: dataPath, expected: ckpt.datasetFingerprint,
+                                              found: fingerprint, checkpoint: path)
+            }
         }
         let classes = try Self.classes(of: data, for: ckpt.groups, config: config, reporter: reporter)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config,
@@ -175,6 +185,19 @@ public final class TrainingRun {
                      // A version 1 checkpoint had no run id: the run that continues it gets one.
                      runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID,
                      pendingEvaluation: ckpt.pendingEvaluation)
+    }
+
+    /// What differs between the styles a checkpoint trained with and those its rule gives the
+    /// data now: the first style whose training steps differ, or that only one of them has.
+    static func styleDifference(_ trained: GridStyles, _ found: GridStyles) -> String {
+        let steps = Dictionary(zip(found.names, found.steps), uniquingKeysWith: { a, _ in a })
+        for (name, n) in zip(trained.names, trained.steps) where steps[name] != n {
+            return "style \"\(name)\" had \(n) training steps, the data's files now give it \(steps[name] ?? 0)"
+        }
+        if let extra = found.names.first(where: { !trained.names.contains($0) }) {
+            return "style \"\(extra)\" is new"
+        }
+        return "the files' styles moved"
     }
 
     /// A new run: the defaults with the options given, the dataset's groups

@@ -8,6 +8,8 @@
 // the report's model card lists the styles. The drummer rules, and `--style` given a part of
 // the styles' names (`testDrummerStylesAndAPartOfTheirNames`).
 import Foundation
+import Checkpoints
+import Train
 import XCTest
 
 final class StyleCLITests: XCTestCase {
@@ -220,6 +222,42 @@ final class StyleCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains(", style drummer2-funk (likeliest for the beat)")
                       || r.stdout.contains(", style drummer2-neworleans (likeliest for the beat)"), r.stdout)
+    }
+
+    /// A style input reads each file's style from its path: data whose files take other styles
+    /// is other data, refused on resume; a checkpoint written before the fingerprint held the
+    /// styles is checked by its styles' steps.
+    func testResumeRefusesDataWhoseFilesTakeOtherStyles() throws {
+        var r = try CLI.run(["train", "--recipe", "grid", "--styles", "groove-names", "--data", data.path, "--hidden", "8",
+                             "--unroll", "8", "--batch-size", "2", "--steps", "2", "--checkpoint-every", "2", "--eval-every", "2",
+                             "--checkpoint-dir", path("ckpt")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // The same events, one funk file named as a New Orleans one.
+        let moved = root.appendingPathComponent("moved")
+        try FileManager.default.copyItem(at: data, to: moved)
+        let manifestURL = moved.appendingPathComponent("manifest.json")
+        var manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        var files = try XCTUnwrap(manifest["files"] as? [[String: Any]])
+        let i = try XCTUnwrap(files.firstIndex { ($0["path"] as? String)?.contains("_funk_") == true })
+        files[i]["path"] = "9_neworleans-secondline_95_beat_4-4.mid"
+        manifest["files"] = files
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        r = try CLI.run(["train", "--resume", path("ckpt/ckpt-2.h5"), "--data", moved.path, "--steps", "3"])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains("\(moved.path): contents differ from the data \(path("ckpt/ckpt-2.h5")) was trained on"), r.stderr)
+
+        // A checkpoint whose fingerprint leaves the styles out (as written before): its styles'
+        // training steps are compared.
+        var old = try Checkpoint.read(path: path("ckpt/ckpt-2.h5"))
+        let groups = old.groups
+        old.datasetFingerprint = try TrainingData.load(path: data.path).fingerprint(for: groups, styles: false)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("old"), withIntermediateDirectories: true)
+        try old.write(to: path("old/ckpt-2.h5"))
+        r = try CLI.run(["train", "--resume", path("old/ckpt-2.h5"), "--data", moved.path, "--steps", "3"])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains("\(moved.path): its files' styles differ from the ones \(path("old/ckpt-2.h5")) was trained with (style \"funk\" had "), r.stderr)
+        r = try CLI.run(["train", "--resume", path("old/ckpt-2.h5"), "--data", data.path, "--steps", "3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
     }
 
     func testStylesNeedTheGridLayout() throws {
