@@ -122,8 +122,9 @@ public struct GridStyles: Equatable, Sendable {
               names.allSatisfy({ !$0.isEmpty && $0 == $0.lowercased() && !$0.contains("\n") }) else {
             throw ModelGroupsError("grid styles: names must be distinct, lowercase, not empty, without a line break")
         }
-        guard steps.count == names.count, steps.allSatisfy({ $0 >= 0 }), steps.reduce(0, +) > 0 else {
-            throw ModelGroupsError("grid styles: expected \(names.count) non-negative step counts, not all 0")
+        // At most 2^31 − 1 each: the sampler's draw adds them up.
+        guard steps.count == names.count, steps.allSatisfy({ (0...Int(Int32.max)).contains($0) }), steps.contains(where: { $0 > 0 }) else {
+            throw ModelGroupsError("grid styles: expected \(names.count) step counts 0...\(Int32.max), not all 0")
         }
     }
 }

@@ -50,8 +50,9 @@ public struct VelocityGroup: Equatable, Sendable {
         guard histogram.count == 127 else {
             throw ModelGroupsError("velocity histogram: \(histogram.count) counts, expected 127 non-negative counts")
         }
-        if let i = histogram.firstIndex(where: { $0 < 0 }) {
-            throw ModelGroupsError("velocity histogram: the count of velocity \(i + 1) is \(histogram[i]), expected a non-negative count")
+        // At most 2^31 − 1 each (as a checkpoint stores them): the sampler's draw adds them up.
+        if let i = histogram.firstIndex(where: { !(0...Int(Int32.max)).contains($0) }) {
+            throw ModelGroupsError("velocity histogram: the count of velocity \(i + 1) is \(histogram[i]), expected a count 0...\(Int32.max)")
         }
         guard bins.first!.lowerBound >= 1, bins.last!.upperBound <= 127 else {
             throw ModelGroupsError("velocity bins must lie within 1...127")

@@ -260,6 +260,10 @@ public struct Vocabulary: Equatable, Sendable, Codable {
         if let bad = ixToTick.first(where: { $0 < 0 }) {
             throw VocabularyError("ix_to_tick holds a negative tick value \(bad)")
         }
+        // A delta is at most a file's span, which MIDI reading bounds (FileHits.maximumTick).
+        if let bad = ixToTick.first(where: { $0 > Int(Int32.max) }) {
+            throw VocabularyError("ix_to_tick holds \(bad), more ticks than a file can span (\(Int32.max))")
+        }
         if Set(ixToNote).count != ixToNote.count { throw VocabularyError("ix_to_note has duplicates") }
         if Set(ixToTick).count != ixToTick.count { throw VocabularyError("ix_to_tick has duplicates") }
     }

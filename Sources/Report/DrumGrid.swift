@@ -119,7 +119,8 @@ extension DrumGrid {
             }
         }
         let first = max(0, options.firstBar)
-        let last = options.bars.map { min(total, first + min(max(0, $0), total)) } ?? total  // exclusive
+        // exclusive; a first bar past the last is refused below (and would overflow the sum)
+        let last = options.bars.map { first >= total ? total : min(total, first + min(max(0, $0), total)) } ?? total
 
         // The bar and cell of each hit: its nearest cell, in the next bar when that cell is
         // past the bar's last.

@@ -165,8 +165,14 @@ public struct ReferenceSet: Sendable {
             }
             found = true
             if let s = m["settings"] as? [String: Any] {
-                if let p = s["ppq"] as? Int, p > 0 { ppq = p }
-                if let q = s["quantize"] as? Int, q > 1 { quantize = q }
+                if let p = s["ppq"] as? Int, p > 0 {
+                    guard p <= 32_767 else { throw ReportError.badReference(path: path, message: "settings.ppq is \(p), expected 1...32767") }
+                    ppq = p
+                }
+                if let q = s["quantize"] as? Int, q > 1 {
+                    guard q <= 1 << 20 else { throw ReportError.badReference(path: path, message: "settings.quantize is \(q), expected 1...1048576") }
+                    quantize = q
+                }
             }
             source = m["source"] as? String
             for f in m["files"] as? [[String: Any]] ?? [] {
@@ -218,6 +224,11 @@ public struct ReferenceSet: Sendable {
                 guard f.offset >= 0, f.offset + f.hits <= rows.count else {
                     throw bad("manifest.json: \(f.path) holds rows \(f.offset)..<\(f.offset + f.hits), beyond the \(rows.count) rows "
                               + "of \(part.split == "validation" ? "validation/" : "")events.npy")
+                }
+                // Its onsets within what a MIDI file spans (FileHits.maximumTick): the figures count bars and steps over them.
+                let span = rows.deltas[f.offset..<(f.offset + f.hits)].dropFirst().reduce(0, +)
+                guard span <= FileHits.maximumTick else {
+                    throw bad("\(f.path): its hits span \(span) ticks, more than a file can (\(FileHits.maximumTick))")
                 }
                 tracks.append(rows.track(path: "\(path): \(f.path)", rows: f.offset..<(f.offset + f.hits), ticksPerQuarter: ppq))
             }

@@ -53,6 +53,9 @@ extension TrainingData {
         let ppq = (settings["ppq"] as? NSNumber)?.intValue ?? 480
         guard (1...32_767).contains(ppq) else { throw DatasetError.invalid(path: url.path, reason: "settings.ppq is \(ppq)") }
         let quantize = (settings["quantize"] as? NSNumber)?.intValue
+        if let q = quantize, !(0...(1 << 20)).contains(q) {
+            throw DatasetError.invalid(path: url.path, reason: "settings.quantize is \(q), expected 1...1048576")
+        }
         var meters: [String: Int] = [:]
         var files: [DatasetFile] = []
         guard root["files"] == nil || root["files"] is [Any] else {

@@ -13,6 +13,7 @@
 import DrummerCore
 import Encode
 import Foundation
+import MIDIParse
 
 /// A source file of a converted dataset (manifest.json's files[]).
 public struct DatasetFile: Sendable, Equatable {
@@ -194,6 +195,7 @@ public struct TrainingData: Sendable {
         let manifest = try readManifest(in: dir)
         try checkFiles(manifest.files, training: training.count, validation: validation?.count ?? 0,
                        manifest: dir.appendingPathComponent("manifest.json").path)
+        try checkSpans(manifest.files, vocabulary: vocabulary, training: training, validation: validation, dataset: path)
         return try TrainingData(path: path, vocabulary: vocabulary, training: training, validation: validation,
                                 ppq: manifest.ppq, quantize: manifest.quantize, meterHits: manifest.meterHits,
                                 files: manifest.files, source: source)
@@ -223,6 +225,21 @@ public struct TrainingData: Sendable {
             guard next == count else {
                 throw DatasetError.invalid(path: manifest, reason:
                     "the \(name) files' hits add up to \(next), but the \(name) split's events.npy holds \(count)")
+            }
+        }
+    }
+
+    /// Each file's hits span at most what a MIDI file can (`FileHits.maximumTick`): the grid
+    /// and the figures count steps and bars over the span, and add deltas up in it.
+    static func checkSpans(_ files: [DatasetFile], vocabulary: Vocabulary, training: DatasetSplit, validation: DatasetSplit?,
+                           dataset: String) throws {
+        let ticks = vocabulary.ixToTick
+        for f in files {
+            guard let split = f.validation ? validation : training else { continue }
+            var span = 0
+            for e in (f.offset + 1)..<max(f.offset + 1, f.offset + f.hits) { span += ticks[Int(split.events[2 * e + 1])] }
+            guard span <= FileHits.maximumTick else {
+                throw DatasetError.invalid(path: dataset, reason: "file \(f.path): its hits span \(span) ticks, more than a file can (\(FileHits.maximumTick))")
             }
         }
     }

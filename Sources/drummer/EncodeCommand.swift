@@ -41,6 +41,11 @@ struct EncodeCommand: ParsableCommand {
         let m = try EvaluatedModel.load(path: model)
         let classes = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize).events
         let k = m.weights.shape.inputGroups.count
+        // An empty array written as a success would read as data that has nothing in it.
+        guard !classes.isEmpty else {
+            throw CommandFailure("\(data): nothing to encode: no file gives the model a row"
+                                 + (m.groups.grid != nil ? " (a grid model reads the 4/4 files with drum hits)" : ""))
+        }
         try AtomicOutput.write(try NPY.encode(int32: classes, shape: [classes.count / k, k]), to: output, options: .userFile)
         print("wrote \(output): \(classes.count / k) rows × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")
     }

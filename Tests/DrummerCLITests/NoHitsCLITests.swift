@@ -40,6 +40,25 @@ final class NoHitsCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o3").path))
     }
 
+    /// encode of a dataset none of whose files the grid model reads (3/4 files) is an error, not
+    /// an empty .npy written as a success.
+    func testEncodeOfNothingTheModelReadsIsAnError() throws {
+        let root = try CLI.temporaryDirectory("encode-none")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let src = root.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        for (i, hits) in OriginalLayoutCLITests.songs.enumerated() {
+            try TinySMF.drums(hits, meter: (3, 2)).write(to: src.appendingPathComponent("song\(i).mid"))
+        }
+        let data = root.appendingPathComponent("data").path
+        XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", data]).status, 0)
+        let out = root.appendingPathComponent("rows.npy").path
+        let r = try CLI.run(["encode", CLI.repoRoot.appendingPathComponent("models/groove").path, "--data", data, "-o", out])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.hasPrefix("error: \(data): "), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
     /// The commands that read one MIDI file with a model refuse one with no hits at run time
     /// (exit 1, "error: FILE: no hits …"), writing nothing: not a usage error, not the model's.
     func testModelCommandsNameAFileWithNoHits() throws {

@@ -213,9 +213,24 @@ final class StatsCLITests: XCTestCase {
         let v = try CLI.run(["stats", gen, "--reference", data.path, "--split", "validation"])
         XCTAssertEqual(v.status, 1)
         XCTAssertTrue(v.stderr.hasPrefix("error: \(data.path): no validation/events.npy"), v.stderr)
-        // A vocab.json that is JSON but no vocabulary (a note twice), and one that is not JSON: in words.
+        // A manifest.json whose --quantize no conversion takes (the figures divide by it).
+        let manifestURL = data.appendingPathComponent("manifest.json")
+        let manifest = try Data(contentsOf: manifestURL)
+        var m = try XCTUnwrap(JSONSerialization.jsonObject(with: manifest) as? [String: Any])
+        var settings = m["settings"] as? [String: Any] ?? [:]
+        settings["quantize"] = 1 << 62
+        m["settings"] = settings
+        try JSONSerialization.data(withJSONObject: m).write(to: manifestURL)
+        let q = try CLI.run(["stats", gen, "--reference", data.path])
+        XCTAssertEqual(q.status, 1)
+        XCTAssertEqual(q.stderr, "error: \(manifestURL.path): settings.quantize is \(1 << 62), expected 1...1048576\n")
+        try manifest.write(to: manifestURL)
+        // A vocab.json that is JSON but no vocabulary (a note twice, a delta longer than a file
+        // can span), and one that is not JSON: in words.
         let vocab = data.appendingPathComponent("vocab.json")
         for (text, message) in [(#"{"ix_to_note": [36, 36], "ix_to_tick": [0, 120]}"#, "ix_to_note has duplicates"),
+                                (#"{"ix_to_note": [36, 38], "ix_to_tick": [0, 9223372036854775807]}"#,
+                                 "ix_to_tick holds 9223372036854775807, more ticks than a file can span (2147483647)"),
                                 ("{", "The given data was not valid JSON.")] {
             try Data(text.utf8).write(to: vocab)
             let r = try CLI.run(["stats", gen, "--reference", data.path])

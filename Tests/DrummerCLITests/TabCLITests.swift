@@ -205,6 +205,10 @@ final class TabCLITests: XCTestCase {
             XCTAssertEqual(past.stdout, "")
             XCTAssertEqual(past.stderr, "error: \(groove): --from 30 is past its last bar (its hits span 29 bars)\n")
         }
+        // The largest bar numbers too (a sum with the bars shown overflowed).
+        let far = try CLI.run(["tab", groove, "--from", String(Int.max)])
+        XCTAssertEqual(far.status, 1, far.stderr)
+        XCTAssertEqual(far.stderr, "error: \(groove): --from \(Int.max) is past its last bar (its hits span 29 bars)\n")
 
         let missing = try CLI.run(["tab", tmp.appendingPathComponent("nope.mid").path])
         XCTAssertEqual(missing.status, 1)

@@ -223,6 +223,16 @@ final class ModelDirectoryGroupsTests: XCTestCase {
                   velocity("histogram", [Int](repeating: 1, count: 126)))
         try check("groups.grid.velocity.histogram is \"many\" (a string), expected an array of whole numbers",
                   velocity("histogram", "many"))
+        // Counts the sampler's draws add up: at most 2^31 − 1 each, as a checkpoint holds them.
+        try check("groups: velocity histogram: the count of velocity 1 is 4611686018427387904, expected a count 0...2147483647",
+                  velocity("histogram", [Int](repeating: 1 << 62, count: 127)))
+        try check("groups: grid.styles: grid styles: expected 2 step counts 0...2147483647, not all 0") { g in
+            var t = g["grid"] as? [String: Any] ?? [:]
+            var styles = t["styles"] as? [String: Any] ?? [:]
+            styles["steps"] = [1 << 62, 1 << 62]
+            t["styles"] = styles
+            g["grid"] = t
+        }
         try check("groups: grid.lookback \"sideways\" is not one of hit-sets, classes, velocities", grid("lookback", "sideways"))
         // An offset past the 16th (the bins clamp, so the last bin's check alone would pass it).
         try check("groups: grid offset 1000000000000 of bin 3 lies outside that bin", grid("offsets", [-45, -15, 15, 1_000_000_000_000]))

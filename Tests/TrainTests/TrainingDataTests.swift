@@ -160,6 +160,24 @@ final class TrainingDataTests: XCTestCase {
         assertThrows([path, "files is not a list"]) { try TrainingData.load(path: root.path) }
     }
 
+    /// A file whose deltas add up past what a MIDI file spans is refused naming it (the grid and
+    /// the figures count steps and bars over the span); a delta alone past it is no vocabulary.
+    func testAFileSpanningMoreThanAMIDIFileCanIsRefused() throws {
+        let v = try Vocabulary(ixToNote: [36, 38], ixToTick: [0, Int(Int32.max)])
+        try RunFixture.writeDataset(root, events: [0, 0, 1, 1, 0, 1, 1, 0], vocabulary: v)
+        let manifest = root.appendingPathComponent("manifest.json")
+        try JSONSerialization.data(withJSONObject: ["settings": ["ppq": 480], "files": [
+            ["path": "a.mid", "split": "training", "offset": 0, "hits": 2, "meter": "4/4"],
+            ["path": "b.mid", "split": "training", "offset": 2, "hits": 2, "meter": "4/4"]]]).write(to: manifest)
+        XCTAssertEqual(try TrainingData.load(path: root.path).files.count, 2, "one delta of 2^31 − 1 each: within")
+        try JSONSerialization.data(withJSONObject: ["settings": ["ppq": 480], "files": [
+            ["path": "a.mid", "split": "training", "offset": 0, "hits": 4, "meter": "4/4"]]]).write(to: manifest)
+        assertThrows([root.path, "file a.mid: its hits span 4294967294 ticks, more than a file can (2147483647)"]) {
+            try TrainingData.load(path: root.path)
+        }
+        XCTAssertThrowsError(try Vocabulary(ixToNote: [36], ixToTick: [0, Int(Int32.max) + 1]))
+    }
+
     func testValidationWithAnotherVocabularyIsRefused() throws {
         try RunFixture.writeDataset(root, events: RunFixture.events(count: 20))
         let v = try Vocabulary(ixToNote: [36, 38, 42, 46], ixToTick: [0, 12, 24, 48, 95])
