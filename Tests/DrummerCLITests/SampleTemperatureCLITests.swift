@@ -48,6 +48,10 @@ final class SampleTemperatureCLITests: XCTestCase {
         // histogram by changing which drums play (the event model's note/tick temperature moved
         // it by less than half the global one's; here it is about two thirds).
         XCTAssertLessThan(jsGroups, jsGlobal, "a lower hit-set temperature keeps more of the model's velocities than a global one")
+        // And it is applied: the files differ from T = 1's, and their velocities move (a
+        // temperature that is never applied would give T = 1's files, and a divergence of 0).
+        XCTAssertNotEqual(try bytes("h-1"), try bytes("t1-1"), "hits=0.8 samples other hits than T = 1")
+        XCTAssertGreaterThan(jsGroups, 0.2 * jsGlobal, "hits=0.8 moves the velocities through the drums it plays")
     }
 
     func testBadValues() throws {

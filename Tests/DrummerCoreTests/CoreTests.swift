@@ -296,10 +296,20 @@ final class SplitInferenceTests: XCTestCase {
     func testSplitInstancesComeAndGo() throws {
         let shape = ModelShape(inputGroups: [4, 4], outputGroups: [4, 4], hidden: 8, layers: 2)
         let w = try LSTMWeights(shape: shape, parameters: [Float](repeating: 0.1, count: shape.parameterCount))
+        // Threads of this process (Linux: one entry each in /proc/self/task).
+        func threads() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count }
+        let before = try threads()
         for _ in 0..<50 {
             let lstm = LSTMInference(weights: w, threads: 2)
             lstm.step()
             _ = lstm.logits()
         }
+        // Each instance's helper thread ends with it: 50 left running would show here.
+        var after = try threads()
+        for _ in 0..<100 where after > before + 4 {
+            usleep(10_000)  // a joined thread leaves the task list as it exits
+            after = try threads()
+        }
+        XCTAssertLessThanOrEqual(after, before + 4, "helper threads outlive their instances: \(before) → \(after)")
     }
 }

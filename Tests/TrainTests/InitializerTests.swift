@@ -26,7 +26,15 @@ final class InitializerTests: XCTestCase {
         let w = try Initializer.weights(shape: shape, scheme: .keras, rng: &rng)
         let H = shape.hidden, G = 4 * H, V = shape.notes + shape.ticks
         let limitIn = Float((6.0 / Double(V + G)).squareRoot())
-        XCTAssertTrue(w.wx[0..<(V * G)].allSatisfy { abs($0) <= limitIn })
+        // Glorot uniform on ±limit: within it, reaching near it, with variance limit²/3 (20%:
+        // over 4 standard errors of 384 draws), so a shrunken or zero block fails too.
+        func assertUniform(_ block: ArraySlice<Float>, _ limit: Float, _ name: String) {
+            XCTAssertTrue(block.allSatisfy { abs($0) <= limit }, name)
+            XCTAssertGreaterThan(block.map { abs($0) }.max() ?? 0, 0.9 * limit, name)
+            let variance = block.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(block.count)
+            XCTAssertEqual(variance, Double(limit * limit) / 3, accuracy: 0.2 * Double(limit * limit) / 3, name)
+        }
+        assertUniform(w.wx[0..<(V * G)], limitIn, "input block")
         // Recurrent block H×4H has orthonormal rows.
         let rec = Array(w.wx[(V * G)..<((V + H) * G)])
         for a in 0..<H {
@@ -39,7 +47,7 @@ final class InitializerTests: XCTestCase {
         let bias = Array(w.wx[((V + H) * G)...])
         XCTAssertEqual(bias, (0..<G).map { $0 < H ? Float(1) : 0 }, "forget-gate bias 1, others 0")
         let limitOut = Float((6.0 / Double(H + V)).squareRoot())
-        XCTAssertTrue(w.wy[0..<(H * V)].allSatisfy { abs($0) <= limitOut })
+        assertUniform(w.wy[0..<(H * V)], limitOut, "output block")
         XCTAssertTrue(w.wy[(H * V)...].allSatisfy { $0 == 0 }, "zero output bias")
     }
 

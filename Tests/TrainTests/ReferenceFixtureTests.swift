@@ -124,7 +124,8 @@ final class ReferenceFixtureTests: XCTestCase {
         let worst = assertClose(end.parameters, f.final.parameters, abs: 2e-5, rel: 1e-4, "\(name) final parameters")
         _ = assertClose(end.h, f.final.h, abs: 1e-6, rel: 0, "\(name) final h")
         _ = assertClose(end.c, f.final.c, abs: 1e-6, rel: 0, "\(name) final c")
-        if kind != .sgd, let slot = end.optimizer.slots[OptimizerState.slotNames(kind)[0]] {
+        if kind != .sgd {
+            let slot = try XCTUnwrap(end.optimizer.slots[OptimizerState.slotNames(kind)[0]], "\(name): the optimizer's slot")
             _ = assertClose(slot, f.final.slot, abs: 1e-6, rel: 1e-4, "\(name) final slot")
         }
         print("\(name): worst final parameter difference \(worst)")
