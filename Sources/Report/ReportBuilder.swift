@@ -188,6 +188,13 @@ public enum ReportBuilder {
         if log.skippedRows > 0 {
             warnings.append("\(path): \(log.skippedRows) row(s) without a numeric step were left out")
         }
+        // Rows whose figures are all empty or not finite (nan, inf) draw nothing: said, naming the log.
+        guard !(log.lossColumns.isEmpty && log.accuracyColumns.isEmpty && log.learningRateColumns.isEmpty) else {
+            let m = "\(path): none of its \(log.rowCount) row(s) has a finite loss, accuracy or learning rate to draw"
+            warnings.append(m)
+            s.note(m)
+            return s
+        }
         let best = log.bestValidation
         let logged = log.rowCount - log.evaluationCount
         var lines: [String] = ["\(log.evaluationCount) evaluation(s)"

@@ -243,6 +243,15 @@ final class ReportCLITests: XCTestCase {
         XCTAssertEqual(r3.status, 1)
         XCTAssertTrue(r3.stderr.contains("error: nothing could be drawn"), r3.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: none.path))
+        // A log whose rows hold nothing finite to draw is named, with why.
+        let nan = tmp.appendingPathComponent("nan")
+        try FileManager.default.createDirectory(at: nan, withIntermediateDirectories: true)
+        try "step,epoch,smoothed_loss,learning_rate,train_loss,validation_loss\n9223372036854775807,1,nan,nan,nan,inf\n"
+            .write(to: nan.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
+        let r6 = try CLI.run(["report", "--checkpoints", nan.path, "-o", none.path])
+        XCTAssertEqual(r6.status, 1)
+        XCTAssertTrue(r6.stderr.contains("warning: \(nan.path)/train_log.csv: none of its 1 row(s) has a finite loss, accuracy or learning rate to draw"), r6.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: none.path))
 
         // An output that cannot be written; no input at all.
         let blocker = tmp.appendingPathComponent("file")
