@@ -174,6 +174,8 @@ public final class LivePlayer {
         let emit: (GeneratedHit) throws -> Void = { h in
             tick += h.hit.delta
             if let endTick, tick >= endTick { throw Stop() }
+            // The next bar's downbeat played early is the next bar's (as sample --bars leaves it out).
+            if let endTick, tick - h.offsetFromStep >= endTick { return }
             guard tick >= from else { self.skipped += 1; return }
             try stream.hit(onset: tick, note: h.hit.note, velocity: h.hit.velocity) { try self.queue($0) }
             self.performance.append((tick, h.hit.note, h.hit.velocity))

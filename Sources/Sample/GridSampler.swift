@@ -136,7 +136,8 @@ final class GridSampler {
                 if h.onset != last { struck.removeAll() }
                 struck.insert(h.note)
                 try emit(GeneratedHit(event: SampledEvent(note: h.drumClass, tick: 0),
-                                      hit: DrumHit(note: h.note, delta: h.onset - last, velocity: h.velocity)))
+                                      hit: DrumHit(note: h.note, delta: h.onset - last, velocity: h.velocity),
+                                      offsetFromStep: h.onset - h.line))
                 last = h.onset
                 emitted += 1
                 if emitted == count { return true }
@@ -163,7 +164,7 @@ final class GridSampler {
                 let note = GeneralMIDIDrums.audible(note: group.note(class: c, uniform: rng.nextDouble()))
                 for i in 0..<group.onsetCount(offsetClass: offset[c]) {
                     pending.insert(PendingHits.Hit(onset: max(floor, (s + 1) * T + group.onset(offsetClass: offset[c], hit: i)),
-                                                   drumClass: c, note: note, velocity: v))
+                                                   drumClass: c, note: note, velocity: v, line: (s + 1) * T))
                 }
             }
             silent = set == 0 ? silent + 1 : 0
@@ -184,7 +185,8 @@ final class GridSampler {
 /// nothing, in an unoptimized build too.
 final class PendingHits {
     struct Hit {
-        var onset: Int, drumClass: Int, note: Int, velocity: Int
+        /// `line`: the tick of the grid line of the step the hit was drawn at.
+        var onset: Int, drumClass: Int, note: Int, velocity: Int, line: Int
     }
 
     private var storage: UnsafeMutablePointer<Hit>

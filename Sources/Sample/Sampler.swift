@@ -102,6 +102,10 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
 public struct GeneratedHit: Hashable, Sendable {
     public var event: SampledEvent
     public var hit: DrumHit
+    /// Ticks from the grid line of the step the hit was drawn at to the hit (a grid model's
+    /// offset, plus a 32nd for a double's second hit; 0 in the 2017 layout): a hit played early
+    /// sounds before its step's line, and belongs to that step's bar all the same.
+    public var offsetFromStep: Int = 0
 }
 
 /// Generates drum hits from an LSTM model. Not thread-safe: one sampler per thread.

@@ -326,12 +326,21 @@ struct SampleCommand: ParsableCommand {
             let drawn = sampler.drawStyle(rng: &rng, among: givenStyles)
             options.style = drawn == nil ? nil : fixedStyle ?? drawn
             if let endTick {
-                var tick = generationStart
+                var tick = generationStart, skipped = 0
                 do {
                     let emit: (GeneratedHit) throws -> Void = { h in
                         tick += h.hit.delta
                         if tick >= endTick { throw BarsWritten() }
-                        generated.append(h)
+                        // A hit of the step on the end's bar line played early belongs to the
+                        // bar after the last: left out (its delta goes to the next hit kept).
+                        if tick - h.offsetFromStep >= endTick {
+                            skipped += h.hit.delta
+                            return
+                        }
+                        var kept = h
+                        kept.hit.delta += skipped
+                        skipped = 0
+                        generated.append(kept)
                     }
                     if let gridPrimer {
                         try sampler.generate(count: Self.maxNotes, options: options, gridPrimer: gridPrimer, rng: &rng, emit: emit)

@@ -51,6 +51,29 @@ final class SampleLengthCLITests: XCTestCase {
         XCTAssertTrue(both.stderr.contains("-n and --bars"), both.stderr)
     }
 
+    /// A hit of the next bar's downbeat played early sounds before the end's bar line, but is
+    /// the next bar's: left out of --bars N. What is left in the last 32nd before the line is
+    /// a double's second hit only (its first a 32nd before, the same note and velocity).
+    func testBarsLeavesOutTheNextBarsEarlyDownbeat() throws {
+        // --count 24 files of 1 bar: seeds 11 … 34.
+        let out = root.appendingPathComponent("d.mid").path
+        let r = try CLI.run(["sample", model, "--bars", "1", "--seed", "11", "--count", "24", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var late = 0
+        for k in 1...24 {
+            let hits = try read(root.appendingPathComponent("d-\(k).mid").path)
+            XCTAssertLessThan(hits.ticks.max() ?? 0, 1920, "file \(k)")
+            for i in 0..<hits.count where hits.ticks[i] >= 1920 - 60 {
+                late += 1
+                let first = (0..<hits.count).contains { j in
+                    hits.ticks[j] == hits.ticks[i] - 60 && hits.notes[j] == hits.notes[i] && hits.velocities[j] == hits.velocities[i]
+                }
+                XCTAssertTrue(first, "file \(k): a hit at tick \(hits.ticks[i]), the next bar's downbeat played early")
+            }
+        }
+        print("hits in the last 32nd before the end, each a double's second: \(late)")
+    }
+
     func testPrimerBarsKeepPrimerAndTempo() throws {
         let whole = try read(primer)
         // The primer's last 2 bars, as the primer holds them.
