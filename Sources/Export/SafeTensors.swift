@@ -99,9 +99,13 @@ public enum SafeTensors {
                   shape.allSatisfy({ $0 >= 0 }) else {
                 throw SafeTensorsError(path, "header: tensor \"\(name)\" has no shape of non-negative integers")
             }
-            guard let offsets = (entry["data_offsets"] as? [Any])?.compactMap({ ($0 as? NSNumber).flatMap { Int(exactly: $0.doubleValue) } }),
-                  offsets.count == 2 else {
+            guard let listed = entry["data_offsets"] as? [Any], listed.count == 2 else {
                 throw SafeTensorsError(path, "header: tensor \"\(name)\" has no data_offsets [begin, end]")
+            }
+            // Byte offsets: whole numbers a file can hold (a number past Int's range, or 1.5, named as it is).
+            let offsets = listed.compactMap { ($0 as? NSNumber).flatMap { Int(exactly: $0.doubleValue) } }
+            guard offsets.count == 2 else {
+                throw SafeTensorsError(path, "header: tensor \"\(name)\": data_offsets [\(listed.map { "\($0)" }.joined(separator: ", "))] are not two byte offsets 0...\(Int.max)")
             }
             let (b, e) = (offsets[0], offsets[1])
             guard b >= 0, b <= e, e <= dataSize else {
