@@ -169,7 +169,7 @@ public enum HitExtractionError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String {
         switch self {
         case .hitTooLate(let p, let t):
-            return "\(p): a hit at tick \(t) lies beyond \(FileHits.maximumTick) ticks at the target resolution"
+            return "\(p): a hit at its tick \(t) (in the file's own resolution) lies beyond \(FileHits.maximumTick) ticks once rescaled to the target resolution"
         case .noteMap(let p, let m):
             return "\(p): note map: \(m)"
         case .tooManyBars(let p, let bars, let limit):

@@ -92,6 +92,9 @@ final class HitExtractionTests: XCTestCase {
         s.ppq = 32767
         XCTAssertThrowsError(try FileHits(file: file, path: "far.mid", settings: s)) { error in
             XCTAssertEqual(error as? HitExtractionError, .hitTooLate(path: "far.mid", tick: 5000 * 0x0FFF_FFFF))
+            // The tick is the file's; the limit is at the target resolution: said so.
+            XCTAssertEqual("\(error)", "far.mid: a hit at its tick \(5000 * 0x0FFF_FFFF) (in the file's own resolution) lies beyond "
+                           + "2147483647 ticks once rescaled to the target resolution")
         }
         // SMPTE time at the fastest tempo (1 µs per quarter): about 1.8e21 target ticks, which would
         // trap in the conversion to Int without the limit.
