@@ -29,8 +29,7 @@ public struct EvaluatedModel: Sendable {
         }
         if isDir.boolValue {
             // A checkpoint directory holds many models: which one is the caller's to say.
-            let manifest = (path as NSString).appendingPathComponent(ModelDirectory.manifestFile)
-            if !FileManager.default.fileExists(atPath: manifest), let last = CheckpointDirectory(path: path).list().last {
+            if let last = CheckpointDirectory.inPlaceOfModel(path)?.list().last {
                 throw CheckpointChoiceError(description: "\(path) is a checkpoint directory, not a model directory: "
                     + "name one of its checkpoints (the latest: \(last.path)), or export one (drummer export \(path) -o model)")
             }
@@ -39,6 +38,21 @@ public struct EvaluatedModel: Sendable {
         }
         let m = try CheckpointReader.loadModel(path: path)
         return EvaluatedModel(weights: m.weights, groups: m.groups, source: path)
+    }
+}
+
+extension CheckpointDirectory {
+    /// A checkpoint directory given where a model is asked for: a directory holding checkpoints
+    /// and no model.json (an exported model's directory holds one). nil: a model directory, a
+    /// file, or nothing there. Every command that takes a model tells the two apart by this.
+    public static func inPlaceOfModel(_ path: String) -> CheckpointDirectory? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+              !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(ModelDirectory.manifestFile)) else {
+            return nil
+        }
+        let directory = CheckpointDirectory(path: path)
+        return directory.list().isEmpty ? nil : directory
     }
 }
 

@@ -6,6 +6,7 @@ import DrummerCore
 import FileOutput
 import Foundation
 import ModelFiles
+import TrainRun
 
 struct ModelSource {
     let weights: LSTMWeights
@@ -21,9 +22,7 @@ struct ModelSource {
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
         if exists, isDir.boolValue {
-            let manifest = (path as NSString).appendingPathComponent(ModelDirectory.manifestFile)
-            let checkpoints = CheckpointDirectory(path: path)
-            if !FileManager.default.fileExists(atPath: manifest), !checkpoints.list().isEmpty {
+            if let checkpoints = CheckpointDirectory.inPlaceOfModel(path) {
                 let (file, why) = try checkpoints.checkpoint(step ?? .best)
                 let m = try CheckpointReader.loadModel(path: file)
                 return ModelSource(weights: m.weights, groups: m.groups, origin: "\(file) (\(why))")
@@ -49,13 +48,9 @@ struct ModelSource {
 
 extension ModelSource {
     /// The model at `path` as an input the outputs must not overwrite: a checkpoint directory
-    /// (no model.json, as `load` reads it) owns its checkpoints and logs, anything else is one path.
+    /// (as `load` reads it) owns its checkpoints and logs, anything else is one path.
     static func input(_ path: String) -> CommandInput {
-        var isDirectory: ObjCBool = false
-        let checkpointDirectory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            && isDirectory.boolValue
-            && !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(ModelDirectory.manifestFile))
-        return checkpointDirectory ? .checkpointDirectory(path) : CommandInput(path, role: "the model")
+        CheckpointDirectory.inPlaceOfModel(path) != nil ? .checkpointDirectory(path) : CommandInput(path, role: "the model")
     }
 }
 
