@@ -45,11 +45,12 @@ def timed(step, timesteps, a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 32])
+    # Unset: each layout's own (the 2017 layout's 1 and 32, U = H = 200; the grid's 32, U = 64, H = 256).
+    ap.add_argument("--batch", type=int, nargs="+", default=None)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--unroll", type=int, default=200)
-    ap.add_argument("--hidden", type=int, default=200)
+    ap.add_argument("--unroll", type=int, default=None)
+    ap.add_argument("--hidden", type=int, default=None)
     ap.add_argument("--notes", type=int, default=17)
     ap.add_argument("--ticks", type=int, default=209)
     ap.add_argument("--events", type=int, default=52_260)
@@ -60,6 +61,7 @@ def main():
     a = ap.parse_args()
     if a.layout == "grid":
         return grid(a)
+    a.batch, a.unroll, a.hidden = a.batch or [1, 32], a.unroll or 200, a.hidden or 200
     default_threads = torch.get_num_threads()
     thread_counts = a.threads or sorted({1, default_threads})
     torch.manual_seed(1)
@@ -113,9 +115,7 @@ GRID_TARGETS = [0] + [1 + c for c in range(9)] + [10 + c for c in range(9)]
 
 
 def grid(a):
-    B = a.batch if a.batch != [1, 32] else [32]
-    U = a.unroll if a.unroll != 200 else 64
-    H = a.hidden if a.hidden != 200 else 256
+    B, U, H = a.batch or [32], a.unroll or 64, a.hidden or 256
     default_threads = torch.get_num_threads()
     thread_counts = a.threads or [default_threads]
     torch.manual_seed(1)

@@ -26,14 +26,11 @@ class Drummer(nn.Module):
         super().__init__()
         self.lstm = nn.LSTM(inputs, hidden, layers, batch_first=True, dropout=dropout if layers > 1 else 0.0)
         self.head = nn.Linear(hidden, outputs)
-        # train_torch.py --output-dropout: the top layer's h on its way to the head (no weights;
-        # p = 0, and eval mode, pass h through).
-        self.output_dropout = nn.Dropout(0.0)
 
     def forward(self, x, state=None):
         """x: (batch, steps, inputs) one-hot rows; returns logits (batch, steps, outputs) and (h, c)."""
         h, state = self.lstm(x, state)
-        return self.head(self.output_dropout(h)), state
+        return self.head(h), state
 
 
 def input_sizes(manifest):

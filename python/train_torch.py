@@ -60,10 +60,9 @@ ap.add_argument("--recipe", choices=sorted(RECIPES), default="grid",
 ap.add_argument("--hidden", type=int, help="hidden size of every layer (grid 256, original 200)")
 ap.add_argument("--layers", type=int, help="stacked LSTM layers (grid 2, original 1)")
 ap.add_argument("--dropout", type=float, help="between stacked layers (grid 0.3, original 0)")
-ap.add_argument("--output-dropout", type=float, default=0.0, help="of the top layer's h, before the output layer")
 ap.add_argument("--weight-decay", type=float, default=0.0,
                 help="decoupled: every parameter times 1 - lr*weight_decay before each update (Adam: AdamW)")
-ap.add_argument("--steps", type=int, help="updates (grid 10000, original 6000)")
+ap.add_argument("--steps", type=int, help="updates, 1 or more (grid 10000, original 6000)")
 ap.add_argument("--batch-size", type=int, help="streams per process (grid 32, original 16)")
 ap.add_argument("--unroll", type=int, help="truncated-BPTT chunk length (grid 64, original 100)")
 ap.add_argument("--lr", type=float, help="learning rate (0.002)")
@@ -76,9 +75,18 @@ ap.add_argument("--seed", type=int, help="drummer's initial weights (grid 3, ori
 ap.add_argument("--work", default=None, help="where the step-0 checkpoint and the encoded data go (default: OUTPUT.work)")
 ap.add_argument("--drummer", default="drummer", help="the drummer binary")
 a = ap.parse_args()
+# The settings given, which the step-0 run hands to drummer to check as `drummer train` checks them.
+given = [k for k in RECIPES[a.recipe] if getattr(a, k) is not None]
 for k, v in RECIPES[a.recipe].items():
     if getattr(a, k) is None:
         setattr(a, k, v)
+if a.steps < 1:
+    ap.error(f"--steps must be 1 or more, got {a.steps}")
+# The file is written after training: a path it cannot be written to is refused before.
+if os.path.isdir(a.output):
+    ap.error(f"-o {a.output} is a directory: name the .safetensors file to write")
+if not os.access(os.path.dirname(os.path.abspath(a.output)), os.W_OK):
+    ap.error(f"-o {a.output}: its folder {os.path.dirname(os.path.abspath(a.output))} does not exist or cannot be written to")
 if a.layers < 2:
     a.dropout = 0.0
 grid_recipe = a.recipe == "grid"
@@ -102,10 +110,31 @@ def say(*text):
         print(*text, flush=True)
 
 
-def drummer(*args):
-    r = subprocess.run([a.drummer, *args], stdout=subprocess.DEVNULL)
+def drummer(*args, note=""):
+    try:
+        r = subprocess.run([a.drummer, *args], stdout=subprocess.DEVNULL)
+    except OSError as e:
+        sys.exit(f"train_torch: cannot run {a.drummer} ({e.strerror}): put drummer on the PATH or give --drummer PATH")
     if r.returncode != 0:
-        sys.exit(f"train_torch: `{a.drummer} {' '.join(args)}` failed (exit {r.returncode}; its error is above)")
+        sys.exit(f"train_torch: `{a.drummer} {' '.join(args)}` failed (exit {r.returncode}; its error is above){note}")
+
+
+# drummer's RMSProp (TF1's, no momentum): ms starts at 1, ms = decay·ms + (1 − decay)·g²,
+# p −= lr·g / sqrt(ms + epsilon), decay 0.9 and epsilon 1e-10 (Sources/Train/Optimizer.swift);
+# torch.optim.RMSprop starts at 0 and adds epsilon outside the root.
+class DrummerRMSProp(torch.optim.Optimizer):
+    def __init__(self, params, lr, decay=0.9, epsilon=1e-10):
+        super().__init__(params, dict(lr=lr, decay=decay, epsilon=epsilon))
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for q in group["params"]:
+                if q.grad is None:
+                    continue
+                ms = self.state[q].setdefault("ms", torch.ones_like(q))
+                ms.mul_(group["decay"]).addcmul_(q.grad, q.grad, value=1 - group["decay"])
+                q.addcdiv_(q.grad, (ms + group["epsilon"]).sqrt(), value=-group["lr"])
 
 
 # Rank 0 prepares the model's groups, initial weights and encoded rows with drummer. The step-0
@@ -120,8 +149,15 @@ if rank == 0:
         command = ["train", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
                    "--seed", str(a.seed), "--batch-size", str(B * world), "--unroll", str(U), "--dropout", str(a.dropout),
                    "--checkpoint-dir", init] + ([] if grid_recipe else ["--recipe", "original"])
+        # The training settings given, checked by drummer as it checks its own (its error names the option).
+        for k in ["lr", "lr_decay", "lr_decay_every", "clip", "optimizer", "eval_every"]:
+            if k in given:
+                command += ["--" + k.replace("_", "-"), str(getattr(a, k))]
+        if a.weight_decay:
+            command += ["--weight-decay", str(a.weight_decay)]
         shutil.rmtree(init, ignore_errors=True)  # an earlier run's (other data, other settings)
-        drummer(*command)
+        drummer(*command, note="" if world == 1 else
+                f"; its --batch-size is the global batch, {world} processes x this script's --batch-size: divide what it suggests by {world}")
         drummer("export", ckpt, "--format", "safetensors", "-o", os.path.join(work, "init.safetensors"))
         drummer("encode", ckpt, "--data", a.data, "-o", os.path.join(work, "train.npy"))
         val_out = os.path.join(work, "validation.npy")
@@ -129,7 +165,7 @@ if rank == 0:
             os.remove(val_out)
         if os.path.isdir(os.path.join(a.data, "validation")):
             drummer("encode", ckpt, "--data", os.path.join(a.data, "validation"), "-o", val_out)
-    except (SystemExit, OSError) as e:  # drummer failed, or is not there
+    except (SystemExit, OSError) as e:  # drummer failed, or is not there, or the work folder cannot be made
         print(e, file=sys.stderr, flush=True)
         failed += 1
 if distributed:
@@ -145,7 +181,6 @@ is_grid = bool(groups.get("grid"))
 inputs, outputs = input_sizes(manifest), output_sizes(manifest)
 if a.dropout and a.layers > 1:
     model.lstm.dropout = a.dropout
-model.output_dropout.p = a.output_dropout
 # drummer's layers have one bias each (Wx's bias row): bias_ih trains, bias_hh stays zero (as
 # `drummer export` writes it), so that Adam and the clip see drummer's parameters.
 for name, q in model.lstm.named_parameters():
@@ -193,7 +228,7 @@ mine = train[rank * B * segment:(rank + 1) * B * segment].view(B, segment, -1).t
 
 net = nn.parallel.DistributedDataParallel(model) if distributed else model
 trained = [q for q in model.parameters() if q.requires_grad]
-opt = (torch.optim.Adam if a.optimizer == "adam" else torch.optim.RMSprop)(trained, lr=a.lr)
+opt = torch.optim.Adam(trained, lr=a.lr) if a.optimizer == "adam" else DrummerRMSProp(trained, lr=a.lr)
 
 
 def nll_sum(logits, targets):
@@ -281,7 +316,8 @@ for step in range(1, a.steps + 1):
                         "timesteps_per_second": round(step * U * streams / max(busy, 1e-9))}))
 
 if rank == 0:
-    stale = {"best_validation_loss", "smoothed_loss", "checkpoint", "learning_rate_current", "run_id", "epoch", "step"}
+    stale = {"best_validation_loss", "smoothed_loss", "checkpoint", "learning_rate_current", "run_id", "epoch", "step",
+             "lr_decay", "lr_decay_every"}
     manifest["metadata"] = {k: v for k, v in (manifest.get("metadata") or {}).items() if k not in stale}
     settings = {"trained_by": "python/train_torch.py", "recipe": a.recipe, "steps": str(a.steps), "processes": str(world),
                 "batch_size": str(streams), "batch_size_per_process": str(B), "unroll": str(U), "optimizer": a.optimizer,
@@ -289,8 +325,7 @@ if rank == 0:
                 "seed": str(a.seed)}
     if a.lr_decay_every:
         settings.update(lr_decay=str(a.lr_decay), lr_decay_every=str(a.lr_decay_every))
-    settings.update({k: str(v) for k, v in [("dropout", a.dropout), ("output_dropout", a.output_dropout),
-                                           ("weight_decay", a.weight_decay)] if v})
+    settings.update({k: str(v) for k, v in [("dropout", a.dropout), ("weight_decay", a.weight_decay)] if v})
     if not a.dropout:
         manifest["metadata"].pop("dropout", None)
     save(model, manifest, a.output, metadata=settings)

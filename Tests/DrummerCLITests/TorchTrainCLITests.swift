@@ -81,8 +81,8 @@ final class TorchTrainCLITests: XCTestCase {
         }
     }
 
-    /// The 2017 layout (--recipe original), with the script's own --output-dropout and the
-    /// decoupled weight decay.
+    /// The 2017 layout (--recipe original), with the decoupled weight decay and drummer's
+    /// RMSProp; settings drummer refuses are refused before any training.
     func testTorchrunTrainsTheOriginalLayout() throws {
         guard CLI.pythonHas("torch, safetensors, numpy, torch.distributed") else { throw XCTSkip(Self.skipMessage) }
         let tmp = try CLI.temporaryDirectory("torch-train")
@@ -92,7 +92,7 @@ final class TorchTrainCLITests: XCTestCase {
                                     "--quantize", "30", "--validation-fraction", "0.3"]).status, 0)
         let out = tmp.appendingPathComponent("m.safetensors").path
         let (text, record) = try torchrun(["--recipe", "original", "--data", data, "--hidden", "16", "--layers", "2", "--steps", "6",
-                                           "--eval-every", "3", "--batch-size", "2", "--unroll", "10", "--output-dropout", "0.2",
+                                           "--eval-every", "3", "--batch-size", "2", "--unroll", "10", "--optimizer", "rmsprop",
                                            "--weight-decay", "0.1", "-o", out], last: 6, in: tmp)
         XCTAssertTrue(text.contains("train_torch: 2017 layout, 2 input groups"), text)
         let torchLoss = try XCTUnwrap(record["validation_loss"] as? Double, text)
@@ -113,6 +113,18 @@ final class TorchTrainCLITests: XCTestCase {
         XCTAssertTrue(card.contains("\"trained_by\" : \"python/train_torch.py\""), card)
         XCTAssertTrue(card.contains("\"recipe\" : \"original\""), card)
         XCTAssertTrue(card.contains("\"weight_decay\" : \"0.1\""), card)
-        XCTAssertTrue(card.contains("\"output_dropout\" : \"0.2\""), card)
+        XCTAssertTrue(card.contains("\"optimizer\" : \"rmsprop\""), card)
+
+        // Refused before training: a setting drummer refuses (drummer's own message), and an
+        // output the file could not be written to.
+        let script = CLI.repoRoot.appendingPathComponent("python/train_torch.py").path
+        let bad = try CLI.python([script, "--recipe", "original", "--data", data, "--hidden", "16", "--steps", "6",
+                                  "--lr-decay-every", "-1", "-o", out, "--drummer", CLI.binary.path], cwd: tmp)
+        XCTAssertEqual(bad.status, 1, bad.stdout + bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--lr-decay-every must not be negative"), bad.stderr)
+        XCTAssertFalse(bad.stdout.contains("{\"step\""), bad.stdout)
+        let folder = try CLI.python([script, "--data", data, "-o", tmp.path, "--drummer", CLI.binary.path], cwd: tmp)
+        XCTAssertEqual(folder.status, 2, folder.stderr)
+        XCTAssertTrue(folder.stderr.contains("-o \(tmp.path) is a directory"), folder.stderr)
     }
 }
