@@ -264,6 +264,8 @@ public final class LivePlayer {
                 try sampler.generate(count: 10_000_000, options: options, gridPrimer: primer, rng: &rng) { h in
                     tick += h.hit.delta
                     if tick >= answerEnd { throw Stop() }
+                    // The downbeat after the answer played early is the next window's (as sample --bars leaves it out).
+                    if tick - h.offsetFromStep >= answerEnd { return }
                     // What would carry on in the listening bars themselves is past: not played.
                     guard tick >= listenEnd else { self.skipped += 1; return }
                     if first {
