@@ -56,7 +56,15 @@ extension Checkpoint {
     /// A version 2 file's seal is checked before libhdf5 opens it (see CheckpointSeal).
     public static func read(path: String) throws -> Checkpoint {
         do {
-            return try CheckpointArchive.open(path: path) { try decode(from: $0, path: path, sealed: $1) }
+            let checkpoint = try CheckpointArchive.open(path: path) { try decode(from: $0, path: path, sealed: $1) }
+            // A checkpoint directory chooses by the names (latest, best, --step N): a file named
+            // for another step than it holds would be chosen for the wrong one.
+            if let named = CheckpointDirectory.step(ofFileName: (path as NSString).lastPathComponent), named != checkpoint.state.step {
+                throw CheckpointError.invalid(path: path, field: "/state attribute step",
+                                              reason: "is \(checkpoint.state.step), but the file is named for step \(named) "
+                                                  + "(checkpoint directories choose by the name): rename it ckpt-\(checkpoint.state.step).h5")
+            }
+            return checkpoint
         } catch let e as CheckpointError {
             throw e
         } catch let e as HDF5Error {

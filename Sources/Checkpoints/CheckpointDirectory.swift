@@ -29,10 +29,16 @@ public struct CheckpointDirectory: Sendable {
     public func list() -> [(step: Int, path: String)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.compactMap { name -> (Int, String)? in
-            guard name.hasPrefix("ckpt-"), name.hasSuffix(".h5") else { return nil }
-            guard let step = Int(name.dropFirst(5).dropLast(3)), step >= 0 else { return nil }
-            return (step, (path as NSString).appendingPathComponent(name))
+            Self.step(ofFileName: name).map { ($0, (path as NSString).appendingPathComponent(name)) }
         }.sorted { $0.0 < $1.0 }
+    }
+
+    /// The step a checkpoint's file name says (`ckpt-<step>.h5`); nil for any other name.
+    public static func step(ofFileName name: String) -> Int? {
+        guard name.hasPrefix("ckpt-"), name.hasSuffix(".h5"), let step = Int(name.dropFirst(5).dropLast(3)), step >= 0 else {
+            return nil
+        }
+        return step
     }
 
     /// Removes all but the last `keep` checkpoints, never removing the steps in

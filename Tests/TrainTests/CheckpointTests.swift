@@ -100,6 +100,23 @@ final class CheckpointTests: XCTestCase {
         assertThrows(["no such checkpoint file"]) { try Checkpoint.read(path: root.appendingPathComponent("none.h5").path) }
     }
 
+    /// A checkpoint directory chooses by the file names: a file named for another step than it
+    /// holds is refused, naming both; under a name of no step it reads.
+    func testACheckpointNamedForAnotherStepIsRefused() throws {
+        _ = try train(steps: 5)
+        let good = root.appendingPathComponent("c/ckpt-5.h5")
+        let renamed = root.appendingPathComponent("c/ckpt-9223372036854775807.h5")
+        try FileManager.default.copyItem(at: good, to: renamed)
+        assertThrows([renamed.path + ": /state attribute step is 5, but the file is named for step 9223372036854775807",
+                      "rename it ckpt-5.h5"]) { try Checkpoint.read(path: renamed.path) }
+        // The directory's latest by name is that file; loading it is the refusal, not the wrong model.
+        XCTAssertEqual(try CheckpointDirectory(path: root.appendingPathComponent("c").path).checkpoint(.latest).path, renamed.path)
+        assertThrows([renamed.path + ": /state attribute step is 5"]) { try CheckpointReader.loadModel(path: renamed.path) }
+        let other = root.appendingPathComponent("kept.h5")
+        try FileManager.default.copyItem(at: good, to: other)
+        XCTAssertEqual(try Checkpoint.read(path: other.path).state.step, 5)
+    }
+
     func testAnotherHDF5FileIsNotACheckpoint() throws {
         // A checkpoint whose format attribute is rewritten is refused by name.
         let (run, _) = try train(steps: 5)

@@ -22,8 +22,9 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(checkpoint.retiredSettingsInUse, [])
         let retired = try XCTUnwrap(Settings.retired.first { $0.name == "lookback_from_model" })
         for (value, refused) in [(0.25, true), (0.0, false)] {
-            // The checkpoint as a drummer that had the setting wrote it: one more attribute.
-            let path = root.appendingPathComponent("c/ckpt-\(refused ? 3 : 4).h5").path
+            // The checkpoint as a drummer that had the setting wrote it: one more attribute (a
+            // name of its own: ckpt-<step>.h5 must hold that step).
+            let path = root.appendingPathComponent("c/retired-\(refused ? 3 : 4).h5").path
             try CheckpointArchive.create(path: path) { f in
                 try checkpoint.encode(into: f)
                 try f.setAttribute("/hyperparameters", retired.name, double: value)
