@@ -47,7 +47,7 @@ public enum WavRenderer {
         // Written by the output rules (AtomicOutput, .userFile): FluidSynth renders into
         // a temporary file, renamed over a regular file or copied into a device or FIFO.
         try AtomicOutput.file(at: wav, options: .userFile) { tmp in
-            try run(synth, font: font, midi: midi, into: tmp, sampleRate: sampleRate)
+            try run(synth, font: font, midi: midi, into: tmp, naming: wav, sampleRate: sampleRate)
         }
         return .rendered(path: wav)
     }
@@ -59,7 +59,7 @@ public enum WavRenderer {
         switch try tools(soundfont: soundfont) {
         case .failure(let skipped): return skipped.outcome
         case .success(let (synth, font)):
-            try run(synth, font: font, midi: midi, into: tmp, sampleRate: sampleRate)
+            try run(synth, font: font, midi: midi, into: tmp, naming: wav.path, sampleRate: sampleRate)
             return .rendered(path: wav.path)
         }
     }
@@ -93,8 +93,9 @@ public enum WavRenderer {
         return .success((synth, found))
     }
 
-    /// Runs FluidSynth on `midi`, writing the WAV file `tmp`.
-    static func run(_ synth: String, font: String, midi: String, into tmp: String, sampleRate: Int) throws {
+    /// Runs FluidSynth on `midi`, writing the WAV file `tmp` (the temporary file of `wav`, the
+    /// output its errors name).
+    static func run(_ synth: String, font: String, midi: String, into tmp: String, naming wav: String, sampleRate: Int) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: synth)
         p.arguments = ["-ni", "-q", "-g", "0.8", "-r", String(sampleRate), "-T", "wav", "-F", tmp, font, midi]
@@ -105,10 +106,16 @@ public enum WavRenderer {
         try p.run()
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
+        // FluidSynth exits 0 when it cannot write the file (a full disk: the audio cut short,
+        // its header made to match): its error line on standard error is the sign.
+        let errors = message.split(separator: "\n").filter { $0.contains("error:") }
+            .map { $0.replacingOccurrences(of: "fluidsynth: error: ", with: "").replacingOccurrences(of: tmp, with: wav) }
         var st = stat()
-        guard p.terminationStatus == 0, stat(tmp, &st) == 0, st.st_size > 0 else {
-            throw RenderError(description: "fluidsynth failed on \(midi) (exit \(p.terminationStatus)): "
-                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard p.terminationStatus == 0, errors.isEmpty, stat(tmp, &st) == 0, st.st_size > 0 else {
+            let why = errors.isEmpty ? message.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: tmp, with: wav)
+                : errors.joined(separator: "; ")
+            throw RenderError(description: "\(wav): FluidSynth could not render the audio"
+                + (p.terminationStatus == 0 ? "" : " (exit \(p.terminationStatus))") + (why.isEmpty ? "" : ": " + why))
         }
     }
 }

@@ -227,6 +227,34 @@ final class SampleCLITests: XCTestCase {
         XCTAssertGreaterThan(data.count, 44)
         XCTAssertEqual(String(decoding: data.prefix(4), as: UTF8.self), "RIFF")
         XCTAssertEqual(String(decoding: data[8..<12], as: UTF8.self), "WAVE")
+
+        // A disk that fills while FluidSynth writes: it exits 0 with the audio cut short (its
+        // header made to match); its error line fails the command, naming the WAV and why,
+        // and neither file is left.
+        let full = tmp.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=200k", "tmpfs", full.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { throw XCTSkip("cannot mount a 200 KiB tmpfs here (needs root): the full-disk case is not tested") }
+        defer {
+            let u = Process()
+            u.executableURL = URL(fileURLWithPath: "/bin/umount")
+            u.arguments = [full.path]
+            try? u.run()
+            u.waitUntilExit()
+        }
+        try Data(count: 190 * 1024).write(to: full.appendingPathComponent("fill"))
+        let cut = full.appendingPathComponent("cut.wav").path, cutMid = tmp.appendingPathComponent("cut.mid").path
+        let r = try CLI.run(["sample", model.path, "-n", "200", "--seed", "1", "-o", cutMid, "--wav", cut])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("error: \(cut): FluidSynth could not render the audio: "), r.stderr)
+        XCTAssertTrue(r.stderr.contains("No space left on device"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cut))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cutMid), "the run's files go in together, or none")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: full.path), ["fill"], "no temporary left")
     }
 
     func testErrorsAreClear() throws {
