@@ -36,8 +36,7 @@ struct EncodeCommand: ParsableCommand {
     func run() throws {
         InterruptCleanup.install()
         let model = try ModelLocator.resolve(self.model)
-        try InputOverlap.check(output: output, inputs: [CommandInput(model, role: "the model"),
-                                                        CommandInput(data, role: "the input data")])
+        try InputOverlap.check(output: output, inputs: ModelSource.inputs(model) + [CommandInput(data, role: "the input data")])
         let m = try EvaluatedModel.load(path: model)
         let classes = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize).events
         let k = m.weights.shape.inputGroups.count

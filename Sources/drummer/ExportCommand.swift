@@ -86,8 +86,10 @@ struct ExportCommand: ParsableCommand {
                                  mayBeReplaced: isModelDirectory && format == .model,
                                  ownsName: exists && isDir.boolValue && !isModelDirectory
                                     ? CommandInput.checkpointDirectory(checkpoint).ownsName : nil)
-        try InputOverlap.check(output: destination, directory: format == .model, inputs: [input])
-        if let swift { try InputOverlap.check(output: swift, inputs: [input]) }
+        // A checkpoint file's directory owns its other checkpoints, log and run record too.
+        let inputs = [input] + (exists && !isDir.boolValue ? Array(CommandInput.checkpointFile(checkpoint, role: input.role).dropFirst()) : [])
+        try InputOverlap.check(output: destination, directory: format == .model, inputs: inputs)
+        if let swift { try InputOverlap.check(output: swift, inputs: inputs) }
         if isModelDirectory {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
             // Read whole before anything is written, so -o may name the model directory itself.

@@ -74,7 +74,7 @@ struct HumanizeCommand: ParsableCommand {
         let status: (String) -> Void = destination.isStandardOutput
             ? { Console.writeError(Data(($0 + "\n").utf8)) } : { print($0) }
         let path = try ModelLocator.resolve(model)
-        try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize"), ModelSource.input(path)])
+        try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize")] + ModelSource.inputs(path))
         // A model directory, a training checkpoint, or a checkpoint directory's best, as sample takes.
         let loaded = try ModelSource.load(path, step: nil)
         if loaded.origin != model { status("model: \(loaded.origin)") }

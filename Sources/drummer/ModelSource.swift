@@ -47,10 +47,16 @@ struct ModelSource {
 }
 
 extension ModelSource {
-    /// The model at `path` as an input the outputs must not overwrite: a checkpoint directory
-    /// (as `load` reads it) owns its checkpoints and logs, anything else is one path.
-    static func input(_ path: String) -> CommandInput {
-        CheckpointDirectory.inPlaceOfModel(path) != nil ? .checkpointDirectory(path) : CommandInput(path, role: "the model")
+    /// The model at `path` as inputs the outputs must not overwrite: a checkpoint directory
+    /// (as `load` reads it) owns its checkpoints and logs, and so does the one a checkpoint file
+    /// lies in; a model directory is one path.
+    static func inputs(_ path: String) -> [CommandInput] {
+        if CheckpointDirectory.inPlaceOfModel(path) != nil { return [.checkpointDirectory(path)] }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return CommandInput.checkpointFile(path, role: "the model")
+        }
+        return [CommandInput(path, role: "the model")]
     }
 }
 

@@ -204,9 +204,8 @@ struct SampleCommand: ParsableCommand {
         // Every file of the run (and its --wav file) is checked before the model is read, and
         // prepared before any sampling; all are put in place at the end: a failure leaves none
         // of them written.
-        let inputs = [ModelSource.input(modelPath),
-                      CommandInput(primer ?? "", role: "the primer"),
-                      CommandInput(soundfont ?? "", role: "the soundfont")]
+        let inputs = ModelSource.inputs(modelPath) + [CommandInput(primer ?? "", role: "the primer"),
+                                                      CommandInput(soundfont ?? "", role: "the soundfont")]
         let paths = (1...count).map { k in
             [Self.outputPath(output, index: k, of: count)] + (wav.map { [Self.outputPath($0, index: k, of: count)] } ?? [])
         }

@@ -54,7 +54,7 @@ final class InputOverlapCLITests: XCTestCase {
     }
 
     func testExportRefusesToWriteOverItsInput() throws {
-        let (_, ckpt, model) = try trained()
+        let (data, ckpt, model) = try trained()
         for format in ["safetensors", "onnx"] {
             try assertRefused(["export", ckpt, "--format", format, "-o", ckpt],
                               "\(ckpt): is the input checkpoint \(ckpt); write elsewhere", keeps: [ckpt])
@@ -72,6 +72,21 @@ final class InputOverlapCLITests: XCTestCase {
         XCTAssertNoThrow(try fm.createSymbolicLink(atPath: path("link.h5"), withDestinationPath: ckpt))
         try assertRefused(["export", ckpt, "--format", "safetensors", "-o", path("link.h5")],
                           "is the input checkpoint \(ckpt)", keeps: [ckpt])
+        // Given one checkpoint, its directory's other files (checkpoints, log, run record) are
+        // not outputs either; other names in it are.
+        let ck = path("ck")
+        XCTAssertEqual(try CLI.run(["train", "--resume", ckpt, "--steps", "2"]).status, 0)
+        for (args, name) in [(["export", ckpt, "--format", "onnx", "-o"], "ckpt-2.h5"),
+                             (["export", ckpt, "--format", "safetensors", "-o"], "run.json"),
+                             (["export", ckpt, "-o", path("m3"), "--swift"], "ckpt-2.h5"),
+                             (["sample", ckpt, "-n", "10", "-o"], "train_log.csv"),
+                             (["sample", ckpt, "-n", "10", "-o", path("s.mid"), "--wav"], "train_log.csv"),
+                             (["encode", ckpt, "--data", data, "-o"], "ckpt-2.h5")] {
+            try assertRefused(args + [ck + "/" + name], "\(ck)/\(name): is a file of the checkpoint directory \(ck)", keeps: [ck])
+        }
+        let beside = ck + "/rows.npy"
+        XCTAssertEqual(try CLI.run(["encode", ckpt, "--data", data, "-o", beside]).status, 0)
+        try fm.removeItem(atPath: beside)
         // A model directory written again in place stays allowed.
         let again = try CLI.run(["export", model, "-o", model, "--temperature", "1.1"])
         XCTAssertEqual(again.status, 0, again.stderr)
