@@ -413,6 +413,23 @@ public enum AtomicOutput {
         return result
     }
 
+    /// Why a file the user names as an output may not be `file`: one of the files of a drummer
+    /// model or dataset directory (its weights, model.json, events.npy, …), which export and
+    /// convert-midi write whole, one file replaced breaking it. nil: any other file.
+    static func directoryOwning(_ file: String) -> String? {
+        let name = (file as NSString).lastPathComponent, parent = parentDirectory(file)
+        for (kind, what, writer) in [(DirectoryKind.model, "model", "export"), (DirectoryKind.dataset, "dataset", "convert-midi")]
+            where kind.owned.contains(name) && kind.recognizes(parent) {
+            return "is a file of the \(what) directory \(parent), which \(writer) writes whole; write elsewhere"
+        }
+        let grandparent = parentDirectory(parent)
+        if (parent as NSString).lastPathComponent == "validation", DirectoryKind.datasetFiles.contains(name),
+           DirectoryKind.dataset.recognizes(grandparent) {
+            return "is a file of the dataset directory \(grandparent), which convert-midi writes whole; write elsewhere"
+        }
+        return nil
+    }
+
     /// Where `path` leads, by the rules above; throws a sentence naming the path when
     /// the destination cannot be written.
     public static func resolve(_ path: String, options: OutputOptions = .file) throws -> OutputDestination {
@@ -443,6 +460,7 @@ public enum AtomicOutput {
                     if viaLink, !isDirectory(parentDirectory(current)) {
                         throw refuse("its target's directory \(parentDirectory(current)) does not exist")
                     }
+                    if options.streams, let owner = directoryOwning(current) { throw refuse(owner) }
                     return .file(path: current, existingMode: nil)
                 }
                 if code == ENOTDIR, let blocker = firstNonDirectoryAncestor(current) {
@@ -456,6 +474,7 @@ public enum AtomicOutput {
                 current = linkTarget(target, of: current)
                 viaLink = true
             case S_IFREG:
+                if options.streams, let owner = directoryOwning(current) { throw refuse(owner) }
                 return .file(path: current, existingMode: UInt32(st.st_mode & 0o7777))
             case S_IFDIR:
                 throw refuse("is a directory")

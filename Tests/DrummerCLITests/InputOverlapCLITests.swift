@@ -84,6 +84,18 @@ final class InputOverlapCLITests: XCTestCase {
                              (["encode", ckpt, "--data", data, "-o"], "ckpt-2.h5")] {
             try assertRefused(args + [ck + "/" + name], "\(ck)/\(name): is a file of the checkpoint directory \(ck)", keeps: [ck])
         }
+        // Nor are a model's or dataset's own files a command does not read: export and
+        // convert-midi write those directories whole.
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let manifest = data + "/manifest.json"  // as convert-midi writes it: what makes the folder a dataset
+        try Data(#"{"tool": "drummer convert-midi", "settings": {"ppq": 480}}"#.utf8).write(to: URL(fileURLWithPath: manifest))
+        defer { try? fm.removeItem(atPath: manifest) }
+        for (args, file, owner) in [(["sample", groove, "-n", "10", "-o"], model + "/Wx.bin", "the model directory \(model), which export"),
+                                    (["export", ckpt, "--format", "safetensors", "-o"], data + "/events.npy",
+                                     "the dataset directory \(data), which convert-midi"),
+                                    (["sample", groove, "-n", "10", "-o"], data + "/manifest.json", "the dataset directory \(data), which convert-midi")] {
+            try assertRefused(args + [file], "\(file): is a file of \(owner) writes whole; write elsewhere", keeps: [model, data])
+        }
         let beside = ck + "/rows.npy"
         XCTAssertEqual(try CLI.run(["encode", ckpt, "--data", data, "-o", beside]).status, 0)
         try fm.removeItem(atPath: beside)
@@ -121,7 +133,8 @@ final class InputOverlapCLITests: XCTestCase {
 
         let (_, _, model) = try trained()
         try assertRefused(["sample", model, "-n", "10", "-o", model + "/Wx.bin"],
-                          "\(model)/Wx.bin: lies inside the model \(model); write elsewhere", keeps: [model])
+                          "\(model)/Wx.bin: is a file of the model directory \(model), which export writes whole; write elsewhere",
+                          keeps: [model])
         try assertRefused(["sample", model, "-n", "10", "-o", model + "/new.mid"], "lies inside the model \(model)", keeps: [model])
         try assertRefused(["report", "--model", model, "-o", model + "/model.json", "--no-audio"],
                           "lies inside the model directory \(model)", keeps: [model])
