@@ -78,17 +78,26 @@ public enum InterruptCleanup {
         // The lock is held until _exit: no rename into place, no new temporary after this.
         TemporaryFiles.registry.withLock { registry -> Never in
             let entries = registry.entries.sorted { $0.key < $1.key }.map(\.value)
-            var lines: [String] = []
+            var lines: [String] = [], removed: [String] = []
             for entry in entries {
                 var st = stat()
                 guard lstat(entry.path, &st) == 0 else { continue }
                 do {
                     try FileManager.default.removeItem(atPath: entry.path)
-                    lines.append("\(entry.destination) was not written (its temporary output was removed)")
+                    removed.append(entry.destination)
                 } catch {
                     lines.append("\(entry.destination) was not written; could not remove its temporary "
                         + "\(entry.path): \(ErrorText.describe(error))")
                 }
+            }
+            // One line for the outputs cleaned up (a run of many files, sample --count 200, says
+            // so once), then one per output whose temporary stayed.
+            if removed.count == 1 {
+                lines.insert("\(removed[0]) was not written (its temporary output was removed)", at: 0)
+            } else if removed.count > 1 {
+                let shown = removed.count <= 3 ? removed.joined(separator: ", ")
+                    : "\(removed[0]), \(removed[1]) … \(removed[removed.count - 1])"
+                lines.insert("\(removed.count) outputs were not written (\(shown); their temporary outputs were removed)", at: 0)
             }
             let name = StopSignals.name(sig)
             let text = lines.isEmpty ? "drummer: \(name)\n"

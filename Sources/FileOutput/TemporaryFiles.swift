@@ -163,7 +163,7 @@ public enum TemporaryFiles {
         public func line(directory: String) -> String? {
             var parts: [String] = []
             if !removed.isEmpty {
-                parts.append("removed \(removed.count) stale temporary file(s) from a killed run in \(directory)")
+                parts.append("removed \(removed.count) stale temporary output(s) (files or folders) from a killed run in \(directory)")
             }
             if !restored.isEmpty {
                 parts.append("restored \(restored.joined(separator: ", ")), left moved aside by a killed run")

@@ -137,7 +137,7 @@ final class TrainCLITests: XCTestCase {
         }
         let r = try CLI.run(["train"] + small + ["--steps", "2"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary file(s) from a killed run in \(dir.path)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary output(s) (files or folders) from a killed run in \(dir.path)"), r.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         // Nothing starting with a dot is left: the run removes its lock file when it ends.
         XCTAssertEqual(names.filter { $0.hasPrefix(".") }, [])

@@ -84,7 +84,7 @@ final class TemporaryFilesTests: XCTestCase {
         try touch(".b.drummer-tmp-\(dead)-1-00000002")
         let sweep = TemporaryFiles.sweepDetailed(directory: dir.path)
         XCTAssertEqual(sweep.line(directory: dir.path),
-                       "removed 2 stale temporary file(s) from a killed run in \(dir.path)")
+                       "removed 2 stale temporary output(s) (files or folders) from a killed run in \(dir.path)")
         XCTAssertNil(TemporaryFiles.Sweep().line(directory: dir.path))
     }
 
