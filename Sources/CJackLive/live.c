@@ -159,7 +159,18 @@ struct drummer_live {
     int have_frame;
     uint32_t seen_epoch;   // the epoch whose events it plays
     uint8_t sounding[128]; // drum-channel notes on
+    uint32_t cursor;       // the period's last written offset: JACK refuses an earlier one
 };
+
+// Writes one event at `offset` of the period, or at the period's last written offset when that
+// is later: JACK takes a period's events in time order only, and refuses (EINVAL) one written
+// before an earlier write's time; a NOTE OFF or All Notes Off refused so left notes sounding.
+static int write_event(drummer_live *l, void *out, uint32_t offset, const uint8_t *bytes, size_t size) {
+    if (offset < l->cursor) offset = l->cursor;
+    int r = jack_api.midi_event_write(out, offset, bytes, size);
+    if (r == 0) l->cursor = offset;
+    return r;
+}
 
 static void set_error(char *error, size_t size, const char *text) { snprintf(error, size, "%s", text); }
 
@@ -191,11 +202,12 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     return 1;
 }
 
-static void note_offs(drummer_live *l, void *out) {
+// Every sounding note off, at `offset` of the period (or after what was written there).
+static void note_offs(drummer_live *l, void *out, uint32_t offset) {
     for (int n = 0; n < 128; n++) {
         if (!l->sounding[n]) continue;
         uint8_t off[3] = {0x89, (uint8_t)n, 0};
-        if (jack_api.midi_event_write(out, 0, off, 3) == 0) {
+        if (write_event(l, out, offset, off, 3) == 0) {
             l->sounding[n] = 0;
             atomic_fetch_add(&l->written, 1);
         } else {
@@ -204,10 +216,10 @@ static void note_offs(drummer_live *l, void *out) {
     }
 }
 
-static void all_notes_off(drummer_live *l, void *out) {
-    note_offs(l, out);
+static void all_notes_off(drummer_live *l, void *out, uint32_t offset) {
+    note_offs(l, out, offset);
     uint8_t cc[3] = {0xB9, 123, 0};  // All Notes Off on the drum channel
-    if (jack_api.midi_event_write(out, 0, cc, 3) == 0) atomic_fetch_add(&l->written, 1);
+    if (write_event(l, out, offset, cc, 3) == 0) atomic_fetch_add(&l->written, 1);
 }
 
 // Writes the ring's events due before `end_frame` with tick < `limit_tick`; frames from
@@ -231,13 +243,13 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
             atomic_fetch_add(&l->late, 1);
         }
         if (e->kind == DRUMMER_LIVE_END) {
-            all_notes_off(l, out);
+            all_notes_off(l, out, (uint32_t)offset);
             ended = 1;
             tail++;
             break;
         }
         if (e->size >= 1 && e->size <= 3) {
-            if (jack_api.midi_event_write(out, (uint32_t)offset, e->bytes, e->size) != 0) {
+            if (write_event(l, out, (uint32_t)offset, e->bytes, e->size) != 0) {
                 atomic_fetch_add(&l->output_full, 1);
                 break;  // the port's buffer is full: the rest next period
             }
@@ -270,9 +282,11 @@ static void listen(drummer_live *l, void *out, uint32_t nframes) {
         if (status == 0xF0 || status == 0xF7) { atomic_fetch_add(&l->sysex, 1); continue; }
         if (status < 0x80) { atomic_fetch_add(&l->malformed, 1); continue; }  // running status / garbage
         uint8_t kind = status & 0xF0;
-        if (thru && ev.size == 3 && (status == 0x89 || (status == 0x99 && ev.buffer[2] == 0))) {
+        // A NOTE OFF goes through for a note sounding only (its NOTE ON went out before it: one
+        // not echoed goes out a period later through the ring, with its own NOTE OFF).
+        if (thru && ev.size == 3 && (status == 0x89 || (status == 0x99 && ev.buffer[2] == 0)) && l->sounding[ev.buffer[1] & 0x7F]) {
             uint8_t off[3] = {0x89, ev.buffer[1] & 0x7F, 0};
-            if (jack_api.midi_event_write(out, ev.time < nframes ? ev.time : nframes - 1, off, 3) == 0) {
+            if (write_event(l, out, ev.time < nframes ? ev.time : nframes - 1, off, 3) == 0) {
                 l->sounding[off[1]] = 0;
                 atomic_fetch_add(&l->written, 1);
             }
@@ -295,7 +309,7 @@ static void listen(drummer_live *l, void *out, uint32_t nframes) {
         h->note = ev.buffer[1];
         h->velocity = ev.buffer[2];
         h->echoed = 0;
-        if (thru && jack_api.midi_event_write(out, t, ev.buffer, 3) == 0) {
+        if (thru && write_event(l, out, t, ev.buffer, 3) == 0) {
             l->sounding[ev.buffer[1]] = 1;
             h->echoed = 1;
             atomic_fetch_add(&l->written, 1);
@@ -321,11 +335,12 @@ static int process_period(uint32_t nframes, void *arg) {
     void *out = jack_api.port_get_buffer(l->out_port, nframes);
     if (!out) return 0;
     jack_api.midi_clear_buffer(out);
+    l->cursor = 0;
     double start = (double)l->frame, end = start + nframes;
 
     if (atomic_load(&l->finished)) return 0;
     if (atomic_load(&l->stop_requested)) {
-        all_notes_off(l, out);
+        all_notes_off(l, out, 0);
         atomic_store(&l->finished, 1);
         return 0;
     }
@@ -369,7 +384,7 @@ static int process_period(uint32_t nframes, void *arg) {
     atomic_store(&l->paused_now, 0);
     uint32_t epoch = atomic_load(&l->epoch);
     if (epoch != l->seen_epoch) {  // a change of course: what sounded of the old one ends
-        note_offs(l, out);
+        note_offs(l, out, 0);
         l->seen_epoch = epoch;
     }
 
@@ -392,8 +407,10 @@ static int process_period(uint32_t nframes, void *arg) {
         // Up to the bar line with the old mapping, then the change.
         ended = play_due(l, out, start, end, next_bar);
         if (!ended) {
+            // At the bar line (the notes of the bar before sound to it).
+            uint32_t at_bar = bar_frame > start ? (uint32_t)(bar_frame - start) : 0;
             if (l->pending_pause) {
-                note_offs(l, out);
+                note_offs(l, out, at_bar);
                 l->paused = 1;
                 l->pause_tick = next_bar;
                 l->in_transport = 0;
@@ -405,7 +422,7 @@ static int process_period(uint32_t nframes, void *arg) {
             }
             if (l->pending_sync) {
                 // Silence until transport's first bar line at or after ours: nothing sounds over it.
-                note_offs(l, out);
+                note_offs(l, out, at_bar);
                 double tb = t_bar, bar_len = l->bar_ticks * t_fpt;
                 while (tb < bar_frame - 0.5 && bar_len > 0) tb += bar_len;
                 tb = floor(tb + 0.5);

@@ -250,6 +250,12 @@ public final class LivePlayer {
             // The hits as a beat of K bars from windowStart.
             let beat = self.beat(heard, from: windowStart)
             let primer = try GridPrimer(beat: beat, group: grid)
+            // Only notes outside the drum map: the model read nothing, so nothing was heard.
+            guard primer.unmapped < beat.count else {
+                status("bar \(listenEnd / barTicks + 1): \(heard.count) hit(s) heard, all outside the drum map: listening again")
+                windowStart = listenEnd
+                continue
+            }
             var rng = SeededRNG(seed: settings.seed)
             let (options, why) = drawOptions(carryingOn: beat, rng: &rng)
             // Generated onsets count from the beat's first bar line (the first hit's).

@@ -271,6 +271,43 @@ final class PlayCLITests: XCTestCase {
         XCTAssertGreaterThanOrEqual(onTime, ons.count - late, String(played))
     }
 
+    /// --answer with only notes outside the drum map heard: the model reads nothing, so the
+    /// player listens again instead of answering from nothing.
+    func testAnswerToNotesOutsideTheDrumMapIsListeningAgain() throws {
+        let fpt = framesPerTick / 2
+        let lines = (0..<8).flatMap { k in ["\(k * 240 * fpt) 153 100 90", "\((k * 240 + 60) * fpt) 137 100 0"] }
+        let sendFile = root.appendingPathComponent("unmapped.txt")
+        try lines.joined(separator: "\n").write(to: sendFile, atomically: true, encoding: .utf8)
+        let (r, _, ons) = try playWithBeatSent(["--answer", "1", "--bars", "3", "--bpm", "240", "--seed", "3"], send: sendFile)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 2: 8 hit(s) heard, all outside the drum map: listening again"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("answering"), r.stdout)
+        XCTAssertEqual(ons.count, 0, "nothing played: \(ons)")
+    }
+
+    /// The end of --bars at a tempo whose bar line falls inside a period (128 BPM, 256-frame
+    /// periods): its last NOTE OFFs and the All Notes Off go out after the period's notes, in
+    /// time order (JACK refuses an event written before an earlier one's time: the All Notes Off
+    /// at the period's start was dropped), every NOTE ON with its NOTE OFF.
+    func testTheLastBarLineInsideAPeriodEndsWithEveryNoteOffAndAllNotesOff() throws {
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "2", "--seed", "1", "--bpm", "128", "--connect", "probe:in"])
+        _ = try firstBarFrame(player)
+        let r = player.finish(seconds: 30)
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let got = try events(recording)
+        var sounding = Set<Int>(), ons = 0
+        for e in got where e.bytes.count == 3 {
+            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
+            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
+        }
+        XCTAssertGreaterThan(ons, 10)
+        XCTAssertEqual(sounding, [], "notes left sounding")
+        XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last")
+        XCTAssertEqual(got.map(\.frame), got.map(\.frame).sorted(), "in time order")
+    }
+
     /// Without --answer, at 240 BPM: a two-bar beat sent in bars 3–4 goes out as it comes instead
     /// of the model's own notes, and once it stops the model carries on from it as `drummer
     /// sample --primer` of it does with the same seed.
