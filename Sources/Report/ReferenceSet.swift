@@ -83,6 +83,14 @@ public struct ReferenceSet: Sendable {
                                 quantize: settings.quantize, split: nil, heldOut: p, remarks: [], problems: [])
         }
         let events = (path as NSString).appendingPathComponent("events.npy")
+        // A dataset's validation/ holds its rows, not its manifest (files, quantize, positions'
+        // meters): read alone it would be one unquantized file. The split is the dataset's to give.
+        let parent = PathNames.parent(of: path)
+        if (path as NSString).lastPathComponent == "validation", FileManager.default.fileExists(atPath: events),
+           FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
+            throw ReportError.badReference(path: path, message: "the validation split of the dataset \(parent): "
+                                           + "give the dataset and --split validation (--reference \(parent) --split validation)")
+        }
         if FileManager.default.fileExists(atPath: events) { return try dataset(path, split: split) }
         return try folder(path, settings: settings)
     }

@@ -115,7 +115,7 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
         for s in Settings.all { try s.validate(in: self) }
         try schedule.validate()
         if self[Settings.dropout] > 0, self[Settings.layers] < 2 {
-            throw SettingError(option: "--dropout", message: "drops units between stacked layers: give --layers 2 or more")
+            throw SettingError(option: "--dropout", message: "drops units between stacked layers: give --layers 2 or more, or --dropout 0")
         }
         if Double(self[Settings.weightDecay]) * Double(learningRate) >= 1 {
             throw SettingError(option: "--weight-decay", message: "times --lr must be below 1 (each update multiplies "

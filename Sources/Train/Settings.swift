@@ -306,7 +306,7 @@ public enum Settings {
         onResume: .mayChange, codec: .int, check: { try SettingRules.notNegative($0, $1) },
         inMetadata: { $0.schedule.plateauPatience != nil })
     public static let steps = Setting<Int?>(
-        "steps", flag: "steps", default: nil, help: "Global step to train until (off: until interrupted)",
+        "steps", flag: "steps", default: nil, help: "Global step to train until (off, --recipe original's default: until interrupted; the grid recipe always has a last step)",
         onResume: .mayChange, codec: .optionalInt(none: -1), check: { v, flag in
             if let v, v < 0 { throw SettingError(option: flag, message: "must not be negative, got \(v)") }
         })
@@ -341,7 +341,7 @@ public enum Settings {
 
     public static let dropout = Setting<Float>(
         "dropout", flag: "dropout", default: 0,
-        help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more)",
+        help: "Probability P in [0, 1) that a unit of a layer's h is dropped on its way to the layer above (training only; needs --layers 2 or more: a run of one layer given no --dropout has none)",
         onResume: .mayChange, codec: .float, absent: 0, check: { try SettingRules.probability($0, $1) }, listedWhen: { $0 > 0 })
 
     public static let shuffleFiles = Setting<Bool>(

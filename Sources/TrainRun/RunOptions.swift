@@ -117,6 +117,10 @@ public struct RunOptions: Sendable {
         var c = RunConfiguration()
         recipe.apply(to: &c)
         for s in givenSettings { try? s.restore(s.stored(in: values), into: &c) }
+        // The recipe's dropout is between stacked layers: one layer given, and no --dropout, has none.
+        if c[Settings.layers] < 2, !givenSettings.contains(where: { $0.name == Settings.dropout.name }) {
+            c[Settings.dropout] = 0
+        }
         return c
     }
 

@@ -297,7 +297,7 @@ extension TrainingRun {
                 reporter.line("note: the dataset has no validation split: --early-stop has nothing to watch (convert-midi --validation-fraction makes one)")
             }
         } else if n < Self.smallValidationSplit {
-            reporter.line("warning: the validation split holds only \(n) hits: its loss (and --early-stop, the best checkpoint) means little; convert-midi with a larger --validation-fraction or more files")
+            reporter.line("warning: the validation split holds only \(n) \(groups.grid != nil ? "16th steps" : "hits"): its loss (and --early-stop, the best checkpoint) means little; convert-midi with a larger --validation-fraction or more files")
         }
     }
 

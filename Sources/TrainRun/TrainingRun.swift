@@ -341,11 +341,11 @@ public final class TrainingRun {
                 let (classes, files, fileRows) = try data.gridClasses(validation: validation, group: grid,
                                                                       shuffleSeed: shuffle ? config.seed : nil)
                 rows.append(fileRows)
-                var line = "grid \(name): \(files.files.count) files in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
+                var line = "grid \(name): \(files.files.count) file\(files.files.count == 1 ? "" : "s") in 4/4" + (shuffle ? " (shuffled with seed \(config.seed))" : "")
                     + ", \(files.steps) 16th steps, \(files.hits) hits"
                 if files.merged > 0 { line += "; \(files.merged) hits shared a 16th with one of their class (a double hit)" }
                 if files.unmapped > 0 { line += "; \(files.unmapped) hits of notes outside the 9 drum classes left out" }
-                if !files.skipped.isEmpty { line += "; \(files.skipped.count) files left out (first: \(files.skipped[0].path): \(files.skipped[0].reason))" }
+                if !files.skipped.isEmpty { line += "; \(files.skipped.count) file\(files.skipped.count == 1 ? "" : "s") left out (first: \(files.skipped[0].path): \(files.skipped[0].reason))" }
                 reporter.line(line)
                 if !validation, let styles = grid.styles {
                     let total = Double(styles.steps.reduce(0, +))

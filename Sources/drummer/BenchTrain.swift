@@ -26,7 +26,7 @@ struct BenchTrain: ParsableCommand {
     var batch: [Int] = [1, 32]
 
     @Option(parsing: .upToNextOption,
-            help: "Modes to measure: helper (the trainer's default: helper thread, 1 OpenBLAS thread), helper-openblas (the same with the recurrent products on OpenBLAS instead of the kernels' own (AVX-512 or AVX2)), blas1 (no helper, 1 OpenBLAS thread), blas2 (no helper, 2 OpenBLAS threads), loop (the step loop as `drummer train` runs it), loop-snapshot (that loop plus the whole-state copies per step it made before Trainer.progress).")
+            help: "Modes to measure: helper (the trainer's default: helper thread, 1 OpenBLAS thread), helper-openblas (the same with the recurrent products on OpenBLAS instead of the kernels' own (AVX-512 or AVX2)), blas1 (no helper, 1 OpenBLAS thread), blas2 (no helper, 2 OpenBLAS threads), loop (the step loop as `drummer train` runs it), loop-snapshot (that loop as an older version ran it, copying the whole training state every step).")
     var modes: [TrainingBenchmark.Mode] = TrainingBenchmark.Mode.allCases
 
     @Option(parsing: .upToNextOption,

@@ -34,7 +34,7 @@ struct ContinuationCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of MIDI files, one MIDI file or a convert-midi dataset (as for stats).", valueName: "data-or-midi-dir"))
     var reference: String
 
-    @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks, as stats --quantize (default: none; 30 for the Groove corpus, as models/groove was trained).")
+    @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks, as stats --quantize (default: a dataset reference's own, else none; 30 for the Groove corpus as MIDI files, as models/groove was trained).")
     var quantize: Int?
 
     @Option(parsing: .unconditional, help: "Files to measure (the first in the reference's order that are long enough).")

@@ -15,8 +15,9 @@ struct EncodeCommand: ParsableCommand {
         abstract: "Write the input classes a model reads for a dataset (int32 .npy, one row per step the model reads, one column per input group).",
         discussion: """
             A step is a hit for a model of the 2017 layout, a 16th note (and a start row per file) \
-            for a grid model. Row e holds step e's class in each of the model's input groups (note, tick, position, \
-            lookback, velocity: model.json's groups, in order), exactly as `drummer train` and \
+            for a grid model. Row e holds step e's class in each of the model's input groups \
+            (model.json's groups, in order: a grid model's hits, velocity_*, offset_*, position, phrase, \
+            lookback_*, repeat_*, style; the 2017 layout's note and tick), exactly as `drummer train` and \
             `drummer eval` encode it; the next row's classes in the groups named like the output \
             groups are the targets. A model directory or a checkpoint gives the groups (a new run's \
             step-0 checkpoint is enough: `drummer train --steps 0`). python/train_torch.py reads it.

@@ -18,7 +18,8 @@ struct HumanizeCommand: ParsableCommand {
             shipped groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in \
             a 16th, a velocity and an offset from the grid line (within half a 16th). The output \
             keeps the input's tempo (unless --bpm) and meter, at the PPQ of the model. The same \
-            --seed gives the same file.
+            --seed gives the same file. Repeated hits of one drum at one onset (after --quantize) \
+            are merged into one, and said so.
             """)
 
     @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there).")

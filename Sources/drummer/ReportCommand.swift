@@ -21,7 +21,7 @@ struct ReportCommand: ParsableCommand {
             and fetches nothing: SVG, CSS and audio are inline, and it opens offline in any browser.
 
             An input that cannot be read is named on stderr and in the page, and the rest is drawn \
-            (exit 0). Exit 1 when nothing at all could be drawn or the page cannot be written. \
+            (exit 0). Exit 1 when nothing at all could be drawn or the page cannot be written; 64 when given no input. \
             Audio needs fluidsynth and fluid-soundfont-gm; without them the page says so.
             """)
 

@@ -18,7 +18,8 @@ struct SampleCommand: ParsableCommand {
             too), a tempo event, a 4/4 time signature, notes on the General MIDI drum channel \
             (channel 10, index 9), each one a General MIDI kit sounds. A grid model (the shipped \
             groove) plays 16th-note bars with each hit's velocity and timing; a model of the 2017 \
-            layout plays (note, delta) events at velocity 100. h and c start uniform in ±0.1; \
+            layout plays (note, delta) events at velocity 100. The model's memory (its LSTM state) \
+            starts at small random values drawn from the seed; \
             without a primer a 2017-layout model's first input event is drawn uniformly from its \
             vocabulary. The same seed, model and options give the same files; with --count K, file k \
             uses seed S + k - 1. Exactly -n hits are written: a note already struck at the current \
@@ -49,7 +50,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "With a checkpoint directory: which checkpoint, best (lowest validation loss), latest or a step number (default best).", transform: CheckpointChoice.argument)
     var step: CheckpointChoice?
 
-    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Notes (hits) to generate per file (default 1000; see --bars).")
+    @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Hits to generate per file, 1 to 10,000,000 (default 1000; see --bars).")
     var notesOption: Int?
 
     @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
@@ -67,10 +68,10 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, velocity, offset, and fills, the hit set in bars 4 and 8 of each phrase, as hits=0.9,velocity=1.2; the 2017 layout: note, tick); 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1; a grid model's hits 0.8 after a --primer).")
+    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, which drums play in each 16th; velocity; offset, the timing; and fills, the hits in bars 4 and 8 of each phrase; as hits=0.9,velocity=1.2; the 2017 layout: note, tick); each from 0 to 100: 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1; a grid model's hits 0.8 after a --primer).")
     var temperature: String?
 
-    @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles.")
+    @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles, or after --primer the one under which the model finds the primer likeliest.")
     var style: String?
 
     /// The indices of the styles of `groups` that `name` stands for (GridStyles.indices(matching:);
@@ -374,7 +375,7 @@ struct SampleCommand: ParsableCommand {
                                                 velocities: kept.map(\.velocity)))
                 continue
             }
-            var line = "wrote \(path): \(written) notes, seed \(baseSeed &+ UInt64(k))"
+            var line = "wrote \(path): \(written) hit\(written == 1 ? "" : "s"), seed \(baseSeed &+ UInt64(k))"
             line += ", temperature " + TemperatureSetting.describe(temperatures)
                 + (setting.all == nil && !loaded.sampling.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }

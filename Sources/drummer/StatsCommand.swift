@@ -14,8 +14,9 @@ struct StatsCommand: ParsableCommand {
         discussion: """
             Every MIDI file is read as convert-midi reads it: channel 10 (index 9) when the file \
             has notes there, else every channel (--channel); onsets rescaled to 480 PPQ (a dataset \
-            reference: its own PPQ, both sides), then snapped to --quantize T when given (use the \
-            dataset's setting, e.g. 30). Bars come from the file's time signatures (4/4 without \
+            reference: its own PPQ, both sides), then snapped to --quantize T (by default a dataset \
+            reference's own, else none; 30 for the Groove corpus as MIDI files). A dataset's \
+            validation split is --reference DATASET --split validation. Bars come from the file's time signatures (4/4 without \
             one). A dataset reference is read from events.npy, vocab.json and manifest.json (file \
             boundaries), with velocities.npy and positions.npy when present; without them the \
             figures that need velocities or bar positions are n/a, never guessed.
@@ -44,6 +45,11 @@ struct StatsCommand: ParsableCommand {
             - duplicate-onset rate: hits repeating a note already struck at the same onset tick of \
             the same file (overlapping NOTE ONs, as read), over all hits.
             - counts: files, hits, bars (first to last hit's bar per file), hits per bar.
+            - the bar-structure rows, reading each 4/4 bar as the set of (drum, sixteenth) it hits: \
+            bar similarity 1, 2, 4 and 8 bars apart (Jaccard), patterns per 16 bars (bars alike at \
+            0.8 or more are one), fills (the tom and crash share in bars 4 and 8 against the \
+            others), simultaneous onsets, mean velocity and soft hits, hi-hat velocity spread, \
+            loudness drift and the class mix; docs/report-and-stats.md defines each and its target.
 
             The groove targets get a check mark: note and delta JS <= 0.03 bits, velocity JS <= \
             0.05 bits, grid share within 15% of the reference's, bar periodicity >= 80% of the \

@@ -40,16 +40,16 @@ struct TabCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "First bar to show (1-based).")
     var from = 1
 
-    @Option(parsing: .unconditional, help: "Cells per whole note: 16 sixteenths, 8 eighths, 12 eighth triplets, 24 sixteenth triplets, 32.")
+    @Option(parsing: .unconditional, help: "Cells per whole note, 1 to 192: 16 sixteenths, 8 eighths, 12 eighth triplets, 24 sixteenth triplets, 32 thirty-seconds.")
     var grid = 16
 
-    @Option(parsing: .unconditional, help: "Largest distance from a cell, as a fraction of a cell, at which a hit is on the grid (0 to 0.49).")
+    @Option(parsing: .unconditional, help: "Largest distance from a cell, as a fraction of a cell, at which a hit is on the grid (from 0 to below 0.5).")
     var tolerance = 0.25
 
     @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or an index 0-15.")
     var channel = "auto"
 
-    @Option(parsing: .unconditional, help: "Terminal width to wrap lines at.")
+    @Option(parsing: .unconditional, help: "Terminal width to wrap lines at, 20 columns or more.")
     var width = 80
 
     @Flag(help: "Read the file leniently: also recover defects that need guessing (an undecodable event, illegal status bytes), with a warning each. By default only what needs no guessing is recovered, as convert-midi does.")

@@ -31,7 +31,8 @@ struct TrainCommand: ParsableCommand {
 
             --resume CKPT continues a run: the data path and every hyperparameter come from the \
             checkpoint. \(Settings.resumable.joined(separator: ", ")) and --data may be given to change \
-            them; \(Settings.fixedOnResume.joined(separator: ", ")) may not. A dataset whose \
+            them; \(Settings.fixedOnResume.joined(separator: ", ")) may not change (the checkpoint's \
+            value is accepted). A dataset whose \
             contents differ from the checkpoint's is refused.
 
             Learning-rate schedule: the rate is --lr × F^d, where F is --lr-decay and d counts decays: \

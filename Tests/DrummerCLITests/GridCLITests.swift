@@ -133,7 +133,7 @@ final class GridCLITests: XCTestCase {
         let straight = try train("a", ["--steps", "6"])
         XCTAssertEqual(straight.status, 0, straight.stderr)
         XCTAssertTrue(straight.stdout.contains("grid training: 3 files in 4/4, "), straight.stdout)
-        XCTAssertTrue(straight.stdout.contains("1 files left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), straight.stdout)
+        XCTAssertTrue(straight.stdout.contains("1 file left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), straight.stdout)
         XCTAssertTrue(straight.stdout.contains("inputs hits 513, velocity_kick "), straight.stdout)
         XCTAssertTrue(straight.stdout.contains("2 layers of 8"), "the grid recipe's two layers: \(straight.stdout)")
         XCTAssertTrue(straight.stdout.contains("eval step 6: train (every file: 3 of 3 files, "), straight.stdout)

@@ -173,7 +173,7 @@ final class InputOverlapCLITests: XCTestCase {
             .map { "'\($0)'" }.joined(separator: " ")
         let r = try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/script"), ["-qc", command, "/dev/null"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("\r\u{1B}[Ksampling file 3 of 3\r\u{1B}[Kwrote \(path("t-1.mid")): 5 notes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\r\u{1B}[Ksampling file 3 of 3\r\u{1B}[Kwrote \(path("t-1.mid")): 5 hits"), r.stdout)
         let piped = try CLI.run(["sample", groove, "-n", "5", "--count", "3", "--seed", "1", "-o", path("p.mid")])
         XCTAssertFalse(piped.stderr.contains("sampling file"), piped.stderr)
     }
@@ -204,8 +204,8 @@ final class InputOverlapCLITests: XCTestCase {
         // A batch that succeeds writes every file, with no temporary left.
         let ok = try CLI.run(["sample", groove, "-n", "5", "--seed", "1", "--count", "2", "-o", path("ok.mid")])
         XCTAssertEqual(ok.status, 0, ok.stderr)
-        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-1.mid")): 5 notes"), ok.stdout)
-        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-2.mid")): 5 notes"), ok.stdout)
+        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-1.mid")): 5 hits"), ok.stdout)
+        XCTAssertTrue(ok.stdout.contains("wrote \(path("ok-2.mid")): 5 hits"), ok.stdout)
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: tmp.path).filter { $0.contains("drummer-tmp") }, [])
     }
 }

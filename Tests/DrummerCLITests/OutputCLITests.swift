@@ -48,7 +48,7 @@ final class OutputCLITests: XCTestCase {
         }
         let r = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", "n"], cwd: tmp)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("wrote n: 3 notes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("wrote n: 3 hits"), r.stdout)
         XCTAssertEqual(fileType(path("n")), S_IFCHR)
         XCTAssertEqual(temporaries(), [])
         let null = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", "/dev/null"])
@@ -65,7 +65,7 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(r.stdoutData, try Data(contentsOf: URL(fileURLWithPath: path("g.mid"))))
         let midi = try XCTUnwrap(TinyMIDI([UInt8](r.stdoutData)))
         XCTAssertEqual(midi.noteOns.count, 40)
-        XCTAssertTrue(r.stderr.contains("wrote -: 40 notes, seed 7"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("wrote -: 40 hits, seed 7"), r.stderr)
         // /dev/stdout is the same descriptor.
         let dev = try CLI.run(["sample", model, "-n", "40", "--seed", "7", "-o", "/dev/stdout"])
         XCTAssertEqual(dev.stdoutData, r.stdoutData)

@@ -102,9 +102,17 @@ final class RecipeCLITests: XCTestCase {
         for line in ["--hidden <hidden> Hidden size H of every LSTM layer (default 256; --recipe original: 200)",
                      "--layers <layers> Stacked LSTM layers L (each of hidden size H) (default 2; --recipe original: 1)",
                      "--batch-size <batch-size> Contiguous streams B trained together (default 32; --recipe original: 1)",
-                     "--steps <steps> Global step to train until (off: until interrupted) (default 10000; --recipe original: off)"] {
+                     "--steps <steps> Global step to train until (off, --recipe original's default: until interrupted; the grid recipe always has a last step) (default 10000; --recipe original: off)"] {
             XCTAssertTrue(help.contains(line), "missing: \(line)\n\(help)")
         }
+
+        // One layer: the recipe's dropout between layers goes with the second layer; a dropout
+        // given with one layer is refused, saying how to run it.
+        let one = try train("one", ["--layers", "1", "--steps", "0"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let dropped = try train("drop", ["--layers", "1", "--dropout", "0.3", "--steps", "0"])
+        XCTAssertNotEqual(dropped.status, 0, dropped.stdout)
+        XCTAssertTrue(dropped.stderr.contains("give --layers 2 or more, or --dropout 0"), dropped.stderr)
 
         let o = try train("o", ["--recipe", "original", "--unroll", "20"])
         XCTAssertEqual(o.status, 0, o.stderr)

@@ -167,6 +167,16 @@ final class StatsCLITests: XCTestCase {
             XCTAssertEqual(a, b, accuracy: 1e-12, "\(key).\(sub)")
         }
         XCTAssertEqual(number(fromData, "counts", "reference", "hits"), 24)
+
+        // Its validation/ alone has no manifest (files, quantize): refused, pointing at --split.
+        let v = data.appendingPathComponent("validation")
+        try FileManager.default.createDirectory(at: v, withIntermediateDirectories: true)
+        for name in ["events.npy", "vocab.json"] {
+            try FileManager.default.copyItem(at: data.appendingPathComponent(name), to: v.appendingPathComponent(name))
+        }
+        let r = try CLI.run(["stats", gen, "--reference", v.path])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains("\(v.path): the validation split of the dataset \(data.path): give the dataset and --split validation"), r.stderr)
     }
 
     func testADatasetReferenceWithoutVelocitiesOrPositions() throws {
