@@ -40,7 +40,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Tempo of the output in BPM (default: the input's first tempo, else 120).")
+    @Option(parsing: .unconditional, help: "Tempo of the output in BPM, 4 to 1000 (default: the input's first tempo, else 120).")
     var bpm: Double?
 
     @Option(parsing: .unconditional, help: "Snap the input's onsets to a grid of this many ticks (at the model's PPQ; 120 = 16ths at 480) before humanizing (default: as written).")

@@ -37,7 +37,7 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Bars to play, then stop (default: until Ctrl-C, SIGTERM or SIGHUP).")
     var bars: Int?
 
-    @Option(parsing: .unconditional, help: "Listen this many bars, answer as many bars carrying on from what it heard, listen again (a grid model).")
+    @Option(parsing: .unconditional, help: "Listen this many bars (1 to 64), answer as many bars carrying on from what it heard, listen again (a grid model).")
     var answer: Int?
 
     @Option(parsing: .unconditional, help: "Random seed, as `drummer sample --seed` (default: a random one, printed).")

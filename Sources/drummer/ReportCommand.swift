@@ -41,10 +41,10 @@ struct ReportCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output HTML file (- for stdout).")
     var output = "report.html"
 
-    @Option(parsing: .unconditional, help: "Bars drawn per piano roll and played per audio clip.")
+    @Option(parsing: .unconditional, help: "Bars drawn per piano roll and played per audio clip, 1 to 256.")
     var bars = 8
 
-    @Option(name: .customLong("max-points"), parsing: .unconditional, help: "Most points drawn per training curve (longer logs are downsampled, keeping each stretch's minimum and maximum and the best step).")
+    @Option(name: .customLong("max-points"), parsing: .unconditional, help: "Most points drawn per training curve, 10 to 100,000 (longer logs are downsampled, keeping each stretch's minimum and maximum and the best step).")
     var maxPoints = 500
 
     @Flag(name: .customLong("no-audio"), help: "Do not render audio.")

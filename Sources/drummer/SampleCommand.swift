@@ -53,7 +53,7 @@ struct SampleCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .customLong("notes")], parsing: .unconditional, help: "Hits to generate per file, 1 to 10,000,000 (default 1000; see --bars).")
     var notesOption: Int?
 
-    @Option(parsing: .unconditional, help: "Generate whole 4/4 bars instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
+    @Option(parsing: .unconditional, help: "Generate whole 4/4 bars (1 to 100,000) instead of -n hits: the file ends at the bar line N bars after the one where generation starts; after a grid model's --primer, N bars after the primer's last bar (the rest of that bar is played too).")
     var bars: Int?
 
     @Option(name: .customLong("primer-bars"), parsing: .unconditional, help: "Use only the primer's last this many bars, empty ones included (1 to 10000; default 2).")
@@ -114,7 +114,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
-    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute (default: the primer's tempo, else 120).")
+    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the primer's tempo, else 120).")
     var bpm: Double?
 
     @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
