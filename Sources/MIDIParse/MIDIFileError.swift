@@ -49,6 +49,8 @@ public enum MIDIDefect: Equatable, Hashable, Sendable {
     case dataByteExpected(found: UInt8)
     /// A standard meta event whose length is not the one the specification gives.
     case badMetaLength(type: UInt8, length: Int, expected: Int)
+    /// A time signature that gives no meter: a numerator of 0, or a denominator past 2^7.
+    case badTimeSignature(numerator: Int, denominatorPower: Int)
     /// Bytes after the last chunk that do not form a chunk.
     case trailingGarbage(bytes: Int)
 
@@ -82,6 +84,8 @@ public enum MIDIDefect: Equatable, Hashable, Sendable {
         case .badMetaLength(let t, let l, let e):
             return "meta event \(Self.hex(t)) of length \(l), expected \(e)"
         case .trailingGarbage(let n): return "\(n) bytes after the last chunk that do not form a chunk, expected the end of the file"
+        case .badTimeSignature(let n, let p):
+            return "time signature \(n)/2^\(p), no meter: expected a numerator of 1 or more and a denominator of 2^0 to 2^7"
         }
     }
 

@@ -258,7 +258,7 @@ struct SMFReader<Sink: SMFSink> {
                     guard length <= end - p else {
                         throw error(p, .truncated(expected: "\(length) bytes of meta event data"))
                     }
-                    let check = try checkMeta(type: type, length: length, eventStart: metaStart)
+                    let check = try checkMeta(type: type, length: length, eventStart: metaStart, dataStart: p)
                     let data = p..<(p + length)
                     p += length
                     if running != 0 { cancelled = running }
@@ -336,9 +336,10 @@ struct SMFReader<Sink: SMFSink> {
         }
     }
 
-    /// Checks the length of meta event `type` (bounds already checked). Returns nil for the
-    /// end-of-track event (also a lenient FF 2F of the wrong length, taken as one).
-    mutating func checkMeta(type: UInt8, length: Int, eventStart: Int) throws -> SMFMetaCheck? {
+    /// Checks the length of meta event `type` (bounds already checked), and that a time
+    /// signature gives a meter. Returns nil for the end-of-track event (also a lenient FF 2F of
+    /// the wrong length, taken as one).
+    mutating func checkMeta(type: UInt8, length: Int, eventStart: Int, dataStart: Int) throws -> SMFMetaCheck? {
         let expected: Int?
         switch type {
         case 0x00: expected = length == 0 ? 0 : 2
@@ -358,6 +359,13 @@ struct SMFReader<Sink: SMFSink> {
             }
             try recover(eventStart, .badMetaLength(type: type, length: length, expected: expected),
                         "kept it as an unknown meta event")
+            return .keptAsUnknown
+        }
+        // A time signature of no meter is left out (the bars keep the meter before it), said
+        // where it is: no event of the notes is lost, so the safe mode recovers it.
+        if type == 0x58, buf[dataStart] == 0 || buf[dataStart + 1] > 7 {
+            try recover(eventStart, .badTimeSignature(numerator: Int(buf[dataStart]), denominatorPower: Int(buf[dataStart + 1])),
+                        "left it out: the meter before it goes on", safe: true)
             return .keptAsUnknown
         }
         return type == 0x2F ? nil : .valid

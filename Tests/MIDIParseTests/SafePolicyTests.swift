@@ -55,6 +55,19 @@ final class SafePolicyTests: XCTestCase {
                             [.chunkPastEnd(declared: 0x6C3E_3C62, available: 23)], hits: 1)
     }
 
+    /// A time signature of no meter (numerator 0, or a denominator past 2^7) is left out with a
+    /// warning at its byte: the bars keep the meter before it (was: left out in silence).
+    func testATimeSignatureOfNoMeterIsLeftOutSayingSo() throws {
+        for (n, p) in [(0, 2), (3, 63)] {
+            let bytes = SMF.file([0x00, 0xFF, 0x58, 0x04, UInt8(n), UInt8(p), 24, 8, 0x00, 0x99, 36, 1, 0x60, 0x99, 38, 1])
+            try assertRecovered(bytes, [.badTimeSignature(numerator: n, denominatorPower: p)], hits: 2)
+            let warning = try XCTUnwrap(try parse(bytes, .safe).warnings.first)
+            XCTAssertEqual(warning.offset, 23, "the meta event's FF byte")
+            XCTAssertTrue(warning.description.contains("time signature \(n)/2^\(p), no meter"), warning.description)
+            XCTAssertEqual(try FileHits.parse(bytes, path: "t.mid", settings: HitExtractionSettings()).meter, "4/4")
+        }
+    }
+
     func testBytesAfterEndOfTrack() throws {
         let after = SMF.header() + SMF.chunk("MTrk", [0x00, 0x99, 36, 1, 0x00, 0xFF, 0x2F, 0x00, 0x00, 0x99, 38, 1])
         try assertRecovered(after, [.dataAfterEndOfTrack(bytes: 4)], hits: 1)
