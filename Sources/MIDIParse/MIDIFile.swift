@@ -31,7 +31,8 @@ public enum MIDIParseMode: String, Sendable, CaseIterable {
     /// - a missing end-of-track event when the track's events end cleanly at the end of its chunk;
     /// - a chunk length (MTrk, unknown chunk, RIFF or its data chunk) that runs past the end of the
     ///   file, when the events up to the end of the file decode cleanly (the last event whole);
-    /// - a header track count that differs from the MTrk chunks found, when at least one is found.
+    /// - a header track count that differs from the MTrk chunks found, when at least one is found;
+    /// - a time signature of no meter (numerator 0, denominator past 2^7): left out.
     ///
     /// Everything else (a track count other than 1 in format 0, illegal or cancelled status bytes,
     /// a meta event of the wrong length, an event cut short) is refused as in `.strict`.
