@@ -132,6 +132,9 @@ struct ConvertMIDI: ParsableCommand {
         try InputOverlap.check(output: output, directory: true, inputs: [
             CommandInput(directory, role: "the folder of MIDI files"),
             CommandInput(["none", "original"].contains(noteMap) ? "" : noteMap, role: "the note map")])
+        // What the write would refuse (a folder of other files, a file, a folder it cannot write
+        // in), before the corpus is read: a large one takes minutes.
+        try AtomicOutput.prepareDirectory(at: output, kind: .dataset).discard()
         let progress = ProgressLine(label: "convert-midi")
         let report: ConversionReport
         do {

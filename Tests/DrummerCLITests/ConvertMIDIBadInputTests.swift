@@ -287,7 +287,7 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         let out = fs.appendingPathComponent("data")
         let r = try CLI.run(["convert-midi", input.path, "-o", out.path])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "error: \(out.path): cannot be written: \(fs.path): read-only file system\n")
+        XCTAssertEqual(r.stderr, "error: \(out.path): cannot create a directory in \(fs.path): read-only file system\n")
     }
 
     // MARK: Ctrl-C

@@ -257,6 +257,9 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(convert.status, 1, convert.stderr)
         XCTAssertTrue(convert.stderr.contains("\(path("model")): not replacing it: it is not empty and not a drummer dataset directory"),
                       convert.stderr)
+        // Refused before the folder is read: no file's warning or summary, one line.
+        XCTAssertEqual(convert.stdout, "")
+        XCTAssertEqual(convert.stderr.split(separator: "\n").count, 1, convert.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("model/Wx.bin"))), before)
     }
 
