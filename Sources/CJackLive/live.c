@@ -138,6 +138,7 @@ struct drummer_live {
     atomic_int start_requested, stop_requested, finished, server_gone, thru;
     _Atomic uint32_t epoch;
     _Atomic double playhead;
+    _Atomic double clock_fpt;  // the clock's frames per tick, for the status
     _Atomic int64_t first_bar_frame;
     char gone_reason[256];
 
@@ -437,6 +438,7 @@ static int process_period(uint32_t nframes, void *arg) {
         }
     }
     atomic_store(&l->transport_now, l->in_transport);
+    atomic_store(&l->clock_fpt, l->fpt);
     listen(l, out, nframes);
     if (!ended) ended = play_due(l, out, start, end, INFINITY);
     uint32_t queued = atomic_load(&l->out_head) - atomic_load(&l->out_tail);
@@ -615,6 +617,7 @@ void drummer_live_get_status(drummer_live *l, drummer_live_status *s) {
     s->underruns = atomic_load(&l->underruns);
     s->transport = atomic_load(&l->transport_now);
     s->paused = atomic_load(&l->paused_now);
+    s->frames_per_tick = atomic_load(&l->clock_fpt);
 }
 
 static volatile sig_atomic_t caught;

@@ -56,8 +56,8 @@ public final class LivePlayer {
     let aheadTicks: Double
     private var client: JackMIDIClient!
     private var started = false
-    /// The smallest lead (ticks between an event and the clock) at which an event was queued
-    /// after the start.
+    /// The smallest lead (ms between an event and the clock, at the clock's tempo then) at which
+    /// an event was queued after the start.
     private var minLead = Double.infinity
     private var heardHits = 0, heardUnmapped = 0, skipped = 0
     private var answerLatencies: [Double] = []
@@ -331,7 +331,12 @@ public final class LivePlayer {
         }
         while !client.push(e) { try check(); usleep(1000) }
         // How far ahead it drew (playing on: an answer's first notes are due as it is drawn).
-        if started, !e.isEnd, settings.answerBars == nil { minLead = min(minLead, Double(e.tick) - client.playhead) }
+        if started, !e.isEnd, settings.answerBars == nil {
+            // In ms at the clock's tempo now (transport's when it follows transport).
+            let fpt = client.status.frames_per_tick
+            let msPerTick = fpt > 0 ? fpt * 1000 / Double(client.sampleRate) : 60_000 / (settings.bpm * Double(ppq))
+            minLead = min(minLead, (Double(e.tick) - client.playhead) * msPerTick)
+        }
     }
 
     /// Polls every millisecond until `done`, handing hits heard to `heard` (else counting them).
@@ -403,7 +408,7 @@ public final class LivePlayer {
         parts.append(input)
         if final {
             if minLead.isFinite {
-                parts.append(String(format: "drew at least %.0f ms ahead", minLead * 60_000 / (settings.bpm * Double(ppq))))
+                parts.append(String(format: "drew at least %.0f ms ahead", minLead))
             }
             if !answerLatencies.isEmpty {
                 let worst = answerLatencies.max()! * 1000, mean = answerLatencies.reduce(0, +) / Double(answerLatencies.count) * 1000

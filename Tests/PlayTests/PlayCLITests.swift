@@ -187,6 +187,12 @@ final class PlayCLITests: XCTestCase {
         for (o, e) in zip(ons, expected) {
             XCTAssertEqual(Double(o.frame - f0), Double(e.tick) * fpt93, accuracy: 1, "note \(e.note) at tick \(e.tick)")
         }
+        // The lead it reports is in transport's time: about a bar at 93 BPM (2,581 ms), not at
+        // --bpm 120 (2,000 ms).
+        let range = try XCTUnwrap(r.stdout.range(of: #"drew at least [0-9]+ ms ahead"#, options: .regularExpression), r.stdout)
+        let lead = try XCTUnwrap(Double(r.stdout[range].split(separator: " ")[3]))
+        XCTAssertGreaterThan(lead, 2_200, r.stdout)
+        XCTAssertLessThanOrEqual(lead, 2_600, r.stdout)
     }
 
     /// Transport's tempo changed from 93 to 140 BPM while the player plays 6 bars: the notes are

@@ -70,6 +70,7 @@ typedef struct {
     uint64_t underruns;      /// periods that found the output ring empty while playing
     int32_t transport;       /// 1 while the clock follows JACK transport
     int32_t paused;          /// 1 while the clock waits for transport to roll
+    double frames_per_tick;  /// the clock's tempo now, as frames per tick (0 before it starts)
 } drummer_live_status;
 
 typedef struct drummer_live drummer_live;
