@@ -97,6 +97,23 @@ final class PlayCLITests: XCTestCase {
         return (r, f0, try noteOns(recording))
     }
 
+    /// The recording's events, checked: more than 10 NOTE ONs, each with its NOTE OFF, and an
+    /// All Notes Off last.
+    func assertEveryNoteEndsThenAllNotesOff(_ recording: URL, file: StaticString = #filePath, line: UInt = #line) throws
+        -> [(frame: Int, bytes: [Int])]
+    {
+        let got = try events(recording)
+        var sounding = Set<Int>(), ons = 0
+        for e in got where e.bytes.count == 3 {
+            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
+            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
+        }
+        XCTAssertGreaterThan(ons, 10, file: file, line: line)
+        XCTAssertEqual(sounding, [], "notes left sounding", file: file, line: line)
+        XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last", file: file, line: line)
+        return got
+    }
+
     /// The notes a `drummer sample` file holds, as written (DrumMIDI's rule: onset, note, velocity, duration).
     func fileNotes(_ path: String) throws -> [MIDINote] {
         let file = try MIDIFile.read(path: path).file
@@ -302,15 +319,7 @@ final class PlayCLITests: XCTestCase {
         let r = player.finish(seconds: 30)
         _ = rec.stop()
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-        let got = try events(recording)
-        var sounding = Set<Int>(), ons = 0
-        for e in got where e.bytes.count == 3 {
-            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
-            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
-        }
-        XCTAssertGreaterThan(ons, 10)
-        XCTAssertEqual(sounding, [], "notes left sounding")
-        XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last")
+        let got = try assertEveryNoteEndsThenAllNotesOff(recording)
         XCTAssertEqual(got.map(\.frame), got.map(\.frame).sorted(), "in time order")
     }
 
@@ -371,15 +380,7 @@ final class PlayCLITests: XCTestCase {
         _ = rec.stop()
         XCTAssertEqual(r.status, 128 + sig, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("every sounding note off"), r.stdout)
-        let got = try events(recording)
-        var sounding = Set<Int>(), ons = 0
-        for e in got where e.bytes.count == 3 {
-            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
-            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
-        }
-        XCTAssertGreaterThan(ons, 10)
-        XCTAssertEqual(sounding, [], "notes left sounding")
-        XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last")
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
     }
 
     /// The server killed mid-play: the player says so and exits non-zero within a few seconds.
