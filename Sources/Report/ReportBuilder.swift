@@ -270,15 +270,7 @@ public enum ReportBuilder {
     /// one folder (as `sample --count` names them) are the set NAME; any other file is a set of
     /// its own, named by its file name. A name two folders share gets its folder.
     static func generatedSets(_ paths: [String]) -> [(name: String, paths: [String])] {
-        func key(_ path: String) -> (folder: String, name: String) {
-            let folder = (path as NSString).deletingLastPathComponent
-            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-            if let dash = stem.lastIndex(of: "-"), stem.index(after: dash) < stem.endIndex,
-               stem[stem.index(after: dash)...].allSatisfy(\.isNumber), dash > stem.startIndex {
-                return (folder, String(stem[..<dash]))
-            }
-            return (folder, stem)
-        }
+        func key(_ path: String) -> (folder: String, name: String) { let k = setKey(path); return (k.folder, k.name) }
         var sets: [(folder: String, name: String, paths: [String])] = []
         for path in paths {
             let k = key(path)
@@ -293,6 +285,32 @@ public enum ReportBuilder {
             let name = shared ? (set.folder.isEmpty ? set.name : "\(set.folder)/\(set.name)") : set.name
             return (name + (set.paths.count > 1 ? " (\(set.paths.count) files)" : ""), set.paths)
         }
+    }
+
+    /// A generated file's set: its folder, and NAME of NAME-k.mid (k its number) or its stem.
+    static func setKey(_ path: String) -> (folder: String, name: String, number: Int?) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        if let dash = stem.lastIndex(of: "-"), stem.index(after: dash) < stem.endIndex,
+           stem[stem.index(after: dash)...].allSatisfy(\.isASCII), stem[stem.index(after: dash)...].allSatisfy(\.isNumber),
+           dash > stem.startIndex {
+            return (folder, String(stem[..<dash]), Int(stem[stem.index(after: dash)...]))
+        }
+        return (folder, stem, nil)
+    }
+
+    /// `paths` in the order the page shows them: each set where its first file is given, its
+    /// files NAME-1, NAME-2 … NAME-10 by number (a shell's g-*.mid gives g-1, g-10, g-11 … g-2).
+    public static func ordered(_ paths: [String]) -> [String] {
+        var firstSeen: [String: Int] = [:]
+        let keyed = paths.enumerated().map { i, path -> (set: Int, number: Int, index: Int, path: String) in
+            let k = setKey(path)
+            let id = k.folder + "\u{0}" + k.name
+            let set = firstSeen[id] ?? i
+            firstSeen[id] = set
+            return (set, k.number ?? Int.max, i, path)
+        }
+        return keyed.sorted { ($0.set, $0.number, $0.index) < ($1.set, $1.number, $1.index) }.map(\.path)
     }
 
     static func histograms(generated: [DrumPerformance], sets: [(name: String, paths: [String])]? = nil,

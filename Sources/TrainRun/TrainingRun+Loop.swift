@@ -315,7 +315,15 @@ extension TrainingRun {
             throw RunError.nonFinite(step: trainer.progress.step, what: "the loss is \(loss) (try a lower --lr or --clip)",
                                      lastCheckpoint: lastCheckpoint)
         }
-        smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
+        // A grid run's smoothed loss starts at its first step's: the 2017 layout's uniform guess
+        // over every output group (the original's start) is about ten times a grid step's
+        // loss, whose groups are predicted only where their class is hit, and took thousands
+        // of steps to forget.
+        if groups.grid != nil, trainer.progress.step == 1 {
+            smoothedLoss = Double(loss)
+        } else {
+            smoothedLoss = 0.999 * smoothedLoss + 0.001 * Double(loss)
+        }
         return (loss, lr)
     }
 

@@ -230,7 +230,8 @@ public final class TrainingRun {
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + "; outputs " + zip(groups.outputNames, weights.shape.outputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
                       + (weights.shape.layers > 1 ? "; \(weights.shape.layers) layers of \(weights.shape.hidden)" : ""))
-        // The original's starting value: the loss of a uniform guess over every output group.
+        // The original's starting value: the loss of a uniform guess over every output group (a
+        // grid run replaces it with its first step's loss: TrainingRun.advance).
         return Start(configuration: config, data: data, groups: groups, classes: classes, rngState: rng.stateWords,
                      smoothedLoss: weights.shape.outputGroups.reduce(0) { $0 + log(Double($1)) }, trainer: trainer,
                      lastCheckpoint: nil, runID: Checkpoint.newRunID())

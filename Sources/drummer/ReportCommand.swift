@@ -90,7 +90,7 @@ struct ReportCommand: ParsableCommand {
         options.checkpoints = checkpoints
         options.model = model
         options.reference = reference
-        options.generated = generated
+        options.generated = ReportBuilder.ordered(generated)
         options.bars = bars
         options.maxPoints = maxPoints
         options.audio = !noAudio

@@ -79,7 +79,7 @@ final class GridCLITests: XCTestCase {
     /// A grid run's log: the accuracy columns are the hit set's (the first group's), the figure
     /// the evaluation line prints, so that a report's "validation accuracy" is that.
     func testTheLogsAccuracyIsTheHitSets() throws {
-        let r = try train("acc", ["--steps", "3"])
+        let r = try train("acc", ["--steps", "3", "--log-every", "1"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let log = try String(contentsOf: root.appendingPathComponent("acc/train_log.csv"), encoding: .utf8)
         let rows = log.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
@@ -93,6 +93,12 @@ final class GridCLITests: XCTestCase {
         let printed = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("eval step 3") })
         XCTAssertTrue(printed.contains(String(format: "accuracy %.4f", Double(evaluated[header.firstIndex(of: "train_accuracy")!])!)), String(printed))
         XCTAssertGreaterThan(Double(evaluated[header.firstIndex(of: "train_accuracy")!])!, 0, "the hit set's, not both first groups'")
+
+        // A grid run's smoothed loss starts at its first step's loss (the 2017 layout's uniform
+        // guess over every output group is about ten times it), then moves by 0.1% a step.
+        let first = try XCTUnwrap(rows.dropFirst().first { $0[0] == "1" }, log)
+        let stepLoss = try XCTUnwrap(Double(first[header.firstIndex(of: "step_loss")!]))
+        XCTAssertEqual(try XCTUnwrap(Double(first[header.firstIndex(of: "smoothed_loss")!])), stepLoss, accuracy: 1e-5)
     }
 
     /// A grid run given no --styles takes a style input from the data when it carries two styles
