@@ -16,6 +16,9 @@ public struct ModelCard: Sendable {
     public var notes: [Int]
     /// Tick values of the vocabulary.
     public var ticks: [Int]
+    /// A grid model: its vocabulary is its dataset's (the dataset's identity), which its groups
+    /// do not read (they read drum classes, velocity bins and offsets).
+    public var isGrid = false
     /// The `metadata` map (training step, settings, dataset fingerprint, ...), sorted by key.
     public var metadata: [(String, String)]
     /// The `groups` list when present: each group's keys and values (compact JSON).
@@ -70,6 +73,7 @@ public struct ModelCard: Sendable {
         rows.append(("format", (format ?? "none (the original project's vocab.json)") + (version.map { " v\($0)" } ?? "")))
         if let hidden { rows.append(("hidden size H", String(hidden))) }
         if let grid = (json["groups"] as? [String: Any])?["grid"] as? [String: Any] {
+            isGrid = true
             let offsets = (grid["offsets"] as? [Any])?.count ?? 0
             rows.append(("layout", "grid: 16th-note steps, 512 hit sets of 9 drum classes, per class a velocity bin and "
                          + "one of \(2 * offsets) offset classes"))
@@ -81,8 +85,9 @@ public struct ModelCard: Sendable {
                              + " of training steps (sample draws one per file, or takes --style)"))
             }
         }
-        rows.append(("notes N", String(notes.count)))
-        rows.append(("tick values K", ticks.isEmpty ? "0"
+        let dataset = isGrid ? "the dataset's " : ""
+        rows.append(("\(dataset)notes N", String(notes.count) + (isGrid ? " (the grid reads drum classes, not these)" : "")))
+        rows.append(("\(dataset)tick values K", ticks.isEmpty ? "0"
                      : "\(ticks.count) (\(ticks.first ?? 0) to \(ticks.last ?? 0) ticks)"))
         func shape(_ s: [Int]?) -> String? { s.map { $0.map(String.init).joined(separator: " × ") } }
         // A stacked model (format 3) lists each layer's fused matrix: Wx.bin, Wx1.bin, …

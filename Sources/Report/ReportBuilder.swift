@@ -483,8 +483,9 @@ public enum ReportBuilder {
         }
         s.nodes.append(.p(.text("From \(dir)/\(ModelDirectory.manifestFile).")))
         s.nodes.append(table(card.summary))
-        s.nodes.append(.h3(.text("Vocabulary")))
-        s.nodes.append(.p(.text("Notes, by index:")))
+        s.nodes.append(.h3(.text(card.isGrid ? "The dataset's vocabulary" : "Vocabulary")))
+        s.nodes.append(.p(.text(card.isGrid ? "The notes and tick values of the dataset it was trained on (its identity: the grid's "
+                                + "groups read drum classes, velocity bins and offsets instead). Notes, by index:" : "Notes, by index:")))
         s.nodes.append(.div(.class("vocab"), .group(card.notes.enumerated().map { i, n in
             .span(.b(.text("\(i)")), .text(" \(n) \(GeneralMIDIDrums.name(note: n))"))
         })))

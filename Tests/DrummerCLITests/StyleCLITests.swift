@@ -153,6 +153,9 @@ final class StyleCLITests: XCTestCase {
         let card = try String(contentsOfFile: path("card.html"), encoding: .utf8)
         XCTAssertTrue(card.contains("3, read from the files&#39; paths (groove-names): funk ")
                       || card.contains("3, read from the files' paths (groove-names): funk "), card)
+        // A grid model's vocabulary is named as its dataset's, which its groups do not read.
+        XCTAssertTrue(card.contains("The dataset&#39;s vocabulary") || card.contains("The dataset's vocabulary"), card)
+        XCTAssertTrue(card.contains("(the grid reads drum classes, not these)"), card)
 
         // Safetensors and back: model.json (its styles) byte for byte.
         r = try CLI.run(["export", path("m"), "--format", "safetensors", "-o", path("m.safetensors")])
