@@ -247,6 +247,8 @@ struct StepChooser {
         if let temperature { print("temperature: \(temperature) (as sample --temperature)") }
         print("rule: \(StepRule.description)" + (structure ? "; " + StepRule.structureDescription : ""))
         print(ChooseStepCommand.header)
+        // Each row out as it is measured (a minute apart), to a pipe or a log as to a terminal.
+        fflush(nil)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
             let model = try CheckpointReader.loadModel(path: path)
@@ -258,12 +260,14 @@ struct StepChooser {
                 // A checkpoint that cannot play the files (a grid model gone silent) has no figures
                 // and cannot be chosen; the others are still measured.
                 print(ChooseStepCommand.pad(String(step), 4) + "  not measured: file \(failure.file) (seed \(failure.seed)): \(failure.reason)  ✗")
+                fflush(nil)
                 continue
             }
             let run = StatsRun.measure(performances, against: referenceSet, request: request)
             let figures = StepFigures(step: step, path: path, result: run.result)
             rows.append(figures)
             print(ChooseStepCommand.line(figures, structure: structure))
+            fflush(nil)
         }
         return rows
     }
