@@ -21,6 +21,8 @@ extension TrainingRun {
             reporter.line("step \(step)'s evaluation was cut short when the run stopped: evaluating it first")
             let lr = c.schedule.rate(base: c.learningRate, step: step - 1, progress: schedule)
             let stepLoss = pending.stepLoss.map(Float.init)
+            // The step's checkpoint on disk owes this evaluation: it is written again once done.
+            savedStep = nil
             if step % c.evalEvery == 0 {
                 if let end = try evaluateInLoop(step: step, learningRate: lr, stepLoss: stepLoss, shouldStop: shouldStop).end {
                     return end
@@ -128,12 +130,7 @@ extension TrainingRun {
         guard let record = try evaluate(learningRate: learningRate, stepLoss: stepLoss, shouldStop: shouldStop) else {
             return (try stoppedDuringEvaluation(step: step, stepLoss: stepLoss), false)
         }
-        var best = false
-        if let v = record.validation, v.loss < bestValidationLoss {
-            bestValidationLoss = v.loss
-            bestStep = step
-            best = true
-        }
+        let best = recordBest(record, step: step)
         let monitored = record.validation?.loss ?? smoothedLoss
         if c.schedule.factor != 1, c.schedule.observe(loss: monitored, progress: &schedule) {
             reporter.line("learning rate decayed to \(currentLearningRate) (no improvement in \(c.schedule.plateauPatience ?? 0) evaluations)")
@@ -154,11 +151,17 @@ extension TrainingRun {
         guard let record = try evaluate(learningRate: learningRate, stepLoss: stepLoss, shouldStop: shouldStop) else {
             return try stoppedDuringEvaluation(step: step, stepLoss: stepLoss)
         }
-        if let v = record.validation, v.loss < bestValidationLoss {
-            bestValidationLoss = v.loss
-            bestStep = step
-        }
+        recordBest(record, step: step)
         return nil
+    }
+
+    /// Whether `record`'s validation loss is the lowest yet: then `step` is the best step.
+    @discardableResult
+    private func recordBest(_ record: EvaluationRecord, step: Int) -> Bool {
+        guard let v = record.validation, v.loss < bestValidationLoss else { return false }
+        bestValidationLoss = v.loss
+        bestStep = step
+        return true
     }
 
     /// Steps timed before `printEstimates` runs.
@@ -363,11 +366,7 @@ extension TrainingRun {
         }
         try TrainLog.append(logged, directory: configuration.checkpointDirectory)
         evaluatedStep = s.step
-        if pendingEvaluation != nil {
-            // The step's checkpoint on disk still owes this evaluation: it is saved again.
-            pendingEvaluation = nil
-            savedStep = nil
-        }
+        pendingEvaluation = nil  // done: the step owes no evaluation
         return record
     }
 

@@ -53,6 +53,9 @@ public final class TrainingRun {
     /// The evaluation of the current step, cut short by a stop request: saved with its
     /// checkpoint, done first by the run resumed from it.
     var pendingEvaluation: PendingEvaluation?
+    /// The fingerprint of the data the run trains on, as every checkpoint records it (the data
+    /// and the groups do not change during a run).
+    let datasetFingerprint: String
     /// The warnings said once per run, and what they watch.
     var warnedSplit = false, warnedRising = false
     var previousValidationLoss: Double?
@@ -88,6 +91,8 @@ public final class TrainingRun {
         var lastCheckpoint: String?
         var runID: String
         var pendingEvaluation: PendingEvaluation?
+        /// The data's fingerprint when a resume has computed it already.
+        var datasetFingerprint: String?
     }
 
     /// Loads the data, and the checkpoint or initial weights, as `options` say; then claims the
@@ -112,6 +117,7 @@ public final class TrainingRun {
         trainer = start.trainer
         lastCheckpoint = start.lastCheckpoint
         pendingEvaluation = start.pendingEvaluation
+        datasetFingerprint = start.datasetFingerprint ?? start.data.fingerprint(for: start.groups)
         savedStep = options.resume == nil ? nil : trainer.progress.step
         runID = start.runID
         Self.announceRegularization(start.configuration, reporter: reporter)
@@ -184,7 +190,9 @@ public final class TrainingRun {
                      lastCheckpoint: path,
                      // A version 1 checkpoint had no run id: the run that continues it gets one.
                      runID: ckpt.runID.isEmpty ? Checkpoint.newRunID() : ckpt.runID,
-                     pendingEvaluation: ckpt.pendingEvaluation)
+                     pendingEvaluation: ckpt.pendingEvaluation,
+                     // A checkpoint written before the fingerprint held the styles is written anew with them.
+                     datasetFingerprint: fingerprint)
     }
 
     /// What differs between the styles a checkpoint trained with and those its rule gives the
@@ -375,7 +383,7 @@ public final class TrainingRun {
     /// The checkpoint of the current state.
     public func checkpoint() -> Checkpoint {
         var c = Checkpoint(configuration: configuration, state: trainer.snapshot(), groups: groups,
-                           rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: data.fingerprint(for: groups),
+                           rngState: rngState, datasetPath: absolutePath(data.path), datasetFingerprint: datasetFingerprint,
                            datasetEvents: data.eventCount, validationEvents: data.validationCount,
                            smoothedLoss: smoothedLoss, schedule: schedule, bestValidationLoss: bestValidationLoss,
                            bestStep: bestStep, runID: runID)
