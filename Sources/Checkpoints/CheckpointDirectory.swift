@@ -299,13 +299,13 @@ extension CommandInput {
         })
     }
 
-    /// A checkpoint file as a command's input, with the checkpoint directory it lies in (named
-    /// `ckpt-<step>.h5`, or beside its run's record): the directory's own files are no outputs
-    /// either, whether the command was given the directory or one of its checkpoints.
-    public static func checkpointFile(_ path: String, role: String) -> [CommandInput] {
-        let parent = PathNames.parent(of: path)
-        let inRun = CheckpointDirectory.step(ofFileName: (path as NSString).lastPathComponent) != nil
+    /// The checkpoint directory a checkpoint file lies in (the file named `ckpt-<step>.h5`, or
+    /// beside its run's record) as an input too: its own files are no outputs, whether the
+    /// command was given the directory or one of its checkpoints. nil: no such directory.
+    public static func checkpointDirectory(holding file: String) -> CommandInput? {
+        let parent = PathNames.parent(of: file)
+        let inRun = CheckpointDirectory.step(ofFileName: (file as NSString).lastPathComponent) != nil
             || FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent(CheckpointDirectory.runFileName))
-        return [CommandInput(path, role: role)] + (inRun ? [.checkpointDirectory(parent)] : [])
+        return inRun ? .checkpointDirectory(parent) : nil
     }
 }

@@ -418,14 +418,14 @@ public enum AtomicOutput {
     /// convert-midi write whole, one file replaced breaking it. nil: any other file.
     static func directoryOwning(_ file: String) -> String? {
         let name = (file as NSString).lastPathComponent, parent = parentDirectory(file)
-        for (kind, what, writer) in [(DirectoryKind.model, "model", "export"), (DirectoryKind.dataset, "dataset", "convert-midi")]
-            where kind.owned.contains(name) && kind.recognizes(parent) {
-            return "is a file of the \(what) directory \(parent), which \(writer) writes whole; write elsewhere"
-        }
-        let grandparent = parentDirectory(parent)
-        if (parent as NSString).lastPathComponent == "validation", DirectoryKind.datasetFiles.contains(name),
-           DirectoryKind.dataset.recognizes(grandparent) {
-            return "is a file of the dataset directory \(grandparent), which convert-midi writes whole; write elsewhere"
+        let subdirectory = (parent as NSString).lastPathComponent, grandparent = parentDirectory(parent)
+        for (kind, what, writer) in [(DirectoryKind.model, "model", "export"), (DirectoryKind.dataset, "dataset", "convert-midi")] {
+            func owned(by directory: String) -> String {
+                "is a file of the \(what) directory \(directory), which \(writer) writes whole; write elsewhere"
+            }
+            if kind.owned.contains(name), kind.recognizes(parent) { return owned(by: parent) }
+            // A file of one of its own subdirectories (a dataset's validation/).
+            if kind.nestedOwned[subdirectory]?.contains(name) == true, kind.recognizes(grandparent) { return owned(by: grandparent) }
         }
         return nil
     }

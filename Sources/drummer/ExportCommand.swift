@@ -87,7 +87,8 @@ struct ExportCommand: ParsableCommand {
                                  ownsName: exists && isDir.boolValue && !isModelDirectory
                                     ? CommandInput.checkpointDirectory(checkpoint).ownsName : nil)
         // A checkpoint file's directory owns its other checkpoints, log and run record too.
-        let inputs = [input] + (exists && !isDir.boolValue ? Array(CommandInput.checkpointFile(checkpoint, role: input.role).dropFirst()) : [])
+        let holding = exists && !isDir.boolValue ? CommandInput.checkpointDirectory(holding: checkpoint) : nil
+        let inputs = [input] + (holding.map { [$0] } ?? [])
         try InputOverlap.check(output: destination, directory: format == .model, inputs: inputs)
         if let swift { try InputOverlap.check(output: swift, inputs: inputs) }
         if isModelDirectory {

@@ -53,10 +53,9 @@ extension ModelSource {
     static func inputs(_ path: String) -> [CommandInput] {
         if CheckpointDirectory.inPlaceOfModel(path) != nil { return [.checkpointDirectory(path)] }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return CommandInput.checkpointFile(path, role: "the model")
-        }
-        return [CommandInput(path, role: "the model")]
+        let holding = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            ? CommandInput.checkpointDirectory(holding: path) : nil
+        return [CommandInput(path, role: "the model")] + (holding.map { [$0] } ?? [])
     }
 }
 

@@ -93,7 +93,9 @@ final class InputOverlapCLITests: XCTestCase {
         for (args, file, owner) in [(["sample", groove, "-n", "10", "-o"], model + "/Wx.bin", "the model directory \(model), which export"),
                                     (["export", ckpt, "--format", "safetensors", "-o"], data + "/events.npy",
                                      "the dataset directory \(data), which convert-midi"),
-                                    (["sample", groove, "-n", "10", "-o"], data + "/manifest.json", "the dataset directory \(data), which convert-midi")] {
+                                    (["sample", groove, "-n", "10", "-o"], data + "/manifest.json", "the dataset directory \(data), which convert-midi"),
+                                    (["sample", groove, "-n", "10", "-o"], data + "/validation/events.npy",
+                                     "the dataset directory \(data), which convert-midi")] {
             try assertRefused(args + [file], "\(file): is a file of \(owner) writes whole; write elsewhere", keeps: [model, data])
         }
         let beside = ck + "/rows.npy"
