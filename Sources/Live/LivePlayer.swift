@@ -175,7 +175,7 @@ public final class LivePlayer {
             tick += h.hit.delta
             if let endTick, tick >= endTick { throw Stop() }
             // The next bar's downbeat played early is the next bar's (as sample --bars leaves it out).
-            if let endTick, tick - h.offsetFromStep >= endTick { return }
+            if let endTick, !h.drawn(before: endTick, soundingAt: tick) { return }
             guard tick >= from else { self.skipped += 1; return }
             try stream.hit(onset: tick, note: h.hit.note, velocity: h.hit.velocity) { try self.queue($0) }
             self.performance.append((tick, h.hit.note, h.hit.velocity))
@@ -271,7 +271,7 @@ public final class LivePlayer {
                     tick += h.hit.delta
                     if tick >= answerEnd { throw Stop() }
                     // The downbeat after the answer played early is the next window's (as sample --bars leaves it out).
-                    if tick - h.offsetFromStep >= answerEnd { return }
+                    if !h.drawn(before: answerEnd, soundingAt: tick) { return }
                     // What would carry on in the listening bars themselves is past: not played.
                     guard tick >= listenEnd else { self.skipped += 1; return }
                     if first {

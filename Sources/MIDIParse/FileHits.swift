@@ -70,7 +70,7 @@ extension FileHits {
         let hits = file.hits(channel: channel)
         try self.init(division: file.division, ticks: hits.map(\.tick), notes: hits.map(\.note),
                       velocities: hits.map(\.velocity), timeSignatures: file.timeSignatureChanges,
-                      tempoMap: { file.tempoMap }, channelUsed: channel == nil ? "all" : String(channel!),
+                      tempoMap: file.tempoMap, channelUsed: channel == nil ? "all" : String(channel!),
                       path: path, settings: settings, warnings: warnings)
     }
 
@@ -84,18 +84,11 @@ extension FileHits {
     }
 
     /// The shared core: `ticks` and `notes` are the selected hits on the merged time line,
-    /// in merge order, in the file's own division.
+    /// in merge order, in the file's own division; `tempoMap` gives the first tempo, and an
+    /// SMPTE file's onsets and meters.
     init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], velocities sourceVelocities: [UInt8],
-         timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap: () -> MIDITempoMap,
+         timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap tempo: MIDITempoMap,
          channelUsed: String, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning]) throws {
-        // The tempo map, built once when first asked for.
-        var builtTempoMap: MIDITempoMap?
-        func tempo() -> MIDITempoMap {
-            if let m = builtTempoMap { return m }
-            let m = tempoMap()
-            builtTempoMap = m
-            return m
-        }
         let target = settings.ppq
         var ticks: [Int] = []
         ticks.reserveCapacity(sourceTicks.count)
@@ -110,7 +103,7 @@ extension FileHits {
                 ticks.append(ppq == target ? t : (t * target + ppq / 2) / ppq)
             }
         case .smpte:
-            let map = tempo()
+            let map = tempo
             for t in sourceTicks {
                 let q = (map.quarterNotes(atTick: t) * Double(target)).rounded(.toNearestOrAwayFromZero)
                 guard q.isFinite, q <= Double(limit) else { throw HitExtractionError.hitTooLate(path: path, tick: t) }
@@ -148,7 +141,7 @@ extension FileHits {
                 changes.append(((t * target + ppq / 2) / ppq, c.numerator, c.denominator))
             }
         case .smpte:
-            let map = tempo()
+            let map = tempo
             for c in timeSignatures {
                 let q = (map.quarterNotes(atTick: max(0, c.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
                 changes.append((q.isFinite ? Int(min(q, Double(limit))) : limit, c.numerator, c.denominator))
@@ -178,7 +171,7 @@ extension FileHits {
             ?? "\(first.numerator)/\(first.denominator)"
         self.channelUsed = channelUsed
         self.warnings = warnings
-        firstBPM = tempo().firstBPM
+        firstBPM = tempo.firstBPM
     }
 }
 
@@ -224,7 +217,7 @@ extension FileHits {
             let (ticks, notes, velocities) = c.mergedHits(format: format, channel: channel)
             return try FileHits(division: division, ticks: ticks, notes: notes, velocities: velocities,
                                 timeSignatures: c.timeSignatureChanges(format: format),
-                                tempoMap: { c.tempoMap(format: format, division: division) },
+                                tempoMap: c.tempoMap(format: format, division: division),
                                 channelUsed: channel == nil ? "all" : String(channel!),
                                 path: path, settings: settings, warnings: reader.warnings)
         }

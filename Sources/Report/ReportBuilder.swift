@@ -292,7 +292,7 @@ public enum ReportBuilder {
         let folder = (path as NSString).deletingLastPathComponent
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         if let dash = stem.lastIndex(of: "-"), stem.index(after: dash) < stem.endIndex,
-           stem[stem.index(after: dash)...].allSatisfy(\.isASCII), stem[stem.index(after: dash)...].allSatisfy(\.isNumber),
+           stem[stem.index(after: dash)...].allSatisfy({ $0.isASCII && $0.isNumber }),
            dash > stem.startIndex {
             return (folder, String(stem[..<dash]), Int(stem[stem.index(after: dash)...]))
         }

@@ -106,6 +106,10 @@ public struct GeneratedHit: Hashable, Sendable {
     /// offset, plus a 32nd for a double's second hit; 0 in the 2017 layout): a hit played early
     /// sounds before its step's line, and belongs to that step's bar all the same.
     public var offsetFromStep: Int = 0
+
+    /// Whether the hit, sounding at `tick`, was drawn at a step before the bar line `end`: one
+    /// of the step on that line played early sounds before it, and is the next bar's.
+    public func drawn(before end: Int, soundingAt tick: Int) -> Bool { tick - offsetFromStep < end }
 }
 
 /// Generates drum hits from an LSTM model. Not thread-safe: one sampler per thread.

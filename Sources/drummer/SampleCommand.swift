@@ -333,7 +333,7 @@ struct SampleCommand: ParsableCommand {
                         if tick >= endTick { throw BarsWritten() }
                         // A hit of the step on the end's bar line played early belongs to the
                         // bar after the last: left out (its delta goes to the next hit kept).
-                        if tick - h.offsetFromStep >= endTick {
+                        if !h.drawn(before: endTick, soundingAt: tick) {
                             skipped += h.hit.delta
                             return
                         }
