@@ -7,11 +7,9 @@
 // field 22) and <tag> 8 random hex digits; a directory being replaced is moved
 // aside as `.NAME.drummer-old-<pid>-<start>-<tag>` where renameat2 cannot swap.
 // A temporary is stale when its process is gone, or when a process with that pid
-// is alive but started at another time (the pid was reused). The sweeper also
-// knows the older names `.NAME.tmp-<pid>-<n>` and `.NAME.old-<pid>-<n>` (earlier
-// versions; HDF5Kit's checkpoints `.ckpt-N.h5.tmp-<pid>-<n>`): those are stale
-// when the pid is gone or the file is older than that process. Nothing that does
-// not match these patterns is ever removed.
+// is alive but started at another time (the pid was reused). Nothing that does not
+// carry one of these two markers is ever removed: a name such as `.drums.old-2024-05`
+// is a user's, however much it looks like a temporary.
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -78,7 +76,7 @@ public enum TemporaryFiles {
     }
 
     /// Forgets a temporary that was renamed into place or removed.
-    static func unregister(_ registration: Registration) {
+    package static func unregister(_ registration: Registration) {
         registry.withLock { $0.remove(registration) }
     }
 
@@ -103,8 +101,8 @@ public enum TemporaryFiles {
         /// The output's name (what the temporary replaces).
         var base: String
         var pid: Int32
-        /// The owner's start time (nil in the older names).
-        var start: UInt64?
+        /// The owner's start time in clock ticks since boot.
+        var start: UInt64
     }
 
     static func parse(_ name: String) -> Parsed? {
@@ -120,33 +118,16 @@ public enum TemporaryFiles {
             else { continue }
             return Parsed(kind: kind, base: base, pid: pid, start: start)
         }
-        for (m, kind) in [(".tmp-", Parsed.Kind.temporary), (".old-", .aside)] {
-            guard let r = body.range(of: m, options: .backwards) else { continue }
-            let base = String(body[..<r.lowerBound])
-            let parts = body[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-            guard !base.isEmpty, parts.count == 2,
-                  parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-                  let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil
-            else { continue }
-            return Parsed(kind: kind, base: base, pid: pid, start: nil)
-        }
         return nil
     }
 
-    /// True when the process that made `parsed` (at `path`) is gone.
-    static func isStale(_ parsed: Parsed, path: String) -> Bool {
+    /// True when the process that made `parsed` is gone.
+    static func isStale(_ parsed: Parsed) -> Bool {
         if kill(parsed.pid, 0) != 0, errno == ESRCH { return true }
-        // A process with that pid is alive (or not ours to signal).
-        if let start = parsed.start {
-            guard let now = startTime(of: parsed.pid) else { return false }
-            return now != start
-        }
-        // Older names carry no start time: a file last changed before that process
-        // started was left by an earlier process with the same pid.
-        guard let started = wallClockStart(of: parsed.pid) else { return false }
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return false }
-        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9 < started - 1
+        // A process with that pid is alive (or not ours to signal): stale when it started at
+        // another time (the pid was reused).
+        guard let now = startTime(of: parsed.pid) else { return false }
+        return now != parsed.start
     }
 
     /// What a sweep found.
@@ -195,7 +176,7 @@ public enum TemporaryFiles {
         for name in names.sorted() {
             guard let parsed = parse(name) else { continue }
             let path = (directory as NSString).appendingPathComponent(name)
-            guard isStale(parsed, path: path) else { continue }
+            guard isStale(parsed) else { continue }
             if parsed.kind == .aside {
                 let original = (directory as NSString).appendingPathComponent(parsed.base)
                 var st = stat()
@@ -241,16 +222,6 @@ public enum TemporaryFiles {
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 19 else { return nil }
         return UInt64(fields[19])
-    }
-
-    /// The process's start as seconds since 1970 (boot time + start ticks).
-    static func wallClockStart(of pid: Int32) -> Double? {
-        guard let ticks = startTime(of: pid), let stat = readSmallFile("/proc/stat"),
-              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
-              let boot = Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
-        else { return nil }
-        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return boot + Double(ticks) / (hz > 0 ? hz : 100)
     }
 
     /// Reads a /proc file (whose size reads as 0) whole.

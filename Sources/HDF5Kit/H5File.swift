@@ -13,6 +13,7 @@
 // are typed (`.noSpace`), and H5Fclose only ever releases memory. Read-only files are read by libhdf5
 // directly (nothing to flush there).
 import CHDF5
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -259,8 +260,12 @@ public final class H5File: H5Container {
         _ body: (H5File) throws -> T
     ) throws -> T {
         let url = URL(fileURLWithPath: path)
+        // The tool's own temporary name (the sweeper removes it once its process is gone),
+        // registered so that an interrupt that ends the process removes it.
         let tmp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+            .appendingPathComponent(TemporaryFiles.temporaryName(for: url.lastPathComponent)).path
+        let registration = TemporaryFiles.register(tmp, destination: path)
+        defer { TemporaryFiles.unregister(registration) }
         let file: H5File
         do {
             file = try create(tmp, mode: .exclusive, options: options)

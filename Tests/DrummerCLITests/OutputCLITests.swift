@@ -105,14 +105,16 @@ final class OutputCLITests: XCTestCase {
     /// line saying so; foreign files and live temporaries are kept.
     func testStaleTemporariesOfAKilledRunAreRemovedWithALine() throws {
         let dead = try CLI.deadPID()
-        for name in [".g.mid.drummer-tmp-\(dead)-1-0000abcd", ".ckpt-500.h5.tmp-\(dead)-77", "keep.txt"] {
+        // A user's backup named like another tool's temporary is not the tool's to remove.
+        for name in [".g.mid.drummer-tmp-\(dead)-1-0000abcd", ".ckpt-500.h5.drummer-tmp-\(dead)-1-0000abce", "keep.txt",
+                     ".g.mid.old-\(dead)-77"] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: path(name)))
         }
         let r = try CLI.run(["sample", model, "-n", "3", "--seed", "1", "-o", path("g.mid")])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("drummer: removed 2 stale temporary output(s) (files or folders) from a killed run in \(tmp.path)"),
                       r.stderr)
-        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: tmp.path)), ["g.mid", "keep.txt"])
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: tmp.path)), ["g.mid", "keep.txt", ".g.mid.old-\(dead)-77"])
     }
 
     /// Ctrl-C (twice, as an impatient user does) while convert-midi --onehot writes its

@@ -126,13 +126,13 @@ final class TrainCLITests: XCTestCase {
         XCTAssertFalse(errText.contains("checkpoint saved to"), errText)
     }
 
-    /// `.ckpt-N.h5.tmp-*` left by kill -9 were never removed. The next run in
-    /// the checkpoint directory removes them at start and says so.
+    /// A checkpoint's temporary left by kill -9 (`.ckpt-N.h5.drummer-tmp-*`): the next run in
+    /// the checkpoint directory removes it at start and says so.
     func testStaleCheckpointTemporariesAreRemovedAtStart() throws {
         let pid = try CLI.deadPID()
         let dir = root.appendingPathComponent("c")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        for name in [".ckpt-500.h5.tmp-\(pid)-3141592653", ".train_log.csv.drummer-tmp-\(pid)-1-0000abcd", "notes.txt"] {
+        for name in [".ckpt-500.h5.drummer-tmp-\(pid)-1-3141abcd", ".train_log.csv.drummer-tmp-\(pid)-1-0000abcd", "notes.txt"] {
             try Data("x".utf8).write(to: dir.appendingPathComponent(name))
         }
         let r = try CLI.run(["train"] + small + ["--steps", "2"])

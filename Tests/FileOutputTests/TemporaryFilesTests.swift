@@ -34,11 +34,13 @@ final class TemporaryFilesTests: XCTestCase {
         let name = TemporaryFiles.temporaryName(for: "g.mid")
         XCTAssertEqual(TemporaryFiles.parse(name),
                        .init(kind: .temporary, base: "g.mid", pid: getpid(), start: TemporaryFiles.processStart))
-        XCTAssertEqual(TemporaryFiles.parse(".ckpt-5.h5.tmp-123-4567"),
-                       .init(kind: .temporary, base: "ckpt-5.h5", pid: 123, start: nil))
-        XCTAssertEqual(TemporaryFiles.parse(".model.old-12-99"), .init(kind: .aside, base: "model", pid: 12, start: nil))
+        XCTAssertEqual(TemporaryFiles.parse(".model.drummer-old-12-99-0000abcd"),
+                       .init(kind: .aside, base: "model", pid: 12, start: 99))
+        // Names without the tool's marker are a user's, however much they look like temporaries
+        // (a backup `.drums.old-2024-05`, another tool's `.score.tmp-2023-12`).
         for foreign in ["g.mid", ".g.mid", ".g.tmp-12", ".g.tmp-x-1", "g.mid.drummer-tmp-1-2-0000abcd",
-                        ".g.drummer-tmp-1-2-xyz", ".g.tmp-0-5", ".drummer-tmp-1-2-0000abcd"] {
+                        ".g.drummer-tmp-1-2-xyz", ".g.tmp-0-5", ".drummer-tmp-1-2-0000abcd",
+                        ".ckpt-5.h5.tmp-123-4567", ".model.old-12-99", ".drums.old-2024-05", ".score.tmp-2023-12"] {
             XCTAssertNil(TemporaryFiles.parse(foreign), foreign)
         }
         XCTAssertGreaterThan(TemporaryFiles.processStart, 0, "no /proc/self/stat?")
@@ -48,33 +50,28 @@ final class TemporaryFilesTests: XCTestCase {
         let dead = try deadPid()
         let me = getpid(), start = TemporaryFiles.processStart
         // Stale: a dead pid (file and directory), our pid with another start time
-        // (pid reuse), the older names with a dead pid (HDF5Kit's checkpoints).
+        // (pid reuse), a checkpoint's temporary with a dead pid.
         try touch(".g.mid.drummer-tmp-\(dead)-\(start)-0000abcd")
         try fm.createDirectory(atPath: path(".data.drummer-tmp-\(dead)-1-deadbeef/validation"), withIntermediateDirectories: true)
         try touch(".data.drummer-tmp-\(dead)-1-deadbeef/validation/X.npy")
         try touch(".x.mid.drummer-tmp-\(me)-\(start + 1)-00000001")
-        try touch(".ckpt-500.h5.tmp-\(dead)-12345")
-        // Our own pid in the older name, but last changed before this process started.
-        try touch(".ckpt-1000.h5.tmp-\(me)-7")
-        let old = Date(timeIntervalSinceNow: -3600 * 24 * 400)
-        try fm.setAttributes([.modificationDate: old], ofItemAtPath: path(".ckpt-1000.h5.tmp-\(me)-7"))
-        // Kept: live ones (ours), foreign names.
+        try touch(".ckpt-500.h5.drummer-tmp-\(dead)-7-0000abcd")
+        // Kept: live ones (ours), and names without the marker: other tools' temporaries and a
+        // user's backups, even with a dead pid's number in them, files or directories.
         let live = TemporaryFiles.temporaryName(for: "live.mid")
         try touch(live)
-        try touch(".ckpt-1500.h5.tmp-\(me)-8")
-        for foreign in ["notes.txt", ".hidden", ".g.tmp-12", ".g.tmp-\(dead)", "g.mid.drummer-tmp-\(dead)-1-0000abcd"] {
-            try touch(foreign)
-        }
+        let foreign = ["notes.txt", ".hidden", ".g.tmp-12", ".g.tmp-\(dead)", "g.mid.drummer-tmp-\(dead)-1-0000abcd",
+                       ".ckpt-500.h5.tmp-\(dead)-12345", ".drums.old-2024-05", ".score.tmp-2023-12"]
+        for name in foreign { try touch(name) }
+        try fm.createDirectory(atPath: path(".photos.old-\(dead)-7"), withIntermediateDirectories: true)
+        try touch(".photos.old-\(dead)-7/a.jpg")
         let removed = TemporaryFiles.sweep(directory: dir.path, report: false)
         XCTAssertEqual(Set(removed.map { ($0 as NSString).lastPathComponent }), [
             ".g.mid.drummer-tmp-\(dead)-\(start)-0000abcd", ".data.drummer-tmp-\(dead)-1-deadbeef",
-            ".x.mid.drummer-tmp-\(me)-\(start + 1)-00000001", ".ckpt-500.h5.tmp-\(dead)-12345",
-            ".ckpt-1000.h5.tmp-\(me)-7",
+            ".x.mid.drummer-tmp-\(me)-\(start + 1)-00000001", ".ckpt-500.h5.drummer-tmp-\(dead)-7-0000abcd",
         ])
-        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: dir.path)), [
-            live, ".ckpt-1500.h5.tmp-\(me)-8", "notes.txt", ".hidden", ".g.tmp-12", ".g.tmp-\(dead)",
-            "g.mid.drummer-tmp-\(dead)-1-0000abcd",
-        ])
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: dir.path)), Set([live, ".photos.old-\(dead)-7"] + foreign))
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: path(".photos.old-\(dead)-7")), ["a.jpg"])
         XCTAssertEqual(TemporaryFiles.sweepDetailed(directory: dir.path), .init())
     }
 
@@ -99,9 +96,9 @@ final class TemporaryFilesTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: path("model/model.json"), encoding: .utf8), "old")
         XCTAssertTrue(sweep.line(directory: dir.path)?.contains("restored \(path("model"))") == true)
         // With the directory in place, an aside copy is just stale.
-        try fm.createDirectory(atPath: path(".model.old-\(dead)-5"), withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: path(".model.drummer-old-\(dead)-5-0000000b"), withIntermediateDirectories: true)
         sweep = TemporaryFiles.sweepDetailed(directory: dir.path)
-        XCTAssertEqual(sweep.removed, [path(".model.old-\(dead)-5")])
+        XCTAssertEqual(sweep.removed, [path(".model.drummer-old-\(dead)-5-0000000b")])
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir.path), ["model"])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import FileOutput
 @testable import HDF5Kit
 
 private let shapes: [[Int]] = [[], [5], [3, 4], [2, 3, 4], [0, 3]]
@@ -133,10 +134,17 @@ final class H5RoundTripTests: XCTestCase {
         let path = dir.appendingPathComponent("ckpt.h5").path
         let n = try H5File.writeAtomically(to: path) { f -> Int in
             XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+            // The temporary carries the tool's marker (the sweeper's to remove once this process is
+            // gone) and is registered for an interrupt to remove.
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            XCTAssertEqual(names.count, 1)
+            XCTAssertEqual(names.first.flatMap { TemporaryFiles.parse($0) }?.base, "ckpt.h5", "\(names)")
+            XCTAssertEqual(TemporaryFiles.inFlight, [dir.appendingPathComponent(names[0]).path])
             try f.createDataset("Wx", values: [Float](repeating: 0.5, count: 8), shape: [2, 4])
             return 8
         }
         XCTAssertEqual(n, 8)
+        XCTAssertEqual(TemporaryFiles.inFlight, [])
         XCTAssertEqual(try H5File.open(path).read("Wx", as: Float.self, shape: [2, 4]).count, 8)
         // A failing body leaves the old file in place and no temporary file behind.
         struct Boom: Error {}
