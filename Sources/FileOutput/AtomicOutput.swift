@@ -584,6 +584,15 @@ public enum AtomicOutput {
                     throw refuse("not replacing it: it also holds \(shown), which drummer does not write there; "
                         + "move \(foreign.count == 1 ? "it" : "them") out or choose another path")
                 }
+                // Its old files go once the new directory is in place: a directory whose files
+                // cannot be removed (its own write permission, or a subdirectory's) would be
+                // replaced and then left behind under a temporary name.
+                if let locked = ([current] + entries.map { (current as NSString).appendingPathComponent($0) })
+                    .first(where: { var e = stat(); return lstat($0, &e) == 0 && e.st_mode & S_IFMT == S_IFDIR
+                        && access($0, W_OK | X_OK) != 0 }) {
+                    throw refuse("not replacing it: \(locked == current ? "it" : locked) is read-only, so its old files "
+                        + "could not be removed; make it writable (chmod -R u+w) or choose another path")
+                }
                 return (current, st.st_mode & 0o7777)
             default:
                 throw refuse("exists and is not a directory (it is \(fileTypeName(st.st_mode)))")

@@ -99,6 +99,34 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("songs")), ["take.mid"])
     }
 
+    /// A read-only dataset directory (`chmod 555 d`, replaced by a user who cannot remove its
+    /// files) was swapped out and its old copy left under a temporary name, exit 0: refused
+    /// before any work, the directory as it was. As root, the run is the user nobody's.
+    func testAReadOnlyDirectoryIsNotReplaced() throws {
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        var r = try CLI.run(["convert-midi", src, "-o", path("d")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let before = try fm.contentsOfDirectory(atPath: path("d")).sorted()
+        XCTAssertEqual(chmod(path("d"), 0o555), 0)
+        XCTAssertEqual(chmod(tmp.path, 0o777), 0)
+        defer { chmod(path("d"), 0o755) }
+        let args = ["convert-midi", src, "-o", path("d")]
+        if getuid() == 0 {
+            let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+            guard fm.isExecutableFile(atPath: setpriv.path) else {
+                throw XCTSkip("running as root, and /usr/bin/setpriv (util-linux) is missing to run as another user")
+            }
+            r = try CLI.run(executable: setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path] + args)
+        } else {
+            r = try CLI.run(args)
+        }
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(path("d")): not replacing it: it is read-only, so its old files could not be removed"),
+                      r.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("d")).sorted(), before)
+        XCTAssertEqual(temporaries(), [])
+    }
+
     // MARK: Clean up
 
     /// Temporaries of a killed run are removed by the next run in the directory, with a
