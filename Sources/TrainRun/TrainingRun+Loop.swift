@@ -89,7 +89,10 @@ extension TrainingRun {
                     bar(barLine(step: now, loss: loss, stepsPerSecond: Double(now - startStep) / max(t, 1e-9)))
                 }
             }
-            var saveNow = now % c.checkpointEvery == 0
+            // The last step's checkpoint waits for the evaluation after the loop when one follows
+            // (the step is not a multiple of --eval-every): saved before it, the checkpoint would
+            // miss that evaluation's best step, and choosing or resuming by it would go wrong.
+            var saveNow = now % c.checkpointEvery == 0 && !(now == c.steps && now % c.evalEvery != 0)
             if now % c.evalEvery == 0 {
                 let (end, best) = try evaluateInLoop(step: now, learningRate: lr, stepLoss: loss, shouldStop: shouldStop)
                 if let end { return end }

@@ -201,6 +201,29 @@ final class CheckpointTests: XCTestCase {
         XCTAssertTrue(sink.text.contains("interrupted at step 3"), sink.text)
     }
 
+    /// --steps 20 --checkpoint-every 10 --eval-every 15: the last step is a checkpoint's but not an
+    /// evaluation's, so the run evaluates it after the loop. Its checkpoint was written before that
+    /// evaluation and held no best step (best_step -1, the loss inf): `sample`/`export` of the
+    /// directory then had no validation loss to choose by, and a resume lost the best.
+    func testTheLastCheckpointHoldsTheFinalEvaluation() throws {
+        var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: 20)
+        o.checkpointEvery = 10
+        o.evalEvery = 15
+        let sink = LineSink()
+        let run = try TrainingRun(options: o, reporter: sink.reporter)
+        XCTAssertEqual(try run.run(shouldStop: { false }).ending, .reachedSteps)
+        XCTAssertEqual(CheckpointDirectory(path: root.appendingPathComponent("c").path).list().last?.step, 20)
+        let last = try Checkpoint.read(path: root.appendingPathComponent("c/ckpt-20.h5").path)
+        XCTAssertEqual(last.bestStep, run.bestStep)
+        XCTAssertTrue([15, 20].contains(last.bestStep), "best step \(last.bestStep)")
+        XCTAssertEqual(last.bestValidationLoss, run.bestValidationLoss)
+        XCTAssertTrue(last.bestValidationLoss.isFinite)
+        // Saved once, after the evaluation.
+        let order = sink.lines.filter { $0.hasPrefix("eval step 20") || $0.hasSuffix("ckpt-20.h5") }
+        XCTAssertEqual(order.count, 2, sink.text)
+        XCTAssertTrue(order.first?.hasPrefix("eval step 20") == true, sink.text)
+    }
+
     func testProgressLinesCarryTheOriginalsSmoothedLoss() throws {
         let (run, sink) = try train(steps: 10)
         // Smoothed loss starts at -log(1/notes) - log(1/ticks) and moves by 0.001 of each loss.
