@@ -88,9 +88,9 @@ public enum SwiftConstants {
 
             public enum \(typeName) {
                 /// Notes in the vocabulary (N).
-                public static let noteCount = \(shape.notes)
+                public static let noteCount = \(vocabulary.ixToNote.count)
                 /// Tick values in the vocabulary (K).
-                public static let tickCount = \(shape.ticks)
+                public static let tickCount = \(vocabulary.ixToTick.count)
                 /// The input groups in Wx row order, and their sizes.
                 public static let inputGroups: [String] = \(strings(groups.inputNames))
                 public static let inputGroupSizes: [Int] = \(shape.inputGroups)

@@ -134,7 +134,11 @@ final class ExporterGroupsTests: XCTestCase {
                      "public static let gridPPQ = 480",
                      "public static let gridVelocityBins: [ClosedRange<Int>] = [30...63, 64...99, 100...127]",
                      "public static let gridOffsets: [Int] = [-45, -15, 15, 45]",
-                     "public static let gridOffsetCoupling = 0.25"] {
+                     "public static let gridOffsetCoupling = 0.25",
+                     // The vocabulary's counts, which the grid's input groups do not hold (its first
+                     // group is the hit set's 513 classes).
+                     "public static let noteCount = \(g.vocabulary.ixToNote.count)",
+                     "public static let tickCount = \(g.vocabulary.ixToTick.count)"] {
             XCTAssertTrue(text.contains(line), "the Swift file lacks \(line)")
         }
         XCTAssertEqual(Self.ranges(named: "gridVelocityBins", in: text), grid.velocity.bins)
@@ -157,6 +161,7 @@ final class ExporterGroupsTests: XCTestCase {
             assert(inputs.count == inputSizes.count && outputs.count == outputSizes.count)
             assert(outputSizes.reduce(0, +) == GrooveModel.wyCols && outputSizes[1] == bins.count)
             assert(histogram.count == 127 && counts.count == 9 && offsets.count * 2 == outputSizes.last)
+            assert(GrooveModel.ixToNote.count == GrooveModel.noteCount && GrooveModel.ixToTick.count == GrooveModel.tickCount)
             print(lookback, bars, GrooveModel.gridPPQ, GrooveModel.gridOffsetCoupling)
             """.write(to: client, atomically: true, encoding: .utf8)
         try ExporterTests.assertTypechecks(swiftc: swiftc, [swiftFile, client.path])
