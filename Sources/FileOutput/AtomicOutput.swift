@@ -174,6 +174,12 @@ public final class PendingFile {
     /// False once the temporary file is committed or discarded.
     public var isPending: Bool { registration != nil }
 
+    /// Whether the destination is a regular file (put in place by a rename), not a stream.
+    var isRegularFile: Bool {
+        if case .file = destination { return true }
+        return false
+    }
+
     /// Removes the temporary file (nothing is written). Harmless after `commit`.
     public func discard() {
         guard let registration else { return }

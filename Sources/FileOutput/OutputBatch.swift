@@ -33,9 +33,12 @@ public final class OutputBatch {
     }
 
     /// Puts every file still pending in place (a file discarded on the way, say a rendering
-    /// that was skipped, is left out), in the order prepared.
+    /// that was skipped, is left out), in the order prepared, the streams (`-`, a pipe, a
+    /// device) first: a stream that fails (a reader gone) cannot be taken back, and the files
+    /// after it are then left out rather than put in place beside a failed run.
     public func commit() throws {
-        for file in files where file.isPending {
+        let streamsFirst = files.filter { !$0.isRegularFile } + files.filter(\.isRegularFile)
+        for file in streamsFirst where file.isPending {
             do { try file.commitTemporaryFile() } catch {
                 discard()
                 throw error

@@ -343,6 +343,21 @@ final class OutputCLITests: XCTestCase {
         XCTAssertTrue(gone.stderr.contains("error: could not write to standard output: broken pipe"), gone.stderr)
     }
 
+    /// `sample -o y.mid --wav - | head -c 4`: the WAV stream's reader goes away, the run fails,
+    /// and the MIDI file of that failed run is not put in place (it was, exit 1 beside it).
+    func testAFailedStreamLeavesTheRunsFilesOut() throws {
+        guard ["/usr/bin/fluidsynth", "/usr/local/bin/fluidsynth"].contains(where: { fm.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("fluidsynth is not installed: sample --wav needs it")
+        }
+        let quoted = { (a: [String]) in a.map { "'\($0)'" }.joined(separator: " ") }
+        let r = try CLI.run(executable: URL(fileURLWithPath: "/bin/bash"), [
+            "-c", "set -o pipefail; \(quoted([CLI.binary.path, "sample", model, "-n", "200", "--seed", "1", "-o", path("y.mid"), "--wav", "-"])) | head -c 4 > /dev/null"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("error: -: cannot write: broken pipe"), r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: path("y.mid")))
+        XCTAssertEqual(temporaries(), [])
+    }
+
     /// A --soundfont that is no SoundFont is named, not rendered past in silence by FluidSynth.
     func testASoundfontThatIsNoSoundFontIsNamed() throws {
         guard ["/usr/bin/fluidsynth", "/usr/local/bin/fluidsynth"].contains(where: { fm.isExecutableFile(atPath: $0) }) else {
