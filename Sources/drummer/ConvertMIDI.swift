@@ -16,7 +16,9 @@ struct ConvertMIDI: ParsableCommand {
             and keeps the hits (NOTE ON with velocity > 0) as (note, ticks since the previous hit). \
             Files are glued into one sequence: each file starts on the first beat boundary after \
             the previous file's last hit. Writes events.npy (int32 [N, 2]: note index, tick index), \
-            vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output directory.
+            velocities.npy (int32 [N]), positions.npy (int32 [N, 2]: ticks from the bar line, the \
+            bar's length), vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output \
+            directory (docs/data-format.md).
 
             By default, defects that need no guessing are recovered with a warning each (bytes \
             after the end, a missing end-of-track, a chunk length past the end of the file when \

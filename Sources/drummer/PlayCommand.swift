@@ -49,7 +49,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "The style to play, as `drummer sample --style` (a model with a style input).")
     var style: String?
 
-    @Option(help: "Connect the output port to this JACK MIDI input port (repeatable), e.g. fluidsynth:midi_00.")
+    @Option(help: "Connect the output port to this JACK MIDI input port (repeatable), e.g. fluidsynth-midi:midi_00 (FluidSynth 2's).")
     var connect: [String] = []
 
     @Option(help: "Connect this JACK MIDI output port to the input port (repeatable), e.g. a drum kit's.")

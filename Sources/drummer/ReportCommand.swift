@@ -14,7 +14,7 @@ struct ReportCommand: ParsableCommand {
         discussion: """
             Each section appears when its input is given: --checkpoints (train_log.csv: loss, \
             accuracy and learning rate against step, the best validation step marked), generated \
-            MIDI files (piano rolls of the first --bars bars, audio through FluidSynth), --reference \
+            MIDI files (piano rolls of the first --bars bars, audio of the first 8 files through FluidSynth), --reference \
             (a convert-midi dataset, a folder of MIDI files or one file: histograms of notes, \
             deltas, velocities and position in bar against the generated files, and a held-out \
             file's piano roll), --model (the model card from model.json). The page has no scripts \
