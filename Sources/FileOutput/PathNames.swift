@@ -19,12 +19,32 @@ public enum PathNames {
     public enum Containment: Equatable, Sendable { case same, inside, outside }
 
     /// `path` against `directory` by their paths, absolute and standardized, the symbolic links
-    /// of their existing parts resolved: so an output not made yet compares too, where
-    /// InputOverlap compares what exists by device and inode.
+    /// of their existing parts resolved (the longest part that exists, so that `link/new/x`
+    /// compares as where `link` leads): so an output not made yet compares too, where
+    /// InputOverlap compares what exists by device and inode. Compared byte for byte: names
+    /// that differ only in Unicode normalization are two files.
     public static func containment(of path: String, in directory: String) -> Containment {
-        func real(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-        let (inner, outer) = (real(path), real(directory))
+        let (inner, outer) = (Array(resolved(path).utf8), Array(resolved(directory).utf8))
         if inner == outer { return .same }
-        return inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/") ? .inside : .outside
+        let prefix = outer.last == UInt8(ascii: "/") ? outer : outer + [UInt8(ascii: "/")]
+        return inner.starts(with: prefix) ? .inside : .outside
+    }
+
+    /// `path` absolute and standardized, with its longest existing part's symbolic links resolved.
+    static func resolved(_ path: String) -> String {
+        let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+        var existing = standardized, rest: [String] = []
+        while true {
+            if let r = realpath(existing, nil) {
+                defer { free(r) }
+                let base = String(cString: r)
+                guard !rest.isEmpty else { return base }
+                return (base == "/" ? "" : base) + "/" + rest.reversed().joined(separator: "/")
+            }
+            let up = parent(of: existing)
+            guard up != existing else { return standardized }
+            rest.append(String(existing.split(separator: "/").last ?? ""))
+            existing = up
+        }
     }
 }

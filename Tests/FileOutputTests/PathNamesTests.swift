@@ -28,5 +28,13 @@ final class PathNamesTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link").path, withDestinationPath: d)
         XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link").path, in: d), .same)
+        // Through a link whose path below does not exist yet (`train -o m --checkpoint-dir
+        // link/ck`): inside, as where the link leads (the whole path's links were left unresolved).
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link/ck").path, in: d), .inside)
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link/a/b/c.swift").path, in: d), .inside)
+        XCTAssertEqual(PathNames.containment(of: d + "/ck", in: root.appendingPathComponent("link").path), .inside)
+        // Names that differ only in Unicode normalization are two files (é precomposed, e + ◌́).
+        XCTAssertEqual(PathNames.containment(of: root.path + "/\u{E9}", in: root.path + "/e\u{301}"), .outside)
+        XCTAssertEqual(PathNames.containment(of: root.path + "/\u{E9}/x", in: root.path + "/e\u{301}"), .outside)
     }
 }
