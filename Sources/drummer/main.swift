@@ -16,6 +16,17 @@ atexit {
     }
 }
 
+// Swift reads the arguments as UTF-8, repairing other bytes: `-o $'bad\xff.mid'` would write
+// another name than the one given, `tab $'in\xff.mid'` would find no file. Refused, with the
+// argument's bytes shown.
+for i in 1..<Int(CommandLine.argc) {
+    guard let raw = CommandLine.unsafeArgv[i], String(validatingCString: raw) == nil else { continue }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+    let shown = bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
+    Console.writeError(Data("error: argument \(i) (\(shown)) is not UTF-8 text: drummer reads file names and options as UTF-8; rename the file or give another name\n".utf8))
+    exit(ExitCode.validationFailure.rawValue)
+}
+
 // A DRUMMER_MAX_ISA that names no level is an error, not a silent default.
 if let message = KernelISA.settingError {
     Console.writeError(Data(("error: " + message + "\n").utf8))

@@ -27,6 +27,20 @@ final class CommandNameCLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["bench", "sample", "--help"]).status, 0)
     }
 
+    /// A name that is not UTF-8 (`-o $'bad\xff.mid'`) was read with its byte repaired: sample wrote
+    /// `bad\u{FFFD}.mid`, exit 0, and tab found no file. Refused with the bytes shown, nothing written.
+    func testAnArgumentThatIsNotUTF8IsRefused() throws {
+        let dir = try CLI.temporaryDirectory("not-utf8")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let r = try CLI.run(executable: URL(fileURLWithPath: "/bin/sh"),
+                            ["-c", "exec \"$0\" sample \"$1\" -n 5 -o \"$(printf 'bad\\377.mid')\"", CLI.binary.path, model], cwd: dir)
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertEqual(r.stderr, "error: argument 6 (bad\\xFF.mid) is not UTF-8 text: drummer reads file names and options as UTF-8; "
+                       + "rename the file or give another name\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+    }
+
     /// A usage error found once the command runs (a --style the model does not have) shows that
     /// command's usage line, as one found while parsing does.
     func testAUsageErrorFoundAtRunTimeShowsTheCommandsUsage() throws {
