@@ -168,7 +168,10 @@ extension MIDIDatasetConverter {
 
     /// One file: read, parse (hits only), compact; or why not.
     static func readOne(_ entry: SourceEntry, root: String, settings: HitExtractionSettings) -> FileOutcome {
-        if let problem = entry.problem { return .skipped(reason: problem, kind: "not a regular file") }
+        if let problem = entry.problem {
+            // A directory that cannot be listed, a name that is not UTF-8: unreadable.
+            return .skipped(reason: problem, kind: problem.hasPrefix("not a regular file") ? "not a regular file" : "unreadable")
+        }
         do {
             return .converted(FileRecord(try FileHits.read(path: root + entry.path, settings: settings)))
         } catch let e as MIDIFileError {

@@ -57,10 +57,19 @@ extension MIDIDatasetConverter {
         }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            // A name that is not UTF-8 reads with its bytes repaired (U+FFFD): a path that opens
+            // nothing. Such a MIDI file is named as skipped for its name, not as missing.
+            let (name, utf8) = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let c = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                return (String(cString: c), String(validatingCString: c) != nil)
             }
             if name == "." || name == ".." { continue }
+            if !utf8 {
+                if hasMIDIExtension(name) || entry.pointee.d_type == UInt8(DT_DIR) {
+                    found.append(SourceEntry(path: rel + name, problem: "its name is not UTF-8 text (shown with U+FFFD); rename it to read it"))
+                }
+                continue
+            }
             let path = rel + name
             var type = entry.pointee.d_type
             if type == UInt8(DT_UNKNOWN) {

@@ -70,6 +70,34 @@ final class ConvertMIDIBadInputTests: XCTestCase {
 
     // MARK: Every bad file named
 
+    /// A MIDI file (and a folder) whose name is not UTF-8 was "skipped: …: cannot read: no such
+    /// file or directory" (its name read with the byte repaired opens nothing), counted as "not a
+    /// regular file": named for its name, counted as unreadable.
+    func testANameThatIsNotUTF8IsNamedAsSuch() throws {
+        let src = tmp.appendingPathComponent("src")
+        try write(Self.midi(Self.drums), "ok.mid", in: src)
+        for (bytes, directory) in [(Array("b".utf8) + [0xFF] + Array("d.mid".utf8), false), ([0x64, 0xFF], true)] {
+            let path = Array(src.path.utf8) + [UInt8(ascii: "/")] + bytes + [0]
+            path.withUnsafeBufferPointer { p in
+                let c = UnsafeRawPointer(p.baseAddress!).assumingMemoryBound(to: CChar.self)
+                if directory {
+                    XCTAssertEqual(mkdir(c, 0o755), 0)
+                } else {
+                    let fd = open(c, O_CREAT | O_WRONLY, 0o644)
+                    XCTAssertGreaterThanOrEqual(fd, 0)
+                    let file = Self.midi(Self.drums)
+                    XCTAssertEqual(file.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }, file.count)
+                    close(fd)
+                }
+            }
+        }
+        let r = try CLI.run(["convert-midi", src.path, "-o", tmp.appendingPathComponent("data").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("skipped: \(src.path)/b\u{FFFD}d.mid: its name is not UTF-8 text (shown with U+FFFD); rename it to read it"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("skipped: \(src.path)/d\u{FFFD}: its name is not UTF-8 text"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("3 files: 1 read cleanly, 0 recovered, 2 skipped (2 unreadable)"), r.stdout)
+    }
+
     func testADirectoryOfOnlyBadFilesNamesEveryFileAndWritesNothing() throws {
         let input = tmp.appendingPathComponent("in")
         try write(Array("<!DOCTYPE html>\n<html><head><title>404</title></head></html>\n".utf8), "page.mid", in: input)
