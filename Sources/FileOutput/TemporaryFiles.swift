@@ -25,9 +25,15 @@ public enum TemporaryFiles {
     /// This process's start time in clock ticks since boot, 0 where /proc is missing.
     public static let processStart: UInt64 = startTime(of: getpid()) ?? 0
 
-    /// The name of a temporary file or directory for the output named `name`.
+    /// The name of a temporary file or directory for the output named `name`. The name is
+    /// shortened (on a character boundary) so that the temporary's stays within a file name's
+    /// 255 bytes: an output named up to that limit can be written (only the marker and tag are
+    /// read back from a temporary's name).
     public static func temporaryName(for name: String) -> String {
-        "." + name + marker + tag()
+        let suffix = marker + tag()
+        var base = Substring(name)
+        while 1 + base.utf8.count + suffix.utf8.count > 255, !base.isEmpty { base = base.dropLast() }
+        return "." + base + suffix
     }
 
     /// The name under which an existing directory `name` is moved aside while replaced.

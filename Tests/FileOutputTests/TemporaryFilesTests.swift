@@ -46,6 +46,18 @@ final class TemporaryFilesTests: XCTestCase {
         XCTAssertGreaterThan(TemporaryFiles.processStart, 0, "no /proc/self/stat?")
     }
 
+    /// An output name near the 255-byte limit (`-o aaa…a.mid`, 250 bytes) failed with "file name
+    /// too long": its temporary's name was 40-odd bytes longer. Shortened on a character boundary.
+    func testTemporaryNamesOfLongNamesFitAFileName() throws {
+        for name in [String(repeating: "a", count: 246) + ".mid", String(repeating: "\u{E9}", count: 125)] {
+            let t = TemporaryFiles.temporaryName(for: name)
+            XCTAssertLessThanOrEqual(t.utf8.count, 255, t)
+            let parsed = try XCTUnwrap(TemporaryFiles.parse(t))
+            XCTAssertTrue(name.hasPrefix(parsed.base) && parsed.base.utf8.count > 150, parsed.base)
+            XCTAssertTrue(fm.createFile(atPath: path(t), contents: Data("x".utf8)), t)
+        }
+    }
+
     func testStaleTemporariesAreRemovedLiveAndForeignOnesKept() throws {
         let dead = try deadPid()
         let me = getpid(), start = TemporaryFiles.processStart
