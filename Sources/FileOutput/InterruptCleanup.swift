@@ -25,6 +25,7 @@ import Darwin
 private let signalCount = Atomic<Int>(0)
 private let pipeWriteEnd = Atomic<Int32>(-1)
 private let installed = Atomic<Bool>(false)
+private let closingNote = Mutex<String?>(nil)
 private let hardExitMessage: StaticString = "\ndrummer: interrupted again: exiting without cleaning up\n"
 
 private func cleanupHandler(_ sig: Int32) {
@@ -41,7 +42,10 @@ public enum InterruptCleanup {
     /// Installs the SIGINT, SIGTERM and SIGHUP handlers and the watcher thread (once; later
     /// calls do nothing). A signal that was ignored when the process started (SIGINT in a
     /// background job, SIGHUP under nohup) stays ignored.
-    public static func install() {
+    ///
+    /// `note`: a last line to say after what was not written (how to finish the job later).
+    public static func install(note: String? = nil) {
+        closingNote.withLock { $0 = note }
         guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
@@ -99,6 +103,7 @@ public enum InterruptCleanup {
                     : "\(removed[0]), \(removed[1]) … \(removed[removed.count - 1])"
                 lines.insert("\(removed.count) outputs were not written (\(shown); their temporary outputs were removed)", at: 0)
             }
+            if let note = closingNote.withLock({ $0 }) { lines.append(note) }
             let name = StopSignals.name(sig)
             let text = lines.isEmpty ? "drummer: \(name)\n"
                 : lines.map { "drummer: \(name): \($0)\n" }.joined()

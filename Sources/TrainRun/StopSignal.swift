@@ -38,7 +38,7 @@ public enum StopSignal {
     public static var requested: Bool { stopFlag.load(ordering: .relaxed) != 0 }
 
     /// The signal received (0 when none).
-    static var signalNumber: Int32 { Int32(truncatingIfNeeded: stopFlag.load(ordering: .relaxed)) }
+    public static var signalNumber: Int32 { Int32(truncatingIfNeeded: stopFlag.load(ordering: .relaxed)) }
 
     /// Sets the flag as a signal would (tests, programmatic stops).
     public static func request(_ sig: Int32 = SIGINT) { stopFlag.store(Int(sig), ordering: .relaxed) }

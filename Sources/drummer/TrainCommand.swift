@@ -235,6 +235,17 @@ struct TrainCommand: ParsableCommand {
                 + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved")
                 + (output.map { "; nothing exported to \($0) (drummer train --resume CHECKPOINT -o \($0) carries on and exports)" } ?? ""))
         } else if let output {
+            // Choosing samples and measures the checkpoints of the run's second half (minutes): a
+            // stop from here on ends the command at once, exporting nothing (the export's temporary
+            // removed), where it used to be noticed only after the export had replaced the model.
+            let last = summary.lastCheckpoint ?? run.configuration.checkpointDirectory
+            let finish = "drummer train --resume \(last) -o \(output) chooses the step and exports"
+            InterruptCleanup.install(note: "nothing exported to \(output); " + finish)
+            if StopSignal.requested {
+                let sig = StopSignal.signalNumber
+                Self.stderr("drummer: \(StopSignals.name(sig)): nothing exported to \(output); " + finish)
+                throw ExitCode(128 + sig)
+            }
             try Self.chooseAndExport(run, summary: summary, to: output)
         }
     }

@@ -26,6 +26,31 @@ final class GridCLITests: XCTestCase {
                      "--checkpoint-every", "3", "--eval-every", "3", "--checkpoint-dir", root.appendingPathComponent(dir).path] + extra)
     }
 
+    /// Ctrl-C while `train -o MODEL` chooses the step (sampling the checkpoints, minutes on a real
+    /// run) was noticed only after the export had replaced MODEL, exit 0. It ends the command at
+    /// once: MODEL as it was, status 130, and the line saying how to choose and export later.
+    func testCtrlCWhileChoosingExportsNothing() throws {
+        let model = root.appendingPathComponent("model")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        let run = try BackgroundRun(["train", "--recipe", "grid", "--data", data.path, "--hidden", "8", "--unroll", "8",
+                                     "--batch-size", "2", "--checkpoint-every", "3", "--eval-every", "3", "--steps", "6",
+                                     "--checkpoint-dir", root.appendingPathComponent("c").path, "-o", model.path], in: root)
+        XCTAssertTrue(run.wait(for: "choose-step: 2 checkpoints of", seconds: 120), run.stdoutText)
+        run.signal(SIGINT)
+        let (status, _, err) = try run.finish()
+        XCTAssertEqual(status, 130, err)
+        let last = root.appendingPathComponent("c/ckpt-6.h5").path
+        XCTAssertTrue(err.contains("drummer: interrupted: nothing exported to \(model.path); drummer train --resume \(last) -o \(model.path) "
+                                   + "chooses the step and exports"), err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: model.path), [], "the model directory as it was")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.contains("drummer-tmp") }, [])
+        // What the line says does it: nothing to train, then the choice and the export.
+        let resumed = try CLI.run(["train", "--resume", last, "-o", model.path])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stdout.contains("nothing to train"), resumed.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: model.appendingPathComponent("model.json").path))
+    }
+
     /// `train -o MODEL`: after the run, the checkpoints of its second half play files measured
     /// against the training data, the rule (or the closest) chooses one and it is exported, as
     /// `choose-step --structure --closest --export` of the same checkpoints does; the model plays.
