@@ -98,8 +98,11 @@ extension TrainingRun {
                 if let end { return end }
                 if best { saveNow = true }
             }
-            let interrupted = shouldStop()
+            var interrupted = shouldStop()
             if (saveNow || interrupted) && savedStep != now { try save() }
+            // A stop that came during the save: the run ends at this step, saved, rather than
+            // train one more step and save that too.
+            interrupted = interrupted || shouldStop()
             if interrupted {
                 clearBar()
                 reporter.line("interrupted at step \(now): saved \(lastCheckpoint ?? "nothing")")

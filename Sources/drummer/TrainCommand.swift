@@ -234,6 +234,9 @@ struct TrainCommand: ParsableCommand {
             Self.stderr("drummer: interrupted at step \(summary.step): "
                 + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved")
                 + (output.map { "; nothing exported to \($0) (drummer train --resume CHECKPOINT -o \($0) carries on and exports)" } ?? ""))
+            // A stop is a success when it saved the run to carry on from; before the first step
+            // (nothing saved) a script must not read one.
+            if summary.lastCheckpoint == nil { throw ExitCode(128 + max(StopSignal.signalNumber, 2)) }
         } else if let output {
             // Choosing samples and measures the checkpoints of the run's second half (minutes): a
             // stop from here on ends the command at once, exporting nothing (the export's temporary

@@ -189,6 +189,22 @@ final class CheckpointTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: good)), before)
     }
 
+    /// A stop that arrives while a periodic checkpoint is written ends the run at that step: it
+    /// trained one more step and saved that one too.
+    func testAStopDuringACheckpointWriteEndsTheRunThere() throws {
+        var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: nil)
+        o.checkpointEvery = 5
+        let first = root.appendingPathComponent("c/ckpt-5.h5").path
+        let sink = LineSink()
+        let run = try TrainingRun(options: o, reporter: sink.reporter)
+        // True from the moment the step-5 checkpoint is on disk: the stop came during its write.
+        let summary = try run.run(shouldStop: { FileManager.default.fileExists(atPath: first) })
+        XCTAssertEqual(summary.ending, .interrupted)
+        XCTAssertEqual(summary.step, 5)
+        XCTAssertEqual(CheckpointDirectory(path: root.appendingPathComponent("c").path).list().map(\.step), [5])
+        XCTAssertTrue(sink.text.contains("interrupted at step 5"), sink.text)
+    }
+
     func testStopRequestFinishesTheStepSavesAndReturns() throws {
         var o = RunFixture.options(data: data, checkpoints: root.appendingPathComponent("c"), steps: nil)
         o.checkpointEvery = 1000
