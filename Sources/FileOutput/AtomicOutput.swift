@@ -150,15 +150,8 @@ public final class PendingFile {
     public func commitTemporaryFile() throws {
         guard let tmp = temporaryPath else { preconditionFailure("prepare(..., temporaryFile: true) gives a temporary file") }
         switch destination {
-        case .file(let target, let mode):
-            do {
-                try AtomicOutput.withDescriptor(tmp, flags: O_RDONLY | O_CLOEXEC) { fd in
-                    try AtomicOutput.finish(fd, mode: mode)
-                }
-            } catch let e as AtomicOutput.SystemCallError {
-                discard()
-                throw OutputError(path: path, message: "cannot write\(e.what.isEmpty ? "" : " " + e.what): \(ErrorText.errno(e.code))")
-            }
+        case .file(let target, _):
+            try finishTemporaryFile()
             try moveIntoPlace(target)
         case .stream, .descriptor:
             let data: Data
@@ -171,14 +164,35 @@ public final class PendingFile {
         }
     }
 
+    /// A regular file's temporary synced to disk with its mode set: all of committing it but the
+    /// rename (OutputBatch finishes every file, then renames them all at once).
+    func finishTemporaryFile() throws {
+        guard let tmp = temporaryPath, case .file(_, let mode) = destination else { return }
+        do {
+            try AtomicOutput.withDescriptor(tmp, flags: O_RDONLY | O_CLOEXEC) { fd in
+                try AtomicOutput.finish(fd, mode: mode)
+            }
+        } catch let e as AtomicOutput.SystemCallError {
+            discard()
+            throw OutputError(path: path, message: "cannot write\(e.what.isEmpty ? "" : " " + e.what): \(ErrorText.errno(e.code))")
+        }
+    }
+
+    /// Renames a finished regular file's temporary into place, with the registry's lock held by
+    /// the caller; the error's message when the rename fails (the temporary is then left for
+    /// `discard`).
+    func rename(holding registry: inout TemporaryFiles.Registry) -> String? {
+        guard let tmp = temporaryPath, let registration, case .file(let target, _) = destination else { return nil }
+        if posixRename(tmp, target) != 0 { return "cannot rename the temporary file into place: \(ErrorText.lastErrno)" }
+        registry.placed(registration)
+        self.registration = nil
+        return nil
+    }
+
     /// False once the temporary file is committed or discarded.
     public var isPending: Bool { registration != nil }
 
-    /// Whether the destination is a regular file (put in place by a rename), not a stream.
-    var isRegularFile: Bool {
-        if case .file = destination { return true }
-        return false
-    }
+
 
     /// Removes the temporary file (nothing is written). Harmless after `commit`.
     public func discard() {
@@ -192,7 +206,7 @@ public final class PendingFile {
         guard let tmp = temporaryPath, let registration else { return }
         let failure: Int32? = TemporaryFiles.withRegistryLocked { registry in
             if posixRename(tmp, target) != 0 { return errno }
-            registry.remove(registration)
+            registry.placed(registration)
             return nil
         }
         if let code = failure {
@@ -247,11 +261,14 @@ public final class PendingDirectory {
                 guard posixRename(tmp, destination) == 0 else {
                     return .failed("cannot rename the new directory into place: \(ErrorText.lastErrno)")
                 }
-                registry.remove(registration)
+                registry.placed(registration)
                 return .placed
             }
-            // The temporary name now holds the old directory, still registered.
-            if AtomicOutput.exchange(tmp, destination) { return .exchanged }
+            // The temporary name now holds the old directory, still registered (as the old copy).
+            if AtomicOutput.exchange(tmp, destination) {
+                registry.placed(registration, oldCopyRemains: true)
+                return .exchanged
+            }
             let aside = (AtomicOutput.parentDirectory(destination) as NSString)
                 .appendingPathComponent(TemporaryFiles.asideName(for: (destination as NSString).lastPathComponent))
             guard posixRename(destination, aside) == 0 else {
@@ -262,8 +279,10 @@ public final class PendingDirectory {
                 _ = posixRename(aside, destination)
                 return .failed(message)
             }
-            registry.remove(registration)
-            return .movedAside(aside, registry.add(aside, destination: destination))
+            registry.placed(registration)
+            let old = registry.add(aside, destination: destination)
+            registry.entries[old.id]?.oldCopy = true
+            return .movedAside(aside, old)
         }
         switch outcome {
         case .failed(let message):

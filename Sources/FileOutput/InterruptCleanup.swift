@@ -81,36 +81,53 @@ public enum InterruptCleanup {
     static func cleanUpAndExit(signal sig: Int32) -> Never {
         // The lock is held until _exit: no rename into place, no new temporary after this.
         TemporaryFiles.registry.withLock { registry -> Never in
-            let entries = registry.entries.sorted { $0.key < $1.key }.map(\.value)
-            var lines: [String] = [], removed: [String] = []
-            for entry in entries {
-                var st = stat()
-                guard lstat(entry.path, &st) == 0 else { continue }
-                do {
-                    try FileManager.default.removeItem(atPath: entry.path)
-                    removed.append(entry.destination)
-                } catch {
-                    lines.append("\(entry.destination) was not written; could not remove its temporary "
-                        + "\(entry.path): \(ErrorText.describe(error))")
-                }
-            }
-            // One line for the outputs cleaned up (a run of many files, sample --count 200, says
-            // so once), then one per output whose temporary stayed.
-            if removed.count == 1 {
-                lines.insert("\(removed[0]) was not written (its temporary output was removed)", at: 0)
-            } else if removed.count > 1 {
-                let shown = removed.count <= 3 ? removed.joined(separator: ", ")
-                    : "\(removed[0]), \(removed[1]) … \(removed[removed.count - 1])"
-                lines.insert("\(removed.count) outputs were not written (\(shown); their temporary outputs were removed)", at: 0)
-            }
-            if let note = closingNote.withLock({ $0 }) { lines.append(note) }
-            let name = StopSignals.name(sig)
-            let text = lines.isEmpty ? "drummer: \(name)\n"
-                : lines.map { "drummer: \(name): \($0)\n" }.joined()
-            Console.writeError(Data(("\n" + text).utf8))
+            Console.writeError(Data(("\n" + cleanUp(&registry, signal: sig)).utf8))
             // Lines already printed (say sample's "wrote ..." for earlier files) are kept.
             fflush(nil)
             _exit(128 + sig)
         }
+    }
+
+    /// Removes `registry`'s temporaries and says what the stop by `sig` left: the outputs already
+    /// written, those not written, any temporary that stayed, and the closing note.
+    static func cleanUp(_ registry: inout TemporaryFiles.Registry, signal sig: Int32) -> String {
+        let entries = registry.entries.sorted { $0.key < $1.key }.map(\.value)
+        var lines: [String] = [], removed: [String] = []
+        for entry in entries {
+            var st = stat()
+            guard lstat(entry.path, &st) == 0 else { continue }
+            do {
+                try FileManager.default.removeItem(atPath: entry.path)
+                if !entry.oldCopy { removed.append(entry.destination) }
+            } catch where entry.oldCopy {
+                lines.append("\(entry.destination) was written; could not remove the directory it replaced, "
+                    + "\(entry.path): \(ErrorText.describe(error))")
+            } catch {
+                lines.append("\(entry.destination) was not written; could not remove its temporary "
+                    + "\(entry.path): \(ErrorText.describe(error))")
+            }
+        }
+        registry.entries = [:]
+        func list(_ paths: [String]) -> String {
+            paths.count <= 3 ? paths.joined(separator: ", ") : "\(paths[0]), \(paths[1]) … \(paths[paths.count - 1])"
+        }
+        // One line for the outputs cleaned up (a run of many files, sample --count 200, says
+        // so once), then one per output whose temporary stayed.
+        if removed.count == 1 {
+            lines.insert("\(removed[0]) was not written (its temporary output was removed)", at: 0)
+        } else if removed.count > 1 {
+            lines.insert("\(removed.count) outputs were not written (\(list(removed)); their temporary outputs were removed)", at: 0)
+        }
+        // Outputs already in place when the signal came: said, so that no line claims the stop
+        // left them as they were.
+        let written = registry.written
+        if written.count == 1 {
+            lines.insert("\(written[0]) was written before the stop", at: 0)
+        } else if written.count > 1 {
+            lines.insert("\(written.count) outputs were written before the stop (\(list(written)))", at: 0)
+        }
+        if let note = closingNote.withLock({ $0 }) { lines.append(note) }
+        let name = StopSignals.name(sig)
+        return lines.isEmpty ? "drummer: \(name)\n" : lines.map { "drummer: \(name): \($0)\n" }.joined()
     }
 }

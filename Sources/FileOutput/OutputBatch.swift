@@ -33,16 +33,29 @@ public final class OutputBatch {
     }
 
     /// Puts every file still pending in place (a file discarded on the way, say a rendering
-    /// that was skipped, is left out), in the order prepared, the streams (`-`, a pipe, a
-    /// device) first: a stream that fails (a reader gone) cannot be taken back, and the files
-    /// after it are then left out rather than put in place beside a failed run.
+    /// that was skipped, is left out): the streams (`-`, a pipe, a device) first, since a stream
+    /// that fails (a reader gone) cannot be taken back and the files are then left out; then the
+    /// regular files, each synced to disk, and renamed into place all at once under the registry's
+    /// lock, so that an interrupt finds all of them in place or none.
     public func commit() throws {
-        let streamsFirst = files.filter { !$0.isRegularFile } + files.filter(\.isRegularFile)
-        for file in streamsFirst where file.isPending {
-            do { try file.commitTemporaryFile() } catch {
-                discard()
-                throw error
+        do {
+            for file in files where file.isPending && !file.destination.isRegularFile { try file.commitTemporaryFile() }
+            let regular = files.filter { $0.isPending && $0.destination.isRegularFile }
+            for file in regular { try file.finishTemporaryFile() }
+            let failure: (index: Int, message: String)? = TemporaryFiles.withRegistryLocked { registry in
+                for (i, file) in regular.enumerated() {
+                    if let message = file.rename(holding: &registry) { return (i, message) }
+                }
+                return nil
             }
+            if let failure { throw OutputError(path: regular[failure.index].path, message: failure.message) }
+            for directory in Set(regular.compactMap { file -> String? in
+                guard case .file(let target, _) = file.destination else { return nil }
+                return AtomicOutput.parentDirectory(target)
+            }) { AtomicOutput.syncDirectory(directory) }
+        } catch {
+            discard()
+            throw error
         }
     }
 

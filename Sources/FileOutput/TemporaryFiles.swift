@@ -56,11 +56,23 @@ public enum TemporaryFiles {
     struct Entry: Sendable {
         let path: String
         let destination: String
+        /// The path holds the directory the output replaced (swapped out, being removed), not an
+        /// output in progress: an interrupt removes it without saying the output was not written.
+        var oldCopy = false
     }
 
     struct Registry: Sendable {
         var next = 0
         var entries: [Int: Entry] = [:]
+        /// Outputs put in place so far (as given): an interrupt after them says they were written.
+        var written: [String] = []
+
+        /// `registration`'s output is in place: forgotten, or kept as the old copy to remove.
+        mutating func placed(_ registration: Registration, oldCopyRemains: Bool = false) {
+            guard let entry = entries[registration.id] else { return }
+            written.append(entry.destination)
+            if oldCopyRemains { entries[registration.id]?.oldCopy = true } else { remove(registration) }
+        }
 
         mutating func add(_ path: String, destination: String) -> Registration {
             next += 1

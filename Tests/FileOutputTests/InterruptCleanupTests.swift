@@ -1,0 +1,51 @@
+// What an interrupt's cleanup removes and says, on a registry of its own (the watcher thread
+// runs the same function on the process's registry, then exits).
+import XCTest
+import Foundation
+@testable import FileOutput
+
+final class InterruptCleanupTests: XCTestCase {
+    private var dir: URL!
+    private var fm: FileManager { FileManager.default }
+
+    override func setUpWithError() throws {
+        dir = fm.temporaryDirectory.appendingPathComponent("interrupt-cleanup-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? fm.removeItem(at: dir) }
+
+    private func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// A stop just after a directory output was swapped in: the temporary name then holds the
+    /// directory it replaced. It is removed, and the line says the output was written (it said
+    /// "out was not written (its temporary output was removed)", with the new output in place).
+    func testAnOutputSwappedInIsSaidWrittenAndTheOldCopyRemoved() throws {
+        var registry = TemporaryFiles.Registry()
+        let old = path(".out.drummer-tmp-1-2-0000000a")
+        try fm.createDirectory(atPath: old, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: old + "/model.json"))
+        registry.placed(registry.add(old, destination: "out"), oldCopyRemains: true)
+        XCTAssertEqual(InterruptCleanup.cleanUp(&registry, signal: SIGINT), "drummer: interrupted: out was written before the stop\n")
+        XCTAssertFalse(fm.fileExists(atPath: old))
+    }
+
+    /// A batch stopped before its renames: every file not written; after them: every file written.
+    func testABatchIsSaidWrittenOrNotAsAWhole() throws {
+        var registry = TemporaryFiles.Registry()
+        let names = (1...4).map { "g-\($0).mid" }
+        var registrations: [TemporaryFiles.Registration] = []
+        for n in names {
+            let t = path(TemporaryFiles.temporaryName(for: n))
+            XCTAssertTrue(fm.createFile(atPath: t, contents: Data("x".utf8)))
+            registrations.append(registry.add(t, destination: n))
+        }
+        var before = registry
+        XCTAssertEqual(InterruptCleanup.cleanUp(&before, signal: SIGTERM),
+                       "drummer: terminated: 4 outputs were not written (g-1.mid, g-2.mid … g-4.mid; their temporary outputs were removed)\n")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir.path), [])
+        for r in registrations { registry.placed(r) }
+        XCTAssertEqual(InterruptCleanup.cleanUp(&registry, signal: SIGINT),
+                       "drummer: interrupted: 4 outputs were written before the stop (g-1.mid, g-2.mid … g-4.mid)\n")
+    }
+}
