@@ -276,9 +276,13 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
             return "--checkpoint-dir \(p) is in use by another training run (\(holder)); one run per checkpoint directory: "
                 + "wait for it, or choose another --checkpoint-dir"
         case .otherRun(let p, let id, let latest):
-            let resume = latest.map { "; to continue that run: drummer train --resume \($0)" } ?? ""
-            return "--checkpoint-dir \(p) holds another run's checkpoints (run \(id))\(resume); "
-                + "to start a new run, choose another --checkpoint-dir"
+            guard let latest else {
+                // A run stopped after an evaluation, before its first checkpoint: its log alone.
+                return "--checkpoint-dir \(p) holds another run's \(CheckpointDirectory.logFileName) (run \(id)) and no "
+                    + "checkpoint, so nothing to resume; to start a new run, remove that file or choose another --checkpoint-dir"
+            }
+            return "--checkpoint-dir \(p) holds another run's checkpoints (run \(id)); to continue that run: "
+                + "drummer train --resume \(latest); to start a new run, choose another --checkpoint-dir"
         case .unclaimedFiles(let p, let latest, let log):
             var what = latest.map { "checkpoints (the latest \($0))" } ?? ""
             if log { what += (what.isEmpty ? "" : " and ") + CheckpointDirectory.logFileName }

@@ -122,6 +122,19 @@ final class CheckpointIntegrityTests: XCTestCase {
         XCTAssertEqual(try CheckpointDirectory(path: dir.path).owner()?.runID, run.runID)
     }
 
+    /// A run killed in its first checkpoint write after an evaluation leaves its claim and its log,
+    /// no checkpoint: the next run was refused as if the directory held checkpoints to resume.
+    func testAnotherRunsLogWithoutCheckpointsIsSaidSo() throws {
+        let first = try train(steps: 5)
+        let dir = root.appendingPathComponent("c")
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("ckpt-5.h5"))
+        let o = RunFixture.options(data: root.appendingPathComponent("data"), checkpoints: dir, steps: 10)
+        assertThrows(["--checkpoint-dir \(dir.path) holds another run's train_log.csv (run \(first.runID)) and no checkpoint, "
+                      + "so nothing to resume; to start a new run, remove that file or choose another --checkpoint-dir"]) {
+            try TrainingRun(options: o, reporter: LineSink().reporter)
+        }
+    }
+
     func testAnotherRunsDirectoryIsRefusedNamingTheRun() throws {
         let first = try train(steps: 5)
         let data = root.appendingPathComponent("data")
