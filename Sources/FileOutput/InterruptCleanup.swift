@@ -26,6 +26,7 @@ private let signalCount = Atomic<Int>(0)
 private let pipeWriteEnd = Atomic<Int32>(-1)
 private let installed = Atomic<Bool>(false)
 private let closingNote = Mutex<String?>(nil)
+private let children = Mutex<Set<Int32>>([])
 private let hardExitMessage: StaticString = "\ndrummer: interrupted again: exiting without cleaning up\n"
 
 private func cleanupHandler(_ sig: Int32) {
@@ -68,6 +69,12 @@ public enum InterruptCleanup {
         StopSignals.install(cleanupHandler)
     }
 
+    /// A child process writing an output (FluidSynth rendering a WAV): an interrupt ends it
+    /// (SIGTERM) before removing the temporaries, rather than leave it rendering into a removed
+    /// file after the command has exited. `untrack` once it has exited.
+    package static func track(child pid: Int32) { _ = children.withLock { $0.insert(pid) } }
+    package static func untrack(child pid: Int32) { _ = children.withLock { $0.remove(pid) } }
+
     /// True once SIGINT, SIGTERM or SIGHUP has arrived while the handler is installed.
     public static var interrupted: Bool { signalCount.load(ordering: .relaxed) > 0 }
 
@@ -88,9 +95,10 @@ public enum InterruptCleanup {
         }
     }
 
-    /// Removes `registry`'s temporaries and says what the stop by `sig` left: the outputs already
+    /// Ends the tracked children, removes `registry`'s temporaries and says what the stop by `sig` left: the outputs already
     /// written, those not written, any temporary that stayed, and the closing note.
     static func cleanUp(_ registry: inout TemporaryFiles.Registry, signal sig: Int32) -> String {
+        for pid in children.withLock({ $0 }) { kill(pid, SIGTERM) }
         let entries = registry.entries.sorted { $0.key < $1.key }.map(\.value)
         var lines: [String] = [], removed: [String] = []
         for entry in entries {
@@ -98,7 +106,9 @@ public enum InterruptCleanup {
             guard lstat(entry.path, &st) == 0 else { continue }
             do {
                 try FileManager.default.removeItem(atPath: entry.path)
-                if !entry.oldCopy { removed.append(entry.destination) }
+                if !entry.oldCopy && !entry.scratch { removed.append(entry.destination) }
+            } catch where entry.scratch {
+                lines.append("could not remove the temporary \(entry.path): \(ErrorText.describe(error))")
             } catch where entry.oldCopy {
                 lines.append("\(entry.destination) was written; could not remove the directory it replaced, "
                     + "\(entry.path): \(ErrorText.describe(error))")

@@ -59,6 +59,8 @@ public enum TemporaryFiles {
         /// The path holds the directory the output replaced (swapped out, being removed), not an
         /// output in progress: an interrupt removes it without saying the output was not written.
         var oldCopy = false
+        /// A working file or directory, no output's (a WAV rendered for a page): removed without a word.
+        var scratch = false
     }
 
     struct Registry: Sendable {
@@ -91,6 +93,16 @@ public enum TemporaryFiles {
     /// an interrupt removes it (see `InterruptCleanup`).
     package static func register(_ path: String, destination: String) -> Registration {
         registry.withLock { $0.add(path, destination: destination) }
+    }
+
+    /// Records `path`, a working file or directory of this process that is no output (a clip
+    /// rendered for a report), for an interrupt to remove without naming it as an output.
+    package static func registerScratch(_ path: String) -> Registration {
+        registry.withLock { r in
+            let registration = r.add(path, destination: path)
+            r.entries[registration.id]?.scratch = true
+            return registration
+        }
     }
 
     /// Forgets a temporary that was renamed into place or removed.

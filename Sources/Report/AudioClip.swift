@@ -5,6 +5,7 @@
 // as `drummer sample` writes them) at 480 PPQ and 120 BPM with their times in seconds kept (so tempo changes
 // and SMPTE files play as written), with 1.5 s of tail for the last cymbals to ring.
 // FluidSynth renders 16-bit stereo at 22,050 Hz; the clip is kept as mono (44 kB/s).
+import FileOutput
 import Foundation
 import MIDIParse
 
@@ -48,9 +49,17 @@ public enum AudioClip {
                               soundfont: String? = nil) throws -> Outcome {
         let hits = clip(performance, endTick: endTick, maxSeconds: maxSeconds)
         guard !hits.isEmpty else { return .skipped(reason: "no hits to play") }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("drummer-audio-\(UUID().uuidString)")
+        // A temporary of the tool's (registered: an interrupt removes it; named so: the sweeper
+        // removes one a killed run left). Its defer does not run when an interrupt ends the process.
+        let parent = FileManager.default.temporaryDirectory.path
+        TemporaryFiles.sweepOnce(directory: parent)
+        let dir = URL(fileURLWithPath: parent).appendingPathComponent(TemporaryFiles.temporaryName(for: "drummer-audio"))
+        let registration = TemporaryFiles.registerScratch(dir.path)
+        defer {
+            try? FileManager.default.removeItem(at: dir)
+            TemporaryFiles.unregister(registration)
+        }
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let mid = dir.appendingPathComponent("clip.mid").path, wav = dir.appendingPathComponent("clip.wav").path
         try Data(midi(hits)).write(to: URL(fileURLWithPath: mid))
         switch try WavRenderer.render(midi: mid, to: wav, soundfont: soundfont, sampleRate: sampleRate) {

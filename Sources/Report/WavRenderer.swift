@@ -104,8 +104,10 @@ public enum WavRenderer {
         let err = Pipe()
         p.standardError = err
         try p.run()
+        InterruptCleanup.track(child: p.processIdentifier)
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
+        InterruptCleanup.untrack(child: p.processIdentifier)
         // FluidSynth exits 0 when it cannot write the file (a full disk: the audio cut short,
         // its header made to match): its error line on standard error is the sign.
         let errors = message.split(separator: "\n").filter { $0.contains("error:") }

@@ -30,6 +30,28 @@ final class InterruptCleanupTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: old))
     }
 
+    /// A report's working directory (a clip's MIDI and WAV) is removed without being named as
+    /// an output, and a child still rendering (FluidSynth) is ended: it went on rendering into a
+    /// removed file after the command had exited, and the directories were left in TMPDIR.
+    func testScratchIsRemovedQuietlyAndChildrenEnded() throws {
+        var registry = TemporaryFiles.Registry()
+        let scratch = path(TemporaryFiles.temporaryName(for: "drummer-audio"))
+        try fm.createDirectory(atPath: scratch + "/x", withIntermediateDirectories: true)
+        let r = registry.add(scratch, destination: scratch)
+        registry.entries[r.id]?.scratch = true
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["30"]
+        try child.run()
+        InterruptCleanup.track(child: child.processIdentifier)
+        defer { InterruptCleanup.untrack(child: child.processIdentifier) }
+        XCTAssertEqual(InterruptCleanup.cleanUp(&registry, signal: SIGINT), "drummer: interrupted\n")
+        XCTAssertFalse(fm.fileExists(atPath: scratch))
+        child.waitUntilExit()
+        XCTAssertEqual(child.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(child.terminationStatus, SIGTERM)
+    }
+
     /// A batch stopped before its renames: every file not written; after them: every file written.
     func testABatchIsSaidWrittenOrNotAsAWhole() throws {
         var registry = TemporaryFiles.Registry()
