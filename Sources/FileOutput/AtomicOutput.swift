@@ -256,13 +256,16 @@ public final class PendingDirectory {
         enum Outcome { case placed, exchanged, movedAside(String, TemporaryFiles.Registration), failed(String) }
         let outcome: Outcome = TemporaryFiles.withRegistryLocked { registry in
             var st = stat()
-            let exists = lstat(destination, &st) == 0
-            if !exists {
-                guard posixRename(tmp, destination) == 0 else {
+            if lstat(destination, &st) != 0 {
+                if posixRename(tmp, destination) == 0 {
+                    registry.placed(registration)
+                    return .placed
+                }
+                // Another run made the directory since (two commands writing one output at
+                // once): replaced as an existing one, the last run's output kept whole.
+                guard errno == ENOTEMPTY || errno == EEXIST, lstat(destination, &st) == 0 else {
                     return .failed("cannot rename the new directory into place: \(ErrorText.lastErrno)")
                 }
-                registry.placed(registration)
-                return .placed
             }
             // The temporary name now holds the old directory, still registered (as the old copy).
             if AtomicOutput.exchange(tmp, destination) {
