@@ -54,7 +54,7 @@ enum CheckpointSeal {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw CheckpointError.unreadable(path: path, reason: ErrorText.describe(error))
+            throw CheckpointError.unreadable(path: path, reason: ErrorText.reading(error, path: path))
         }
         return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Kind in
             func starts(_ bytes: [UInt8], at offset: Int) -> Bool {

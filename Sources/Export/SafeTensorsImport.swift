@@ -12,7 +12,7 @@ public enum SafeTensorsImport {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
             throw SafeTensorsError(file, FileManager.default.fileExists(atPath: file)
-                                   ? "cannot read: \(ErrorText.describe(error))" : "no such file")
+                                   ? "cannot read: \(ErrorText.reading(error, path: file))" : "no such file")
         }
         let model = try TorchModel.decode(data, path: file)
         try ModelDirectory.write(weights: model.weights, groups: model.groups, to: dir, metadata: model.metadata,

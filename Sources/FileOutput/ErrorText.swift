@@ -60,11 +60,14 @@ public enum ErrorText {
     }
 
     /// Why reading the file at `path` failed: "is a directory" where it is one (Foundation's
-    /// read of a directory says only "the operation could not be completed"), else `describe`.
+    /// read of a directory says only "the operation could not be completed"), "not a regular
+    /// file (a character device)" for a device or FIFO (Foundation says "permission denied",
+    /// even to root), else `describe`.
     package static func reading(_ error: Error, path: String) -> String {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return errno(EISDIR)
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if st.st_mode & S_IFMT == S_IFDIR { return errno(EISDIR) }
+            if st.st_mode & S_IFMT != S_IFREG { return "not a regular file (\(AtomicOutput.fileTypeName(st.st_mode)))" }
         }
         return describe(error)
     }

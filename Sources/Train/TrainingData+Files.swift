@@ -119,7 +119,7 @@ extension TrainingData {
         if FileManager.default.fileExists(atPath: json.path) {
             let data: Data
             do { data = try Data(contentsOf: json) } catch {
-                throw DatasetError.unreadable(path: json.path, reason: ErrorText.describe(error))
+                throw DatasetError.unreadable(path: json.path, reason: ErrorText.reading(error, path: json.path))
             }
             do { return try JSONDecoder().decode(Vocabulary.self, from: data) } catch let e as DecodingError {
                 throw DatasetError.invalid(path: json.path, reason: "not a vocabulary: \(ErrorText.decoding(e))")

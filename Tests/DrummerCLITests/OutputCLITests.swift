@@ -360,6 +360,20 @@ final class OutputCLITests: XCTestCase {
         XCTAssertEqual(temporaries(), [])
     }
 
+    /// A device or a directory given where a file is read: said so (Foundation's read said
+    /// "permission denied", even to root, and "unknown cause" for a directory).
+    func testADeviceOrDirectoryGivenAsAFileIsSaidSo() throws {
+        try fm.createDirectory(atPath: path("d"), withIntermediateDirectories: true)
+        for (args, message) in [(["export", "/dev/null", "-o", path("m")], "error: /dev/null: cannot read the checkpoint: not a regular file (a character device)"),
+                                (["import", "/dev/null", "-o", path("m")], "error: /dev/null: cannot read: not a regular file (a character device)"),
+                                (["import", path("d"), "-o", path("m")], "error: \(path("d")): cannot read: is a directory")] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr, message + "\n", "\(args)")
+        }
+        XCTAssertFalse(fm.fileExists(atPath: path("m")))
+    }
+
     /// A --soundfont that is no SoundFont is named, not rendered past in silence by FluidSynth.
     func testASoundfontThatIsNoSoundFontIsNamed() throws {
         guard ["/usr/bin/fluidsynth", "/usr/local/bin/fluidsynth"].contains(where: { fm.isExecutableFile(atPath: $0) }) else {
