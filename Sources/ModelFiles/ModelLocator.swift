@@ -27,8 +27,11 @@ public enum ModelLocator {
     public static func searchFolders(environment: [String: String] = ProcessInfo.processInfo.environment,
                                      executable: String? = executablePath()) -> [String] {
         var out: [String] = []
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["HOME"].map { ($0 as NSString).appendingPathComponent(".local/share") }
+        // The XDG rule: an empty or relative value is ignored (a relative one would search the
+        // current folder); an empty or relative HOME gives no home folder at all.
+        let absolute = { (v: String?) in v.flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        let dataHome = absolute(environment["XDG_DATA_HOME"])
+            ?? absolute(environment["HOME"]).map { ($0 as NSString).appendingPathComponent(".local/share") }
         if let dataHome { out.append((dataHome as NSString).appendingPathComponent("drummer/models")) }
         if let exe = executable {
             let bin = (exe as NSString).deletingLastPathComponent
@@ -36,7 +39,7 @@ public enum ModelLocator {
             if let tree = sourceTree(containing: bin) { out.append((tree as NSString).appendingPathComponent("models")) }
         }
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        for dir in dataDirs.split(separator: ":") where !dir.isEmpty {
+        for dir in dataDirs.split(separator: ":") where dir.hasPrefix("/") {
             out.append((String(dir) as NSString).appendingPathComponent("drummer/models"))
         }
         var seen = Set<String>()

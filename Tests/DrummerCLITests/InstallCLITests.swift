@@ -90,6 +90,12 @@ final class InstallCLITests: XCTestCase {
         assertRefused(r, "no model named nosuch: not a folder here, nor in \(root.path)/home/.local/share/drummer/models, "
                       + "\(prefix.path)/share/drummer/models", nothingAt: elsewhere.appendingPathComponent("x.mid").path)
         XCTAssertTrue(r.stderr.contains("Scripts/install"), r.stderr)
+        // The XDG rule: an empty or relative XDG_DATA_HOME or HOME is ignored (HOME="" searched
+        // .local/share/drummer/models under the current folder).
+        r = try CLI.run(executable: drummer, ["sample", "nosuch", "-o", "x.mid"],
+                        environment: environment().merging(["HOME": "", "XDG_DATA_HOME": "rel"]) { $1 }, cwd: elsewhere)
+        assertRefused(r, "no model named nosuch: not a folder here, nor in \(prefix.path)/share/drummer/models",
+                      nothingAt: elsewhere.appendingPathComponent("x.mid").path)
 
         // Usage errors exit 64 before anything is written; a binary that is a folder is refused.
         let script = CLI.repoRoot.appendingPathComponent("Scripts/install")
