@@ -99,10 +99,12 @@ extension TrainingRun {
                 if best { saveNow = true }
             }
             var interrupted = shouldStop()
-            if (saveNow || interrupted) && savedStep != now { try save() }
-            // A stop that came during the save: the run ends at this step, saved, rather than
-            // train one more step and save that too.
-            interrupted = interrupted || shouldStop()
+            if (saveNow || interrupted) && savedStep != now {
+                try save()
+                // A stop that came during the save: the run ends at this step, saved, rather
+                // than train one more step and save that too.
+                interrupted = interrupted || shouldStop()
+            }
             if interrupted {
                 clearBar()
                 reporter.line("interrupted at step \(now): saved \(lastCheckpoint ?? "nothing")")
