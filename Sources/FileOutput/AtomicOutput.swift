@@ -261,11 +261,13 @@ public final class PendingDirectory {
                     registry.placed(registration)
                     return .placed
                 }
-                // Another run made the directory since (two commands writing one output at
-                // once): replaced as an existing one, the last run's output kept whole.
-                guard errno == ENOTEMPTY || errno == EEXIST, lstat(destination, &st) == 0 else {
-                    return .failed("cannot rename the new directory into place: \(ErrorText.lastErrno)")
+                // Made since it was checked (another run writing the same output at once): its
+                // contents were never checked, so it is not replaced.
+                if errno == ENOTEMPTY || errno == EEXIST {
+                    return .failed("it appeared while this run wrote it (another run writing the same output?); "
+                        + "not replacing it: run again, or choose another path")
                 }
+                return .failed("cannot rename the new directory into place: \(ErrorText.lastErrno)")
             }
             // The temporary name now holds the old directory, still registered (as the old copy).
             if AtomicOutput.exchange(tmp, destination) {
@@ -615,9 +617,14 @@ public enum AtomicOutput {
                 // Its old files go once the new directory is in place: a directory whose files
                 // cannot be removed (its own write permission, or a subdirectory's) would be
                 // replaced and then left behind under a temporary name.
+                // (An empty directory goes with its parent's permission alone.)
+                func holdsFiles(_ dir: String) -> Bool {
+                    var e = stat()
+                    guard lstat(dir, &e) == 0, e.st_mode & S_IFMT == S_IFDIR else { return false }
+                    return !((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).isEmpty
+                }
                 if let locked = ([current] + entries.map { (current as NSString).appendingPathComponent($0) })
-                    .first(where: { var e = stat(); return lstat($0, &e) == 0 && e.st_mode & S_IFMT == S_IFDIR
-                        && access($0, W_OK | X_OK) != 0 }) {
+                    .first(where: { holdsFiles($0) && access($0, W_OK | X_OK) != 0 }) {
                     throw refuse("not replacing it: \(locked == current ? "it" : locked) is read-only, so its old files "
                         + "could not be removed; make it writable (chmod -R u+w) or choose another path")
                 }

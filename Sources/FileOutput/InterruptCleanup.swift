@@ -13,7 +13,8 @@
 // during the cleanup is absorbed; a third ends the process at once (_exit from
 // the handler) for a cleanup that hangs.
 //
-// Training does not use this: it stops gracefully and saves (Train's StopSignal).
+// Training's steps do not use this: they stop gracefully and save (TrainRun's StopSignal);
+// `train -o` installs it once training has ended, for choosing the step and exporting.
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ import Darwin
 private let signalCount = Atomic<Int>(0)
 private let pipeWriteEnd = Atomic<Int32>(-1)
 private let installed = Atomic<Bool>(false)
-private let closingNote = Mutex<String?>(nil)
+private let closingNote = Mutex<(text: String, output: String?)?>(nil)
 private let children = Mutex<Set<Int32>>([])
 private let hardExitMessage: StaticString = "\ndrummer: interrupted again: exiting without cleaning up\n"
 
@@ -44,9 +45,11 @@ public enum InterruptCleanup {
     /// calls do nothing). A signal that was ignored when the process started (SIGINT in a
     /// background job, SIGHUP under nohup) stays ignored.
     ///
-    /// `note`: a last line to say after what was not written (how to finish the job later).
-    public static func install(note: String? = nil) {
-        closingNote.withLock { $0 = note }
+    /// `note`: a last line to say after what was not written (how to finish the job later),
+    /// left out once `noteOutput` is written. What a stop reports as written counts from here.
+    public static func install(note: String? = nil, noteOutput: String? = nil) {
+        closingNote.withLock { $0 = note.map { ($0, noteOutput) } }
+        TemporaryFiles.registry.withLock { $0.written = [] }
         guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
@@ -136,8 +139,12 @@ public enum InterruptCleanup {
         } else if written.count > 1 {
             lines.insert("\(written.count) outputs were written before the stop (\(list(written)))", at: 0)
         }
-        if let note = closingNote.withLock({ $0 }) { lines.append(note) }
+        if let note = closingNote.withLock({ $0 }), !note.output.map(written.contains).orFalse { lines.append(note.text) }
         let name = StopSignals.name(sig)
         return lines.isEmpty ? "drummer: \(name)\n" : lines.map { "drummer: \(name): \($0)\n" }.joined()
     }
+}
+
+private extension Optional where Wrapped == Bool {
+    var orFalse: Bool { self ?? false }
 }

@@ -30,21 +30,36 @@ public enum PathNames {
         return inner.starts(with: prefix) ? .inside : .outside
     }
 
-    /// `path` absolute and standardized, with its longest existing part's symbolic links resolved.
+    /// `path` made absolute, as the kernel resolves it: the longest existing part through
+    /// realpath (its links and `..` resolved in order, so `link/../x` is where the link leads
+    /// then up), a dangling link followed to where it points, and the rest appended as written
+    /// (`.` dropped, `..` taking one back).
     static func resolved(_ path: String) -> String {
-        let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
-        var existing = standardized, rest: [String] = []
-        while true {
+        var existing = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var rest: [String] = []
+        for _ in 0..<64 {
             if let r = realpath(existing, nil) {
                 defer { free(r) }
-                let base = String(cString: r)
-                guard !rest.isEmpty else { return base }
-                return (base == "/" ? "" : base) + "/" + rest.reversed().joined(separator: "/")
+                var parts = String(cString: r).split(separator: "/").map(String.init)
+                for part in rest.reversed() {
+                    if part == "." || part.isEmpty { continue }
+                    if part == ".." { if !parts.isEmpty { parts.removeLast() } } else { parts.append(part) }
+                }
+                return "/" + parts.joined(separator: "/")
             }
-            let up = parent(of: existing)
-            guard up != existing else { return standardized }
-            rest.append(String(existing.split(separator: "/").last ?? ""))
-            existing = up
+            var st = stat()
+            if lstat(existing, &st) == 0, st.st_mode & S_IFMT == S_IFLNK,
+               let target = try? FileManager.default.destinationOfSymbolicLink(atPath: existing) {
+                // A dangling link: what it would create is where it points.
+                existing = target.hasPrefix("/") ? target : parent(of: existing) + "/" + target
+                continue
+            }
+            var trimmed = Substring(existing)
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+            guard let slash = trimmed.lastIndex(of: "/"), trimmed != "/" else { break }
+            rest.append(String(trimmed[trimmed.index(after: slash)...]))
+            existing = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
         }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

@@ -7,8 +7,9 @@
 // field 22) and <tag> 8 random hex digits; a directory being replaced is moved
 // aside as `.NAME.drummer-old-<pid>-<start>-<tag>` where renameat2 cannot swap.
 // A temporary is stale when its process is gone, or when a process with that pid
-// is alive but started at another time (the pid was reused). Nothing that does not
-// carry one of these two markers is ever removed: a name such as `.drums.old-2024-05`
+// is alive but started at another time (the pid was reused). Older versions named a
+// checkpoint's temporary `.ckpt-N.h5.tmp-<pid>-<n>`: stale when that pid is gone. Nothing
+// else that does not carry one of the two markers is ever removed: a name such as `.drums.old-2024-05`
 // is a user's, however much it looks like a temporary.
 import Foundation
 import Synchronization
@@ -72,7 +73,7 @@ public enum TemporaryFiles {
         /// `registration`'s output is in place: forgotten, or kept as the old copy to remove.
         mutating func placed(_ registration: Registration, oldCopyRemains: Bool = false) {
             guard let entry = entries[registration.id] else { return }
-            written.append(entry.destination)
+            if !written.contains(entry.destination) { written.append(entry.destination) }
             if oldCopyRemains { entries[registration.id]?.oldCopy = true } else { remove(registration) }
         }
 
@@ -131,8 +132,8 @@ public enum TemporaryFiles {
         /// The output's name (what the temporary replaces).
         var base: String
         var pid: Int32
-        /// The owner's start time in clock ticks since boot.
-        var start: UInt64
+        /// The owner's start time in clock ticks since boot (nil in an older checkpoint's name).
+        var start: UInt64?
     }
 
     static func parse(_ name: String) -> Parsed? {
@@ -148,6 +149,15 @@ public enum TemporaryFiles {
             else { continue }
             return Parsed(kind: kind, base: base, pid: pid, start: start)
         }
+        // An older version's checkpoint temporary, `.ckpt-<step>.h5.tmp-<pid>-<n>` (hundreds of MB
+        // each): a name only this tool gives, kept apart from other `.x.tmp-…` names.
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0].hasPrefix("ckpt-"), UInt64(parts[0].dropFirst(5)) != nil, parts[1] == "h5" {
+            let tail = parts[2].split(separator: "-", omittingEmptySubsequences: false)
+            if tail.count == 3, tail[0] == "tmp", let pid = Int32(tail[1]), pid > 0, UInt64(tail[2]) != nil {
+                return Parsed(kind: .temporary, base: parts[0] + ".h5", pid: pid, start: nil)
+            }
+        }
         return nil
     }
 
@@ -156,8 +166,8 @@ public enum TemporaryFiles {
         if kill(parsed.pid, 0) != 0, errno == ESRCH { return true }
         // A process with that pid is alive (or not ours to signal): stale when it started at
         // another time (the pid was reused).
-        guard let now = startTime(of: parsed.pid) else { return false }
-        return now != parsed.start
+        guard let start = parsed.start, let now = startTime(of: parsed.pid) else { return false }
+        return now != start
     }
 
     /// What a sweep found.

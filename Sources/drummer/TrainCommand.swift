@@ -233,7 +233,8 @@ struct TrainCommand: ParsableCommand {
         if summary.ending == .interrupted {
             Self.stderr("drummer: interrupted at step \(summary.step): "
                 + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved")
-                + (output.map { "; nothing exported to \($0) (drummer train --resume CHECKPOINT -o \($0) carries on and exports)" } ?? ""))
+                + (output.map { o in "; nothing exported to \(o)"
+                    + (summary.lastCheckpoint.map { " (drummer train --resume \($0) -o \(o) carries on and exports)" } ?? "") } ?? ""))
             // A stop is a success when it saved the run to carry on from; before the first step
             // (nothing saved) a script must not read one.
             if summary.lastCheckpoint == nil { throw ExitCode(128 + max(StopSignal.signalNumber, 2)) }
@@ -243,7 +244,7 @@ struct TrainCommand: ParsableCommand {
             // removed), where it used to be noticed only after the export had replaced the model.
             let last = summary.lastCheckpoint ?? run.configuration.checkpointDirectory
             let finish = "drummer train --resume \(last) -o \(output) chooses the step and exports"
-            InterruptCleanup.install(note: "nothing exported to \(output); " + finish)
+            InterruptCleanup.install(note: "nothing exported to \(output); " + finish, noteOutput: output)
             if StopSignal.requested {
                 let sig = StopSignal.signalNumber
                 Self.stderr("drummer: \(StopSignals.name(sig)): nothing exported to \(output); " + finish)

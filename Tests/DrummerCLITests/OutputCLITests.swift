@@ -125,6 +125,15 @@ final class OutputCLITests: XCTestCase {
                       r.stderr)
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("d")).sorted(), before)
         XCTAssertEqual(temporaries(), [])
+        // An empty read-only directory has no files to remove: replaced, as before.
+        try fm.createDirectory(atPath: path("e"), withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(path("e"), 0o555), 0)
+        let empty = ["convert-midi", src, "-o", path("e")]
+        r = getuid() == 0 ? try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                        ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path] + empty)
+            : try CLI.run(empty)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: path("e/manifest.json")))
     }
 
     // MARK: Clean up

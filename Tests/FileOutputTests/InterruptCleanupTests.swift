@@ -52,7 +52,15 @@ final class InterruptCleanupTests: XCTestCase {
         XCTAssertEqual(child.terminationStatus, SIGTERM)
     }
 
-    /// A batch stopped before its renames: every file not written; after them: every file written.
+    /// An output written again and again (train_log.csv at every logged step) is said once.
+    func testAnOutputRewrittenIsSaidOnce() throws {
+        var registry = TemporaryFiles.Registry()
+        for _ in 0..<5 { registry.placed(registry.add(path("missing"), destination: "ck/train_log.csv")) }
+        XCTAssertEqual(registry.written, ["ck/train_log.csv"])
+        XCTAssertEqual(InterruptCleanup.cleanUp(&registry, signal: SIGINT), "drummer: interrupted: ck/train_log.csv was written before the stop\n")
+    }
+
+    /// The message for a batch stopped before its renames: every file not written; after them: every file written.
     func testABatchIsSaidWrittenOrNotAsAWhole() throws {
         var registry = TemporaryFiles.Registry()
         let names = (1...4).map { "g-\($0).mid" }

@@ -33,6 +33,17 @@ final class PathNamesTests: XCTestCase {
         XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link/ck").path, in: d), .inside)
         XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("link/a/b/c.swift").path, in: d), .inside)
         XCTAssertEqual(PathNames.containment(of: d + "/ck", in: root.appendingPathComponent("link").path), .inside)
+        // A dangling link as the last part (`--swift s.swift`, s.swift → m/x.swift): inside m.
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("s.swift").path, withDestinationPath: "m/x.swift")
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("s.swift").path, in: d), .inside)
+        // `..` after a link is taken from where the link leads, as the kernel does: lnk → else/deep,
+        // so lnk/../m/ck is else/m/ck, outside m (it compared as inside, by the text).
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("else/deep"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("lnk").path, withDestinationPath: "else/deep")
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("lnk/../m/ck").path, in: d), .outside)
+        XCTAssertEqual(PathNames.containment(of: root.appendingPathComponent("lnk/../../m/ck").path, in: d), .inside)
+        // Relative paths are taken from the current folder.
+        XCTAssertEqual(PathNames.containment(of: "x/y", in: FileManager.default.currentDirectoryPath), .inside)
         // Names that differ only in Unicode normalization are two files (é precomposed, e + ◌́).
         XCTAssertEqual(PathNames.containment(of: root.path + "/\u{E9}", in: root.path + "/e\u{301}"), .outside)
         XCTAssertEqual(PathNames.containment(of: root.path + "/\u{E9}/x", in: root.path + "/e\u{301}"), .outside)

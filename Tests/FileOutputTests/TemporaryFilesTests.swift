@@ -34,13 +34,15 @@ final class TemporaryFilesTests: XCTestCase {
         let name = TemporaryFiles.temporaryName(for: "g.mid")
         XCTAssertEqual(TemporaryFiles.parse(name),
                        .init(kind: .temporary, base: "g.mid", pid: getpid(), start: TemporaryFiles.processStart))
+        XCTAssertEqual(TemporaryFiles.parse(".ckpt-5.h5.tmp-123-4567"), .init(kind: .temporary, base: "ckpt-5.h5", pid: 123, start: nil))
         XCTAssertEqual(TemporaryFiles.parse(".model.drummer-old-12-99-0000abcd"),
                        .init(kind: .aside, base: "model", pid: 12, start: 99))
         // Names without the tool's marker are a user's, however much they look like temporaries
         // (a backup `.drums.old-2024-05`, another tool's `.score.tmp-2023-12`).
         for foreign in ["g.mid", ".g.mid", ".g.tmp-12", ".g.tmp-x-1", "g.mid.drummer-tmp-1-2-0000abcd",
                         ".g.drummer-tmp-1-2-xyz", ".g.tmp-0-5", ".drummer-tmp-1-2-0000abcd",
-                        ".ckpt-5.h5.tmp-123-4567", ".model.old-12-99", ".drums.old-2024-05", ".score.tmp-2023-12"] {
+                        ".ckpt-5.h5.tmpx-123-4567", ".ckpt-x.h5.tmp-1-2", ".notckpt-5.h5.tmp-1-2", ".model.old-12-99",
+                        ".drums.old-2024-05", ".score.tmp-2023-12"] {
             XCTAssertNil(TemporaryFiles.parse(foreign), foreign)
         }
         XCTAssertGreaterThan(TemporaryFiles.processStart, 0, "no /proc/self/stat?")
@@ -68,12 +70,16 @@ final class TemporaryFilesTests: XCTestCase {
         try touch(".data.drummer-tmp-\(dead)-1-deadbeef/validation/X.npy")
         try touch(".x.mid.drummer-tmp-\(me)-\(start + 1)-00000001")
         try touch(".ckpt-500.h5.drummer-tmp-\(dead)-7-0000abcd")
+        // An older version's checkpoint temporary of a process that is gone (kept while it lives).
+        try touch(".ckpt-700.h5.tmp-\(dead)-31415")
+        let liveOld = ".ckpt-800.h5.tmp-\(me)-27"
+        try touch(liveOld)
         // Kept: live ones (ours), and names without the marker: other tools' temporaries and a
         // user's backups, even with a dead pid's number in them, files or directories.
         let live = TemporaryFiles.temporaryName(for: "live.mid")
         try touch(live)
         let foreign = ["notes.txt", ".hidden", ".g.tmp-12", ".g.tmp-\(dead)", "g.mid.drummer-tmp-\(dead)-1-0000abcd",
-                       ".ckpt-500.h5.tmp-\(dead)-12345", ".drums.old-2024-05", ".score.tmp-2023-12"]
+                       ".drums.old-2024-05", ".score.tmp-2023-12"]
         for name in foreign { try touch(name) }
         try fm.createDirectory(atPath: path(".photos.old-\(dead)-7"), withIntermediateDirectories: true)
         try touch(".photos.old-\(dead)-7/a.jpg")
@@ -81,8 +87,9 @@ final class TemporaryFilesTests: XCTestCase {
         XCTAssertEqual(Set(removed.map { ($0 as NSString).lastPathComponent }), [
             ".g.mid.drummer-tmp-\(dead)-\(start)-0000abcd", ".data.drummer-tmp-\(dead)-1-deadbeef",
             ".x.mid.drummer-tmp-\(me)-\(start + 1)-00000001", ".ckpt-500.h5.drummer-tmp-\(dead)-7-0000abcd",
+            ".ckpt-700.h5.tmp-\(dead)-31415",
         ])
-        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: dir.path)), Set([live, ".photos.old-\(dead)-7"] + foreign))
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: dir.path)), Set([live, liveOld, ".photos.old-\(dead)-7"] + foreign))
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: path(".photos.old-\(dead)-7")), ["a.jpg"])
         XCTAssertEqual(TemporaryFiles.sweepDetailed(directory: dir.path), .init())
     }
