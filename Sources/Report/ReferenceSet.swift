@@ -51,8 +51,16 @@ public struct ReferenceSet: Sendable {
     /// One line per file that could not be read.
     public var problems: [String]
 
-    /// Most MIDI files read from a folder (in sorted path order).
+    /// Most MIDI files read from a folder: a larger folder is read as this many files evenly
+    /// spaced through its sorted paths (every part of the folder, not its first subfolders),
+    /// which keeps a reference's memory bounded (about 0.1 MB a file).
     static let maxFiles = 5000
+
+    /// `files` (sorted), or `maxFiles` of them evenly spaced.
+    static func spread(_ files: [String]) -> [String] {
+        guard files.count > maxFiles else { return files }
+        return (0..<maxFiles).map { files[$0 * files.count / maxFiles] }
+    }
 
     /// True when every track has velocities (and there is one).
     /// The warning that some of the reference's MIDI files were left out, or nil when none was.
@@ -124,7 +132,7 @@ public struct ReferenceSet: Sendable {
         var problems: [String] = [], remarks: [String] = []
         var heldOut: DrumPerformance?, firstFile: DrumPerformance?
         let root = path.hasSuffix("/") ? path : path + "/"
-        for rel in files.prefix(maxFiles) {
+        for rel in spread(files) {
             do {
                 let p = try DrumPerformance.load(path: root + rel, channel: settings.channel, mode: settings.parseMode)
                 // Files without hits are left out, as convert-midi leaves them out of the chain.
@@ -140,7 +148,9 @@ public struct ReferenceSet: Sendable {
                 problems.append("\(error)")
             }
         }
-        if files.count > maxFiles { remarks.append("the first \(maxFiles) of \(files.count) MIDI files were read") }
+        if files.count > maxFiles {
+            remarks.append("\(maxFiles) of \(files.count) MIDI files were read, evenly spaced in path order (the most a folder gives)")
+        }
         guard sample.hits > 0 else {
             throw ReportError.badReference(path: path, message: "none of its \(files.count) MIDI files has drum hits"
                                            + (problems.first.map { " (first problem: \($0))" } ?? ""))

@@ -248,7 +248,9 @@ extension StatsResult {
         func na(_ key: String) -> String { "n/a" + (missing[key].map { " (\($0))" } ?? "") }
         func js(_ v: Double?, _ key: String) -> String { v.map { String(format: "JS %.4f bits", $0) } ?? na(key) }
         func ratio(_ p: Pair, _ key: String) -> String {
-            p.ratio.map { String(format: "%.0f%% of reference", 100 * $0) } ?? na(key)
+            // One decimal: a ratio rounded to a whole percent could read as its target's bound
+            // (89.6% printed as 90% beside "within 10%" and its ✗).
+            p.ratio.map { String(format: "%.1f%% of reference", 100 * $0) } ?? na(key)
         }
         let f3 = { (v: Double?) in v.map { String(format: "%.3f", $0) } ?? "n/a" }
         return [

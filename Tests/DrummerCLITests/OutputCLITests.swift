@@ -103,37 +103,47 @@ final class OutputCLITests: XCTestCase {
     /// files) was swapped out and its old copy left under a temporary name, exit 0: refused
     /// before any work, the directory as it was. As root, the run is the user nobody's.
     func testAReadOnlyDirectoryIsNotReplaced() throws {
-        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
-        var r = try CLI.run(["convert-midi", src, "-o", path("d")])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let before = try fm.contentsOfDirectory(atPath: path("d")).sorted()
-        XCTAssertEqual(chmod(path("d"), 0o555), 0)
-        XCTAssertEqual(chmod(tmp.path, 0o777), 0)
-        defer { chmod(path("d"), 0o755) }
-        let args = ["convert-midi", src, "-o", path("d")]
-        if getuid() == 0 {
-            let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
-            guard fm.isExecutableFile(atPath: setpriv.path) else {
+        // As root, the run is nobody's, in a folder of /tmp nobody reaches (the tests' own
+        // TMPDIR and the checkout may be closed to others), with copies of the binary and MIDI.
+        let root = getuid() == 0
+        let base = root ? URL(fileURLWithPath: "/tmp/drummer-read-only-\(UUID().uuidString)") : tmp!
+        var binary = CLI.binary.path, src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path
+        if root {
+            guard fm.isExecutableFile(atPath: "/usr/bin/setpriv") else {
                 throw XCTSkip("running as root, and /usr/bin/setpriv (util-linux) is missing to run as another user")
             }
-            r = try CLI.run(executable: setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path] + args)
-        } else {
-            r = try CLI.run(args)
+            try fm.createDirectory(at: base, withIntermediateDirectories: true)
+            XCTAssertEqual(chmod(base.path, 0o777), 0)
+            try fm.copyItem(atPath: binary, toPath: base.path + "/drummer")
+            try fm.copyItem(atPath: src, toPath: base.path + "/src")
+            binary = base.path + "/drummer"
+            src = base.path + "/src"
         }
-        XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("\(path("d")): not replacing it: it is read-only, so its old files could not be removed"),
-                      r.stderr)
-        XCTAssertEqual(try fm.contentsOfDirectory(atPath: path("d")).sorted(), before)
-        XCTAssertEqual(temporaries(), [])
-        // An empty read-only directory has no files to remove: replaced, as before.
-        try fm.createDirectory(atPath: path("e"), withIntermediateDirectories: true)
-        XCTAssertEqual(chmod(path("e"), 0o555), 0)
-        let empty = ["convert-midi", src, "-o", path("e")]
-        r = getuid() == 0 ? try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
-                                        ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary.path] + empty)
-            : try CLI.run(empty)
+        defer {
+            for d in ["d", "e"] { chmod(base.path + "/" + d, 0o755) }
+            if root { try? fm.removeItem(at: base) }
+        }
+        func run(_ args: [String]) throws -> CLIResult {
+            root ? try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                               ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + args)
+                : try CLI.run(args)
+        }
+        let d = base.path + "/d", e = base.path + "/e"
+        var r = try run(["convert-midi", src, "-o", d])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: path("e/manifest.json")))
+        let before = try fm.contentsOfDirectory(atPath: d).sorted()
+        XCTAssertEqual(chmod(d, 0o555), 0)
+        r = try run(["convert-midi", src, "-o", d])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(d): not replacing it: it is read-only, so its old files could not be removed"), r.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: d).sorted(), before)
+        XCTAssertEqual(temporaries(base), [])
+        // An empty read-only directory has no files to remove: replaced, as before.
+        try fm.createDirectory(atPath: e, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(e, 0o555), 0)
+        r = try run(["convert-midi", src, "-o", e])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: e + "/manifest.json"))
     }
 
     // MARK: Clean up

@@ -55,15 +55,15 @@ final class StatsCLITests: XCTestCase {
         func line(_ figure: String) throws -> String { try XCTUnwrap(lines.first { $0.hasPrefix(figure + " ") }, figure) }
         XCTAssertEqual(try line("hits").split(separator: " ").map(String.init), ["hits", "24", "24", "exactly", "24", "✓"])
         XCTAssertEqual(try line("hits per bar").split(separator: " ").map(String.init),
-                       ["hits", "per", "bar", "12.00", "12.00", "100%", "of", "reference", "within", "10%", "of", "reference", "✓"])
+                       ["hits", "per", "bar", "12.00", "12.00", "100.0%", "of", "reference", "within", "10%", "of", "reference", "✓"])
         for figure in ["note histogram", "delta histogram", "velocity histogram"] {
             let l = try line(figure)
             XCTAssertTrue(l.contains("JS 0.0000 bits"), l)
             XCTAssertTrue(l.hasSuffix("✓"), l)
         }
         let grid = try line("share on 16th grid")
-        XCTAssertTrue(grid.contains("1.000      1.000  100% of reference"), grid)
-        XCTAssertTrue(try line("bar periodicity").contains("100% of reference"))
+        XCTAssertTrue(grid.contains("1.000      1.000  100.0% of reference"), grid)
+        XCTAssertTrue(try line("bar periodicity").contains("100.0% of reference"))
         XCTAssertTrue(try line("accent correlation").contains("r = 1.000"))
         let duplicates = try line("duplicate-onset rate")
         XCTAssertEqual(duplicates.split(separator: " ").suffix(4), ["0.00%", "0.00%", "0", "✓"], duplicates)
@@ -325,7 +325,7 @@ final class StatsCLITests: XCTestCase {
         XCTAssertTrue(table.contains("<tr><th>velocity histogram</th><td></td><td></td><td>JS 1.0000 bits</td><td>≤ 0.05 bits</td><td>✗</td></tr>"),
                       table)
         XCTAssertTrue(table.contains("<tr><th>accent correlation</th><td></td><td></td><td>n/a (constant velocity)</td>"), table)
-        XCTAssertTrue(table.contains("<tr><th>bar periodicity</th><td>1.000</td><td>1.000</td><td>100% of reference</td>"), table)
+        XCTAssertTrue(table.contains("<tr><th>bar periodicity</th><td>1.000</td><td>1.000</td><td>100.0% of reference</td>"), table)
         XCTAssertTrue(html.contains("Stats: accent_profile: n/a (constant velocity)"))
     }
 }

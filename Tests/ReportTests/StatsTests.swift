@@ -241,11 +241,11 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(rows.map(\.figure).suffix(2), ["on 16th grid, by class: kick", "  snare"])
         XCTAssertEqual(rows[4].comparison, "JS 0.1909 bits")
         XCTAssertEqual(rows[4].mark, "✗")
-        XCTAssertEqual(rows[7].comparison, "100% of reference")
+        XCTAssertEqual(rows[7].comparison, "100.0% of reference")
         XCTAssertEqual(rows[7].mark, "✓")
         XCTAssertEqual(rows[1].target, "exactly 8")
         XCTAssertEqual(rows[10].generated, "1.000")
-        XCTAssertEqual(rows[10].comparison, "100% of reference")
+        XCTAssertEqual(rows[10].comparison, "100.0% of reference")
         XCTAssertEqual(rows[10].mark, "", "the per-drum figure is shown, not judged")
         XCTAssertEqual(StatsResult.grouped(1_234_567), "1,234,567")
     }
