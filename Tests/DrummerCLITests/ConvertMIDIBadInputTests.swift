@@ -272,7 +272,8 @@ final class ConvertMIDIBadInputTests: XCTestCase {
             let r = try CLI.run(["convert-midi", groove.path, "-o", out.path, "--validation-fraction", "0.1", "--quantize", "30"] + args,
                                 environment: env)
             XCTAssertEqual(r.status, 0, r.stderr)
-            XCTAssertFalse(r.stderr.contains("convert-midi: read"), "no progress line on a short run: \(r.stderr)")
+            // (A progress line comes after 2 s: on a loaded machine the one-thread run takes that
+            // long, so its absence is not this test's to check.)
             outputs.append(out)
         }
         for name in ["events.npy", "vocab.json", "manifest.json", "validation/events.npy", "validation/vocab.json"] {
