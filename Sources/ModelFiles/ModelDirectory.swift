@@ -120,8 +120,31 @@ public enum ModelDirectory {
         }
     }
 
-    /// Reads and validates the model directory at `path`.
+    /// Reads and validates the model directory at `path`. A directory replaced while it is read
+    /// (another command's `export -o` swapping its new one in) could give model.json of one
+    /// version and a weight file of the other, a checksum mismatch that is no damage: when the
+    /// directory at `path` changed during a failed read, it is read again (three tries).
     public static func load(path: String) throws -> LoadedModel {
+        func identity() -> (dev_t, ino_t)? {
+            var st = stat()
+            return stat(path, &st) == 0 ? (st.st_dev, st.st_ino) : nil
+        }
+        for attempt in 1...3 {
+            let before = identity()
+            do { return try loadOnce(path: path) } catch {
+                let after = identity()
+                let replaced = before.map { b in after.map { $0 != b } ?? false } ?? false
+                if !replaced || attempt == 3 { throw error }
+            }
+        }
+        return try loadOnce(path: path)
+    }
+
+    /// Tests: runs between reading model.json and the weight files (where a swap of the
+    /// directory by another process lands).
+    nonisolated(unsafe) static var afterManifestRead: (() -> Void)?
+
+    private static func loadOnce(path: String) throws -> LoadedModel {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDir) else {
@@ -134,6 +157,7 @@ public enum ModelDirectory {
         let manifestData = try readFile(manifestPath, limit: 64 << 20)
         let manifest = try ModelManifest.decode(manifestData, file: manifestPath)
         let (groups, shape) = try manifest.validated(file: manifestPath)
+        afterManifestRead?()
 
         // Sizes are checked before reading, so a bad file is never read whole. For a model with
         // position or velocity groups a wrong size says which groups model.json gave.
