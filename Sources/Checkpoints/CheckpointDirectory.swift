@@ -105,6 +105,16 @@ public struct CheckpointDirectory: Sendable {
         do {
             try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
+            // A symbolic link on the way that leads nowhere: Foundation says "already exists".
+            var prefix = path
+            while !prefix.isEmpty, prefix != "/", prefix != "." {
+                var st = stat()
+                if lstat(prefix, &st) == 0, st.st_mode & S_IFMT == S_IFLNK, stat(prefix, &st) != 0,
+                   let target = try? fm.destinationOfSymbolicLink(atPath: prefix) {
+                    throw OwnershipError.notWritable(path: path, reason: "\(prefix) is a symbolic link to \(target), which does not exist")
+                }
+                prefix = PathNames.parent(of: prefix)
+            }
             throw OwnershipError.notWritable(path: path, reason: ErrorText.describe(error))
         }
         try checkWritable()

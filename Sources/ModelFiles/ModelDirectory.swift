@@ -123,21 +123,9 @@ public enum ModelDirectory {
     /// Reads and validates the model directory at `path`. A directory replaced while it is read
     /// (another command's `export -o` swapping its new one in) could give model.json of one
     /// version and a weight file of the other, a checksum mismatch that is no damage: when the
-    /// directory at `path` changed during a failed read, it is read again (three tries).
+    /// directory at `path` changed during the read, it is read again (PathNames.readingWhole).
     public static func load(path: String) throws -> LoadedModel {
-        func identity() -> (dev_t, ino_t)? {
-            var st = stat()
-            return stat(path, &st) == 0 ? (st.st_dev, st.st_ino) : nil
-        }
-        for attempt in 1...3 {
-            let before = identity()
-            do { return try loadOnce(path: path) } catch {
-                let after = identity()
-                let replaced = before.map { b in after.map { $0 != b } ?? false } ?? false
-                if !replaced || attempt == 3 { throw error }
-            }
-        }
-        return try loadOnce(path: path)
+        try PathNames.readingWhole(path) { try loadOnce(path: path) }
     }
 
     /// Tests: runs between reading model.json and the weight files (where a swap of the

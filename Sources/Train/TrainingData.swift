@@ -12,6 +12,7 @@
 
 import DrummerCore
 import Encode
+import FileOutput
 import Foundation
 import MIDIParse
 
@@ -174,8 +175,13 @@ public struct TrainingData: Sendable {
         return SHA256.hex(d)
     }
 
-    /// Reads a dataset directory (see the file comment for the accepted layouts).
+    /// Reads a dataset directory (see the file comment for the accepted layouts), again when
+    /// another run's convert-midi -o swapped a new one in meanwhile (PathNames.readingWhole).
     public static func load(path: String) throws -> TrainingData {
+        try PathNames.readingWhole(path) { try loadOnce(path: path) }
+    }
+
+    private static func loadOnce(path: String) throws -> TrainingData {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw DatasetError.missing(path: path)

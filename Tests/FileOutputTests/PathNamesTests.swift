@@ -13,6 +13,41 @@ final class PathNamesTests: XCTestCase {
         }
     }
 
+    /// A read across a swap of the directory (another command's export -o) is made again, whether
+    /// it failed or seemed to succeed; a read of a directory that stays put is made once.
+    func testReadingWholeReadsAgainAcrossASwap() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reading-whole-\(UUID().uuidString)")
+        let d = root.appendingPathComponent("d").path, n = root.appendingPathComponent("n").path
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: n, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        var reads = 0
+        XCTAssertEqual(try PathNames.readingWhole(d) { reads += 1; return reads }, 1)
+        reads = 0
+        let swapped = try PathNames.readingWhole(d) { () -> Int in
+            reads += 1
+            if reads == 1 {
+                XCTAssertEqual(rename(d, d + ".old"), 0)
+                XCTAssertEqual(rename(n, d), 0)
+            }
+            return reads
+        }
+        XCTAssertEqual(swapped, 2, "read again after the swap")
+        struct Mixed: Error {}
+        reads = 0
+        XCTAssertEqual(try PathNames.readingWhole(d) { () throws -> Int in
+            reads += 1
+            if reads == 1 {
+                XCTAssertEqual(rename(d, n), 0)
+                XCTAssertEqual(rename(d + ".old", d), 0)
+                throw Mixed()
+            }
+            return reads
+        }, 2)
+        // A failure with the directory in place is the failure.
+        XCTAssertThrowsError(try PathNames.readingWhole(d) { () throws -> Int in throw Mixed() })
+    }
+
     /// By path, for outputs not made yet: the same path, one inside, a sibling sharing a prefix.
     func testContainment() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("path-names-\(UUID().uuidString)")

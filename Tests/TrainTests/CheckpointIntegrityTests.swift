@@ -135,6 +135,18 @@ final class CheckpointIntegrityTests: XCTestCase {
         }
     }
 
+    /// A --checkpoint-dir through a symbolic link that leads nowhere was refused as "cannot
+    /// write there: already exists": the link is named.
+    func testACheckpointDirectoryThroughADanglingLinkNamesTheLink() throws {
+        _ = try train(steps: 1)
+        let link = root.appendingPathComponent("lnk").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "missing")
+        let o = RunFixture.options(data: root.appendingPathComponent("data"), checkpoints: URL(fileURLWithPath: link + "/ck"), steps: 2)
+        assertThrows(["--checkpoint-dir \(link)/ck: cannot write there: \(link) is a symbolic link to missing, which does not exist"]) {
+            try TrainingRun(options: o, reporter: LineSink().reporter)
+        }
+    }
+
     func testAnotherRunsDirectoryIsRefusedNamingTheRun() throws {
         let first = try train(steps: 5)
         let data = root.appendingPathComponent("data")
