@@ -192,8 +192,6 @@ public final class PendingFile {
     /// False once the temporary file is committed or discarded.
     public var isPending: Bool { registration != nil }
 
-
-
     /// Removes the temporary file (nothing is written). Harmless after `commit`.
     public func discard() {
         guard let registration else { return }
@@ -203,17 +201,11 @@ public final class PendingFile {
     }
 
     private func moveIntoPlace(_ target: String) throws {
-        guard let tmp = temporaryPath, let registration else { return }
-        let failure: Int32? = TemporaryFiles.withRegistryLocked { registry in
-            if posixRename(tmp, target) != 0 { return errno }
-            registry.placed(registration)
-            return nil
-        }
-        if let code = failure {
+        guard isPending else { return }
+        if let message = TemporaryFiles.withRegistryLocked({ rename(holding: &$0) }) {
             discard()
-            throw OutputError(path: path, message: "cannot rename the temporary file into place: \(ErrorText.errno(code))")
+            throw OutputError(path: path, message: message)
         }
-        self.registration = nil
         AtomicOutput.syncDirectory(AtomicOutput.parentDirectory(target))
     }
 }
@@ -285,9 +277,7 @@ public final class PendingDirectory {
                 return .failed(message)
             }
             registry.placed(registration)
-            let old = registry.add(aside, destination: destination)
-            registry.entries[old.id]?.oldCopy = true
-            return .movedAside(aside, old)
+            return .movedAside(aside, registry.add(aside, destination: destination, oldCopy: true))
         }
         switch outcome {
         case .failed(let message):

@@ -139,12 +139,8 @@ public enum InterruptCleanup {
         } else if written.count > 1 {
             lines.insert("\(written.count) outputs were written before the stop (\(list(written)))", at: 0)
         }
-        if let note = closingNote.withLock({ $0 }), !note.output.map(written.contains).orFalse { lines.append(note.text) }
+        if let note = closingNote.withLock({ $0 }), !(note.output.map(written.contains) ?? false) { lines.append(note.text) }
         let name = StopSignals.name(sig)
         return lines.isEmpty ? "drummer: \(name)\n" : lines.map { "drummer: \(name): \($0)\n" }.joined()
     }
-}
-
-private extension Optional where Wrapped == Bool {
-    var orFalse: Bool { self ?? false }
 }

@@ -19,15 +19,11 @@ public enum PathNames {
     /// (another command's `export -o` or `convert-midi -o` swaps a new one in whole: a read across
     /// the swap can mix files of two versions, whether it then fails or not), three tries.
     public static func readingWhole<T>(_ path: String, _ read: () throws -> T) throws -> T {
-        func identity() -> [UInt64]? {
-            var st = stat()
-            return stat(path, &st) == 0 ? [UInt64(st.st_dev), UInt64(st.st_ino)] : nil
-        }
         var attempt = 1
         while true {
-            let before = identity()
+            let before = FileID(path)
             let result = Result { try read() }
-            let after = identity()
+            let after = FileID(path)
             if before == after || before == nil || after == nil || attempt == 3 { return try result.get() }
             attempt += 1
         }

@@ -77,9 +77,9 @@ public enum TemporaryFiles {
             if oldCopyRemains { entries[registration.id]?.oldCopy = true } else { remove(registration) }
         }
 
-        mutating func add(_ path: String, destination: String) -> Registration {
+        mutating func add(_ path: String, destination: String, oldCopy: Bool = false, scratch: Bool = false) -> Registration {
             next += 1
-            entries[next] = Entry(path: path, destination: destination)
+            entries[next] = Entry(path: path, destination: destination, oldCopy: oldCopy, scratch: scratch)
             return Registration(id: next)
         }
 
@@ -99,11 +99,7 @@ public enum TemporaryFiles {
     /// Records `path`, a working file or directory of this process that is no output (a clip
     /// rendered for a report), for an interrupt to remove without naming it as an output.
     package static func registerScratch(_ path: String) -> Registration {
-        registry.withLock { r in
-            let registration = r.add(path, destination: path)
-            r.entries[registration.id]?.scratch = true
-            return registration
-        }
+        registry.withLock { $0.add(path, destination: path, scratch: true) }
     }
 
     /// Forgets a temporary that was renamed into place or removed.

@@ -37,8 +37,7 @@ final class InterruptCleanupTests: XCTestCase {
         var registry = TemporaryFiles.Registry()
         let scratch = path(TemporaryFiles.temporaryName(for: "drummer-audio"))
         try fm.createDirectory(atPath: scratch + "/x", withIntermediateDirectories: true)
-        let r = registry.add(scratch, destination: scratch)
-        registry.entries[r.id]?.scratch = true
+        _ = registry.add(scratch, destination: scratch, scratch: true)
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["30"]
