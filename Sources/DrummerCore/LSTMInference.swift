@@ -63,6 +63,9 @@ public final class LSTMInference {
     /// Split steps: the second thread, the next step's h of every layer (the halves read hs and
     /// write it), and each half's gates (4 × its units) and tanh(c) scratch.
     private var worker: SplitWorker?
+    /// How the split stages ran so far: both halves on this thread because the worker had not
+    /// begun (`taken`) or because it was late before (`alone`); zeros without a worker.
+    package var splitStages: (taken: Int, alone: Int) { (worker?.taken ?? 0, worker?.alone ?? 0) }
     private var hsNext: UnsafeMutableBufferPointer<Float>
     private let halfGates: UnsafeMutableBufferPointer<Float>, halfTanh: UnsafeMutableBufferPointer<Float>
     /// Each half's units, [0, H/2) and [H/2, H), and logits, [0, O/2) and [O/2, O).
@@ -267,15 +270,34 @@ enum InferenceBuffers {
 }
 
 /// The second thread of a split LSTMInference. The calling thread posts a stage with a ticket
-/// (ticket · 16 + stage, one atomic store), runs its own half, and spins until the worker has
-/// finished the ticket; the worker spins for the next ticket, then naps 50 µs at a time while
-/// none comes (a player that draws a bar ahead leaves it idle most of the time).
+/// (ticket · 16 + stage, one atomic store) and runs its own half; the worker spins for the next
+/// ticket, then naps 50 µs at a time while none comes (a player that draws a bar ahead leaves it
+/// idle most of the time). The second half goes to whichever thread claims the ticket first: the
+/// worker when it sees it, or the calling thread when its own half is done and the worker has not
+/// begun (napping, or descheduled on a busy machine), so a step is never slower than on one
+/// thread for want of the worker. The calling thread waits only for a half the worker has begun.
+/// Either way each half is the same calls on the same operands: the same bits.
+///
+/// A worker that begins a half and is then descheduled (a busy machine) would hold the calling
+/// thread for a scheduler slice. A wait over `lateAfter` makes the calling thread run the next
+/// stages alone (`solo`, 1,024 stages, doubled after each late probe up to about a second's worth,
+/// reset by a probe that is not late), leaving the worker asleep and its core to the other load.
 private final class SplitWorker: @unchecked Sendable {
     private let posted = Atomic<Int>(0)
+    /// The last ticket whose second half a thread has taken.
+    private let claimed = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(false)
     private var ticket = 0
+    /// Stages the calling thread still runs alone, and the run of stages to take after the next
+    /// late wait (see the class comment).
+    private var solo = 0, soloRun = SplitWorker.soloFirst
+    /// Stages whose second half this thread took, and stages it ran alone.
+    private(set) var taken = 0, alone = 0
+    static let soloFirst = 1 << 10, soloMost = 1 << 16
+    /// A wait for the worker's half longer than this is late (a half takes a few µs).
+    static let lateAfter: UInt64 = 200_000
     /// The inference, not retained (it owns this worker and stops it in its deinit).
     private unowned(unsafe) let inference: LSTMInference
     /// Stages a ticket can name: a layer or the logits.
@@ -291,15 +313,44 @@ private final class SplitWorker: @unchecked Sendable {
 
     /// Runs `stage` on both threads; returns when both halves are done.
     func run(stage: Int) {
+        if solo > 0 {
+            solo -= 1
+            alone += 1
+            inference.half(stage: stage, part: 0)
+            inference.half(stage: stage, part: 1)
+            return
+        }
         ticket += 1
         let value = ticket * Self.stages + stage
         posted.store(value, ordering: .releasing)
         inference.half(stage: stage, part: 0)
-        var spins = 0
+        if claimed.exchange(value, ordering: .acquiringAndReleasing) != value {
+            taken += 1
+            inference.half(stage: stage, part: 1)
+            return
+        }
+        var spins = 0, start: UInt64 = 0, late = false
         while finished.load(ordering: .acquiring) != value {
             spins += 1
+            if spins & 1023 == 0 {
+                let now = Self.nanoseconds()
+                if start == 0 { start = now } else if now - start > Self.lateAfter { late = true }
+            }
             if spins > 1_000_000 { sched_yield() }
         }
+        if late {
+            solo = soloRun
+            soloRun = min(2 * soloRun, Self.soloMost)
+        } else if spins > 0 {
+            soloRun = Self.soloFirst
+        }
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds (a vDSO read, no system call).
+    private static func nanoseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
     private func loop() {
@@ -314,6 +365,7 @@ private final class SplitWorker: @unchecked Sendable {
             }
             idle = 0
             seen = value
+            guard claimed.exchange(value, ordering: .acquiringAndReleasing) != value else { continue }
             inference.half(stage: value % Self.stages, part: 1)
             finished.store(value, ordering: .releasing)
         }

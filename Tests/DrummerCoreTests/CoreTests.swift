@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import DrummerCore
+import Synchronization
 import FileOutput
 
 final class RNGTests: XCTestCase {
@@ -291,6 +292,46 @@ final class SplitInferenceTests: XCTestCase {
         }
         XCTAssertEqual(compared, 100 * (710 + 512))
         XCTAssertEqual(differing, 0, "values of the split step not bitwise the one-thread step's")
+    }
+
+    /// The calling thread takes the worker's half when the worker has not begun it (asleep
+    /// between steps that come 2 ms apart), and with every core busy (threads spinning beside the
+    /// step: halves taken, waited for, or stages run alone after a late worker, as the scheduler
+    /// has it): the same bits as the halves on one thread.
+    func testATakenOrLoneHalfGivesTheSameBits() throws {
+        let shape = ModelShape(inputGroups: [40, 9, 16], outputGroups: [40, 9], hidden: 64, layers: 2)
+        var rng = SeededRNG(seed: 5)
+        let w = try LSTMWeights(shape: shape, parameters: (0..<shape.parameterCount).map { _ in Float(rng.uniform(-0.3, 0.3)) })
+        let one = LSTMInference(weights: w, halves: true), two = LSTMInference(weights: w, threads: 2)
+        let stop = Atomic<Bool>(false)
+        var spinners: [Thread] = []
+        var differing = 0
+        for round in 0..<2 {
+            // Round 0: steps 2 ms apart on a quiet machine. Round 1: every core busy.
+            if round == 1 {
+                for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+                    let t = Thread { while !stop.load(ordering: .relaxed) {} }
+                    t.start()
+                    spinners.append(t)
+                }
+            }
+            for _ in 0..<(round == 0 ? 60 : 3_000) {
+                for (g, size) in shape.inputGroups.enumerated() {
+                    let k = Int32(rng.index(below: size))
+                    one.input[g] = k
+                    two.input[g] = k
+                }
+                one.step()
+                two.step()
+                let a = Array(one.logits()) + Array(one.h) + Array(one.c)
+                let b = Array(two.logits()) + Array(two.h) + Array(two.c)
+                differing += zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
+                if round == 0 { usleep(2_000) }
+            }
+            if round == 0 { XCTAssertGreaterThan(two.splitStages.taken, 0, "no half taken from a sleeping worker") }
+        }
+        stop.store(true, ordering: .relaxed)
+        XCTAssertEqual(differing, 0, "split stages \(two.splitStages) not bitwise the halves on one thread")
     }
 
     func testSplitInstancesComeAndGo() throws {
