@@ -301,6 +301,34 @@ final class AtomicOutputTests: XCTestCase {
         XCTAssertEqual(try text(path("models/v1/model.json")), "2")
         assertNoTemporaries(path("models"))
     }
+
+    /// Another run's batch into the same folder (here an flock this test holds on it, as that
+    /// run holds it while it renames) is waited for: nothing of this batch lands meanwhile, then
+    /// all of it; no file is added to the folder for the lock.
+    func testABatchWaitsWhileAnotherRunRenamesIntoItsFolder() throws {
+        let out = path("out")
+        try fm.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let batch = OutputBatch()
+        for name in ["x1.mid", "x2.mid"] {
+            try batch.prepare((out as NSString).appendingPathComponent(name), options: .file).stage(Data(name.utf8))
+        }
+        let fd = open(out, O_RDONLY | O_DIRECTORY)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(flock(fd, LOCK_EX), 0)
+        let done = expectation(description: "batch in place")
+        let box = BatchBox(batch)
+        Thread {
+            do { try box.batch.commit() } catch { XCTFail("\(error)") }
+            done.fulfill()
+        }.start()
+        usleep(300_000)
+        XCTAssertFalse(fm.fileExists(atPath: (out as NSString).appendingPathComponent("x1.mid")), "renamed under another run's lock")
+        close(fd)
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(try text((out as NSString).appendingPathComponent("x1.mid")), "x1.mid")
+        XCTAssertEqual(try text((out as NSString).appendingPathComponent("x2.mid")), "x2.mid")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: out).sorted(), ["x1.mid", "x2.mid"])
+    }
 }
 
 /// Data handed from a reader thread to the test.
@@ -309,4 +337,9 @@ private final class ReadBox: @unchecked Sendable {
     private(set) var data = Data()
     func set(_ d: Data) { data = d; done.signal() }
     func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+}
+
+private final class BatchBox: @unchecked Sendable {
+    let batch: OutputBatch
+    init(_ batch: OutputBatch) { self.batch = batch }
 }
