@@ -278,17 +278,9 @@ final class SplitInferenceTests: XCTestCase {
         let one = LSTMInference(weights: w, halves: true), two = LSTMInference(weights: w, threads: 2)
         var differing = 0, compared = 0
         for _ in 0..<100 {
-            for (g, size) in inputs.enumerated() {
-                let k = Int32(rng.index(below: size))
-                one.input[g] = k
-                two.input[g] = k
-            }
-            one.step()
-            two.step()
-            let a = Array(one.logits()) + Array(one.h) + Array(one.c)
-            let b = Array(two.logits()) + Array(two.h) + Array(two.c)
-            differing += zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
-            compared += a.count
+            let (d, n) = Self.stepBoth(one, two, rng: &rng)
+            differing += d
+            compared += n
         }
         XCTAssertEqual(compared, 100 * (710 + 512))
         XCTAssertEqual(differing, 0, "values of the split step not bitwise the one-thread step's")
@@ -316,22 +308,29 @@ final class SplitInferenceTests: XCTestCase {
                 }
             }
             for _ in 0..<(round == 0 ? 60 : 3_000) {
-                for (g, size) in shape.inputGroups.enumerated() {
-                    let k = Int32(rng.index(below: size))
-                    one.input[g] = k
-                    two.input[g] = k
-                }
-                one.step()
-                two.step()
-                let a = Array(one.logits()) + Array(one.h) + Array(one.c)
-                let b = Array(two.logits()) + Array(two.h) + Array(two.c)
-                differing += zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
+                differing += Self.stepBoth(one, two, rng: &rng).differing
                 if round == 0 { usleep(2_000) }
             }
             if round == 0 { XCTAssertGreaterThan(two.splitStages.taken, 0, "no half taken from a sleeping worker") }
         }
         stop.store(true, ordering: .relaxed)
         XCTAssertEqual(differing, 0, "split stages \(two.splitStages) not bitwise the halves on one thread")
+    }
+
+    /// One step of both on the same random classes; the logits, h and c values whose bits
+    /// differ, and how many were compared.
+    private static func stepBoth(_ one: LSTMInference, _ two: LSTMInference,
+                                 rng: inout SeededRNG) -> (differing: Int, compared: Int) {
+        for (g, size) in one.shape.inputGroups.enumerated() {
+            let k = Int32(rng.index(below: size))
+            one.input[g] = k
+            two.input[g] = k
+        }
+        one.step()
+        two.step()
+        let a = Array(one.logits()) + Array(one.h) + Array(one.c)
+        let b = Array(two.logits()) + Array(two.h) + Array(two.c)
+        return (zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count, a.count)
     }
 
     func testSplitInstancesComeAndGo() throws {
