@@ -11,7 +11,7 @@ public enum FMAPeak {
     /// products of the recurrence (forward, backward, dW_rec), above layer 0 three more of its
     /// input (x·W_in, dW_in, dx), and three H×O of the output layer (output, dWy, dh). Layer 0's
     /// one-hot input block is a gather and needs no product. (The 2017 layout, H = 200 and
-    /// O = 226: 1.232 MFLOP; the shipped grid model, two layers of 256 and O = 710: 5.81 MFLOP.)
+    /// O = 226: 1.231 MFLOP; the shipped grid model, two layers of 256 and O = 710: 5.81 MFLOP.)
     static func flopsPerTimestep(shape: ModelShape) -> Double {
         let H = Double(shape.hidden), G: Double = 4 * H, layers = Double(shape.layers), O = Double(shape.outputWidth)
         let recurrence: Double = 3 * H * G * layers
@@ -72,8 +72,8 @@ public enum FMAPeak {
         #endif
     }
 
-    /// GFLOP/s of `threads` threads running the probe at the same time (their sum), the best of
-    /// `runs`; nil when `probe` is unavailable. `iterations` per thread and run; nil sizes a run
+    /// GFLOP/s of `threads` threads running the probe at the same time (all their FLOPs over the
+    /// span from the first start to the last end), the best of `runs`; nil when `probe` is unavailable. `iterations` per thread and run; nil sizes a run
     /// to about 0.1 s on this machine (at most 50 M iterations, about 0.1 s on a core that runs
     /// two 8-wide FMAs per cycle at 2.5 GHz; far fewer where the loop runs slowly, as in a debug
     /// build).
@@ -94,14 +94,21 @@ public enum FMAPeak {
         let iterations = iterations ?? calibrated(loop)
         var best = 0.0
         for _ in 0..<runs {
-            let rates = Slots(count: threads)
+            // The threads' FLOPs over the span from the first start to the last end: threads that
+            // take turns on fewer cores than asked (a CPU affinity, a busy machine) count as the
+            // cores they had, where adding each thread's own rate counted each as a whole core.
+            let starts = Slots(count: threads), ends = Slots(count: threads)
+            let valid = Slots(count: threads)
             DispatchQueue.concurrentPerform(iterations: threads) { k in
-                let start = DispatchTime.now().uptimeNanoseconds
+                starts.values[k] = Double(DispatchTime.now().uptimeNanoseconds)
                 let sink = loop(iterations)
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                rates.values[k] = sink.isNaN ? 0 : flopsPerIteration * Double(iterations) / seconds / 1e9
+                ends.values[k] = Double(DispatchTime.now().uptimeNanoseconds)
+                valid.values[k] = sink.isNaN ? 0 : 1
             }
-            best = max(best, rates.values.reduce(0, +))
+            guard valid.values.allSatisfy({ $0 == 1 }), let first = starts.values.min(), let last = ends.values.max(),
+                  last > first else { continue }
+            let seconds = (last - first) / 1e9
+            best = max(best, flopsPerIteration * Double(iterations) * Double(threads) / seconds / 1e9)
         }
         return best
     }

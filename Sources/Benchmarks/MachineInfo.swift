@@ -15,7 +15,13 @@ public enum MachineInfo {
         return "unknown CPU"
     }
 
-    package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
+    package static var cores: Int { CPUCount.available }
+
+    /// " (of N online)" when this process may use fewer cores than the machine has online.
+    static var coresNote: String {
+        let online = ProcessInfo.processInfo.activeProcessorCount
+        return online > cores ? " (of \(online) online)" : ""
+    }
 
     /// The widest float32 FMA the kernels run: "AVX-512", "AVX2+FMA" or "no AVX2/FMA", and
     /// what the CPU has when DRUMMER_MAX_ISA holds them lower.
@@ -34,7 +40,7 @@ public enum MachineInfo {
 
     public static var header: String {
         """
-        machine: \(cpuModel), \(cores) cores, \(vectorISA)
+        machine: \(cpuModel), \(cores) core\(cores == 1 ? "" : "s")\(coresNote), \(vectorISA)
         OpenBLAS core: \(BLASRuntime.selectionDescription)
         """
     }

@@ -67,7 +67,7 @@ public struct SamplingBenchmark {
         }
         let defaultThreads = BLASRuntime.threads
         defer { BLASRuntime.setThreads(defaultThreads) }
-        let most = stepThreads ? min(2, ProcessInfo.processInfo.activeProcessorCount) : defaultThreads
+        let most = stepThreads ? min(2, CPUCount.available) : defaultThreads
         report(stepThreads ? "threads: the threads a step runs on (split in two halves), OpenBLAS on 1 thread"
                            : "threads: OpenBLAS's threads")
         var medians: [Int: Double] = [:]

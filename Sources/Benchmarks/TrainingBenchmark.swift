@@ -157,7 +157,8 @@ public struct TrainingBenchmark {
         // probe, rarely all of them (with 3 a burst once made the peak read 223 where it is 352).
         let peakAll = FMAPeak.measure(threads: cores, runs: 8), peakOne = FMAPeak.measure(threads: 1, runs: 8)
         if let p1 = peakOne, let p = peakAll {
-            report("float32 FMA peak (\(FMAPeak.probe.label)): \(fixed(p1, 0)) GFLOP/s on 1 core, \(fixed(p, 0)) on \(cores)")
+            report("float32 FMA peak (\(FMAPeak.probe.label)): \(fixed(p1, 0)) GFLOP/s on 1 core"
+                   + (cores > 1 ? ", \(fixed(p, 0)) on \(cores)" : ""))
         } else {
             report("no FMA peak: \(FMAPeak.probe.label)")
         }

@@ -77,7 +77,7 @@ public enum MIDIDatasetConverter {
     }
 
     /// Threads used when none are asked for: every core.
-    package static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+    package static var defaultThreads: Int { CPUCount.available }
 
     /// Converts every MIDI file under `directory` and writes the dataset to `output`
     /// (through a temporary directory renamed into place).

@@ -40,7 +40,7 @@ final class GridSampler {
     /// units; the shipped model's 256: `drummer sample models/groove -n 1000` on a 2-core
     /// Emerald Rapids spent 0.12 s in its steps on one thread, see docs/benchmarks.md), else one.
     static func stepThreads(_ shape: ModelShape) -> Int {
-        ProcessInfo.processInfo.activeProcessorCount >= 2 && shape.hidden >= 128 ? 2 : 1
+        CPUCount.available >= 2 && shape.hidden >= 128 ? 2 : 1
     }
 
     /// Steps without a hit after which generation gives up (64 bars).

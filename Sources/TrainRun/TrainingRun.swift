@@ -330,6 +330,9 @@ public final class TrainingRun {
             throw RunError.trainerRejected("\(data.path): \(error)")
         }
         trainer.dropout = Dropout(probability: config[Settings.dropout], seed: config.seed)
+        // On one core the helper thread would only take turns with the calling one (same bits
+        // either way).
+        trainer.usesHelperThread = CPUCount.available >= 2
         return trainer
     }
 

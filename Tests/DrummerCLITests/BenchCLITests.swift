@@ -138,4 +138,29 @@ final class BenchCLITests: XCTestCase {
             XCTAssertTrue(bad.stderr.contains("--model takes its sizes and groups from the model"), bad.stderr)
         }
     }
+
+    /// A process pinned to one CPU (`taskset -c 0`, as a container's cpuset does) counts one core:
+    /// the header says so, the FMA peak has no 2-core figure (two probe threads taking turns on
+    /// one CPU read as twice its peak) and the sampler's step is not split over two threads.
+    func testAProcessPinnedToOneCPUCountsOneCore() throws {
+        let online = ProcessInfo.processInfo.activeProcessorCount
+        try XCTSkipIf(online < 2, "this CPU count (one online) cannot show a pinned process apart")
+        let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: taskset.path), "this CPU's system has no /usr/bin/taskset")
+        let r = try CLI.run(executable: taskset, ["-c", "0", CLI.binary.path, "bench", "train", "--unroll", "5", "--hidden", "8",
+                                                 "--events", "400", "--batch", "1", "--runs", "1", "--seconds", "0.01",
+                                                 "--layouts", "original", "--modes", "blas1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.contains(", 1 core (of \(online) online), ") ?? false, r.stdout)
+        let peak = lines.first { $0.hasPrefix("float32 FMA peak") } ?? ""
+        XCTAssertTrue(peak.hasSuffix(" GFLOP/s on 1 core"), r.stdout)
+        let model = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let s = try CLI.run(executable: taskset, ["-c", "0", CLI.binary.path, "bench", "sample", "--model", model,
+                                                 "--notes", "20", "--runs", "1"])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let rows = s.stdout.split(separator: "\n").filter { $0.hasPrefix("threads=") }
+        XCTAssertEqual(rows.count, 1, s.stdout)
+        XCTAssertTrue(rows.first?.hasPrefix("threads=1 ") ?? false, s.stdout)
+    }
 }

@@ -25,6 +25,9 @@ enum {
 /// The best level this CPU runs.
 int drummer_kernels_cpu_isa(void);
 
+// CPUs in this process's affinity mask (taskset, a cpuset); 0 where it cannot be read.
+int drummer_affinity_cpu_count(void);
+
 /// The level DRUMMER_MAX_ISA names (DRUMMER_ISA_AVX512 when unset or empty), or −1 when it
 /// holds anything but avx512, avx2 or baseline.
 int drummer_kernels_isa_setting(void);
