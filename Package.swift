@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "HDF5Kit", dependencies: ["CHDF5", "FileOutput"]),
         // Standard MIDI File reader and writer (no dependencies).
         .target(name: "MIDIParse"),
-        // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
+        // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O, manifest.json (written, and read
+        // back with its bounds checks by training and the report's reference).
         .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore", "FileOutput"]),
         // The training math and its data: the LSTM layer stack's forward and backward, its
         // scheduling on two cores, loss, optimizers, the TBPTT step, evaluation, input noise,
