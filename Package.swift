@@ -51,9 +51,10 @@ let package = Package(
         .target(name: "ModelFiles", dependencies: ["DrummerCore", "FileOutput"]),
         // Owning Swift wrappers over the HDF5 C API.
         .target(name: "HDF5Kit", dependencies: ["CHDF5", "FileOutput"]),
-        // Standard MIDI File reader and writer (no dependencies).
-        .target(name: "MIDIParse"),
-        // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O.
+        // Standard MIDI File reader and writer (FileOutput only, for the words of a file error).
+        .target(name: "MIDIParse", dependencies: ["FileOutput"]),
+        // MIDI -> dataset: vocabulary, events, one-hot, .npy I/O, manifest.json (written, and read
+        // back with its bounds checks by training and the report's reference).
         .target(name: "Encode", dependencies: ["MIDIParse", "DrummerCore", "FileOutput"]),
         // The training math and its data: the LSTM layer stack's forward and backward, its
         // scheduling on two cores, loss, optimizers, the TBPTT step, evaluation, input noise,

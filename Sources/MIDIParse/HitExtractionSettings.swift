@@ -2,6 +2,7 @@
 // resolution they are rescaled to, the grid they snap to and how note numbers are
 // rewritten. Shared by `convert-midi` (the dataset), `eval --data FILE.mid` and the
 // sampler's primer, so that all three read a file the same way.
+import FileOutput
 import Foundation
 
 /// Which channel's notes a file contributes.
@@ -67,9 +68,7 @@ public struct NoteMap: Equatable, Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            var isDirectory: ObjCBool = false
-            let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-            throw bad("cannot read: \(directory ? "is a directory" : error.localizedDescription)")
+            throw bad("cannot read: \(ErrorText.reading(error, path: path))")
         }
         let object: Any
         do {

@@ -4,8 +4,11 @@
 // n × G / d cells (4/4: 16, 6/8: 12, 3/4: 12), rounded up when not whole. A hit goes to
 // the nearest cell; it is off the grid when it lies more than `tolerance` of a cell from
 // that cell's time (default 1/4: human timing stays on the grid, triplets on a 16 grid do
-// not). A hit nearest to the next bar line belongs to that bar's first cell. Several hits
-// of one drum in one cell are drawn as the loudest; an off-grid one marks the cell.
+// not). A hit nearest to the next bar line and within the tolerance of it is that bar's
+// downbeat, played early: it belongs to that bar's first cell. One further early is not a
+// downbeat (a pickup before the bar line): it stays in its own bar, off the grid at the last
+// cell, and never makes a bar of its own. Several hits of one drum in one cell are drawn as
+// the loudest; an off-grid one marks the cell.
 //
 // A run of `DrumGrid.restThreshold` or more empty bars is one entry, a rest of that many
 // bars (as a drum chart writes a multi-bar rest): two hits far apart in a small file can
@@ -109,21 +112,10 @@ extension DrumGrid {
         let cellTicks = Double(4 * tpq) / Double(g)
         // Cells in a bar of `ticks` ticks: rounded up when the bar is not a whole number of cells.
         func cellCount(_ ticks: Int) -> Int { max(1, Int((Double(ticks) / cellTicks - 1e-9).rounded(.up))) }
-        // Bars up to the last hit's, and one more when that hit is nearest the next bar line.
-        var total = performance.barCount
-        if let lastTick = performance.hits.map(\.tick).max() {
-            let bar = meter.position(atTick: lastTick).bar
-            let start = meter.startTick(ofBar: bar)
-            if Int((Double(lastTick - start) / cellTicks).rounded()) >= cellCount(meter.startTick(ofBar: bar + 1) - start) {
-                total += 1
-            }
-        }
-        let first = max(0, options.firstBar)
-        // exclusive; a first bar past the last is refused below (and would overflow the sum)
-        let last = options.bars.map { first >= total ? total : min(total, first + min(max(0, $0), total)) } ?? total
+        let tol = options.tolerance + 1e-9
 
-        // The bar and cell of each hit: its nearest cell, in the next bar when that cell is
-        // past the bar's last.
+        // The bar and cell of each hit: its nearest cell; when that cell is the next bar line,
+        // the next bar's first cell if within the tolerance of it, else its own bar's last.
         func barTicks(_ b: Int, start: Int) -> Int {
             let next = meter.startTick(ofBar: b + 1)
             return next == Int.max ? meter.position(atTick: start).barTicks : next - start
@@ -133,10 +125,19 @@ extension DrumGrid {
             let start = meter.startTick(ofBar: bar)
             let exact = Double(tick - start) / cellTicks
             let cell = Int(exact.rounded())
-            if cell >= cellCount(barTicks(bar, start: start)) { return (bar + 1, 0, exact - Double(cell)) }
+            let cells = cellCount(barTicks(bar, start: start))
+            if cell >= cells {
+                if abs(exact - Double(cell)) <= tol { return (bar + 1, 0, exact - Double(cell)) }
+                return (bar, cells - 1, exact - Double(cells - 1))
+            }
             return (bar, cell, exact - Double(cell))
         }
         let placed = performance.hits.map { (hit: $0, at: place($0.tick)) }
+        // Bars up to the last hit's, and one more when that hit is the next bar's early downbeat.
+        let total = max(performance.barCount, placed.map { $0.at.bar + 1 }.max() ?? 0)
+        let first = max(0, options.firstBar)
+        // exclusive; a first bar past the last is refused below (and would overflow the sum)
+        let last = options.bars.map { first >= total ? total : min(total, first + min(max(0, $0), total)) } ?? total
         let occupied = Set(placed.lazy.map(\.at.bar).filter { $0 >= first && $0 < last }).sorted()
 
         // The entries shown: every bar with a hit, the bars between two of them, and a rest for
@@ -179,7 +180,6 @@ extension DrumGrid {
         var rowOf: [Int: Int] = [:]
         var rowNotes: [Int] = [], rowCells: [[[Cell?]]] = [], rowHits: [Int] = []
         var shown = 0, offGrid = 0, merged = 0
-        let tol = options.tolerance + 1e-9
         for (h, at) in placed {
             guard let bi = index[at.bar] else { continue }
             let (cell, offset) = (at.cell, at.offset)

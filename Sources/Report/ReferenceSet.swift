@@ -162,47 +162,13 @@ public struct ReferenceSet: Sendable {
 
     // MARK: A convert-midi dataset
 
-    /// manifest.json, read loosely: only the fields used here.
-    struct DatasetManifest {
-        struct Entry {
-            var path: String
-            var split: String
-            var offset: Int
-            var hits: Int
-        }
-        var ppq = 480
-        var quantize: Int?
-        var source: String?
-        var entries: [Entry] = []
-        var found = false
-
-        init(path: String) throws {
-            guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
-            guard let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw ReportError.badReference(path: path, message: "not a JSON object")
-            }
-            found = true
-            if let s = m["settings"] as? [String: Any] {
-                if let p = s["ppq"] as? Int, p > 0 {
-                    guard p <= 32_767 else { throw ReportError.badReference(path: path, message: "settings.ppq is \(p), expected 1...32767") }
-                    ppq = p
-                }
-                if let q = s["quantize"] as? Int, q > 1 {
-                    guard q <= 1 << 20 else { throw ReportError.badReference(path: path, message: "settings.quantize is \(q), expected 1...1048576") }
-                    quantize = q
-                }
-            }
-            source = m["source"] as? String
-            for f in m["files"] as? [[String: Any]] ?? [] {
-                guard let rel = f["path"] as? String, let offset = f["offset"] as? Int, let hits = f["hits"] as? Int else { continue }
-                entries.append(Entry(path: rel, split: f["split"] as? String ?? "training", offset: offset, hits: hits))
-            }
-        }
-    }
-
     static func dataset(_ path: String, split: DatasetSplit) throws -> ReferenceSet {
         func bad(_ m: String) -> ReportError { .badReference(path: path, message: m) }
-        let manifest = try DatasetManifest(path: (path as NSString).appendingPathComponent("manifest.json"))
+        // manifest.json and the rows it points at are checked as training checks them (DatasetManifest).
+        func checked<T>(_ body: () throws -> T) throws -> T {
+            do { return try body() } catch let e as DatasetManifestError { throw ReportError.badReference(path: e.path, message: e.reason) }
+        }
+        let manifest = try checked { try DatasetManifest.read(directory: path) } ?? DatasetManifest(directory: path)
         let vocabPath = (path as NSString).appendingPathComponent("vocab.json")
         let vocab: Vocabulary
         let vocabData: Data
@@ -231,24 +197,19 @@ public struct ReferenceSet: Sendable {
             let rows = try DatasetRows(directory: part.dir, vocabulary: vocab)
             if rows.velocities == nil { missingVelocities = true }
             if rows.positions == nil { missingPositions = true }
-            var files = manifest.entries.filter { $0.split == part.split && $0.hits > 0 }.sorted { $0.offset < $1.offset }
-            if files.isEmpty {
+            let isValidation = part.split == "validation"
+            try checked { try manifest.checkRows(validation: isValidation, rows: rows.count) }
+            var files = manifest.files.filter { $0.validation == isValidation && $0.hits > 0 }
+            if manifest.files.isEmpty {
                 // Without per-file offsets the whole split is one sequence.
-                files = [.init(path: part.split, split: part.split, offset: 0, hits: rows.count)]
+                files = [DatasetFile(path: part.split, validation: isValidation, offset: 0, hits: rows.count, meter: nil)]
                 remarks.append("no manifest.json file offsets for the \(part.split) split: its rows are read as one file "
                                + "(deltas include the gaps between glued files)")
             }
             for f in files {
-                guard f.offset >= 0, f.offset + f.hits <= rows.count else {
-                    throw bad("manifest.json: \(f.path) holds rows \(f.offset)..<\(f.offset + f.hits), beyond the \(rows.count) rows "
-                              + "of \(part.split == "validation" ? "validation/" : "")events.npy")
-                }
-                // Its onsets within what a MIDI file spans (FileHits.maximumTick): the figures count bars and steps over them.
-                let span = rows.deltas[f.offset..<(f.offset + f.hits)].dropFirst().reduce(0, +)
-                guard span <= FileHits.maximumTick else {
-                    throw bad("\(f.path): its hits span \(span) ticks, more than a file can (\(FileHits.maximumTick))")
-                }
-                tracks.append(rows.track(path: "\(path): \(f.path)", rows: f.offset..<(f.offset + f.hits), ticksPerQuarter: ppq))
+                // Its onsets within what a MIDI file spans: the figures count bars and steps over them.
+                try checked { try manifest.checkSpan(of: f) { rows.deltas[$0] } }
+                tracks.append(rows.track(path: "\(path): \(f.path)", rows: f.rows, ticksPerQuarter: ppq))
             }
         }
         guard !tracks.isEmpty, tracks.contains(where: { $0.hits > 0 }) else { throw bad("no hits in the \(split.rawValue) split") }
@@ -278,7 +239,7 @@ public struct ReferenceSet: Sendable {
                 : [FileManager.default.currentDirectoryPath + "/" + source,
                    (PathNames.parent(of: path) as NSString).appendingPathComponent(source)]
             if let base = bases.first(where: { FileManager.default.fileExists(atPath: $0) }) {
-                let ordered = manifest.entries.filter { $0.split == "validation" } + manifest.entries.filter { $0.split != "validation" }
+                let ordered = manifest.files.filter { $0.validation } + manifest.files.filter { !$0.validation }
                 for entry in ordered.prefix(50) {
                     let full = (base as NSString).appendingPathComponent(entry.path)
                     if let p = try? DrumPerformance.load(path: full, mode: .lenient), !p.hits.isEmpty {
@@ -290,7 +251,8 @@ public struct ReferenceSet: Sendable {
         }
         if heldOut == nil { remarks.append("the dataset's source MIDI files were not found: no reference piano roll") }
         return ReferenceSet(path: path, kind: "convert-midi dataset", sample: sample, tracks: tracks, ticksPerQuarter: ppq,
-                            quantize: manifest.quantize, split: split, heldOut: heldOut, remarks: remarks, problems: [])
+                            quantize: manifest.quantize.flatMap { $0 > 1 ? $0 : nil }, split: split, heldOut: heldOut,
+                            remarks: remarks, problems: [])
     }
 }
 

@@ -38,53 +38,30 @@ extension TrainingData {
         do { return try a.int32Values() } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.description) }
     }
 
-    /// Settings of a convert-midi dataset from its manifest.json: ppq (480 when absent),
-    /// quantize, and the training hits per meter. Read leniently: an original-style dataset
-    /// has no manifest.
-    static func readManifest(in dir: URL) throws
-        -> (ppq: Int, quantize: Int?, meterHits: [String: Int], files: [DatasetFile])
-    {
-        let url = dir.appendingPathComponent("manifest.json")
-        guard let data = FileManager.default.contents(atPath: url.path) else { return (480, nil, [:], []) }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw DatasetError.invalid(path: url.path, reason: "not a JSON object")
+    /// A convert-midi dataset's manifest.json (DatasetManifest: ppq, quantize, files), its files
+    /// checked to tile each split's events and to span what a MIDI file can; nil for an
+    /// original-style dataset, which has none.
+    static func readManifest(in dir: URL, vocabulary: Vocabulary, training: DatasetSplit, validation: DatasetSplit?) throws -> DatasetManifest? {
+        do {
+            guard let manifest = try DatasetManifest.read(directory: dir.path) else { return nil }
+            try manifest.checkRows(validation: false, rows: training.count)
+            try manifest.checkRows(validation: true, rows: validation?.count ?? 0)
+            let ticks = vocabulary.ixToTick
+            for f in manifest.files {
+                guard let split = f.validation ? validation : training else { continue }
+                try manifest.checkSpan(of: f) { ticks[Int(split.events[2 * $0 + 1])] }
+            }
+            return manifest
+        } catch let e as DatasetManifestError {
+            throw DatasetError.invalid(path: e.path, reason: e.reason)
         }
-        let settings = root["settings"] as? [String: Any] ?? [:]
-        let ppq = (settings["ppq"] as? NSNumber)?.intValue ?? 480
-        guard (1...32_767).contains(ppq) else { throw DatasetError.invalid(path: url.path, reason: "settings.ppq is \(ppq)") }
-        let quantize = (settings["quantize"] as? NSNumber)?.intValue
-        if let q = quantize, !(0...(1 << 20)).contains(q) {
-            throw DatasetError.invalid(path: url.path, reason: "settings.quantize is \(q), expected 1...1048576")
-        }
+    }
+
+    /// Training hits per meter ("4/4": 12345) of a manifest's files.
+    static func meterHits(_ files: [DatasetFile]) -> [String: Int] {
         var meters: [String: Int] = [:]
-        var files: [DatasetFile] = []
-        guard root["files"] == nil || root["files"] is [Any] else {
-            throw DatasetError.invalid(path: url.path, reason: "files is not a list")
-        }
-        for (i, entry) in (root["files"] as? [Any] ?? []).enumerated() {
-            // Every entry as convert-midi writes it: one it cannot read is an error, not a file
-            // left out (its hits would then belong to no file).
-            guard let f = entry as? [String: Any] else {
-                throw DatasetError.invalid(path: url.path, reason: "files[\(i)] is not an object")
-            }
-            func field<T>(_ key: String, _ type: T.Type, _ what: String) throws -> T {
-                guard let v = f[key] as? T else {
-                    throw DatasetError.invalid(path: url.path, reason: "files[\(i)].\(key) is missing or not \(what)")
-                }
-                return v
-            }
-            let path = try field("path", String.self, "a string")
-            let split = try field("split", String.self, "a string")
-            guard split == "training" || split == "validation" else {
-                throw DatasetError.invalid(path: url.path, reason: "files[\(i)].split is \"\(split)\", expected training or validation")
-            }
-            let hits = try field("hits", NSNumber.self, "a number").intValue
-            let offset = try field("offset", NSNumber.self, "a number").intValue
-            let meter = f["meter"] as? String
-            files.append(DatasetFile(path: path, validation: split == "validation", offset: offset, hits: hits, meter: meter))
-            if split == "training", let m = meter { meters[m, default: 0] += hits }
-        }
-        return (ppq, quantize, meters, files)
+        for f in files where !f.validation { if let m = f.meter { meters[m, default: 0] += f.hits } }
+        return meters
     }
 
     static func readSequence(in dir: URL, vocabulary known: Vocabulary?)

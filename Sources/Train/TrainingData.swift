@@ -16,26 +16,6 @@ import FileOutput
 import Foundation
 import MIDIParse
 
-/// A source file of a converted dataset (manifest.json's files[]).
-public struct DatasetFile: Sendable, Equatable {
-    public var path: String
-    /// In validation/ (else the training split).
-    public var validation: Bool
-    /// Its first hit's index in its split's events, and its hits.
-    public var offset: Int
-    public var hits: Int
-    /// The meter most of its hits are in ("4/4"), when recorded.
-    public var meter: String?
-
-    public init(path: String, validation: Bool, offset: Int, hits: Int, meter: String?) {
-        self.path = path
-        self.validation = validation
-        self.offset = offset
-        self.hits = hits
-        self.meter = meter
-    }
-}
-
 /// One split of a dataset: the training sequence, or validation/.
 public struct DatasetSplit: Sendable, Equatable {
     /// Flat pairs: events[2e] = note index, events[2e + 1] = tick index. (2E)
@@ -198,56 +178,10 @@ public struct TrainingData: Sendable {
             }
             validation = split
         }
-        let manifest = try readManifest(in: dir)
-        try checkFiles(manifest.files, training: training.count, validation: validation?.count ?? 0,
-                       manifest: dir.appendingPathComponent("manifest.json").path)
-        try checkSpans(manifest.files, vocabulary: vocabulary, training: training, validation: validation, dataset: path)
+        let manifest = try readManifest(in: dir, vocabulary: vocabulary, training: training, validation: validation)
         return try TrainingData(path: path, vocabulary: vocabulary, training: training, validation: validation,
-                                ppq: manifest.ppq, quantize: manifest.quantize, meterHits: manifest.meterHits,
-                                files: manifest.files, source: source)
-    }
-
-    /// manifest.json's files (when it lists any) tile each split's events.npy as convert-midi
-    /// writes them: each file's hits start where the one before ended, and the last ends at the
-    /// split's end. A list cut short, or hits changed, would otherwise train and evaluate on
-    /// rows that belong to no file, or to the wrong one, without a word.
-    static func checkFiles(_ files: [DatasetFile], training: Int, validation: Int, manifest: String) throws {
-        guard !files.isEmpty else { return }
-        for (isValidation, count) in [(false, training), (true, validation)] {
-            let name = isValidation ? "validation" : "training"
-            var next = 0, before: DatasetFile?
-            for f in files where f.validation == isValidation {
-                guard f.hits >= 0 else {
-                    throw DatasetError.invalid(path: manifest, reason: "file \(f.path): hits is \(f.hits), a count (0 or more)")
-                }
-                guard f.offset == next else {
-                    let after = before.map { "where \($0.path)'s \($0.hits) hits from \($0.offset) end" } ?? "at the split's start"
-                    throw DatasetError.invalid(path: manifest, reason:
-                        "file \(f.path): its \(f.hits) hits start at \(f.offset) in the \(name) split's events.npy, not at \(next), \(after)")
-                }
-                next += f.hits
-                before = f
-            }
-            guard next == count else {
-                throw DatasetError.invalid(path: manifest, reason:
-                    "the \(name) files' hits add up to \(next), but the \(name) split's events.npy holds \(count)")
-            }
-        }
-    }
-
-    /// Each file's hits span at most what a MIDI file can (`FileHits.maximumTick`): the grid
-    /// and the figures count steps and bars over the span, and add deltas up in it.
-    static func checkSpans(_ files: [DatasetFile], vocabulary: Vocabulary, training: DatasetSplit, validation: DatasetSplit?,
-                           dataset: String) throws {
-        let ticks = vocabulary.ixToTick
-        for f in files {
-            guard let split = f.validation ? validation : training else { continue }
-            var span = 0
-            for e in (f.offset + 1)..<max(f.offset + 1, f.offset + f.hits) { span += ticks[Int(split.events[2 * e + 1])] }
-            guard span <= FileHits.maximumTick else {
-                throw DatasetError.invalid(path: dataset, reason: "file \(f.path): its hits span \(span) ticks, more than a file can (\(FileHits.maximumTick))")
-            }
-        }
+                                ppq: manifest?.ppq ?? 480, quantize: manifest?.quantize, meterHits: meterHits(manifest?.files ?? []),
+                                files: manifest?.files ?? [], source: source)
     }
 
     /// Throws naming the first pair whose indices fall outside the vocabulary.

@@ -20,8 +20,9 @@ struct TabCommand: ParsableCommand {
             Each cell is one --grid step (16 = sixteenth notes; a bar of n/d has n × grid / d cells: \
             16 in 4/4, 12 in 6/8). Glyphs: cymbals and hi-hats x, drums o; X / O accent (velocity \
             >= 110), g ghost (velocity < 50), - nothing. A ~ after a glyph marks a hit off the grid \
-            (more than --tolerance of a cell from it), drawn at the nearest cell: triplets are off a \
-            16 grid, use --grid 12 or 24. The count line reads 1 e & a (sixteenths), 1 & (eighths), \
+            (more than --tolerance of a cell from it), drawn at the nearest cell of its bar: triplets \
+            are off a 16 grid, use --grid 12 or 24. A hit within --tolerance before a bar line is the \
+            next bar's downbeat, played early. The count line reads 1 e & a (sixteenths), 1 & (eighths), \
             1 t l (triplets). Bars are separated by |, lines wrap at --width columns. A run of 16 or \
             more empty bars is one line saying how many.
 

@@ -152,6 +152,13 @@ final class HitExtractionTests: XCTestCase {
                 XCTAssertEqual(m, message, text)
             }
         }
+        // A file it cannot read: the cause in the words every reader of a file uses.
+        for (path, message) in [(dir.path, "cannot read: is a directory"),
+                                (dir.appendingPathComponent("none.json").path, "cannot read: no such file or directory")] {
+            XCTAssertThrowsError(try NoteMap.load(path: path)) { error in
+                XCTAssertEqual("\(error)", "\(path): note map: \(message)")
+            }
+        }
     }
 }
 

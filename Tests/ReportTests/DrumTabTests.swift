@@ -78,6 +78,41 @@ final class DrumTabTests: XCTestCase {
             """)
     }
 
+    /// A snare 40 ticks (1/3 of a sixteenth) before the next bar line, after a bar of quarter
+    /// notes on the bass drum, is early by more than the tolerance: no downbeat of a bar 2 but
+    /// a late hit of bar 1, drawn off the grid at its last cell. The tab has one bar, not a
+    /// second bar holding that hit alone.
+    func testAHitEarlierThanTheToleranceBeforeTheBarLineMakesNoBarOfItsOwn() {
+        let p = performance([(0, 36, 100), (480, 36, 100), (960, 36, 100), (1440, 36, 100), (1880, 38, 100)])
+        XCTAssertEqual(tab(p), """
+            t.mid: 4/4, 120 BPM, 1 bar, 5 hits on channel 10
+            bars 1-1 of 1: 5 hits, grid 16 (sixteenth notes)
+
+                  bar 1
+                 |1 e & a 2 e & a 3 e & a 4 e & a |
+              SD |- - - - - - - - - - - - - - - o~|
+              BD |o - - - o - - - o - - - o - - - |
+
+            x o hit, X O accent (velocity >= 110), g ghost (velocity < 50), - rest
+            ~ off the grid: 1 hit over 25% of a cell from the nearest cell, drawn there
+
+            """)
+        // Within the tolerance (20 ticks, 1/6 of a sixteenth) it is bar 2's downbeat, played early.
+        let early = performance([(0, 36, 100), (480, 36, 100), (960, 36, 100), (1440, 36, 100), (1900, 38, 100)])
+        XCTAssertEqual(tab(early), """
+            t.mid: 4/4, 120 BPM, 2 bars, 5 hits on channel 10
+            bars 1-2 of 2: 5 hits, grid 16 (sixteenth notes)
+
+                  bar 1                            bar 2
+                 |1 e & a 2 e & a 3 e & a 4 e & a |1 e & a 2 e & a 3 e & a 4 e & a |
+              SD |- - - - - - - - - - - - - - - - |o - - - - - - - - - - - - - - - |
+              BD |o - - - o - - - o - - - o - - - |- - - - - - - - - - - - - - - - |
+
+            x o hit, X O accent (velocity >= 110), g ghost (velocity < 50), - rest
+
+            """)
+    }
+
     /// A snare 40 ticks late (1/3 of a sixteenth) is off the grid; a hi-hat 20 ticks late
     /// (1/6) is not; a bass drum 5 ticks before the next bar line belongs to bar 2.
     func testOffGridHitIsMarkedAndALateHitNearTheBarLineMovesToTheNextBar() {

@@ -425,7 +425,17 @@ final class DatasetReferenceTests: XCTestCase {
             {"settings": {"ppq": 480}, "files": [{"path": "a.mid", "split": "training", "hits": 6, "offset": 0},
                                                  {"path": "b.mid", "split": "training", "hits": 4, "offset": 6}]}
             """.write(to: dir.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
-        XCTAssertEqual(message(), "\(dir.path): manifest.json: b.mid holds rows 6..<10, beyond the 9 rows of events.npy")
+        let manifest = dir.appendingPathComponent("manifest.json").path
+        XCTAssertEqual(message(), "\(manifest): file b.mid: its 4 hits hold rows 6..<10, beyond the 9 rows of the training split's events.npy")
+        // One leaving a gap: checked as training checks it (rows of no file are not read quietly).
+        try """
+            {"settings": {"ppq": 480}, "files": [{"path": "a.mid", "split": "training", "hits": 5, "offset": 0},
+                                                 {"path": "b.mid", "split": "training", "hits": 3, "offset": 6}]}
+            """.write(to: dir.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(message(), "\(manifest): file b.mid: its 3 hits start at 6 in the training split's events.npy, not at 5, "
+                       + "where a.mid's 5 hits from 0 end")
+        try Data(#"{"settings": {"ppq": 0}}"#.utf8).write(to: dir.appendingPathComponent("manifest.json"))
+        XCTAssertEqual(message(), "\(manifest): settings.ppq is 0, expected 1...32767")
     }
 
     func testSplitsAndAMissingManifest() throws {
