@@ -238,6 +238,16 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
         if ((double)e->tick >= limit_tick) break;
         double f = floor(frame_at(l, (double)e->tick) + 0.5);
         if (f >= end_frame) break;
+        uint8_t kind = e->bytes[0] & 0xF0;
+        int note_off = e->kind == DRUMMER_LIVE_MIDI && e->size == 3 && (kind == 0x80 || (kind == 0x90 && e->bytes[2] == 0));
+        // A NOTE OFF of a note not sounding is not written: where the player stops for transport
+        // or moves its bar line onto transport's, it ends every sounding note at that bar line
+        // itself, and the NOTE OFFs the ring holds for those notes (due at the bar line or just
+        // after it) would come out a second time where it starts again.
+        if (note_off && !l->sounding[e->bytes[1] & 0x7F]) {
+            tail++;
+            continue;
+        }
         double offset = f - period_start;
         if (offset < 0) {
             offset = 0;
@@ -255,9 +265,8 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
                 break;  // the port's buffer is full: the rest next period
             }
             atomic_fetch_add(&l->written, 1);
-            uint8_t kind = e->bytes[0] & 0xF0;
             if (e->size == 3 && kind == 0x90 && e->bytes[2] > 0) l->sounding[e->bytes[1] & 0x7F] = 1;
-            if (e->size == 3 && (kind == 0x80 || (kind == 0x90 && e->bytes[2] == 0))) l->sounding[e->bytes[1] & 0x7F] = 0;
+            if (note_off) l->sounding[e->bytes[1] & 0x7F] = 0;
         }
         tail++;
     }
