@@ -195,7 +195,12 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     // A transport beat of type 8 is an eighth: the model's quarter is 4/beat_type beats.
     *fpt = frames_per_beat * (beat_type / 4.0) / l->ppq;
     double in_bar = (pos.beat - 1) + pos.tick / pos.ticks_per_beat;
-    if (in_bar < 0) in_bar = 0;
+    // A timebase master's position is not always a place in a bar (jack_transport's, after a
+    // relocation, said beat 5 of 4 and tick 32767 of 1920): its next bar line is then taken
+    // within a bar from here. Past the bar's end, it fell in the past, and the player, starting
+    // there, played everything it had queued at once.
+    if (!(in_bar >= 0)) in_bar = 0;
+    in_bar = fmod(in_bar, pos.beats_per_bar);
     double to_next = in_bar <= 0 ? 0 : (pos.beats_per_bar - in_bar) * frames_per_beat;
     // A bar line on a frame: the first bar's frame the player announces is then exact, and each
     // note lies within half a frame of its tick's place from it.
