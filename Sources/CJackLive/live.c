@@ -195,7 +195,12 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     // A transport beat of type 8 is an eighth: the model's quarter is 4/beat_type beats.
     *fpt = frames_per_beat * (beat_type / 4.0) / l->ppq;
     double in_bar = (pos.beat - 1) + pos.tick / pos.ticks_per_beat;
-    if (in_bar < 0) in_bar = 0;
+    // A timebase master's position is not always a place in a bar (jack_transport's, after a
+    // relocation, said beat 5 of 4 and tick 32767 of 1920): its next bar line is then taken
+    // within a bar from here. Past the bar's end, it fell in the past, and the player, starting
+    // there, played everything it had queued at once.
+    if (!(in_bar >= 0)) in_bar = 0;
+    in_bar = fmod(in_bar, pos.beats_per_bar);
     double to_next = in_bar <= 0 ? 0 : (pos.beats_per_bar - in_bar) * frames_per_beat;
     // A bar line on a frame: the first bar's frame the player announces is then exact, and each
     // note lies within half a frame of its tick's place from it.
@@ -238,6 +243,16 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
         if ((double)e->tick >= limit_tick) break;
         double f = floor(frame_at(l, (double)e->tick) + 0.5);
         if (f >= end_frame) break;
+        uint8_t kind = e->bytes[0] & 0xF0;
+        int note_off = e->kind == DRUMMER_LIVE_MIDI && e->size == 3 && (kind == 0x80 || (kind == 0x90 && e->bytes[2] == 0));
+        // A NOTE OFF of a note not sounding is not written: where the player stops for transport
+        // or moves its bar line onto transport's, it ends every sounding note at that bar line
+        // itself, and the NOTE OFFs the ring holds for those notes (due at the bar line or just
+        // after it) would come out a second time where it starts again.
+        if (note_off && !l->sounding[e->bytes[1] & 0x7F]) {
+            tail++;
+            continue;
+        }
         double offset = f - period_start;
         if (offset < 0) {
             offset = 0;
@@ -255,9 +270,8 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
                 break;  // the port's buffer is full: the rest next period
             }
             atomic_fetch_add(&l->written, 1);
-            uint8_t kind = e->bytes[0] & 0xF0;
             if (e->size == 3 && kind == 0x90 && e->bytes[2] > 0) l->sounding[e->bytes[1] & 0x7F] = 1;
-            if (e->size == 3 && (kind == 0x80 || (kind == 0x90 && e->bytes[2] == 0))) l->sounding[e->bytes[1] & 0x7F] = 0;
+            if (note_off) l->sounding[e->bytes[1] & 0x7F] = 0;
         }
         tail++;
     }

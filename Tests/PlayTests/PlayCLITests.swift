@@ -97,19 +97,27 @@ final class PlayCLITests: XCTestCase {
         return (r, f0, try noteOns(recording))
     }
 
-    /// The recording's events, checked: more than 10 NOTE ONs, each with its NOTE OFF, and an
-    /// All Notes Off last.
+    /// The recording's events, checked: more than 10 NOTE ONs, each with exactly one NOTE OFF
+    /// (none struck again while it sounds, no NOTE OFF of a note not sounding), and an All Notes
+    /// Off last.
     func assertEveryNoteEndsThenAllNotesOff(_ recording: URL, file: StaticString = #filePath, line: UInt = #line) throws
         -> [(frame: Int, bytes: [Int])]
     {
         let got = try events(recording)
-        var sounding = Set<Int>(), ons = 0
+        var sounding = Set<Int>(), ons = 0, struckAgain: [[Int]] = [], offsWithoutOn: [[Int]] = []
         for e in got where e.bytes.count == 3 {
-            if e.bytes[0] == 0x99, e.bytes[2] > 0 { sounding.insert(e.bytes[1]); ons += 1 }
-            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) { sounding.remove(e.bytes[1]) }
+            if e.bytes[0] == 0x99, e.bytes[2] > 0 {
+                if !sounding.insert(e.bytes[1]).inserted { struckAgain.append([e.frame, e.bytes[1]]) }
+                ons += 1
+            }
+            if e.bytes[0] == 0x89 || (e.bytes[0] == 0x99 && e.bytes[2] == 0) {
+                if sounding.remove(e.bytes[1]) == nil { offsWithoutOn.append([e.frame, e.bytes[1]]) }
+            }
         }
         XCTAssertGreaterThan(ons, 10, file: file, line: line)
         XCTAssertEqual(sounding, [], "notes left sounding", file: file, line: line)
+        XCTAssertEqual(struckAgain, [], "NOTE ONs (frame, note) of a note sounding", file: file, line: line)
+        XCTAssertEqual(offsWithoutOn, [], "NOTE OFFs (frame, note) of a note not sounding", file: file, line: line)
         XCTAssertEqual(got.last?.bytes, [0xB9, 123, 0], "All Notes Off last", file: file, line: line)
         return got
     }
@@ -177,9 +185,14 @@ final class PlayCLITests: XCTestCase {
 
         func send(_ text: String) { commands.fileHandleForWriting.write(Data(text.utf8)) }
 
+        /// Its input closed, then SIGTERM, then (jack_transport stuck on a server that waits on
+        /// it, as after a relocation) SIGKILL.
         func stop() {
             try? commands.fileHandleForWriting.close()
             if process.isRunning { process.terminate() }
+            let deadline = Date().addingTimeInterval(3)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
@@ -245,6 +258,99 @@ final class PlayCLITests: XCTestCase {
         let fits = (1..<6).filter { worst(changeAt: $0) <= 1 }
         XCTAssertEqual(fits.count, 1, "one bar line where 140 BPM starts: \((1..<6).map { worst(changeAt: $0) })")
         print("transport 93 → 140 BPM: the player changed at bar \(fits.first.map { $0 + 1 } ?? 0)'s line")
+    }
+
+    /// The player on transport at 120 BPM for `bars` bars of seed 5 (a note of it sounds across
+    /// each of its first four bar lines), transport stopped a bar and a half after the first bar
+    /// line is announced (the player then stops at its next bar line, every sounding note off),
+    /// and `restart` sent to jack_transport once the player waits for it; `then` runs after that.
+    /// The player's result and the recording.
+    func playAcrossATransportRestart(bars: Int, restart: String, then: (Background) -> Void = { _ in }) throws
+        -> (r: (status: Int32, stdout: String, stderr: String), recording: URL)
+    {
+        let (rec, recording) = try recorder()
+        let master = try TransportMaster(server: server.name, bpm: 120)
+        defer { master.stop() }
+        let player = try play(["--bars", "\(bars)", "--seed", "5", "--connect", "probe:in"])
+        _ = try firstBarFrame(player)
+        usleep(3_000_000)
+        master.send("stop\n")
+        XCTAssertTrue(player.wait(for: "waiting for transport", seconds: 10), player.stdoutText)
+        master.send(restart)
+        then(player)
+        let r = player.finish(seconds: 45)
+        _ = rec.stop()
+        return (r, recording)
+    }
+
+    /// Transport stopped mid-bar and started again: the player's NOTE OFFs for the notes sounding
+    /// at the bar line it stopped on went out there, and again (for notes no longer sounding) at
+    /// the bar line it started from. Each NOTE ON has its one NOTE OFF.
+    func testATransportRestartEndsEachNoteOnce() throws {
+        let (r, recording) = try playAcrossATransportRestart(bars: 4, restart: "play\n")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
+    }
+
+    /// Transport stopped, moved to a bar line (frame 0) and started there: the player starts
+    /// again at once, each NOTE ON with its one NOTE OFF.
+    func testATransportRestartFromABarLineEndsEachNoteOnce() throws {
+        let (r, recording) = try playAcrossATransportRestart(bars: 4, restart: "locate 0\nplay\n")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
+    }
+
+    /// Transport starting while the player plays at its --bpm: the player ends its sounding notes
+    /// at its next bar line and starts its next bar on transport's next one, each NOTE ON with
+    /// its one NOTE OFF.
+    func testTransportStartingMidPerformanceEndsEachNoteOnce() throws {
+        let (rec, recording) = try recorder()
+        let player = try play(["--bars", "4", "--seed", "5", "--bpm", "150", "--connect", "probe:in"])
+        _ = try firstBarFrame(player)
+        usleep(2_000_000)
+        let master = try TransportMaster(server: server.name, bpm: 120)
+        defer { master.stop() }
+        let r = player.finish(seconds: 45)
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("on JACK transport"), r.stdout)
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
+    }
+
+    /// Transport relocated while it rolls: jack_transport holds it "starting" for seconds (the
+    /// player stops at its bar line), then rolls from a position that is no place in a bar (beat
+    /// 5 of 4, tick 32767). The player starts again within a bar, its queued notes at their
+    /// frames, not all at once and late (109 to 145 of 263 were), each NOTE ON with its one NOTE
+    /// OFF. On a server that is not synchronous: on a synchronous one, jackd2 waits 5 s on
+    /// jack_transport after the relocation, and the player gives the server up at 3 s.
+    func testATransportRelocationWhileRollingPlaysOnInTime() throws {
+        server.stop()
+        server = try DummyJack(jackd: try XCTUnwrap(DummyJack.jackd), in: root, synchronous: false)
+        let (rec, recording) = try recorder()
+        let master = try TransportMaster(server: server.name, bpm: 120)
+        defer { master.stop() }
+        let player = try play(["--bars", "6", "--seed", "5", "--connect", "probe:in"])
+        _ = try firstBarFrame(player)
+        usleep(3_000_000)
+        master.send("locate 100000\n")
+        let r = player.finish(seconds: 60)
+        _ = rec.stop()
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
+        let late = try XCTUnwrap(Int(played.split(separator: ",")[1].split(separator: " ")[0]), String(played))
+        XCTAssertLessThan(late, 10, String(played))
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
+    }
+
+    /// Ctrl-C just after transport starts again (before the player's next bar line): each NOTE
+    /// ON with its one NOTE OFF, then All Notes Off; exit status 130.
+    func testCtrlCRightAfterATransportRestartEndsEachNoteOnce() throws {
+        let (r, recording) = try playAcrossATransportRestart(bars: 8, restart: "play\n") { player in
+            usleep(100_000)
+            player.signal(SIGINT)
+        }
+        XCTAssertEqual(r.status, 130, r.stdout + r.stderr)
+        _ = try assertEveryNoteEndsThenAllNotesOff(recording)
     }
 
     /// --answer 2 at 240 BPM: a two-bar beat sent in bars 3–4 (after bars 1–2 heard nothing);
@@ -475,11 +581,11 @@ final class DummyJack {
         return nil
     }
 
-    init(jackd: URL, in dir: URL) throws {
+    init(jackd: URL, in dir: URL, synchronous: Bool = true) throws {
         process.executableURL = jackd
         // -S (synchronous): a cycle waits for every client, so that on a loaded machine a late
         // cycle is late, not lost (the comparisons are to the event).
-        process.arguments = ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "48000", "-p", "256"]
+        process.arguments = ["--no-realtime"] + (synchronous ? ["-S"] : []) + ["-n", name, "-d", "dummy", "-r", "48000", "-p", "256"]
         var env = ProcessInfo.processInfo.environment
         env["JACK_NO_AUDIO_RESERVATION"] = "1"
         process.environment = env
