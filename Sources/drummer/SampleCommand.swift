@@ -129,7 +129,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Soundfont for --wav (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
-    @Flag(help: "Print one JSON object instead: files, each with path, seed, events ([note, delta ticks] as written: the first from the file's start) and velocities (one per event).")
+    @Flag(help: "Print one JSON object instead: files, each with path, seed, style (for a model with a style input), events ([note, delta ticks] as written: the first from the file's start) and velocities (one per event).")
     var json = false
 
     static let maxNotes = 10_000_000
