@@ -33,6 +33,16 @@ public enum BLASRuntime {
 
     public static func setThreads(_ n: Int) { openblas_set_num_threads(Int32(max(1, n))) }
 
+    /// Runs `body` with OpenBLAS on one thread, then restores its thread count. Where a result
+    /// is to have the same bits on any machine: OpenBLAS splits a product's sums by its thread
+    /// count, which follows the cores (or OPENBLAS_NUM_THREADS, or a CPU affinity).
+    public static func onOneThread<T>(_ body: () throws -> T) rethrows -> T {
+        let before = threads
+        if before != 1 { setThreads(1) }
+        defer { if before != 1 { setThreads(before) } }
+        return try body()
+    }
+
     /// Vector-ISA level of an OpenBLAS core name: 3 = AVX-512, 2 = AVX2/FMA,
     /// 1 = AVX, 0 = SSE or unknown.
     public static func level(ofCore name: String) -> Int {

@@ -1,6 +1,9 @@
 // Orthogonal initialisation: the Q factor of a random Gaussian matrix (LAPACKE
 // sgeqrf + sorgqr), with column signs fixed by diag(R) so that the result is
 // uniformly distributed (Mezzadri 2007), as Keras' Orthogonal initialiser does.
+// OpenBLAS runs the factorisation on one thread: its sums' order follows its thread count,
+// which follows the machine's cores (or OPENBLAS_NUM_THREADS, or a CPU affinity), and a seed
+// is to give the same initial weights on any of them.
 import CLAPACKE
 
 public enum Orthogonal {
@@ -17,13 +20,13 @@ public enum Orthogonal {
         var a = [Float](repeating: 0, count: m * n)
         for i in 0..<a.count { a[i] = Float(rng.normal()) }
         var tau = [Float](repeating: 0, count: n)
-        let info1 = LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, Int32(m), Int32(n), &a, Int32(n), &tau)
+        let info1 = BLASRuntime.onOneThread { LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, Int32(m), Int32(n), &a, Int32(n), &tau) }
         guard info1 == 0 else {
             throw LinearAlgebraError(call: "LAPACKE_sgeqrf", message: "info = \(info1)")
         }
         var signs = [Float](repeating: 1, count: n)
         for j in 0..<n { signs[j] = a[j * n + j] < 0 ? -1 : 1 }
-        let info2 = LAPACKE_sorgqr(LAPACK_ROW_MAJOR, Int32(m), Int32(n), Int32(n), &a, Int32(n), &tau)
+        let info2 = BLASRuntime.onOneThread { LAPACKE_sorgqr(LAPACK_ROW_MAJOR, Int32(m), Int32(n), Int32(n), &a, Int32(n), &tau) }
         guard info2 == 0 else {
             throw LinearAlgebraError(call: "LAPACKE_sorgqr", message: "info = \(info2)")
         }

@@ -74,9 +74,17 @@ public enum Evaluator {
     }
 
     /// The same, asking `shouldStop` before every step: nil once it answers true (a stop
-    /// request is honoured within one step, however long the sequence).
+    /// request is honoured within one step, however long the sequence). OpenBLAS runs on one
+    /// thread meanwhile, so the figures do not depend on the machine's cores.
     public static func evaluate(weights: LSTMWeights, events: [Int32], recordSteps: Bool = false,
                                 shouldStop: (() -> Bool)?) -> EvaluationResult? {
+        BLASRuntime.onOneThread {
+            evaluateSteps(weights: weights, events: events, recordSteps: recordSteps, shouldStop: shouldStop)
+        }
+    }
+
+    private static func evaluateSteps(weights: LSTMWeights, events: [Int32], recordSteps: Bool,
+                                      shouldStop: (() -> Bool)?) -> EvaluationResult? {
         let shape = weights.shape
         let H = shape.hidden, O = shape.outputWidth, k = shape.inputGroups.count, m = shape.outputGroups.count
         let n = events.count / k

@@ -270,8 +270,12 @@ extension ModelEvaluation {
     /// Per drum class, HitCalibration (every class) and VelocityCalibration (the classes with
     /// hits), over `events` (a grid class matrix, rows of the model's input groups) run from zero
     /// state as `evaluate` runs them. A step whose target is the start of the next file counts
-    /// for neither side.
+    /// for neither side. OpenBLAS runs on one thread meanwhile (the same figures on any machine).
     public static func gridCalibration(weights: LSTMWeights, grid: GridGroup, events: [Int32], fileRows: [Int]? = nil) -> GridCalibration {
+        BLASRuntime.onOneThread { calibrate(weights: weights, grid: grid, events: events, fileRows: fileRows) }
+    }
+
+    private static func calibrate(weights: LSTMWeights, grid: GridGroup, events: [Int32], fileRows: [Int]?) -> GridCalibration {
         let C = GridGroup.classCount, k = weights.shape.inputGroups.count, V = grid.velocityBins, S = GridGroup.hitSets
         let rows = events.count / k
         // With fileRows, the state is zeroed at each file's first row (the step before it then
