@@ -21,6 +21,27 @@ public enum ModelLimits {
     }
 
     /// "1.5 GiB", "300 MiB".
+    /// The soft address-space limit (`ulimit -v`, RLIMIT_AS) in bytes; nil when there is none.
+    package static var addressSpaceLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }  // RLIM_INFINITY
+        return limit.rlim_cur > rlim_t(Int.max) ? nil : Int(limit.rlim_cur)
+    }
+
+    /// The address space below which drummer refuses to start. Under `ulimit -v` the threads'
+    /// reservations count whole (OpenBLAS's 128 MB buffer per thread, 64 MB of malloc arena
+    /// per thread, each thread's stack): below about 800 MB a command crashed on a failed
+    /// allocation, or hung in OpenBLAS retrying one, often after its work was done.
+    package static let addressSpaceFloor = 1 << 30
+
+    /// The error for an address-space limit under `addressSpaceFloor`; nil when there is none.
+    package static var addressSpaceError: String? {
+        guard let limit = addressSpaceLimit, limit < addressSpaceFloor else { return nil }
+        return "the address-space limit (ulimit -v) is \(describe(bytes: limit)); drummer needs at least "
+            + "\(describe(bytes: addressSpaceFloor)) of address space (OpenBLAS and every thread reserve theirs whole): "
+            + "raise it with ulimit -v"
+    }
+
     package static func describe(bytes: Int) -> String {
         let g = Double(bytes) / Double(1 << 30)
         if g >= 1 { return g >= 100 ? "\(Int(g.rounded())) GiB" : String(format: "%.1f GiB", g) }

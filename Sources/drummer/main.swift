@@ -32,6 +32,12 @@ if let message = KernelISA.settingError {
     Console.writeError(Data(("error: " + message + "\n").utf8))
     exit(1)
 }
+// Under a small `ulimit -v` a command would crash on a failed allocation or hang in OpenBLAS:
+// refused at once instead.
+if let message = ModelLimits.addressSpaceError {
+    Console.writeError(Data(("error: " + message + "\n").utf8))
+    exit(1)
+}
 // The runtime commands run OpenBLAS on one thread (the sampler splits its steps over its own).
 BLASRuntime.ensureFastKernels(singleThreaded: ["sample", "humanize", "play"].contains(CommandLine.arguments.dropFirst().first ?? ""))
 // A command word that names no command gets the nearest command's name (argument-parser only
