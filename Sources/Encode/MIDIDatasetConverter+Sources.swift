@@ -1,6 +1,7 @@
 // Finding the MIDI files under a directory: a POSIX walk (readdir's d_type spares a stat
 // per file on a Lakh-size tree), sorted by UTF-8 path so every machine sees one order.
 import Dispatch
+import FileOutput
 import Foundation
 import MIDIParse
 #if canImport(Glibc)
@@ -52,7 +53,7 @@ extension MIDIDatasetConverter {
             if rel.isEmpty { return false }
             // An unreadable subdirectory is named like a bad file, not silently dropped.
             found.append(SourceEntry(path: String(rel.dropLast()),
-                                     problem: "cannot read the directory: \(MIDIReadError.reason(errno))"))
+                                     problem: "cannot read the directory: \(ErrorText.errno(errno))"))
             return true
         }
         defer { closedir(dir) }

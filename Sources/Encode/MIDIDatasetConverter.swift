@@ -359,7 +359,7 @@ public enum MIDIDatasetConverter {
             throw ConversionError.output(path: output, message: "cannot be created: \(dir.path) is not a directory")
         }
         guard access(dir.path, W_OK) == 0 else {
-            throw ConversionError.output(path: output, message: "cannot be written: \(dir.path): \(MIDIReadError.reason(errno))")
+            throw ConversionError.output(path: output, message: "cannot be written: \(dir.path): \(ErrorText.errno(errno))")
         }
     }
 

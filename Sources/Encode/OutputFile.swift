@@ -1,5 +1,6 @@
 // Dataset files written with POSIX calls, so that a failure keeps its errno and becomes a
 // sentence ("no space left on device") rather than a Foundation error naming a temporary path.
+import FileOutput
 import Foundation
 import MIDIParse
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ private let posixClose = Darwin.close
 struct OutputWriteError: Error {
     let file: String
     let code: Int32
-    var reason: String { MIDIReadError.reason(code) }
+    var reason: String { ErrorText.errno(code) }
 }
 
 /// One output file, written sequentially (or, from several threads, at disjoint offsets

@@ -1,4 +1,5 @@
 // Public entry points of the reader.
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -51,14 +52,14 @@ extension MIDIFile {
     public static func readBytes(path: String) throws -> [UInt8] {
         // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; it is refused below.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw MIDIReadError(path: path, message: "cannot read: \(MIDIReadError.reason(errno))") }
+        guard fd >= 0 else { throw MIDIReadError(path: path, message: "cannot read: \(ErrorText.errno(errno))") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw MIDIReadError(path: path, message: "cannot stat: \(MIDIReadError.reason(errno))")
+            throw MIDIReadError(path: path, message: "cannot stat: \(ErrorText.errno(errno))")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw MIDIReadError(path: path, message: "not a regular file (\(MIDIReadError.fileType(info.st_mode)))")
+            throw MIDIReadError(path: path, message: "not a regular file (\(AtomicOutput.fileTypeName(info.st_mode)))")
         }
         let size = Int(info.st_size)
         guard size <= maximumFileSize else {
@@ -78,7 +79,7 @@ extension MIDIFile {
                 count += n
             }
         }
-        guard failure == 0 else { throw MIDIReadError(path: path, message: "cannot read: \(MIDIReadError.reason(failure))") }
+        guard failure == 0 else { throw MIDIReadError(path: path, message: "cannot read: \(ErrorText.errno(failure))") }
         return bytes
     }
 }

@@ -172,23 +172,4 @@ public struct MIDIReadError: Error, Equatable, Sendable, CustomStringConvertible
         self.message = message
     }
     public var description: String { "\(path): \(message)" }
-
-    /// `strerror` of `code` starting in lower case ("permission denied").
-    public static func reason(_ code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        return text.prefix(1).lowercased() + text.dropFirst()
-    }
-
-    /// "a directory", "a FIFO", ... for a `st_mode` that is not a regular file.
-    static func fileType(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        case S_IFLNK: return "a symbolic link"
-        default: return "an unknown file type"
-        }
-    }
 }
