@@ -73,10 +73,10 @@ public enum FMAPeak {
     }
 
     /// GFLOP/s of `threads` threads running the probe at the same time (all their FLOPs over the
-    /// span from the first start to the last end), the best of `runs`; nil when `probe` is unavailable. `iterations` per thread and run; nil sizes a run
-    /// to about 0.1 s on this machine (at most 50 M iterations, about 0.1 s on a core that runs
-    /// two 8-wide FMAs per cycle at 2.5 GHz; far fewer where the loop runs slowly, as in a debug
-    /// build).
+    /// span from the first start to the last end), the best of `runs`; nil when `probe` is
+    /// unavailable. `iterations` per thread and run; nil sizes a run to about 0.1 s on this
+    /// machine (at most 50 M iterations, about 0.1 s on a core that runs two 8-wide FMAs per cycle
+    /// at 2.5 GHz; far fewer where the loop runs slowly, as in a debug build).
     public static func measure(threads: Int, runs: Int = 3, iterations: Int? = nil) -> Double? {
         let flopsPerIteration: Double
         let loop: @Sendable (Int) -> Float

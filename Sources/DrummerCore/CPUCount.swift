@@ -1,7 +1,8 @@
 // The cores this process may run on: the CPUs in its affinity mask (`taskset`, a container's
 // cpuset), at most its cgroup's CPU quota rounded up (`docker run --cpus 1.5`: 2; cgroup v2 or
-// v1, the smallest along the group's path), at least one. ProcessInfo's count is the machine's online CPUs, which ignores both: a process pinned
-// to one CPU would split its steps over two threads that take turns on it.
+// v1, the smallest along the group's path), at least one. ProcessInfo's count is the machine's
+// online CPUs, which ignores both: a process pinned to one CPU would split its steps over two
+// threads that take turns on it.
 import CKernels
 import Foundation
 

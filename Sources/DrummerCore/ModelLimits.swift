@@ -20,7 +20,6 @@ public enum ModelLimits {
         return overflow ? nil : bytes
     }
 
-    /// "1.5 GiB", "300 MiB".
     /// The soft address-space limit (`ulimit -v`, RLIMIT_AS) in bytes; nil when there is none.
     package static var addressSpaceLimit: Int? {
         var limit = rlimit()
@@ -42,6 +41,7 @@ public enum ModelLimits {
             + "raise it with ulimit -v"
     }
 
+    /// "1.5 GiB", "300 MiB".
     package static func describe(bytes: Int) -> String {
         let g = Double(bytes) / Double(1 << 30)
         if g >= 1 { return g >= 100 ? "\(Int(g.rounded())) GiB" : String(format: "%.1f GiB", g) }

@@ -63,22 +63,21 @@ extension Evaluator {
         let perFile = UnsafeMutableBufferPointer<EvaluationResult>.allocate(capacity: max(1, fileRows.count))
         perFile.initialize(repeating: EvaluationResult(groups: m, lossGroups: shape.lossGroups))
         defer { perFile.deallocate() }
-        let defaultThreads = BLASRuntime.threads
-        if defaultThreads != 1 { BLASRuntime.setThreads(1) }
-        defer { if defaultThreads != 1 { BLASRuntime.setThreads(defaultThreads) } }
         let (plan, loads) = (queues, load)
         let stop = StopFlag()
-        withoutActuallyEscaping(shouldStop ?? { false }) { ask in
-            events.withUnsafeBufferPointer { ev in
-                // Each thread writes its own files' results; the first asks `shouldStop`.
-                let shared = Shared(events: ev, perFile: perFile, ask: ask)
-                DispatchQueue.concurrentPerform(iterations: threads) { t in
-                    // This thread's streams, longest queue first.
-                    let own = (t * batch..<((t + 1) * batch)).sorted { (loads[$0], $1) > (loads[$1], $0) }
-                    run(weights: weights, events: shared.events, starts: starts, fileRows: fileRows,
-                        queues: own.map { plan[$0] }, loads: own.map { loads[$0] }, into: shared.perFile) {
-                        if t == 0, shared.ask() { stop.value.store(true, ordering: .relaxed) }
-                        return stop.value.load(ordering: .relaxed)
+        BLASRuntime.onOneThread {
+            withoutActuallyEscaping(shouldStop ?? { false }) { ask in
+                events.withUnsafeBufferPointer { ev in
+                    // Each thread writes its own files' results; the first asks `shouldStop`.
+                    let shared = Shared(events: ev, perFile: perFile, ask: ask)
+                    DispatchQueue.concurrentPerform(iterations: threads) { t in
+                        // This thread's streams, longest queue first.
+                        let own = (t * batch..<((t + 1) * batch)).sorted { (loads[$0], $1) > (loads[$1], $0) }
+                        run(weights: weights, events: shared.events, starts: starts, fileRows: fileRows,
+                            queues: own.map { plan[$0] }, loads: own.map { loads[$0] }, into: shared.perFile) {
+                            if t == 0, shared.ask() { stop.value.store(true, ordering: .relaxed) }
+                            return stop.value.load(ordering: .relaxed)
+                        }
                     }
                 }
             }

@@ -150,23 +150,22 @@ struct ChooseStepCommand: ParsableCommand {
         let results = UnsafeMutableBufferPointer<Result<DrumPerformance, Error>?>.allocate(capacity: max(1, count))
         results.initialize(repeating: nil)
         defer { results.deallocate() }
-        let defaultThreads = BLASRuntime.threads
-        if defaultThreads != 1 { BLASRuntime.setThreads(1) }
-        defer { if defaultThreads != 1 { BLASRuntime.setThreads(defaultThreads) } }
         let shared = SampledFiles(results: results, samplers: samplers)
-        DispatchQueue.concurrentPerform(iterations: threads) { t in
-            for k in stride(from: t, to: count, by: threads) {
-                shared.results[k] = Result {
-                    var rng = SeededRNG(seed: seed &+ UInt64(k))
-                    let hits: [DrumHit]
-                    do {
-                        hits = try shared.samplers[t].generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
-                    } catch let error as SamplerError {
-                        throw StepSampleFailure(file: k + 1, seed: seed &+ UInt64(k), reason: error.description)
+        BLASRuntime.onOneThread {
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                for k in stride(from: t, to: count, by: threads) {
+                    shared.results[k] = Result {
+                        var rng = SeededRNG(seed: seed &+ UInt64(k))
+                        let hits: [DrumHit]
+                        do {
+                            hits = try shared.samplers[t].generate(count: notes, options: options, primer: [], rng: &rng).map(\.hit)
+                        } catch let error as SamplerError {
+                            throw StepSampleFailure(file: k + 1, seed: seed &+ UInt64(k), reason: error.description)
+                        }
+                        let name = "step-sample-\(k + 1).mid"
+                        let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
+                        return DrumPerformance(file: file, path: name, warnings: warnings)
                     }
-                    let name = "step-sample-\(k + 1).mid"
-                    let (file, warnings) = try MIDIFile.parse(DrumMIDI.encode(hits, options: midi), path: name, mode: .safe)
-                    return DrumPerformance(file: file, path: name, warnings: warnings)
                 }
             }
         }
