@@ -278,14 +278,17 @@ enum InferenceBuffers {
 /// thread for want of the worker. The calling thread waits only for a half the worker has begun.
 /// Either way each half is the same calls on the same operands: the same bits.
 ///
+/// A ticket the worker read and could not claim before the calling thread took it and moved on
+/// (the worker descheduled between the two) is refused it (TicketClaim): the worker never runs a
+/// half of a stage that is over.
+///
 /// A worker that begins a half and is then descheduled (a busy machine) would hold the calling
 /// thread for a scheduler slice. A wait over `lateAfter` makes the calling thread run the next
 /// stages alone (`solo`, 1,024 stages, doubled after each late probe up to about a second's worth,
 /// reset by a probe that is not late), leaving the worker asleep and its core to the other load.
 private final class SplitWorker: @unchecked Sendable {
     private let posted = Atomic<Int>(0)
-    /// The last ticket whose second half a thread has taken.
-    private let claimed = Atomic<Int>(0)
+    private let claimed = TicketClaim()
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(false)
@@ -324,7 +327,7 @@ private final class SplitWorker: @unchecked Sendable {
         let value = ticket * Self.stages + stage
         posted.store(value, ordering: .releasing)
         inference.half(stage: stage, part: 0)
-        if claimed.exchange(value, ordering: .acquiringAndReleasing) != value {
+        if claimed.claim(value) {
             taken += 1
             inference.half(stage: stage, part: 1)
             return
@@ -365,7 +368,7 @@ private final class SplitWorker: @unchecked Sendable {
             }
             idle = 0
             seen = value
-            guard claimed.exchange(value, ordering: .acquiringAndReleasing) != value else { continue }
+            guard claimed.claim(value) else { continue }
             inference.half(stage: value % Self.stages, part: 1)
             finished.store(value, ordering: .releasing)
         }
@@ -376,5 +379,31 @@ private final class SplitWorker: @unchecked Sendable {
     func finish() {
         stopping.store(true, ordering: .releasing)
         while !exited.load(ordering: .acquiring) { usleep(10) }
+    }
+}
+
+/// Which thread takes a split stage's second half: the first to claim its ticket. Tickets only
+/// grow, so a ticket at or below the newest one claimed is refused: a worker that read ticket t,
+/// was descheduled, and woke after the calling thread had taken t's half and posted later
+/// tickets would otherwise win t (an exchange sees a value other than t) and run a half of a
+/// stage that is over, over the buffers of the stages now running: a step's bits then depended
+/// on the scheduler (`drummer sample` wrote another file for the same seed on a busy machine).
+package final class TicketClaim: Sendable {
+    /// The newest ticket claimed (0: none).
+    private let newest = Atomic<Int>(0)
+
+    package init() {}
+
+    /// True when this thread now holds `ticket` (> 0): no claim of it or of a later ticket came
+    /// first. Acquires what the thread that posted it released.
+    package func claim(_ ticket: Int) -> Bool {
+        var current = newest.load(ordering: .acquiring)
+        while current < ticket {
+            let (exchanged, original) = newest.compareExchange(expected: current, desired: ticket,
+                                                               ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
     }
 }

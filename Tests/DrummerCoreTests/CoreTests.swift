@@ -317,6 +317,38 @@ final class SplitInferenceTests: XCTestCase {
         XCTAssertEqual(differing, 0, "split stages \(two.splitStages) not bitwise the halves on one thread")
     }
 
+    /// A ticket at or below the newest claimed is refused: the worker that read ticket 17 and
+    /// woke after the calling thread had taken it and ticket 33 does not run 17's half again.
+    /// (An exchange-based claim gave 17 to it: a busy machine then changed a seed's file.)
+    func testAStaleTicketIsNotClaimed() {
+        let claim = TicketClaim()
+        XCTAssertTrue(claim.claim(17))
+        XCTAssertFalse(claim.claim(17), "a ticket claimed twice")
+        XCTAssertTrue(claim.claim(33))
+        XCTAssertFalse(claim.claim(17), "a stale ticket claimed after a later one")
+        XCTAssertFalse(claim.claim(33))
+        XCTAssertTrue(claim.claim(49))
+    }
+
+    /// Two threads claiming the same rising tickets at once: no ticket goes to both.
+    func testRacingClaimsTakeEachTicketOnce() {
+        let claim = TicketClaim(), n = 200_000
+        let won = Mutex<[Set<Int>]>([[], []])
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            // One thread claims every ticket, the other every ticket in turn with gaps (a worker
+            // that missed some), so that their claims cross at every distance.
+            var mine = Set<Int>(), t = 1
+            while t <= n {
+                if claim.claim(t) { mine.insert(t) }
+                t += i == 0 ? 1 : 1 + t % 3
+            }
+            won.withLock { $0[i] = mine }
+        }
+        let (both, taken) = won.withLock { ($0[0].intersection($0[1]).count, $0[0].union($0[1]).count) }
+        XCTAssertEqual(both, 0, "tickets claimed by both threads")
+        XCTAssertGreaterThan(taken, n / 2)
+    }
+
     /// One step of both on the same random classes; the logits, h and c values whose bits
     /// differ, and how many were compared.
     private static func stepBoth(_ one: LSTMInference, _ two: LSTMInference,
