@@ -34,6 +34,7 @@
 // seed's file alike on one core and on two).
 import Foundation
 import Synchronization
+import CKernels
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -271,8 +272,8 @@ enum InferenceBuffers {
 
 /// The second thread of a split LSTMInference. The calling thread posts a stage with a ticket
 /// (ticket · 16 + stage, one atomic store) and runs its own half; the worker spins for the next
-/// ticket, then naps 50 µs at a time while none comes (a player that draws a bar ahead leaves it
-/// idle most of the time). The second half goes to whichever thread claims the ticket first: the
+/// ticket, then naps while none comes (50 µs doubling to 1.6 ms: a player that draws a bar ahead
+/// leaves it idle most of the time). The second half goes to whichever thread claims the ticket first: the
 /// worker when it sees it, or the calling thread when its own half is done and the worker has not
 /// begun (napping, or descheduled on a busy machine), so a step is never slower than on one
 /// thread for want of the worker. The calling thread waits only for a half the worker has begun.
@@ -299,6 +300,10 @@ private final class SplitWorker: @unchecked Sendable {
     /// Stages whose second half this thread took, and stages it ran alone.
     private(set) var taken = 0, alone = 0
     static let soloFirst = 1 << 10, soloMost = 1 << 16
+    /// The idle worker's naps in µs: 50 at first, doubling to 1.6 ms. A player drawing a bar
+    /// ahead leaves it idle for most of each bar: 50 µs naps alone woke it about 7,000 times a
+    /// second (6% of a core); the calling thread takes the halves it sleeps through.
+    static let napFirst: useconds_t = 50, napMost: useconds_t = 1_600
     /// A wait for the worker's half longer than this is late (a half takes a few µs).
     static let lateAfter: UInt64 = 200_000
     /// The inference, not retained (it owns this worker and stops it in its deinit).
@@ -310,7 +315,6 @@ private final class SplitWorker: @unchecked Sendable {
         precondition(inference.L < Self.stages, "LSTMInference: at most \(Self.stages - 1) layers split")
         self.inference = inference
         let thread = Thread { [self] in loop() }
-        thread.name = "drummer-step"
         thread.start()
     }
 
@@ -357,16 +361,21 @@ private final class SplitWorker: @unchecked Sendable {
     }
 
     private func loop() {
-        var seen = 0, idle = 0
+        drummer_name_this_thread("drummer-step")
+        var seen = 0, idle = 0, nap = Self.napFirst
         while true {
             let value = posted.load(ordering: .acquiring)
             if value == seen {
                 if stopping.load(ordering: .acquiring) { break }
                 idle += 1
-                if idle > 20_000 { usleep(50) }
+                if idle > 20_000 {
+                    usleep(nap)
+                    nap = min(2 * nap, Self.napMost)
+                }
                 continue
             }
             idle = 0
+            nap = Self.napFirst
             seen = value
             guard claimed.claim(value) else { continue }
             inference.half(stage: value % Self.stages, part: 1)

@@ -27,6 +27,8 @@ int drummer_kernels_cpu_isa(void);
 
 // CPUs in this process's affinity mask (taskset, a cpuset); 0 where it cannot be read.
 int drummer_affinity_cpu_count(void);
+// Names the calling thread (as top -H and /proc/PID/task/TID/comm show it; 15 bytes at most).
+void drummer_name_this_thread(const char *name);
 
 /// The level DRUMMER_MAX_ISA names (DRUMMER_ISA_AVX512 when unset or empty), or −1 when it
 /// holds anything but avx512, avx2 or baseline.
