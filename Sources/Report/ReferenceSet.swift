@@ -73,10 +73,12 @@ public struct ReferenceSet: Sendable {
     public var hasBarPositions: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.bars != nil } }
 
     /// Reads the reference at `path`. MIDI files are read with `settings` (as convert-midi
-    /// reads them); a dataset is read as it is, at its own PPQ, rows of `split`.
+    /// reads them); a dataset is read as it is, at its own PPQ, rows of `split`. `splitOption`:
+    /// the command's option that picks a split (nil where it has none), for the error a
+    /// dataset's validation/ given alone gets.
     /// - Throws: `ReportError` when the path is missing or holds nothing usable.
     public static func load(path: String, settings: HitExtractionSettings = ReferenceSet.defaultSettings,
-                            split: DatasetSplit = .training) throws -> ReferenceSet {
+                            split: DatasetSplit = .training, splitOption: String? = nil) throws -> ReferenceSet {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw ReportError.missingPath(path: path, what: "reference (a convert-midi dataset or a folder of MIDI files)")
@@ -96,8 +98,9 @@ public struct ReferenceSet: Sendable {
         let parent = PathNames.parent(of: path)
         if (path as NSString).lastPathComponent == "validation", FileManager.default.fileExists(atPath: events),
            FileManager.default.fileExists(atPath: (parent as NSString).appendingPathComponent("manifest.json")) {
-            throw ReportError.badReference(path: path, message: "the validation split of the dataset \(parent): "
-                                           + "give the dataset and --split validation (--reference \(parent) --split validation)")
+            let fix = splitOption.map { "give the dataset and \($0) validation (--reference \(parent) \($0) validation)" }
+                ?? "this command reads a dataset's training split: give the dataset (--reference \(parent))"
+            throw ReportError.badReference(path: path, message: "the validation split of the dataset \(parent): " + fix)
         }
         if FileManager.default.fileExists(atPath: events) { return try dataset(path, split: split) }
         return try folder(path, settings: settings)

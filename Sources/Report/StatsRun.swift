@@ -87,7 +87,8 @@ public struct StatsRun: Sendable {
         guard !performances.isEmpty else { throw StatsError.noGeneratedHits(problems) }
 
         progress?("reading the reference \(request.reference)")
-        let reference = try ReferenceSet.load(path: request.reference, settings: settings, split: request.split)
+        let reference = try ReferenceSet.load(path: request.reference, settings: settings, split: request.split,
+                                               splitOption: "--split")
         if let w = reference.leftOutWarning { warnings.append(w) }
         // Without --quantize, a dataset reference's own grid: the generated files are read as
         // its onsets were (as `drummer report` does).

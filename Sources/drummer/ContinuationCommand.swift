@@ -34,6 +34,9 @@ struct ContinuationCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of MIDI files, one MIDI file or a convert-midi dataset (as for stats).", valueName: "data-or-midi-dir"))
     var reference: String
 
+    @Option(help: "Rows of a dataset reference, as stats --split: training (the dataset directory), validation (its validation/: files the model did not train on), or all (default training).")
+    var split: String?
+
     @Option(parsing: .unconditional, help: "Snap MIDI onsets to a grid of this many ticks, as stats --quantize (default: a dataset reference's own, else none; 30 for the Groove corpus as MIDI files, as models/groove was trained).")
     var quantize: Int?
 
@@ -54,6 +57,7 @@ struct ContinuationCommand: ParsableCommand {
 
     func validate() throws {
         try StatsCommand.checkQuantize(quantize)
+        try StatsCommand.checkSplit(split, reference: reference)
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
         guard (1...64).contains(primerBars) else { throw ValidationError("--primer-bars must be between 1 and 64, got \(primerBars)") }
         guard (1...64).contains(bars) else { throw ValidationError("--bars must be between 1 and 64, got \(bars)") }
@@ -70,7 +74,9 @@ struct ContinuationCommand: ParsableCommand {
         var settings = HitExtractionSettings()
         settings.ppq = ppq
         settings.quantize = quantize
-        let referenceSet = try ReferenceSet.load(path: reference, settings: settings, split: .training)
+        let referenceSet = try ReferenceSet.load(path: reference, settings: settings,
+                                                 split: split.flatMap(DatasetSplit.init(rawValue:)) ?? .training,
+                                                 splitOption: "--split")
         if referenceSet.ticksPerQuarter != ppq {
             throw CommandFailure("--reference \(reference) is at \(referenceSet.ticksPerQuarter) PPQ; the model reads \(ppq)")
         }

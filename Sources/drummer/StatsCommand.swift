@@ -96,20 +96,24 @@ struct StatsCommand: ParsableCommand {
     func validate() throws {
         try Self.checkQuantize(quantize)
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
-        if let split {
-            guard DatasetSplit(rawValue: split) != nil else {
-                throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
-            }
-            // It picks rows of a convert-midi dataset; on MIDI files it would do nothing.
-            let events = (reference as NSString).appendingPathComponent("events.npy")
-            if FileManager.default.fileExists(atPath: reference), !FileManager.default.fileExists(atPath: events) {
-                throw ValidationError("--split picks the rows of a convert-midi dataset; \(reference) is MIDI (no events.npy)")
-            }
-        }
+        try Self.checkSplit(split, reference: reference)
         guard ChannelSelection(argument: channel) != nil else {
             throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
         }
         if let n = expectedHits, n < 0 { throw ValidationError("--expected-hits must not be negative, got \(n)") }
+    }
+
+    /// --split (stats, continuation): a split's name, given only with a dataset reference.
+    static func checkSplit(_ split: String?, reference: String) throws {
+        guard let split else { return }
+        guard DatasetSplit(rawValue: split) != nil else {
+            throw ValidationError("--split must be training, validation or all (got \"\(split)\")")
+        }
+        // It picks rows of a convert-midi dataset; on MIDI files it would do nothing.
+        let events = (reference as NSString).appendingPathComponent("events.npy")
+        if FileManager.default.fileExists(atPath: reference), !FileManager.default.fileExists(atPath: events) {
+            throw ValidationError("--split picks the rows of a convert-midi dataset; \(reference) is MIDI (no events.npy)")
+        }
     }
 
     @Flag(name: .customLong("raw-notes"), help: "Compare the notes as written. By default both sides' notes are read as a General MIDI kit sounds them (22 as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note), as drummer sample writes them.")

@@ -103,6 +103,66 @@ final class ContinuationCLITests: XCTestCase {
         XCTAssertEqual(try figures(warm.stdout, row: "similarity to the primer (best bar)").drummers, similarity.drummers)
     }
 
+    /// --split picks a dataset's rows as stats --split does: the files of each split are measured,
+    /// the two splits' files together are --split all's; a dataset's validation/ alone is refused
+    /// naming --split, and --split on MIDI files is a usage error.
+    func testADatasetsSplits() throws {
+        let reference = root.appendingPathComponent("reference")
+        try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
+        // The drummers' similarity of each file's 8 bars after its 4: 1, 0, 10/12 and 1/2.
+        let after: [[Bar]] = [Array(repeating: a, count: 8), Array(repeating: f, count: 8), Array(repeating: b, count: 8),
+                              [a, a, a, a, f, f, f, f]]
+        let similarities = [1, 0, 10.0 / 12, 0.5]
+        for (k, bars) in after.enumerated() {
+            try midi(Array(repeating: a, count: 4) + bars).write(to: reference.appendingPathComponent("\(k).mid"))
+        }
+        let data = root.appendingPathComponent("data").path
+        let c = try CLI.run(["convert-midi", reference.path, "-o", data, "--quantize", "30", "--validation-fraction", "0.5"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        var measured: [String: (files: Int, drummers: Double)] = [:]
+        for split in ["training", "validation", "all"] {
+            let r = try CLI.run(["continuation", model, "--reference", data, "--split", split])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("continuation: ") }, r.stdout)
+            let files = try XCTUnwrap(Int(line.split(separator: " ")[1]), String(line))
+            measured[split] = (files, try figures(r.stdout, row: "similarity to the primer (best bar)").drummers)
+        }
+        let training = try XCTUnwrap(measured["training"]), validation = try XCTUnwrap(measured["validation"])
+        let all = try XCTUnwrap(measured["all"])
+        XCTAssertEqual(all.files, 4)
+        XCTAssertEqual(training.files + validation.files, 4)
+        XCTAssertGreaterThan(validation.files, 0)
+        XCTAssertGreaterThan(training.files, 0)
+        XCTAssertEqual(all.drummers, similarities.reduce(0, +) / 4, accuracy: 0.0005)
+        // Each split's figure is the mean of its own files' (the four files' sets of that size
+        // have distinct means), and the two splits share no file.
+        func means(of size: Int) -> [(Set<Int>, Double)] {
+            (0..<16).filter { $0.nonzeroBitCount == size }.map { mask in
+                let files = Set((0..<4).filter { mask & (1 << $0) != 0 })
+                return (files, files.map { similarities[$0] }.reduce(0, +) / Double(size))
+            }
+        }
+        let v = try XCTUnwrap(means(of: validation.files).first { abs($0.1 - validation.drummers) < 0.0005 }, "\(validation)")
+        let t = try XCTUnwrap(means(of: training.files).first { abs($0.1 - training.drummers) < 0.0005 }, "\(training)")
+        XCTAssertTrue(v.0.isDisjoint(with: t.0), "\(v.0) and \(t.0)")
+
+        let alone = try CLI.run(["continuation", model, "--reference", data + "/validation"])
+        XCTAssertEqual(alone.status, 1)
+        XCTAssertTrue(alone.stderr.contains("give the dataset and --split validation (--reference \(data) --split validation)"), alone.stderr)
+        // Commands without --split (report, choose-step) do not point at it.
+        let page = root.appendingPathComponent("r.html").path
+        let report = try CLI.run(["report", "--model", model, "--reference", data + "/validation", "-o", page])
+        XCTAssertTrue(report.stderr.contains("the validation split of the dataset \(data): this command reads a dataset's "
+                                             + "training split: give the dataset (--reference \(data))"), report.stderr)
+        XCTAssertFalse(report.stderr.contains("--split"), report.stderr)
+        let midi = try CLI.run(["continuation", model, "--reference", reference.path, "--split", "validation"])
+        XCTAssertEqual(midi.status, 64, midi.stderr)
+        XCTAssertTrue(midi.stderr.contains("--split picks the rows of a convert-midi dataset"), midi.stderr)
+        let bad = try CLI.run(["continuation", model, "--reference", data, "--split", "test"])
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--split must be training, validation or all (got \"test\")"), bad.stderr)
+    }
+
     func testBadInputIsAClearError() throws {
         let reference = root.appendingPathComponent("short")
         try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
