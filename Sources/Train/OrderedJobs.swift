@@ -5,6 +5,7 @@
 // Jobs are small values (no closures), so submitting allocates nothing once the
 // queue has grown to a chunk's worth.
 
+import CKernels
 import Foundation
 
 /// What a job runs on: the chunk pipeline.
@@ -39,8 +40,10 @@ final class OrderedJobs: @unchecked Sendable {
 
     init() {
         pending.reserveCapacity(64)
-        let thread = Thread { [self] in helperLoop() }
-        thread.name = "drummer.train.helper"
+        let thread = Thread { [self] in
+            drummer_name_this_thread("drummer-train")  // as top -H shows it
+            helperLoop()
+        }
         thread.qualityOfService = .userInitiated
         thread.start()
     }
