@@ -24,8 +24,32 @@ public struct FileHits: Equatable, Sendable {
     /// The file's first tempo in BPM (nil: it sets none), read with the hits so that a command
     /// taking the tempo of a primer or a beat does not read the file a second time.
     public var firstBPM: Double?
+    /// The file's tempo changes at target ticks, in order (empty: it sets none; at equal ticks
+    /// the last one stands).
+    public var tempos: [MIDITempoChange] = []
 
     public var count: Int { notes.count }
+
+    /// The tempo in force at target tick `tick` in BPM (before the first change, the first
+    /// tempo); nil when the file sets none.
+    public func bpm(at tick: Int) -> Double? {
+        guard let change = tempos.last(where: { $0.tick <= tick }) ?? tempos.first, change.microsecondsPerQuarter > 0 else {
+            return firstBPM
+        }
+        return 60_000_000 / Double(change.microsecondsPerQuarter)
+    }
+
+    /// The tempo changes after the first that change the tempo (at target ticks above 0).
+    public var laterTempos: [MIDITempoChange] {
+        var out: [MIDITempoChange] = []
+        var current = tempos.last { $0.tick <= 0 }?.microsecondsPerQuarter ?? tempos.first?.microsecondsPerQuarter
+        for c in tempos where c.tick > 0 && c.microsecondsPerQuarter > 0 && c.microsecondsPerQuarter != current {
+            if let last = out.last, last.tick == c.tick { out.removeLast() }
+            out.append(c)
+            current = c.microsecondsPerQuarter
+        }
+        return out
+    }
 
     /// Hits from their parts; velocity 100 and positions in 4/4 at 480 PPQ unless given.
     public init(notes: [Int], ticks: [Int], velocities: [Int]? = nil, tickInBar: [Int]? = nil, barTicks: [Int]? = nil,
@@ -172,6 +196,18 @@ extension FileHits {
         self.channelUsed = channelUsed
         self.warnings = warnings
         firstBPM = tempo.firstBPM
+        switch division {
+        case .ppq(let ppq):
+            tempos = tempo.changes.map {
+                let t = min(max(0, $0.tick), (limit / target + 1) * ppq)
+                return MIDITempoChange(tick: (t * target + ppq / 2) / ppq, microsecondsPerQuarter: $0.microsecondsPerQuarter)
+            }
+        case .smpte:
+            tempos = tempo.changes.map {
+                let q = (tempo.quarterNotes(atTick: max(0, $0.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
+                return MIDITempoChange(tick: q.isFinite ? Int(min(q, Double(limit))) : limit, microsecondsPerQuarter: $0.microsecondsPerQuarter)
+            }
+        }
     }
 }
 

@@ -35,6 +35,9 @@ public struct DrumMIDIOptions: Equatable, Sendable {
     /// it, and the track's end is there, so a file of N bars is N bars long in a sequencer.
     /// Every onset lies before it.
     public var endTick: Int?
+    /// Tempo changes after tick 0 (ticks of the file; `bpm` is the tempo from tick 0): a
+    /// humanized beat keeps its input's tempo map.
+    public var laterTempos: [MIDITempoChange] = []
 
     public init(bpm: Double = 120, velocity: Int? = nil, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120,
                 meter: Meter = .common, startTick: Int = 0, endTick: Int? = nil) {
@@ -116,7 +119,8 @@ public enum DrumMIDI {
         do {
             return try MIDIWriter.format0(
                 ppq: options.ppq,
-                tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)],
+                tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)]
+                    + options.laterTempos.filter { $0.tick > 0 && (1...16_777_215).contains($0.microsecondsPerQuarter) },
                 timeSignatures: [MIDITimeSignature(numerator: options.meter.numerator, denominator: options.meter.denominator)],
                 notes: notes, endTick: options.endTick)
         } catch let e as MIDIWriteError {

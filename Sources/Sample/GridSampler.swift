@@ -364,7 +364,8 @@ extension GridSampler {
     /// the beat hits there, a velocity (bin, then value) and an offset among the single-hit
     /// bins, at `temperature`; what it drew is what it reads next (GridSampler's step with the
     /// hit sets given). A hit moves to its 16th's grid line plus the drawn offset; a second hit
-    /// of its class in that 16th keeps its distance from the first. Hits of notes without a
+    /// of its class in that 16th keeps its distance from the first, and no hit moves onto or
+    /// before its note's hit before it (a fast roll keeps every hit). Hits of notes without a
     /// drum class keep their onset and velocity. Returns the hits in the beat's order.
     /// With a style input, plays `style` (nil: the likeliest for the beat, `likeliestStyle`).
     func humanize(_ beat: [BeatHit], velocityTemperature: Float, offsetTemperature: Float, initScale: Float,
@@ -407,6 +408,18 @@ extension GridSampler {
             let onset = max(0, first + (grid.onsets[k] - grid.onsets[cell.source]))
             out[i].onset = onset
             out[i].velocity = drawnVelocity[j]
+        }
+        // A hit never lands on or before the hit of its note before it (a roll's 16th drawn
+        // earlier than the 16th before it): MIDI holds one note once at an onset, and the later
+        // hits would be lost. It follows that hit by half their distance in the beat (1 tick at
+        // least), so every hit is written, in the beat's order.
+        var lastIn = [Int](repeating: 0, count: 128), lastOut = [Int](repeating: -1, count: 128)
+        for i in out.indices where (0..<128).contains(out[i].note) {
+            let n = out[i].note
+            if lastOut[n] >= 0, out[i].onset <= lastOut[n] {
+                out[i].onset = lastOut[n] + max(1, (beat[i].onset - lastIn[n]) / 2)
+            }
+            (lastIn[n], lastOut[n]) = (beat[i].onset, out[i].onset)
         }
         return out
     }

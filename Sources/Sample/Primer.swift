@@ -105,7 +105,7 @@ extension Primer {
         primer.barStarts = zip(f.ticks, f.tickInBar).map { $0 - $1 }
         primer.barLengths = f.barTicks
         primer.mappedAt = mappedAt
-        primer.bpm = f.firstBPM
+        primer.bpm = f.bpm(at: f.ticks.last ?? 0)  // the tempo it ends in
         return primer
     }
 }

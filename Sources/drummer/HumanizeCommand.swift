@@ -16,8 +16,10 @@ struct HumanizeCommand: ParsableCommand {
             Every hit keeps its drum (note) and its place in the bar; the model draws each hit's \
             velocity and how far it sits before or after its place. A grid model (such as the \
             shipped groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in \
-            a 16th, a velocity and an offset from the grid line (within half a 16th). The output \
-            keeps the input's tempo (unless --bpm) and meter, at the PPQ of the model. The same \
+            a 16th, a velocity and an offset from the grid line (within half a 16th); hits of one \
+            drum within one 16th (a flam, a roll) share its velocity and keep their spacing, and no \
+            hit lands on another of its note. The output keeps the input's tempo changes (unless \
+            --bpm) and meter, at the PPQ of the model. The same \
             --seed gives the same file. Repeated hits of one drum at one onset (after --quantize) \
             are merged into one, and said so.
             """)
@@ -40,7 +42,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Tempo of the output in BPM, 4 to 1000 (default: the input's first tempo, else 120).")
+    @Option(parsing: .unconditional, help: "Tempo of the output in BPM, 4 to 1000, throughout (default: the input's tempo and its changes, else 120).")
     var bpm: Double?
 
     @Option(parsing: .unconditional, help: "Snap the input's onsets to a grid of this many ticks (at the model's PPQ; 120 = 16ths at 480) before humanizing (default: as written).")
@@ -135,7 +137,10 @@ struct HumanizeCommand: ParsableCommand {
             return DrumHit(note: h.note, delta: h.onset - previous, velocity: h.velocity)
         }
         let meter = Meter(hits.meter) ?? .common
-        try DrumMIDI.write(drumHits, to: output, options: DrumMIDIOptions(model: loaded.groups, meter: meter, bpm: tempo))
+        var midi = DrumMIDIOptions(model: loaded.groups, meter: meter, bpm: tempo)
+        // The beat's tempo changes, up to its last hit, where they were (unless --bpm).
+        if bpm == nil { midi.laterTempos = hits.laterTempos.filter { $0.tick <= (ordered.last?.onset ?? 0) } }
+        try DrumMIDI.write(drumHits, to: output, options: midi)
         let moved = zip(beat, out).filter { $0.onset != $1.onset }.count
         status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s)\(styleNote), to \(output)")
     }

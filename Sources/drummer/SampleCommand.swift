@@ -114,7 +114,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
-    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the primer's tempo, else 120).")
+    @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the tempo the primer ends in, else 120).")
     var bpm: Double?
 
     @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
@@ -247,7 +247,8 @@ struct SampleCommand: ParsableCommand {
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw CommandFailure("--primer \(p): \(error)")
             }
-            primerTempo = hits.firstBPM
+            // The tempo the primer ends in: the bars it carries on from.
+            primerTempo = hits.bpm(at: beat.last!.onset)
             startTick = (beat.last!.onset - from) % barLength
             if keepPrimer {
                 var previous = beat[0].onset

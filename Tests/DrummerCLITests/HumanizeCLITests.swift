@@ -83,6 +83,56 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertLessThan(jsOffset.human, jsOffset.stiff / 2, "timing comes close to the performances'")
     }
 
+    /// A 64th-note snare roll (four hits in each 16th, 30 ticks apart): each 16th's offset is
+    /// drawn on its own, so a 16th could land on the one before it; every hit is still written,
+    /// in order, near its place, and the status line counts what the file holds.
+    func testAFastRollKeepsEveryHit() throws {
+        let roll = (0..<64).map { (tick: $0 * 30, note: UInt8(38), velocity: UInt8(90)) }
+        let beat = root.appendingPathComponent("roll.mid")
+        try TinySMF.drums(roll).write(to: beat)
+        for seed in 1...4 {
+            let out = root.appendingPathComponent("roll-\(seed).mid").path
+            let r = try CLI.run(["humanize", beat.path, "--seed", "\(seed)", "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains("humanized \(beat.path): 64 hits"), r.stdout)
+            let ticks = try Self.hits(out).ticks
+            XCTAssertEqual(ticks.count, 64, "seed \(seed): \(ticks)")
+            XCTAssertEqual(ticks, ticks.sorted(), "seed \(seed)")
+            XCTAssertEqual(Set(ticks).count, 64, "seed \(seed): two hits at one onset")
+            for (k, t) in ticks.enumerated() { XCTAssertLessThan(abs(t - k * 30), 120, "seed \(seed), hit \(k)") }
+        }
+    }
+
+    /// A beat whose tempo changes (120, 90 from bar 2, 140 from bar 3): humanize keeps the
+    /// changes where they were (--bpm plays one tempo throughout), and `sample --primer` of it
+    /// plays at the tempo the primer ends in, 140.
+    func testTempoChangesAreKept() throws {
+        func tempo(_ tick: Int, _ bpm: Int) -> (Int, [UInt8]) {
+            let us = 60_000_000 / bpm
+            return (tick, [0xFF, 0x51, 0x03, UInt8(us >> 16), UInt8(us >> 8 & 0xFF), UInt8(us & 0xFF)])
+        }
+        var events = [tempo(0, 120), tempo(1920, 90), tempo(3840, 140), (0, [0xFF, 0x58, 0x04, 4, 2, 24, 8])]
+        for q in 0..<16 {
+            events.append((q * 480, [0x99, q % 2 == 0 ? 36 : 38, 100]))
+            events.append((q * 480 + 60, [0x89, q % 2 == 0 ? 36 : 38, 0]))
+        }
+        let beat = root.appendingPathComponent("tempo.mid")
+        try TinySMF.bytes(events: events).write(to: beat)
+        let out = root.appendingPathComponent("h.mid").path
+        let r = try CLI.run(["humanize", beat.path, "--seed", "1", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Self.hits(out).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000),
+                                                   MIDITempoChange(tick: 1920, microsecondsPerQuarter: 666_666),
+                                                   MIDITempoChange(tick: 3840, microsecondsPerQuarter: 428_571)])
+        let fixed = root.appendingPathComponent("h100.mid").path
+        XCTAssertEqual(try CLI.run(["humanize", beat.path, "--seed", "1", "--bpm", "100", "-o", fixed]).status, 0)
+        XCTAssertEqual(try Self.hits(fixed).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 600_000)])
+        let carried = root.appendingPathComponent("s.mid").path
+        let s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--bars", "2", "--seed", "1", "-o", carried])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 428_571)])
+    }
+
     func testSameSeedSameFileAndBadInput() throws {
         let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session").path
