@@ -301,7 +301,7 @@ public enum MIDIDatasetConverter {
         }
 
         var summary = [
-            "Done! Scanned \(entries.count) files (\(files.count) converted, \(skipped.count) skipped), \(trainingHits) \(validationInfo == nil ? "" : "training ")hits",
+            "Done! Scanned \(entries.count) files (\(files.count) converted\(noHits.isEmpty ? "" : ", \(noHits.count) of them without hits"), \(skipped.count) skipped), \(trainingHits) \(validationInfo == nil ? "" : "training ")hits",
             counts.line,
             "Unique notes: \(vocab.notes)",
             "Notes found: " + GeneralMIDIDrums.listing(counts: Dictionary(uniqueKeysWithValues: (0..<128).compactMap { n in vocabularyCounts.noteHits[n] > 0 ? (n, vocabularyCounts.noteHits[n]) : nil })),

@@ -218,8 +218,8 @@ public struct StatsResult: Sendable {
         return order.compactMap { k in
             missing[k].map { reason in
                 "\(k): n/a (\(reason))" + (reason == "constant velocity"
-                    ? ": every position of the generated accent profile has the same mean velocity (drummer sample writes "
-                      + "every hit at --velocity, 100 by default); the target counts as not met" : "")
+                    ? ": every position of the generated accent profile has the same mean velocity (a model without "
+                      + "velocities, such as the 2017 layout, writes every hit at 100); the target counts as not met" : "")
             }
         } + structureNotes
     }

@@ -170,6 +170,13 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("warning: \(input.path)/a.mid: no hits: NOTE ON with velocity > 0 not found"), r.stderr)
         XCTAssertTrue(r.stderr.hasSuffix("error: none of the 1 file read under \(input.path) holds a hit (NOTE ON with velocity > 0) "
                                          + "on the selected channels (--channel 3: channel index 3 only): \(input.path)/a.mid\n"), r.stderr)
+        // Beside a file with hits, the file without is read, kept (a file of no steps) and counted apart.
+        try write(Self.midi(Self.drums), "b.mid", in: input)
+        try write(Self.midi([]), "c.mid", in: input)
+        let three = try CLI.run(["convert-midi", input.path, "-o", tmp.appendingPathComponent("out3").path])
+        XCTAssertEqual(three.status, 0, three.stderr)
+        XCTAssertTrue(three.stdout.contains("Scanned 3 files (3 converted, 1 of them without hits, 0 skipped)"), three.stdout)
+        XCTAssertTrue(three.stderr.contains("warning: \(input.path)/c.mid: no hits"), three.stderr)
     }
 
     // MARK: Parse policies
