@@ -18,13 +18,13 @@ struct HumanizeCommand: ParsableCommand {
             shipped groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in \
             a 16th, a velocity and an offset from the grid line (within half a 16th); hits of one \
             drum within one 16th (a flam, a roll) share its velocity and keep their spacing, and no \
-            hit lands on another of its note. The output keeps the input's tempo changes (unless \
-            --bpm) and meter, at the PPQ of the model. The same \
+            hit lands on another of its note. The output holds the drums alone, on channel 10, and \
+            keeps the input's tempo changes (unless --bpm) and meter, at the PPQ of the model. The same \
             --seed gives the same file. Repeated hits of one drum at one onset (after --quantize) \
             are merged into one, and said so.
             """)
 
-    @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there).")
+    @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there; --channel picks one).")
     var input: String
 
     @Option(name: .shortAndLong, help: "The MIDI file to write (- for standard output).")
@@ -48,7 +48,11 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Snap the input's onsets to a grid of this many ticks (at the model's PPQ; 120 = 16ths at 480) before humanizing (default: as written).")
     var quantize: Int?
 
+    @Option(parsing: .unconditional, help: "Channel of the beat's drums: auto (index 9, MIDI channel 10, if the file has notes there, else all), all, or a channel index 0-15.")
+    var channel = "auto"
+
     func validate() throws {
+        _ = try StatsCommand.channel(channel)
         if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
         if let t = temperature { _ = try Self.temperatureSetting(t) }
         if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
@@ -85,8 +89,14 @@ struct HumanizeCommand: ParsableCommand {
         var settings = HitExtractionSettings()
         settings.ppq = ppq
         settings.quantize = quantize
+        settings.channel = try StatsCommand.channel(channel)
         let hits = try FileHits.read(path: input, settings: settings)
-        guard hits.count > 0 else { throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found)") }
+        guard hits.count > 0 else {
+            throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found \(settings.channel.searched))")
+        }
+        if channel == "auto", hits.channelUsed == "all" {
+            status("note: \(input) has no notes on channel 10: every channel is read as drums (--channel picks one)")
+        }
         // The model reads every step of the beat, empty bars too: a refusal now, not minutes of silence.
         try hits.checkBarSpan(path: input)
         let tempo = bpm ?? hits.firstBPM ?? 120

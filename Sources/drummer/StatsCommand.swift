@@ -97,10 +97,16 @@ struct StatsCommand: ParsableCommand {
         try Self.checkQuantize(quantize)
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
         try Self.checkSplit(split, reference: reference)
-        guard ChannelSelection(argument: channel) != nil else {
-            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
-        }
+        _ = try Self.channel(channel)
         if let n = expectedHits, n < 0 { throw ValidationError("--expected-hits must not be negative, got \(n)") }
+    }
+
+    /// A --channel value (stats, tab, humanize, sample --primer-channel); a usage error otherwise.
+    static func channel(_ text: String, option: String = "--channel") throws -> ChannelSelection {
+        guard let c = ChannelSelection(argument: text) else {
+            throw ValidationError("\(option) must be auto, all, or a channel index from 0 to 15 (got \"\(text)\")")
+        }
+        return c
     }
 
     /// --split (stats, continuation): a split's name, given only with a dataset reference.

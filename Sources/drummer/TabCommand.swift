@@ -64,9 +64,7 @@ struct TabCommand: ParsableCommand {
         guard from >= 1 else { throw ValidationError("--from is a bar number, 1 or more, got \(from)") }
         guard (1...192).contains(grid) else { throw ValidationError("--grid must be between 1 and 192 cells per whole note, got \(grid)") }
         guard tolerance >= 0, tolerance < 0.5 else { throw ValidationError("--tolerance must be at least 0 and below 0.5, got \(tolerance)") }
-        guard ChannelSelection(argument: channel) != nil else {
-            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
-        }
+        _ = try StatsCommand.channel(channel)
         guard width >= 20 else { throw ValidationError("--width must be at least 20 columns, got \(width)") }
     }
 

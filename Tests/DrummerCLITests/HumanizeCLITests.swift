@@ -133,6 +133,47 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 428_571)])
     }
 
+    /// A band's file with the drums on channel index 0 and a bass line on index 1 (none on 10):
+    /// read whole by default, and said so; --channel 0 (humanize) and --primer-channel 0
+    /// (sample --primer) read the drums alone.
+    func testTheDrumsChannelOfABandsFile() throws {
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x58, 0x04, 4, 2, 24, 8])]
+        for q in 0..<8 {
+            events.append((q * 480, [0x90, q % 2 == 0 ? 36 : 38, 100]))
+            events.append((q * 480 + 60, [0x80, q % 2 == 0 ? 36 : 38, 0]))
+            events.append((q * 480, [0x91, 40 + UInt8(q % 3), 90]))   // bass: E2, F2, F#2
+            events.append((q * 480 + 400, [0x81, 40 + UInt8(q % 3), 0]))
+        }
+        let band = root.appendingPathComponent("band.mid")
+        try TinySMF.bytes(events: events).write(to: band)
+        let whole = root.appendingPathComponent("whole.mid").path, drums = root.appendingPathComponent("drums.mid").path
+        let a = try CLI.run(["humanize", band.path, "--seed", "1", "-o", whole])
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("note: \(band.path) has no notes on channel 10: every channel is read as drums (--channel picks one)"), a.stdout)
+        XCTAssertEqual(try Self.hits(whole).count, 16)
+        let b = try CLI.run(["humanize", band.path, "--seed", "1", "--channel", "0", "-o", drums])
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertFalse(b.stdout.contains("note:"), b.stdout)
+        XCTAssertEqual(Set(try Self.hits(drums).notes), [36, 38])
+        XCTAssertEqual(try Self.hits(drums).count, 8)
+        let kept = root.appendingPathComponent("kept.mid").path
+        let c = try CLI.run(["sample", "--primer", band.path, "--primer-channel", "0", "--keep-primer", "--primer-bars", "2",
+                             "--bars", "1", "--seed", "1", "-o", kept])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertTrue(c.stdout.contains("primer \(band.path): 8 hits"), c.stdout)
+        let k = try Self.hits(kept)
+        XCTAssertEqual(Array(k.notes.prefix(8)), [36, 38, 36, 38, 36, 38, 36, 38])
+        let bad = try CLI.run(["humanize", band.path, "--channel", "16", "-o", drums])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("--channel must be auto, all, or a channel index from 0 to 15 (got \"16\")"), bad.stderr)
+        let none = try CLI.run(["humanize", band.path, "--channel", "10", "-o", drums])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no hits (NOTE ON with velocity > 0 not found on channel index 10, as --channel 10 asks"), none.stderr)
+        let lone = try CLI.run(["sample", "--primer-channel", "0", "-o", kept])
+        XCTAssertEqual(lone.status, 64)
+        XCTAssertTrue(lone.stderr.contains("--primer-channel picks the channel of a --primer: give one"), lone.stderr)
+    }
+
     func testSameSeedSameFileAndBadInput() throws {
         let model = CLI.repoRoot.appendingPathComponent("models/groove").path
         let src = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer1/eval_session").path
