@@ -33,6 +33,13 @@ public enum ChannelSelection: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// " on channel index N, as --channel N asks; …" for a channel given by index, else "" (a
+    /// message's tail where the channel searched is not the obvious one).
+    public var givenIndexNote: String {
+        if case .index = self { return " " + searched }
+        return ""
+    }
+
     public var description: String {
         switch self {
         case .auto: return "auto"

@@ -92,7 +92,7 @@ struct HumanizeCommand: ParsableCommand {
         settings.channel = try StatsCommand.channel(channel)
         let hits = try FileHits.read(path: input, settings: settings)
         guard hits.count > 0 else {
-            throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found \(settings.channel.searched))")
+            throw CommandFailure("\(input): no hits (NOTE ON with velocity > 0 not found\(settings.channel.givenIndexNote))")
         }
         if channel == "auto", hits.channelUsed == "all" {
             status("note: \(input) has no notes on channel 10: every channel is read as drums (--channel picks one)")

@@ -238,7 +238,7 @@ struct SampleCommand: ParsableCommand {
             settings.channel = try StatsCommand.channel(primerChannel, option: "--primer-channel")
             let hits = try FileHits.read(path: p, settings: settings)
             guard hits.count > 0 else {
-                throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found \(settings.channel.searched))")
+                throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found\(settings.channel.givenIndexNote))")
             }
             if primerChannel == "auto", hits.channelUsed == "all", !json {
                 status("note: --primer \(p) has no notes on channel 10: every channel is read as drums (--primer-channel picks one)")
