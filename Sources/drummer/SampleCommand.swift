@@ -114,9 +114,6 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
     var primer: String?
 
-    @Option(name: .customLong("primer-channel"), parsing: .unconditional, help: "Channel of the primer's drums: auto (index 9, MIDI channel 10, if the file has notes there, else all), all, or a channel index 0-15.")
-    var primerChannel = "auto"
-
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the tempo the primer ends in, else 120).")
     var bpm: Double?
 
@@ -145,8 +142,6 @@ struct SampleCommand: ParsableCommand {
 
     func validate() throws {
         guard !model.isEmpty else { throw ValidationError("MODEL must not be empty") }
-        _ = try StatsCommand.channel(primerChannel, option: "--primer-channel")
-        if primerChannel != "auto", primer == nil { throw ValidationError("--primer-channel picks the channel of a --primer: give one") }
         if let n = notesOption, !(1...Self.maxNotes).contains(n) {
             throw ValidationError("-n must be between 1 and \(Self.maxNotes), got \(n)")
         }
@@ -235,13 +230,10 @@ struct SampleCommand: ParsableCommand {
             // A grid model reads the primer's last bars as 16th-note steps.
             var settings = HitExtractionSettings()
             settings.ppq = ppq
-            settings.channel = try StatsCommand.channel(primerChannel, option: "--primer-channel")
             let hits = try FileHits.read(path: p, settings: settings)
-            guard hits.count > 0 else {
-                throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found\(settings.channel.givenIndexNote))")
-            }
-            if primerChannel == "auto", hits.channelUsed == "all", !json {
-                status("note: --primer \(p) has no notes on channel 10: every channel is read as drums (--primer-channel picks one)")
+            guard hits.count > 0 else { throw CommandFailure("--primer \(p): no hits (NOTE ON with velocity > 0 not found)") }
+            if hits.channelUsed == "all", !json {
+                status("note: --primer \(p) has no notes on channel 10: every channel is read as drums")
             }
             let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
             let starts = Array(Set(barLines)).sorted()
@@ -276,7 +268,6 @@ struct SampleCommand: ParsableCommand {
         } else if let p = primer {
             var settings = HitExtractionSettings()
             settings.ppq = ppq
-            settings.channel = try StatsCommand.channel(primerChannel, option: "--primer-channel")
             let whole = try Primer.load(path: p, vocabulary: loaded.vocabulary, settings: settings)
             let pr = whole.lastBars(primerBars)
             primerTempo = pr.bpm

@@ -101,10 +101,10 @@ struct StatsCommand: ParsableCommand {
         if let n = expectedHits, n < 0 { throw ValidationError("--expected-hits must not be negative, got \(n)") }
     }
 
-    /// A --channel value (stats, tab, humanize, sample --primer-channel); a usage error otherwise.
-    static func channel(_ text: String, option: String = "--channel") throws -> ChannelSelection {
+    /// A --channel value (stats, tab, humanize); a usage error otherwise.
+    static func channel(_ text: String) throws -> ChannelSelection {
         guard let c = ChannelSelection(argument: text) else {
-            throw ValidationError("\(option) must be auto, all, or a channel index from 0 to 15 (got \"\(text)\")")
+            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(text)\")")
         }
         return c
     }
