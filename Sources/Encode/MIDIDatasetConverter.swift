@@ -310,7 +310,8 @@ public enum MIDIDatasetConverter {
             "Events: \(output)/events.npy [\(trainingHits), 2]" + (settings.oneHot ? ", X.npy [\(trainingHits), \(vocab.notes + vocab.ticks)]" : ""),
         ]
         if let v = validationInfo {
-            summary.append("Validation: \(v.files) files, \(v.hits) hits kept, \(v.droppedHits) dropped (out of vocabulary)")
+            summary.append("Validation: \(v.files) files, \(v.hits) hits kept, \(v.droppedHits) dropped (out of vocabulary)"
+                + (v.files == 0 ? ": no file fell into it (a larger --validation-fraction or more files make one)" : ""))
         }
         return ConversionReport(manifest: manifest, skipped: skippedLines, warnings: warningLines,
                                 validationNotes: validationLines, counts: counts, summary: summary)

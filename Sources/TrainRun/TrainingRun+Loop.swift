@@ -304,7 +304,8 @@ extension TrainingRun {
         warnedSplit = true
         let n = (validationClasses?.count ?? 0) / max(1, groups.inputNames.count)
         if validationClasses == nil {
-            if configuration[Settings.earlyStop] {
+            // An empty split was noted where it was read.
+            if configuration[Settings.earlyStop], data.validationSplit == nil {
                 reporter.line("note: the dataset has no validation split: --early-stop has nothing to watch (convert-midi --validation-fraction makes one)")
             }
         } else if n < Self.smallValidationSplit {

@@ -366,12 +366,26 @@ public final class TrainingRun {
                 }
                 out.append(classes)
             }
+            if out.count > 1, out[1].isEmpty {
+                reporter.line(Self.emptyValidationNote)
+                return (out[0], nil, rows[0], nil)
+            }
             return (out[0], out.count > 1 ? out[1] : nil, rows[0], rows.count > 1 ? rows[1] : nil)
         }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
+        if let v, v.classes.isEmpty {
+            reporter.line(Self.emptyValidationNote)
+            return (t.classes, nil, nil, nil)
+        }
         return (t.classes, v?.classes, nil, nil)
     }
+
+    /// A validation split with nothing the model reads has no loss: the run goes on as without
+    /// one (a loss of 0 drove the learning-rate plateau, --early-stop and the best checkpoint).
+    static let emptyValidationNote = "note: the validation split holds nothing the model reads: the run goes on as without one "
+        + "(the learning-rate plateau watches the smoothed training loss; --early-stop has nothing to watch)"
+
 
     /// The learning rate of the next update.
     public var currentLearningRate: Float {

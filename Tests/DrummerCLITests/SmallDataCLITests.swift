@@ -44,6 +44,26 @@ final class SmallDataCLITests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("g/ckpt-2.h5").path))
     }
 
+    /// A --validation-fraction that leaves the validation split empty is said at conversion, and
+    /// training goes on as without one: no validation loss of 0 (which was the best at once and
+    /// drove --early-stop and the learning-rate plateau).
+    func testAnEmptyValidationSplitIsNoValidationLoss() throws {
+        let beats = root.appendingPathComponent("beats"), split = root.appendingPathComponent("split")
+        let c = try CLI.run(["convert-midi", beats.path, "-o", split.path, "--validation-fraction", "0.1"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertTrue(c.stdout.contains("Validation: 0 files, 0 hits kept, 0 dropped (out of vocabulary): no file fell into it "
+                                        + "(a larger --validation-fraction or more files make one)"), c.stdout)
+        let r = try CLI.run(["train", "--data", split.path, "--hidden", "16", "--steps", "6", "--eval-every", "2",
+                             "--early-stop", "--early-stop-patience", "1", "--lr-plateau-patience", "1",
+                             "--checkpoint-dir", root.appendingPathComponent("v").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("note: the validation split holds nothing the model reads: the run goes on as without one"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("validation loss"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("early stop"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("the dataset has no validation split"), "said once: \(r.stdout)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("v/ckpt-6.h5").path))
+    }
+
     func testFlagsThatDoNotFitAreRefusedWithFlagsThatDo() throws {
         let dir = root.appendingPathComponent("r").path
         let r = try CLI.run(["train", "--recipe", "original", "--data", noteAndTick.path, "--batch-size", "4", "--unroll", "10",
