@@ -118,7 +118,8 @@ extension TrainingData {
         let grid = try gridFiles(validation: false)
         guard grid.hits > 0 else {
             throw DatasetError.invalid(path: path, reason: "no 4/4 file with drum hits: the grid layout needs 4/4 files"
-                + (grid.skipped.isEmpty ? "" : " (left out: " + grid.skipped.prefix(3).map { "\($0.path): \($0.reason)" }.joined(separator: "; ") + ")"))
+                + (grid.skipped.isEmpty ? "" : " (left out: " + grid.skipped.prefix(3).map { "\($0.path): \($0.reason)" }.joined(separator: "; ") + ")")
+                + "; train --recipe original trains the 2017 model, which reads files in any meter")
         }
         let T = ppq / 4
         let f = offsetBins ?? quantize.flatMap { q in q > 0 && T % q == 0 && T / q <= 8 ? T / q : nil } ?? 8
