@@ -301,7 +301,7 @@ public enum MIDIDatasetConverter {
         }
 
         var summary = [
-            "Done! Scanned \(entries.count) files (\(files.count) converted\(noHits.isEmpty ? "" : ", \(noHits.count) of them without hits"), \(skipped.count) skipped), \(trainingHits) \(validationInfo == nil ? "" : "training ")hits",
+            "Done! Scanned \(entries.count) file\(entries.count == 1 ? "" : "s") (\(files.count) converted\(noHits.isEmpty ? "" : ", \(noHits.count) of them without hits"), \(skipped.count) skipped), \(trainingHits) \(validationInfo == nil ? "" : "training ")hits",
             counts.line,
             "Unique notes: \(vocab.notes)",
             "Notes found: " + GeneralMIDIDrums.listing(counts: Dictionary(uniqueKeysWithValues: (0..<128).compactMap { n in vocabularyCounts.noteHits[n] > 0 ? (n, vocabularyCounts.noteHits[n]) : nil })),
@@ -310,7 +310,7 @@ public enum MIDIDatasetConverter {
             "Events: \(output)/events.npy [\(trainingHits), 2]" + (settings.oneHot ? ", X.npy [\(trainingHits), \(vocab.notes + vocab.ticks)]" : ""),
         ]
         if let v = validationInfo {
-            summary.append("Validation: \(v.files) files, \(v.hits) hits kept, \(v.droppedHits) dropped (out of vocabulary)"
+            summary.append("Validation: \(v.files) file\(v.files == 1 ? "" : "s"), \(v.hits) hits kept, \(v.droppedHits) dropped (out of vocabulary)"
                 + (v.files == 0 ? ": no file fell into it (a larger --validation-fraction or more files make one)" : ""))
         }
         return ConversionReport(manifest: manifest, skipped: skippedLines, warnings: warningLines,

@@ -72,7 +72,9 @@ final class SmallDataCLITests: XCTestCase {
         let hits = (0..<24).map { (tick: $0 * 240, note: UInt8($0 % 6 == 0 ? 36 : 42), velocity: UInt8(90)) }
         try TinySMF.drums(hits, meter: (3, 2)).write(to: waltz.appendingPathComponent("waltz.mid"))
         let data = root.appendingPathComponent("waltz-data").path
-        XCTAssertEqual(try CLI.run(["convert-midi", waltz.path, "-o", data]).status, 0)
+        let c = try CLI.run(["convert-midi", waltz.path, "-o", data])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertTrue(c.stdout.contains("Done! Scanned 1 file (1 converted, 0 skipped)"), c.stdout)
         let dir = root.appendingPathComponent("w").path
         let r = try CLI.run(["train", "--data", data, "--steps", "2", "--checkpoint-dir", dir])
         XCTAssertEqual(r.status, 1, r.stderr)
