@@ -153,24 +153,21 @@ extension FileHits {
         self.notes = notes
         self.ticks = ticks
         self.velocities = velocities
-        // Positions: the time signatures moved to the target resolution like onsets (not
-        // quantized: bar lines stay where the file puts them), then each quantized onset
-        // looked up in that meter map.
-        var changes: [(tick: Int, numerator: Int, denominator: Int)] = []
-        changes.reserveCapacity(timeSignatures.count)
-        switch division {
-        case .ppq(let ppq):
-            for c in timeSignatures {
-                let t = min(max(0, c.tick), (limit / target + 1) * ppq)
-                changes.append(((t * target + ppq / 2) / ppq, c.numerator, c.denominator))
-            }
-        case .smpte:
-            let map = tempo
-            for c in timeSignatures {
-                let q = (map.quarterNotes(atTick: max(0, c.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
-                changes.append((q.isFinite ? Int(min(q, Double(limit))) : limit, c.numerator, c.denominator))
+        // A meta event's file tick at the target resolution, as onsets move (not quantized: bar
+        // lines and tempo changes stay where the file puts them), at most `limit`.
+        func targetTick(_ tick: Int) -> Int {
+            switch division {
+            case .ppq(let ppq):
+                let t = min(max(0, tick), (limit / target + 1) * ppq)
+                return (t * target + ppq / 2) / ppq
+            case .smpte:
+                let q = (tempo.quarterNotes(atTick: max(0, tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
+                return q.isFinite ? Int(min(q, Double(limit))) : limit
             }
         }
+        // Positions: the time signatures at the target resolution, then each quantized onset
+        // looked up in that meter map.
+        let changes = timeSignatures.map { (tick: targetTick($0.tick), numerator: $0.numerator, denominator: $0.denominator) }
         let meters = MIDIMeterMap(ticksPerQuarter: target, changes: changes)
         var inBar: [Int] = [], bars: [Int] = []
         inBar.reserveCapacity(ticks.count)
@@ -196,18 +193,7 @@ extension FileHits {
         self.channelUsed = channelUsed
         self.warnings = warnings
         firstBPM = tempo.firstBPM
-        switch division {
-        case .ppq(let ppq):
-            tempos = tempo.changes.map {
-                let t = min(max(0, $0.tick), (limit / target + 1) * ppq)
-                return MIDITempoChange(tick: (t * target + ppq / 2) / ppq, microsecondsPerQuarter: $0.microsecondsPerQuarter)
-            }
-        case .smpte:
-            tempos = tempo.changes.map {
-                let q = (tempo.quarterNotes(atTick: max(0, $0.tick)) * Double(target)).rounded(.toNearestOrAwayFromZero)
-                return MIDITempoChange(tick: q.isFinite ? Int(min(q, Double(limit))) : limit, microsecondsPerQuarter: $0.microsecondsPerQuarter)
-            }
-        }
+        tempos = tempo.changes.map { MIDITempoChange(tick: targetTick($0.tick), microsecondsPerQuarter: $0.microsecondsPerQuarter) }
     }
 }
 

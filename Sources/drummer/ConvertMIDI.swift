@@ -79,9 +79,7 @@ struct ConvertMIDI: ParsableCommand {
     var threads: Int?
 
     func validate() throws {
-        guard ChannelSelection(argument: channel) != nil else {
-            throw ValidationError("--channel must be auto, all, or a channel index from 0 to 15 (got \"\(channel)\")")
-        }
+        _ = try StatsCommand.channel(channel)
         guard (1...32767).contains(ppq) else { throw ValidationError("--ppq must be between 1 and 32767 (got \(ppq))") }
         if let q = quantize, !(1...Self.maximumTicks).contains(q) {
             throw ValidationError("--quantize must be between 1 and \(Self.maximumTicks) ticks (got \(q))")
