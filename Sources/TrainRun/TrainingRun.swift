@@ -343,9 +343,18 @@ public final class TrainingRun {
     /// The class matrices of the training and validation splits for `groups` (a grid model's
     /// training files in `config`'s order), saying how many positions or velocities fell outside
     /// what the groups know.
+    /// A validation split with nothing the model reads is none (see `emptyValidationNote`).
     static func classes(of data: TrainingData, for groups: ModelGroups, config: RunConfiguration, reporter: RunReporter) throws
         -> Classes
     {
+        let classes = try splitClasses(of: data, for: groups, config: config, reporter: reporter)
+        guard let validation = classes.validation, validation.isEmpty else { return classes }
+        reporter.line(Self.emptyValidationNote)
+        return (classes.training, nil, classes.trainingFiles, nil)
+    }
+
+    private static func splitClasses(of data: TrainingData, for groups: ModelGroups, config: RunConfiguration,
+                                     reporter: RunReporter) throws -> Classes {
         if let grid = groups.grid {
             var out: [[Int32]] = [], rows: [[Int]] = []
             for (name, validation) in [("training", false), ("validation", true)] where !validation || data.validationSplit != nil {
@@ -366,18 +375,10 @@ public final class TrainingRun {
                 }
                 out.append(classes)
             }
-            if out.count > 1, out[1].isEmpty {
-                reporter.line(Self.emptyValidationNote)
-                return (out[0], nil, rows[0], nil)
-            }
             return (out[0], out.count > 1 ? out[1] : nil, rows[0], rows.count > 1 ? rows[1] : nil)
         }
         let t = try data.classes(data.training, for: groups)
         let v = try data.validationSplit.map { try data.classes($0, for: groups) }
-        if let v, v.classes.isEmpty {
-            reporter.line(Self.emptyValidationNote)
-            return (t.classes, nil, nil, nil)
-        }
         return (t.classes, v?.classes, nil, nil)
     }
 
@@ -385,7 +386,6 @@ public final class TrainingRun {
     /// one (a loss of 0 drove the learning-rate plateau, --early-stop and the best checkpoint).
     static let emptyValidationNote = "note: the validation split holds nothing the model reads: the run goes on as without one "
         + "(the learning-rate plateau watches the smoothed training loss; --early-stop has nothing to watch)"
-
 
     /// The learning rate of the next update.
     public var currentLearningRate: Float {
