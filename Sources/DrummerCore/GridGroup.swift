@@ -440,6 +440,49 @@ extension GridGroup {
         return (hits, cell)
     }
 
+    /// Reads a beat's bars as the grid model's 4/4 bars, as a drummer counts them in: a first
+    /// bar that is not a whole 4/4 bar before the next bar line (a pickup: a shorter meter, or
+    /// a 4/4 bar cut short by a time signature restated mid-bar) is the end of a 4/4 bar, its
+    /// hits at the same distance before the next bar line; a last bar in a shorter meter is
+    /// the start of one. Hits in onset order (`onsets` non-decreasing, ticks); `tickInBar`
+    /// and `barTicks` are each hit's position in its bar and that bar's length, rewritten in
+    /// place; `bar` is 4/4's length. Returns the first hit the model cannot read: a bar of
+    /// another length, or a bar line off the beat's 4/4 bar lines (a bar cut short mid-beat).
+    public static func countBars(onsets: [Int], tickInBar: inout [Int], barTicks: inout [Int], bar: Int) -> GridBarProblem? {
+        let n = onsets.count
+        guard n > 0 else { return nil }
+        precondition(tickInBar.count == n && barTicks.count == n, "countBars: one position per hit")
+        func line(_ i: Int) -> Int { onsets[i] - tickInBar[i] }
+        let firstLine = line(0)
+        var firstEnd = 1
+        while firstEnd < n, line(firstEnd) == firstLine { firstEnd += 1 }
+        if firstEnd < n {
+            let next = line(firstEnd)
+            if barTicks[0] != bar || (next - firstLine) % bar != 0 {
+                // A pickup: its hits lie within a 4/4 bar before the next bar line (a longer
+                // first bar is left as it is, and refused below).
+                for i in 0..<firstEnd where next - onsets[i] <= bar {
+                    tickInBar[i] = bar - (next - onsets[i])
+                    barTicks[i] = bar
+                }
+            }
+        } else if barTicks[0] < bar {
+            // One short bar: the start of a 4/4 bar.
+            for i in 0..<n { barTicks[i] = bar }
+        }
+        var lastStart = n - 1
+        while lastStart > 0, line(lastStart - 1) == line(n - 1) { lastStart -= 1 }
+        if lastStart >= firstEnd, barTicks[n - 1] < bar {
+            for i in lastStart..<n { barTicks[i] = bar }
+        }
+        let anchor = line(0)
+        for i in 0..<n {
+            guard barTicks[i] == bar else { return .notFourFour(index: i, barTicks: barTicks[i]) }
+            guard (line(i) - anchor) % bar == 0 else { return .offTheBarLines(index: i) }
+        }
+        return nil
+    }
+
     /// The sequence of `hits` (cells in step order, from `cells`) over `steps` steps.
     public func sequence(_ hits: [GridHit], steps: Int, style: Int = 0) -> GridSequence {
         var seq = GridSequence(style: style)
@@ -459,4 +502,12 @@ extension GridGroup {
         }
         return seq
     }
+}
+
+/// What keeps the grid model from reading a beat's bars (`GridGroup.countBars`).
+public enum GridBarProblem: Equatable, Sendable {
+    /// Hit `index` lies in a bar of `barTicks` ticks, not 4/4's.
+    case notFourFour(index: Int, barTicks: Int)
+    /// Hit `index`'s bar line is off the beat's 4/4 bar lines (a bar cut short mid-beat).
+    case offTheBarLines(index: Int)
 }

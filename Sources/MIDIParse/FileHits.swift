@@ -27,8 +27,19 @@ public struct FileHits: Equatable, Sendable {
     /// The file's tempo changes at target ticks, in order (empty: it sets none; at equal ticks
     /// the last one stands).
     public var tempos: [MIDITempoChange] = []
+    /// The file's meters at target ticks: where each run of bars in one meter starts (the
+    /// meter map's segments: the first at tick 0, 4/4 when the file sets none there; a meter
+    /// restated on a bar line is not a new run).
+    public var meterRuns: [MIDITimeSignature] = [MIDITimeSignature(numerator: 4, denominator: 4)]
 
     public var count: Int { notes.count }
+
+    /// The meter at tick 0 and the meter runs after it that start at or before tick
+    /// `through`: a file written from these hits keeps the beat's bar lines (a pickup bar, a
+    /// bar of 2/4, a bar cut short).
+    public func meters(through tick: Int) -> (first: MIDITimeSignature, later: [MIDITimeSignature]) {
+        (meterRuns[0], Array(meterRuns.dropFirst().prefix { $0.tick <= tick }))
+    }
 
     /// The tempo in force at target tick `tick` in BPM (before the first change, the first
     /// tempo); nil when the file sets none.
@@ -194,6 +205,7 @@ extension FileHits {
         self.warnings = warnings
         firstBPM = tempo.firstBPM
         tempos = tempo.changes.map { MIDITempoChange(tick: targetTick($0.tick), microsecondsPerQuarter: $0.microsecondsPerQuarter) }
+        meterRuns = meters.segments.map { MIDITimeSignature(tick: $0.startTick, numerator: $0.numerator, denominator: $0.denominator) }
     }
 }
 

@@ -38,6 +38,9 @@ public struct DrumMIDIOptions: Equatable, Sendable {
     /// Tempo changes after tick 0 (ticks of the file; `bpm` is the tempo from tick 0): a
     /// humanized beat keeps its input's tempo map.
     public var laterTempos: [MIDITempoChange] = []
+    /// Time signatures after tick 0 (ticks of the file; `meter` is the one at tick 0): a
+    /// humanized beat keeps its input's bar lines (a pickup bar, a bar of 2/4).
+    public var laterMeters: [MIDITimeSignature] = []
 
     public init(bpm: Double = 120, velocity: Int? = nil, channel: Int = 9, ppq: Int = 480, maxDuration: Int = 120,
                 meter: Meter = .common, startTick: Int = 0, endTick: Int? = nil) {
@@ -121,7 +124,8 @@ public enum DrumMIDI {
                 ppq: options.ppq,
                 tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: options.microsecondsPerQuarter)]
                     + options.laterTempos.filter { $0.tick > 0 && (1...16_777_215).contains($0.microsecondsPerQuarter) },
-                timeSignatures: [MIDITimeSignature(numerator: options.meter.numerator, denominator: options.meter.denominator)],
+                timeSignatures: [MIDITimeSignature(numerator: options.meter.numerator, denominator: options.meter.denominator)]
+                    + options.laterMeters.filter { $0.tick > 0 },
                 notes: notes, endTick: options.endTick)
         } catch let e as MIDIWriteError {
             throw DrumMIDIError(e.description)

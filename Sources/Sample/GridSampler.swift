@@ -252,7 +252,8 @@ struct NoteSet {
 }
 
 /// A beat's hits on the grid (GridPrimer and GridSampler.humanize read beats alike): its first
-/// bar line, and the hits of notes with a drum class as cells. Every bar must be 4/4.
+/// bar line, and the hits of notes with a drum class as cells. Every bar must be 4/4, but for
+/// a pickup before the first bar line and a short last bar (`GridGroup.countBars`).
 struct GridBeat {
     /// The beat's first bar line (its grid's tick 0), ticks.
     let start: Int
@@ -264,10 +265,15 @@ struct GridBeat {
     /// `reading` says what the model does with the beat, for the 4/4 error ("reads", "humanizes").
     init(_ beat: [BeatHit], group: GridGroup, reading: String) throws {
         let bar = 4 * group.ppq
-        if let h = beat.first(where: { $0.barTicks != bar }) {
-            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only: the hit at tick \(h.onset) lies in a bar of \(h.barTicks) ticks, not \(bar)")
+        var tickInBar = beat.map(\.tickInBar), barTicks = beat.map(\.barTicks)
+        switch GridGroup.countBars(onsets: beat.map(\.onset), tickInBar: &tickInBar, barTicks: &barTicks, bar: bar) {
+        case nil: break
+        case .notFourFour(let i, let length):
+            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only (a pickup before the first bar line, a shorter last bar): the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar of \(length) ticks, not \(bar)")
+        case .offTheBarLines(let i):
+            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only: the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar that starts off the beat's 4/4 bar lines (a bar cut short by a time signature mid-beat)")
         }
-        start = beat.first.map { $0.onset - $0.tickInBar } ?? 0
+        start = beat.isEmpty ? 0 : beat[0].onset - tickInBar[0]
         var mapped: [Int] = [], onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []
         for (i, h) in beat.enumerated() {
             guard let c = DrumClasses.of(note: h.note) else { continue }

@@ -62,28 +62,32 @@ extension TrainingData {
                 continue
             }
             var onsets: [Int] = [], classes: [Int] = [], hitVelocities: [Int] = [], notes: [Int] = []
-            var t = 0, firstBar: Int?
-            var reason: String?
-            var unmapped = 0
+            // The file's onsets (from its first hit) and bars, counted as the grid counts them
+            // (a pickup, a short last bar: GridGroup.countBars).
+            var times: [Int] = [], pos: [Int] = [], length: [Int] = []
+            var t = 0
             for e in f.offset..<(f.offset + f.hits) {
                 if e > f.offset { t += tickValues[Int(split.events[2 * e + 1])] }
-                let pos = Int(positions[2 * e]), length = Int(positions[2 * e + 1])
-                guard length == bar else {
-                    reason = "hit \(e - f.offset) lies in a bar of \(length) ticks, not 4/4's \(bar)"
-                    break
-                }
-                let barLine = t - pos
-                if firstBar == nil { firstBar = barLine }
-                guard (barLine - firstBar!) % bar == 0 else {
-                    reason = "hit \(e - f.offset): its bar line is off the file's bar grid (a clamped delta?)"
-                    break
-                }
+                times.append(t)
+                pos.append(Int(positions[2 * e]))
+                length.append(Int(positions[2 * e + 1]))
+            }
+            var reason: String?
+            switch GridGroup.countBars(onsets: times, tickInBar: &pos, barTicks: &length, bar: bar) {
+            case nil: break
+            case .notFourFour(let i, let ticks): reason = "hit \(i) lies in a bar of \(ticks) ticks, not 4/4's \(bar)"
+            case .offTheBarLines(let i): reason = "hit \(i): its bar line is off the file's 4/4 bar lines (a bar cut short, or a clamped delta)"
+            }
+            let firstBar = times.isEmpty ? 0 : times[0] - pos[0]
+            var unmapped = 0
+            for (k, e) in (f.offset..<(f.offset + f.hits)).enumerated() where reason == nil {
+                let t = times[k]
                 let note = noteValues[Int(split.events[2 * e])]
                 guard let c = DrumClasses.of(note: note) else {
                     unmapped += 1
                     continue
                 }
-                onsets.append(t - firstBar!)
+                onsets.append(t - firstBar)
                 classes.append(c)
                 hitVelocities.append(Int(velocities[e]))
                 notes.append(note)

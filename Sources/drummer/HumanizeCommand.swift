@@ -146,10 +146,13 @@ struct HumanizeCommand: ParsableCommand {
             defer { previous = h.onset }
             return DrumHit(note: h.note, delta: h.onset - previous, velocity: h.velocity)
         }
-        let meter = Meter(hits.meter) ?? .common
-        var midi = DrumMIDIOptions(model: loaded.groups, meter: meter, bpm: tempo)
-        // The beat's tempo changes, up to its last hit, where they were (unless --bpm).
-        if bpm == nil { midi.laterTempos = hits.laterTempos.filter { $0.tick <= (ordered.last?.onset ?? 0) } }
+        // The beat's meters and tempo changes, up to its last hit, where they were (the tempo
+        // unless --bpm): its bar lines and its pickup stay where the beat has them.
+        let lastOnset = ordered.last?.onset ?? 0, meters = hits.meters(through: lastOnset)
+        var midi = DrumMIDIOptions(model: loaded.groups, bpm: tempo)
+        midi.meter = Meter(numerator: meters.first.numerator, denominator: meters.first.denominator) ?? .common
+        midi.laterMeters = meters.later
+        if bpm == nil { midi.laterTempos = hits.laterTempos.filter { $0.tick <= lastOnset } }
         try DrumMIDI.write(drumHits, to: output, options: midi)
         let moved = zip(beat, out).filter { $0.onset != $1.onset }.count
         status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s)\(styleNote), to \(output)")

@@ -133,6 +133,64 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 428_571)])
     }
 
+    /// A beat that starts with a pickup (two beats of 16th snares, in a 2/4 bar; or in a 4/4 bar
+    /// cut short by 4/4 restated two beats in) is read as the end of a 4/4 bar: humanized hit
+    /// for hit as the same beat played from beat 3 of a whole first bar, and written with its
+    /// own bar lines. Its hits go into training too (encode).
+    func testAPickupIsTheEndOfABar() throws {
+        func beat(meters: [(Int, UInt8, UInt8)], shift: Int) -> Data {
+            var events: [(Int, [UInt8])] = meters.map { ($0.0, [0xFF, 0x58, 0x04, $0.1, $0.2, 24, 8]) }
+            var hits = (0..<4).map { (480 + 120 * $0, UInt8(38)) }
+            for q in 0..<16 {
+                hits.append((960 + q * 480, q % 2 == 0 ? 36 : 38))
+                hits.append((960 + q * 480, 42))
+                hits.append((960 + q * 480 + 240, 42))
+            }
+            for (tick, note) in hits {
+                events.append((tick + shift, [0x99, note, 100]))
+                events.append((tick + shift + 60, [0x89, note, 0]))
+            }
+            return TinySMF.bytes(events: events)
+        }
+        let files = [("pickup", beat(meters: [(0, 2, 2), (960, 4, 2)], shift: 0)),
+                     ("cut", beat(meters: [(0, 4, 2), (960, 4, 2)], shift: 0)),
+                     ("whole", beat(meters: [(0, 4, 2)], shift: 960))]
+        var out: [String: FileHits] = [:]
+        for (name, bytes) in files {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+            let path = root.appendingPathComponent(name + "/beat.mid")
+            try bytes.write(to: path)
+            let h = root.appendingPathComponent(name + ".mid").path
+            let r = try CLI.run(["humanize", path.path, "--seed", "3", "--style", "drummer1-funk", "-o", h])
+            XCTAssertEqual(r.status, 0, name + ": " + r.stderr)
+            out[name] = try Self.hits(h)
+        }
+        let pickup = try XCTUnwrap(out["pickup"]), cut = try XCTUnwrap(out["cut"]), whole = try XCTUnwrap(out["whole"])
+        XCTAssertEqual(pickup.count, 52)
+        XCTAssertEqual(pickup.notes, whole.notes)
+        XCTAssertEqual(pickup.velocities, whole.velocities)
+        XCTAssertEqual(pickup.ticks.map { $0 + 960 }, whole.ticks)
+        XCTAssertNotEqual(pickup.velocities, [Int](repeating: 100, count: 52), "humanized")
+        XCTAssertEqual(cut.notes, pickup.notes)
+        XCTAssertEqual(cut.ticks, pickup.ticks)
+        XCTAssertEqual(cut.velocities, pickup.velocities)
+        // The pickup's bar lines: 2/4 then 4/4, and 4/4 restated mid-bar.
+        XCTAssertEqual(pickup.meterRuns, [MIDITimeSignature(numerator: 2, denominator: 4), MIDITimeSignature(tick: 960, numerator: 4, denominator: 4)])
+        XCTAssertEqual(cut.meterRuns, [MIDITimeSignature(numerator: 4, denominator: 4), MIDITimeSignature(tick: 960, numerator: 4, denominator: 4)])
+        XCTAssertEqual(pickup.tickInBar[0..<4].map { $0 }, pickup.ticks[0..<4].map { $0 }, "the pickup stays in its own bar")
+        // Training reads the pickup as the whole bar's end: the same rows.
+        var rows: [Data] = []
+        for name in ["pickup", "cut", "whole"] {
+            let path = root.appendingPathComponent(name + "-rows.npy").path
+            let r = try CLI.run(["encode", "groove", "--data", root.appendingPathComponent(name + "/beat.mid").path, "-o", path])
+            XCTAssertEqual(r.status, 0, name + ": " + r.stderr)
+            XCTAssertTrue(r.stdout.contains("wrote \(path): 80 rows × 51 input groups"), r.stdout)
+            rows.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        XCTAssertEqual(rows[0], rows[2])
+        XCTAssertEqual(rows[1], rows[2])
+    }
+
     /// A band's file with the drums on channel index 0 and a bass line on index 1 (none on 10):
     /// read whole by default (humanize, sample --primer), and said so; humanize --channel 0
     /// reads the drums alone.
@@ -194,7 +252,7 @@ final class HumanizeCLITests: XCTestCase {
         let fiveFour = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session2/111_rock-prog_110_beat_5-4.mid").path
         let odd = try CLI.run(["humanize", fiveFour, "--model", model, "-o", root.appendingPathComponent("d.mid").path])
         XCTAssertEqual(odd.status, 1)
-        XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 bars only: the hit at tick 0 lies in a bar of 2400 ticks, not 1920\n")
+        XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 bars only (a pickup before the first bar line, a shorter last bar): the hit at tick 0 (480 per quarter note) lies in a bar of 2400 ticks, not 1920\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("d.mid").path))
         // A first tempo of 0 µs per quarter note (inf BPM), which the output would take: named
         // for humanize and for a primer, unless --bpm replaces it.

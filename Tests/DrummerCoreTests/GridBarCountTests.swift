@@ -1,0 +1,73 @@
+// How the grid model counts a beat's bars in 4/4 (GridGroup.countBars): a pickup is the end of
+// a bar, a short last bar the start of one; other bars of another length, and bar lines off the
+// 4/4 bar lines, are named.
+import XCTest
+@testable import DrummerCore
+
+final class GridBarCountTests: XCTestCase {
+    let bar = 1920
+
+    /// Positions of hits at `onsets` under meter runs (start tick, bar length), as a meter map
+    /// gives them: each hit's tick from its run's bar line, and that run's bar length.
+    func positions(_ onsets: [Int], runs: [(start: Int, length: Int)]) -> (tickInBar: [Int], barTicks: [Int]) {
+        var inBar: [Int] = [], lengths: [Int] = []
+        for t in onsets {
+            let r = runs.last { $0.start <= t }!
+            inBar.append((t - r.start) % r.length)
+            lengths.append(r.length)
+        }
+        return (inBar, lengths)
+    }
+
+    func count(_ onsets: [Int], runs: [(start: Int, length: Int)]) -> (tickInBar: [Int], barTicks: [Int], problem: GridBarProblem?) {
+        var (inBar, lengths) = positions(onsets, runs: runs)
+        let problem = GridGroup.countBars(onsets: onsets, tickInBar: &inBar, barTicks: &lengths, bar: bar)
+        return (inBar, lengths, problem)
+    }
+
+    func testFourFourBarsAreLeftAsTheyAre() {
+        let onsets = [120, 960, 1920, 4000, 7680]
+        let r = count(onsets, runs: [(0, bar)])
+        XCTAssertNil(r.problem)
+        XCTAssertEqual(r.tickInBar, [120, 960, 0, 160, 0])
+        XCTAssertEqual(r.barTicks, [bar, bar, bar, bar, bar])
+    }
+
+    /// A 2/4 pickup (960 ticks) before 4/4, and the same pickup written as a 4/4 bar cut short by
+    /// 4/4 restated at tick 960: both read as beats 3 and 4 of a 4/4 bar.
+    func testAPickupIsTheEndOfABar() {
+        let onsets = [480, 600, 960, 1440, 2880]
+        for runs in [[(start: 0, length: 960), (start: 960, length: bar)], [(start: 0, length: bar), (start: 960, length: bar)]] {
+            let r = count(onsets, runs: runs)
+            XCTAssertNil(r.problem, "\(runs)")
+            XCTAssertEqual(r.tickInBar, [1440, 1560, 0, 480, 0], "\(runs)")
+            XCTAssertEqual(r.barTicks, [bar, bar, bar, bar, bar], "\(runs)")
+        }
+    }
+
+    /// A 2/4 last bar is the start of a 4/4 bar; one short bar alone too.
+    func testAShortLastBarIsTheStartOfABar() {
+        let r = count([0, 1920, 3840, 4320], runs: [(0, bar), (3840, 960)])
+        XCTAssertNil(r.problem)
+        XCTAssertEqual(r.tickInBar, [0, 0, 0, 480])
+        XCTAssertEqual(r.barTicks, [bar, bar, bar, bar])
+        let one = count([0, 720], runs: [(0, 1440)])
+        XCTAssertNil(one.problem)
+        XCTAssertEqual(one.tickInBar, [0, 720])
+        XCTAssertEqual(one.barTicks, [bar, bar])
+    }
+
+    /// A 3/4 song, a 5/4 first bar, a 2/4 bar mid-beat and a 4/4 bar cut short mid-beat are named.
+    func testOtherBarsAreNamed() {
+        XCTAssertEqual(count([0, 1440, 2880, 4320], runs: [(0, 1440)]).problem, .notFourFour(index: 1, barTicks: 1440))
+        XCTAssertEqual(count([0, 2400, 4800], runs: [(0, 2400)]).problem, .notFourFour(index: 0, barTicks: 2400))
+        XCTAssertEqual(count([0, 1920, 2880, 3840], runs: [(0, bar), (1920, 960), (2880, bar)]).problem,
+                       .notFourFour(index: 1, barTicks: 960))
+        XCTAssertEqual(count([0, 1920, 2880, 4800], runs: [(0, bar), (2880, bar)]).problem, .offTheBarLines(index: 2))
+    }
+
+    func testNoHits() {
+        var a: [Int] = [], b: [Int] = []
+        XCTAssertNil(GridGroup.countBars(onsets: [], tickInBar: &a, barTicks: &b, bar: bar))
+    }
+}
