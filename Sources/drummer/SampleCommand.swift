@@ -235,17 +235,21 @@ struct SampleCommand: ParsableCommand {
             if hits.channelUsed == "all", !json {
                 status("note: --primer \(p) has no notes on channel 10: every channel is read as drums")
             }
-            let barLines = (0..<hits.count).map { hits.ticks[$0] - hits.tickInBar[$0] }
+            // Bars as the model counts them (a pickup is a 4/4 bar's end, a short last bar the
+            // start of one); a bar it cannot read is refused below if it lies among those read.
+            var tickInBar = hits.tickInBar, barTicks = hits.barTicks
+            _ = GridGroup.countBars(onsets: hits.ticks, tickInBar: &tickInBar, barTicks: &barTicks, bar: barLength)
+            let barLines = (0..<hits.count).map { hits.ticks[$0] - tickInBar[$0] }
             let starts = Array(Set(barLines)).sorted()
             // The last --primer-bars bars end with the last hit's; empty bars among them count
             // (at the last bar's length: the model reads 4/4 bars only), so hits far before them
             // are neither read nor stepped through.
-            let (back, overflow) = (primerBars - 1).multipliedReportingOverflow(by: hits.barTicks[hits.count - 1])
+            let (back, overflow) = (primerBars - 1).multipliedReportingOverflow(by: barTicks[hits.count - 1])
             let lastBarStart = overflow ? Int.min : starts[starts.count - 1] - back
             let from = max(starts[max(0, starts.count - primerBars)], lastBarStart)
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
-                                                        tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0]) }
+                                                        tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
             let beat = kept.map { primerBeat[$0] }
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw CommandFailure("--primer \(p): \(error)")

@@ -178,6 +178,19 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(pickup.meterRuns, [MIDITimeSignature(numerator: 2, denominator: 4), MIDITimeSignature(tick: 960, numerator: 4, denominator: 4)])
         XCTAssertEqual(cut.meterRuns, [MIDITimeSignature(numerator: 4, denominator: 4), MIDITimeSignature(tick: 960, numerator: 4, denominator: 4)])
         XCTAssertEqual(pickup.tickInBar[0..<4].map { $0 }, pickup.ticks[0..<4].map { $0 }, "the pickup stays in its own bar")
+        // A primer with its pickup kept: written as the end of the file's first bar.
+        var sampled: [Data] = []
+        for name in ["pickup", "cut", "whole"] {
+            let path = root.appendingPathComponent(name + "-sampled.mid").path
+            let r = try CLI.run(["sample", "--primer", root.appendingPathComponent(name + "/beat.mid").path, "--primer-bars", "8",
+                                 "--keep-primer", "--bars", "2", "--seed", "1", "--style", "drummer1-funk", "-o", path])
+            XCTAssertEqual(r.status, 0, name + ": " + r.stderr)
+            sampled.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        XCTAssertEqual(sampled[0], sampled[2])
+        XCTAssertEqual(sampled[1], sampled[2])
+        let kept = try Self.hits(root.appendingPathComponent("pickup-sampled.mid").path)
+        XCTAssertEqual(Array(kept.ticks.prefix(5)), [1440, 1560, 1680, 1800, 1920])
         // Training reads the pickup as the whole bar's end: the same rows.
         var rows: [Data] = []
         for name in ["pickup", "cut", "whole"] {
