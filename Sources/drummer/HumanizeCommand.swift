@@ -99,7 +99,8 @@ struct HumanizeCommand: ParsableCommand {
         }
         // The model reads every step of the beat, empty bars too: a refusal now, not minutes of silence.
         try hits.checkBarSpan(path: input)
-        let tempo = bpm ?? hits.firstBPM ?? 120
+        // The tempo that stands at tick 0 (of several there, the last, as a player reads them).
+        let tempo = bpm ?? hits.bpm(at: 0) ?? 120
         if bpm == nil { try SampleCommand.checkTempo(tempo, of: input) }
         let (beat, dropped) = Humanizer.merged((0..<hits.count).map {
             BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],

@@ -131,6 +131,14 @@ final class HumanizeCLITests: XCTestCase {
         let s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--bars", "2", "--seed", "1", "-o", carried])
         XCTAssertEqual(s.status, 0, s.stderr)
         XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 428_571)])
+        // Two tempos at tick 0: the last stands (90 BPM), as a player reads the file.
+        events[0] = tempo(0, 120)
+        events[1] = tempo(0, 90)
+        events.remove(at: 2)
+        try TinySMF.bytes(events: events).write(to: beat)
+        let twice = root.appendingPathComponent("twice.mid").path
+        XCTAssertEqual(try CLI.run(["humanize", beat.path, "--seed", "1", "-o", twice]).status, 0)
+        XCTAssertEqual(try Self.hits(twice).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 666_666)])
     }
 
     /// A beat that starts with a pickup (two beats of 16th snares, in a 2/4 bar; or in a 4/4 bar
