@@ -440,18 +440,21 @@ extension GridGroup {
         return (hits, cell)
     }
 
-    /// Reads a beat's bars as the grid model's 4/4 bars, as a drummer counts them in: a first
-    /// bar that is not a whole 4/4 bar before the next bar line (a pickup: a shorter meter, or
-    /// a 4/4 bar cut short by a time signature restated mid-bar) is the end of a 4/4 bar, its
-    /// hits at the same distance before the next bar line; a last bar in a shorter meter is
-    /// the start of one. Hits in onset order (`onsets` non-decreasing, ticks); `tickInBar`
-    /// and `barTicks` are each hit's position in its bar and that bar's length, rewritten in
-    /// place; `bar` is 4/4's length. Returns the first hit the model cannot read: a bar of
-    /// another length, or a bar line off the beat's 4/4 bar lines (a bar cut short mid-beat).
+    /// Reads a beat's bars as the grid model's 4/4 bars, as a drummer counts them in: in a beat
+    /// with a 4/4 bar, a first bar that is not a whole 4/4 bar before the 4/4 bar lines that
+    /// follow (a pickup: a shorter meter, or a 4/4 bar cut short by a time signature restated
+    /// mid-bar) is the end of a 4/4 bar, its hits at the same distance before the bar line that
+    /// ends it; a last bar in a shorter meter is the start of one. Hits in onset order
+    /// (`onsets` non-decreasing, ticks); `tickInBar` and `barTicks` are each hit's position in
+    /// its bar and that bar's length, rewritten in place; `bar` is 4/4's length. Returns the
+    /// first hit the model cannot read: a bar of another length (every bar of a beat without
+    /// a 4/4 bar), or a bar line off the beat's 4/4 bar lines (a bar cut short mid-beat).
     public static func countBars(onsets: [Int], tickInBar: inout [Int], barTicks: inout [Int], bar: Int) -> GridBarProblem? {
         let n = onsets.count
         guard n > 0 else { return nil }
         precondition(tickInBar.count == n && barTicks.count == n, "countBars: one position per hit")
+        // A beat all in a shorter meter (a 3/4 song of two bars) is not a 4/4 beat with a pickup.
+        guard barTicks.contains(bar) else { return .notFourFour(index: 0, barTicks: barTicks[0]) }
         func line(_ i: Int) -> Int { onsets[i] - tickInBar[i] }
         let firstLine = line(0)
         var firstEnd = 1
@@ -459,16 +462,18 @@ extension GridGroup {
         if firstEnd < n {
             let next = line(firstEnd)
             if barTicks[0] != bar || (next - firstLine) % bar != 0 {
-                // A pickup: its hits lie within a 4/4 bar before the next bar line (a longer
-                // first bar is left as it is, and refused below).
-                for i in 0..<firstEnd where next - onsets[i] <= bar {
-                    tickInBar[i] = bar - (next - onsets[i])
-                    barTicks[i] = bar
+                // A pickup ends on the first 4/4 bar line after its last hit, counted back
+                // from the next bar with hits (empty bars may lie between), within the bar its
+                // meter gives it; its hits lie within the 4/4 bar before that line (a longer
+                // first bar's earlier hits are left as they are, and refused below).
+                let end = next - bar * ((next - onsets[firstEnd - 1] - 1) / bar)
+                if end <= firstLine + barTicks[0] {
+                    for i in 0..<firstEnd where end - onsets[i] <= bar {
+                        tickInBar[i] = bar - (end - onsets[i])
+                        barTicks[i] = bar
+                    }
                 }
             }
-        } else if barTicks[0] < bar {
-            // One short bar: the start of a 4/4 bar.
-            for i in 0..<n { barTicks[i] = bar }
         }
         var lastStart = n - 1
         while lastStart > 0, line(lastStart - 1) == line(n - 1) { lastStart -= 1 }

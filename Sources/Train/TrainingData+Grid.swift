@@ -57,10 +57,6 @@ extension TrainingData {
                 throw DatasetError.invalid(path: path + "/manifest.json", reason:
                     "file \(f.path): hits \(f.offset)..<\(f.offset + f.hits) lie outside the \(split.count) hits of \(split.path)/events.npy")
             }
-            if let m = f.meter, m != "4/4" {
-                out.skipped.append((f.path, "meter \(m)"))
-                continue
-            }
             var onsets: [Int] = [], classes: [Int] = [], hitVelocities: [Int] = [], notes: [Int] = []
             // The file's onsets (from its first hit) and bars, counted as the grid counts them
             // (a pickup, a short last bar: GridGroup.countBars).
@@ -72,11 +68,17 @@ extension TrainingData {
                 pos.append(Int(positions[2 * e]))
                 length.append(Int(positions[2 * e + 1]))
             }
+            // A file mostly in another meter is named by it; one mostly in 4/4 by its first hit
+            // the model cannot read. (The manifest's meter alone would leave out a 4/4 beat
+            // whose pickup holds most of its hits.)
             var reason: String?
             switch GridGroup.countBars(onsets: times, tickInBar: &pos, barTicks: &length, bar: bar) {
             case nil: break
-            case .notFourFour(let i, let ticks): reason = "hit \(i) lies in a bar of \(ticks) ticks, not 4/4's \(bar)"
-            case .offTheBarLines(let i): reason = "hit \(i): its bar line is off the file's 4/4 bar lines (a bar cut short, or a clamped delta)"
+            case .notFourFour(let i, let ticks):
+                reason = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" } ?? "hit \(i) lies in a bar of \(ticks) ticks, not 4/4's \(bar)"
+            case .offTheBarLines(let i):
+                reason = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" }
+                    ?? "hit \(i): its bar line is off the file's 4/4 bar lines (a bar cut short, or a clamped delta)"
             }
             let firstBar = times.isEmpty ? 0 : times[0] - pos[0]
             var unmapped = 0

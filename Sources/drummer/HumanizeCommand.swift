@@ -149,7 +149,9 @@ struct HumanizeCommand: ParsableCommand {
         }
         // The beat's meters and tempo changes, up to its last hit, where they were (the tempo
         // unless --bpm): its bar lines and its pickup stay where the beat has them.
-        let lastOnset = ordered.last?.onset ?? 0, meters = hits.meters(through: lastOnset)
+        // (Up to the beat's last hit or the output's, whichever is later: one drawn early
+        // keeps the bar it is in.)
+        let lastOnset = max(ordered.last?.onset ?? 0, hits.ticks.last ?? 0), meters = hits.meters(through: lastOnset)
         var midi = DrumMIDIOptions(model: loaded.groups, bpm: tempo)
         midi.meter = Meter(numerator: meters.first.numerator, denominator: meters.first.denominator) ?? .common
         midi.laterMeters = meters.later

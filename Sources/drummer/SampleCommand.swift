@@ -250,13 +250,18 @@ struct SampleCommand: ParsableCommand {
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                         tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
-            let beat = kept.map { primerBeat[$0] }
+            var beat = kept.map { primerBeat[$0] }
+            // The bars read, counted as GridPrimer counts them: a short bar mid-file that
+            // starts them is a pickup of their own.
+            var inBar = beat.map(\.tickInBar), lengths = beat.map(\.barTicks)
+            _ = GridGroup.countBars(onsets: beat.map(\.onset), tickInBar: &inBar, barTicks: &lengths, bar: barLength)
+            for k in beat.indices { (beat[k].tickInBar, beat[k].barTicks) = (inBar[k], lengths[k]) }
             do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
                 throw CommandFailure("--primer \(p): \(error)")
             }
             // The tempo the primer ends in: the bars it carries on from.
             primerTempo = hits.bpm(at: beat.last!.onset)
-            startTick = (beat.last!.onset - from) % barLength
+            startTick = (beat.last!.onset - (beat[0].onset - beat[0].tickInBar)) % barLength
             if keepPrimer {
                 var previous = beat[0].onset
                 primerHits = beat.map { h in

@@ -212,6 +212,93 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(rows[1], rows[2])
     }
 
+    /// Bars around a pickup: one followed by an empty bar, and one holding most of its beat's
+    /// hits (3/4, which convert-midi names the file's meter), read as the same beats in whole
+    /// 4/4 bars, by encode on the file and on a converted dataset (training's reading); a primer
+    /// whose bars begin on a 2/4 bar mid-file keeps them on the file's bar lines; a beat's last
+    /// meter and tempo change stay when its last hit is drawn before them.
+    func testBarsAroundAPickup() throws {
+        func file(_ name: String, meters: [(Int, UInt8, UInt8)], hits: [(Int, UInt8)]) throws -> String {
+            var events: [(Int, [UInt8])] = meters.map { ($0.0, [0xFF, 0x58, 0x04, $0.1, $0.2, 24, 8]) }
+            for (tick, note) in hits {
+                events.append((tick, [0x99, note, 100]))
+                events.append((tick + 60, [0x89, note, 0]))
+            }
+            let dir = root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try TinySMF.bytes(events: events).write(to: dir.appendingPathComponent("beat.mid"))
+            return dir.path
+        }
+        func bar(_ start: Int, beats: Int = 4) -> [(Int, UInt8)] {
+            var hits: [(Int, UInt8)] = []
+            for b in 0..<beats {
+                let t = start + b * 480
+                hits += [(t, b % 2 == 0 ? 36 : 38), (t, 42), (t + 240, 42)]
+            }
+            return hits
+        }
+        func rows(_ dir: String, converted: Bool) throws -> Data {
+            var data = dir + "/beat.mid"
+            if converted {
+                data = dir + "-data"
+                let c = try CLI.run(["convert-midi", dir, "-o", data, "--quantize", "30", "--onset-order", "note"])
+                XCTAssertEqual(c.status, 0, c.stderr)
+            }
+            let out = dir + (converted ? "-dataset" : "-file") + "-rows.npy"
+            let r = try CLI.run(["encode", "groove", "--data", data, "-o", out])
+            XCTAssertEqual(r.status, 0, dir + ": " + r.stderr)
+            return try Data(contentsOf: URL(fileURLWithPath: out))
+        }
+        // A 2/4 pickup, an empty bar, then a bar; and the same in 4/4 from beat 3.
+        let pickup = [(0, UInt8(42)), (480, UInt8(38))] + bar(2880)
+        let empty = try file("empty", meters: [(0, 2, 2), (960, 4, 2)], hits: pickup)
+        let emptyCut = try file("empty-cut", meters: [(0, 4, 2), (960, 4, 2)], hits: pickup)
+        let emptyWhole = try file("empty-whole", meters: [(0, 4, 2)], hits: pickup.map { ($0.0 + 960, $0.1) })
+        // A 3/4 pickup of twelve 16th hi-hats before a bar of quarters; the same in 4/4 from beat 2.
+        let busy = (0..<12).map { (120 * $0, UInt8(42)) } + [(1440, 36), (1920, 38), (2400, 36), (2880, 38)]
+        let busyPickup = try file("busy", meters: [(0, 3, 2), (1440, 4, 2)], hits: busy)
+        let busyWhole = try file("busy-whole", meters: [(0, 4, 2)], hits: busy.map { ($0.0 + 480, $0.1) })
+        for (dir, reference) in [(empty, emptyWhole), (emptyCut, emptyWhole), (busyPickup, busyWhole)] {
+            for converted in [false, true] {
+                XCTAssertEqual(try rows(dir, converted: converted), try rows(reference, converted: converted), "\(dir), converted \(converted)")
+            }
+        }
+        // A primer whose last two bars begin on a 2/4 bar: the 2/4 bar is kept at the end of the
+        // file's first bar, as the same hits in 4/4 bars are.
+        let middle = try file("middle", meters: [(0, 4, 2), (1920, 2, 2), (2880, 4, 2)], hits: bar(0) + bar(1920, beats: 2) + bar(2880))
+        let middleWhole = try file("middle-whole", meters: [(0, 4, 2)], hits: bar(960, beats: 2) + bar(1920))
+        var sampled: [Data] = []
+        for dir in [middle, middleWhole] {
+            let out = dir + "-sampled.mid"
+            let r = try CLI.run(["sample", "--primer", dir + "/beat.mid", "--keep-primer", "--bars", "1", "--seed", "1",
+                                 "--style", "drummer1-funk", "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            sampled.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        XCTAssertEqual(sampled[0], sampled[1])
+        // A 2/4 last bar at 90 BPM holding one crash: its meter and tempo stay in the output
+        // whichever way the crash is drawn.
+        let last = root.appendingPathComponent("last.mid")
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x58, 0x04, 4, 2, 24, 8]), (1920, [0xFF, 0x58, 0x04, 2, 2, 24, 8]),
+                                        (0, [0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20]), (1920, [0xFF, 0x51, 0x03, 0x0A, 0x2C, 0x2A])]
+        for (tick, note) in bar(0) + [(1920, UInt8(49))] {
+            events.append((tick, [0x99, note, 100]))
+            events.append((tick + 60, [0x89, note, 0]))
+        }
+        try TinySMF.bytes(events: events).write(to: last)
+        var early = 0
+        for seed in 1...6 {
+            let out = root.appendingPathComponent("last-\(seed).mid").path
+            let r = try CLI.run(["humanize", last.path, "--seed", "\(seed)", "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let h = try Self.hits(out)
+            if h.ticks.last! < 1920 { early += 1 }
+            XCTAssertEqual(h.meterRuns, [MIDITimeSignature(numerator: 4, denominator: 4), MIDITimeSignature(tick: 1920, numerator: 2, denominator: 4)], "seed \(seed)")
+            XCTAssertEqual(h.tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000), MIDITempoChange(tick: 1920, microsecondsPerQuarter: 666_666)], "seed \(seed)")
+        }
+        XCTAssertGreaterThan(early, 0, "a seed draws the crash early")
+    }
+
     /// A band's file with the drums on channel index 0 and a bass line on index 1 (none on 10):
     /// read whole by default (humanize, sample --primer), and said so; humanize --channel 0
     /// reads the drums alone.

@@ -45,21 +45,32 @@ final class GridBarCountTests: XCTestCase {
         }
     }
 
-    /// A 2/4 last bar is the start of a 4/4 bar; one short bar alone too.
+    /// A pickup followed by empty bars ends on the 4/4 bar line after its last hit (a 2/4 bar,
+    /// and a 4/4 bar cut short at 960, before an empty bar), as the same hits in whole bars.
+    func testAPickupBeforeEmptyBars() {
+        let onsets = [0, 480, 2880, 3360]
+        for runs in [[(start: 0, length: 960), (start: 960, length: bar)], [(start: 0, length: bar), (start: 960, length: bar)]] {
+            let r = count(onsets, runs: runs)
+            XCTAssertNil(r.problem, "\(runs)")
+            XCTAssertEqual(r.tickInBar, [960, 1440, 0, 480], "\(runs)")
+            XCTAssertEqual(r.barTicks, [bar, bar, bar, bar], "\(runs)")
+        }
+    }
+
+    /// A 2/4 last bar is the start of a 4/4 bar.
     func testAShortLastBarIsTheStartOfABar() {
         let r = count([0, 1920, 3840, 4320], runs: [(0, bar), (3840, 960)])
         XCTAssertNil(r.problem)
         XCTAssertEqual(r.tickInBar, [0, 0, 0, 480])
         XCTAssertEqual(r.barTicks, [bar, bar, bar, bar])
-        let one = count([0, 720], runs: [(0, 1440)])
-        XCTAssertNil(one.problem)
-        XCTAssertEqual(one.tickInBar, [0, 720])
-        XCTAssertEqual(one.barTicks, [bar, bar])
     }
 
-    /// A 3/4 song, a 5/4 first bar, a 2/4 bar mid-beat and a 4/4 bar cut short mid-beat are named.
+    /// A 3/4 song (of one, two or three bars: no 4/4 bar, so no pickup), a 5/4 first bar, a 2/4
+    /// bar mid-beat and a 4/4 bar cut short mid-beat are named.
     func testOtherBarsAreNamed() {
-        XCTAssertEqual(count([0, 1440, 2880, 4320], runs: [(0, 1440)]).problem, .notFourFour(index: 1, barTicks: 1440))
+        XCTAssertEqual(count([0, 1440, 2880, 4320], runs: [(0, 1440)]).problem, .notFourFour(index: 0, barTicks: 1440))
+        XCTAssertEqual(count([0, 720], runs: [(0, 1440)]).problem, .notFourFour(index: 0, barTicks: 1440))
+        XCTAssertEqual(count([0, 1440], runs: [(0, 1440)]).problem, .notFourFour(index: 0, barTicks: 1440))
         XCTAssertEqual(count([0, 2400, 4800], runs: [(0, 2400)]).problem, .notFourFour(index: 0, barTicks: 2400))
         XCTAssertEqual(count([0, 1920, 2880, 3840], runs: [(0, bar), (1920, 960), (2880, bar)]).problem,
                        .notFourFour(index: 1, barTicks: 960))
