@@ -27,6 +27,15 @@ public enum ModelLimits {
         return limit.rlim_cur > rlim_t(Int.max) ? nil : Int(limit.rlim_cur)
     }
 
+    /// Address space this process has mapped now, in bytes (/proc/self/statm's size); nil when
+    /// unknown.
+    package static var mappedBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").first.flatMap({ Int($0) }) else { return nil }
+        let size = sysconf(Int32(_SC_PAGESIZE))
+        return size > 0 ? pages * size : nil
+    }
+
     /// The address space below which drummer refuses to start. Under `ulimit -v` the threads'
     /// reservations count whole (OpenBLAS's 128 MB buffer per thread, 64 MB of malloc arena
     /// per thread, each thread's stack): below about 800 MB a command crashed on a failed

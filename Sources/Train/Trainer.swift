@@ -144,21 +144,57 @@ public final class Trainer {
         return o1 || o2 ? Int.max : sum
     }
 
+    /// `workspaceBytes` and what writing a checkpoint adds at its peak: about ten copies of
+    /// the parameters (the state's tensors copied out, the file built in memory, and its image;
+    /// measured at H = 1024 and 2048, where it is the larger part).
+    static func peakBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
+        let (copies, o1) = shape.parameterCount.multipliedReportingOverflow(by: 4 * 10)
+        let (sum, o2) = workspaceBytes(shape: shape, unroll: unroll, batch: batch).addingReportingOverflow(copies)
+        return o1 || o2 ? Int.max : sum
+    }
+
     /// The most `workspaceBytes` a trainer accepts: 8 GiB, and at most 3/4 of this machine's memory.
     static var workspaceLimit: Int {
         min(8 << 30, (ModelLimits.physicalMemory ?? Int.max / 4) / 4 * 3)
     }
 
+    /// Address space kept for what starts after the check: OpenBLAS's buffers and the
+    /// threads' stacks and malloc arenas (the helper thread, evaluation's workers).
+    static let laterThreadsReserve = 512 << 20
+
+    /// What the process had mapped when a trainer's sizes were first checked, before its
+    /// buffers (a later check, after some are allocated, would count them twice).
+    static let mappedBeforeTraining = ModelLimits.mappedBytes ?? ModelLimits.addressSpaceFloor
+
+    /// Under an address-space limit (`ulimit -v`), what it leaves for `peakBytes` beyond what
+    /// the process had mapped before training and `laterThreadsReserve` (nil: no limit).
+    static var addressSpaceLeft: Int? {
+        guard let space = ModelLimits.addressSpaceLimit else { return nil }
+        return max(0, space - mappedBeforeTraining - laterThreadsReserve)
+    }
+
     /// Throws `SettingError` (naming the sizes, what they need and the limit) when a trainer of
-    /// these sizes would need more than `workspaceLimit`; call it before allocating anything.
+    /// these sizes would need more than `workspaceLimit`, or (with its checkpoints' writing)
+    /// more than an address-space limit leaves, where a failed allocation crashed the run or
+    /// left its checkpoint unwritten after the training; call it before allocating anything.
     package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int) throws {
+        let sizes = "\(shape.hidden)/\(unroll)/\(batch)"
         let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let limit = workspaceLimit
-        guard bytes > limit else { return }
-        let need = bytes == Int.max ? "more memory than can be counted" : ModelLimits.describe(bytes: bytes)
-        let machine = ModelLimits.physicalMemory.map { " (this machine has \(ModelLimits.describe(bytes: $0)))" } ?? ""
-        throw SettingError(option: "--hidden/--unroll/--batch-size", message:
-            "\(shape.hidden)/\(unroll)/\(batch) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
+        if bytes > limit {
+            let need = bytes == Int.max ? "more memory than can be counted" : ModelLimits.describe(bytes: bytes)
+            let machine = ModelLimits.physicalMemory.map { " (this machine has \(ModelLimits.describe(bytes: $0)))" } ?? ""
+            throw SettingError(option: "--hidden/--unroll/--batch-size", message:
+                "\(sizes) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
+        }
+        let peak = peakBytes(shape: shape, unroll: unroll, batch: batch)
+        if let space = ModelLimits.addressSpaceLimit, let left = addressSpaceLeft, peak > left {
+            let need = peak == Int.max ? "more memory than can be counted" : ModelLimits.describe(bytes: peak)
+            throw SettingError(option: "--hidden/--unroll/--batch-size", message:
+                "\(sizes) need \(need) of address space while writing a checkpoint, more than the \(ModelLimits.describe(bytes: left)) "
+                + "the address-space limit (ulimit -v \(ModelLimits.describe(bytes: space))) leaves beside the libraries, the data "
+                + "and the threads: raise it with ulimit -v")
+        }
     }
 
     /// From this many streams on, the batch is trained as two stream groups, one per core.

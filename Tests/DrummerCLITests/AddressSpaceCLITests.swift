@@ -24,4 +24,29 @@ final class AddressSpaceCLITests: XCTestCase {
         XCTAssertEqual(ok.status, 0, ok.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out))
     }
+
+    /// A training run the address-space limit cannot hold (its checkpoint's writing would fail
+    /// an allocation: a crash, or the training lost after it ran) is refused before it starts,
+    /// with what to raise; a small model under the same limit trains.
+    func testATrainingRunTheLimitCannotHoldIsRefusedAtOnce() throws {
+        let root = try CLI.temporaryDirectory("ulimit-train")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data").path
+        let c = try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path, "-o", data,
+                             "--quantize", "30", "--onset-order", "note"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let sh = URL(fileURLWithPath: "/bin/sh")
+        func train(hidden: Int, _ dir: String) throws -> CLIResult {
+            try CLI.run(executable: sh, ["-c", "ulimit -v 1500000 && exec \"$0\" train --data \"$1\" --hidden \(hidden) --steps 2 --checkpoint-dir \"$2\"",
+                                         CLI.binary.path, data, root.appendingPathComponent(dir).path])
+        }
+        let big = try train(hidden: 1024, "big")
+        XCTAssertEqual(big.status, 1, big.stderr)
+        XCTAssertTrue(big.stderr.contains("error: --hidden/--unroll/--batch-size 1024/64/32 need 1.2 GiB of address space while writing a checkpoint, more than the "), big.stderr)
+        XCTAssertTrue(big.stderr.hasSuffix("the address-space limit (ulimit -v 1.4 GiB) leaves beside the libraries, the data and the threads: raise it with ulimit -v\n"), big.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("big").path))
+        let small = try train(hidden: 32, "small")
+        XCTAssertEqual(small.status, 0, small.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("small/ckpt-2.h5").path))
+    }
 }
