@@ -30,6 +30,7 @@
 //   deviation (population) of their velocities; loudness drift, the mean over files with 4
 //   or more bars of 4 or more hits with a class of the standard deviation of those bars' mean
 //   velocities. Bar figures' files and bars; files with velocities.
+import DrummerCore
 import Foundation
 import MIDIParse
 
@@ -210,10 +211,16 @@ public enum BarStructure {
 
     /// The bars of a file whose hits all lie in 4/4 bars, from its first hit's bar to its
     /// last hit's, with the index of the first (counted from the file's first bar); nil
-    /// for a file without bar positions or with a hit in another meter.
+    /// for a file without bar positions or with a hit in another meter. A pickup is the end
+    /// of a 4/4 bar and a shorter last bar the start of one, as the grid model counts them
+    /// (`GridGroup.countBars`).
     public static func bars(_ t: HitTrack) -> (first: Int, bars: [Bar])? {
-        guard let slots = t.bars, !slots.isEmpty else { return nil }
+        guard var slots = t.bars, !slots.isEmpty else { return nil }
         let barTicks = 4 * t.ticksPerQuarter
+        var inBar = slots.map(\.tickInBar), lengths = slots.map(\.barTicks)
+        if GridGroup.countBars(onsets: t.onsets, tickInBar: &inBar, barTicks: &lengths, bar: barTicks) == nil {
+            for i in slots.indices { (slots[i].tickInBar, slots[i].barTicks) = (inBar[i], lengths[i]) }
+        }
         guard slots.allSatisfy({ $0.barTicks == barTicks }) else { return nil }
         var placed: [(bar: Int, cell: Int, drumClass: Int, velocity: Int?)] = []
         for (i, (slot, note)) in zip(slots, t.notes).enumerated() {

@@ -113,6 +113,22 @@ final class BarStructureTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(m.softShare), 1.0 / 3, accuracy: 1e-12)
     }
 
+    /// A 2/4 pickup (bar 0) is the end of a 4/4 bar, as the grid model reads it: its snare on
+    /// the pickup's second beat is bar 0's fourth beat (sixteenth 12), and the file is measured.
+    func testAPickupIsTheEndOfABar() throws {
+        let t = HitTrack(path: "t", ticksPerQuarter: 480, notes: [38, 36, 38], onsets: [480, 960, 1920], velocities: nil,
+                         bars: [BarSlot(bar: 0, tickInBar: 480, barTicks: 960), BarSlot(bar: 1, tickInBar: 0, barTicks: 1920),
+                                BarSlot(bar: 1, tickInBar: 960, barTicks: 1920)])
+        let (first, placed) = try XCTUnwrap(BarStructure.bars(t))
+        XCTAssertEqual(first, 0)
+        var pickup = BarStructure.BarSet(), bar = BarStructure.BarSet()
+        pickup.insert(drumClass: 1, sixteenth: 12)
+        bar.insert(drumClass: 0, sixteenth: 0)
+        bar.insert(drumClass: 1, sixteenth: 8)
+        XCTAssertEqual(placed.map(\.set), [pickup, bar])
+        XCTAssertEqual(BarStructure.measure(t, tolerance: 0.125).files44, 1)
+    }
+
     func testOtherMetersAndNotesOutsideTheMap() {
         // A 3/4 bar: left out of the bar figures, counted; still in the touch figures.
         let t = HitTrack(path: "t", ticksPerQuarter: 480, notes: [36, 36], onsets: [0, 1440], velocities: [40, 40],
