@@ -146,6 +146,18 @@ public struct CheckpointDirectory: Sendable {
         return lock
     }
 
+    /// For a run that fails before writing a checkpoint: when the directory holds none and its
+    /// run.json is `runID`'s, removes that record and train_log.csv (rows of a run that left
+    /// nothing to resume), so that the directory is free for the same command again; returns
+    /// whether it did.
+    package func forgetRunWithoutCheckpoints(runID: String) -> Bool {
+        guard list().isEmpty, (try? owner())??.runID == runID else { return false }
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: child(Self.logFileName))
+        try? fm.removeItem(atPath: child(Self.runFileName))
+        return !fm.fileExists(atPath: child(Self.runFileName))
+    }
+
     /// Creates and removes a file in the directory: a checkpoint directory that cannot be
     /// written is found before training starts, not at the first save.
     func checkWritable() throws {

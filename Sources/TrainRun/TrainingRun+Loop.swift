@@ -11,6 +11,19 @@ extension TrainingRun {
         // it returns (another run, e.g. a resumed one, may then use the directory).
         try lock.acquire()
         defer { lock.release() }
+        do {
+            return try runLocked(shouldStop: shouldStop)
+        } catch {
+            // A run that failed before its first checkpoint (a full disk) left only its claim
+            // and log rows, nothing to resume: they go, so that the same command can run again.
+            if checkpoints.forgetRunWithoutCheckpoints(runID: runID) {
+                reporter.line("note: no checkpoint was written; this run's \(TrainLog.fileName) and run.json in \(checkpoints.path) were removed")
+            }
+            throw error
+        }
+    }
+
+    private func runLocked(shouldStop: () -> Bool) throws -> RunSummary {
         let c = configuration
         let U = c.unroll, B = c.batchSize
         // A step whose evaluation a stop request cut short: evaluated first, as the run that was

@@ -75,6 +75,23 @@ final class CheckpointDirectoryCLITests: XCTestCase {
             try? u.run()
             u.waitUntilExit()
         }
+        // A run whose first checkpoint does not fit (H = 200: about 3 MB) after its first
+        // evaluation: its log row and run.json go with it, and the same directory takes the
+        // next run (it was refused as another run's).
+        let first = mnt.appendingPathComponent("first")
+        func firstRun(hidden: Int) throws -> CLIResult {
+            try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "\(hidden)",
+                         "--unroll", "8", "--checkpoint-dir", first.path, "--steps", "1", "--eval-every", "1"])
+        }
+        let failed = try firstRun(hidden: 200)
+        XCTAssertEqual(failed.status, 1, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("cannot write the checkpoint: no space left on device"), failed.stderr)
+        XCTAssertTrue(failed.stdout.contains("note: no checkpoint was written; this run's train_log.csv and run.json in \(first.path) were removed"), failed.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: first.path), [])
+        let again = try firstRun(hidden: 8)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: first.appendingPathComponent("ckpt-1.h5").path))
+        try FileManager.default.removeItem(at: first)
         let ck = mnt.appendingPathComponent("ck")
         // H = 24: each checkpoint is about 60 KB, so the 200 KiB fill up after a few.
         let r = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "24", "--unroll", "8",
