@@ -133,6 +133,7 @@ public struct ConversionManifest: Codable, Equatable, Sendable {
         "events.npy": "int32 [N, 2] per hit: note index (vocab.json ix_to_note), index of the ticks since the previous hit (ix_to_tick)",
         "velocities.npy": "int32 [N] per hit: MIDI note-on velocity 1...127",
         "positions.npy": "int32 [N, 2] per hit: ticks from the bar line of its bar, length of that bar in ticks; at settings.ppq ticks per quarter note, after settings.quantize; bars from the file's time signatures (4/4 without one), files[].meter the meter most of its hits are in",
+        "onsets.npy": "int32 [N] per hit: ticks from its file's start, at settings.ppq after settings.quantize (exact where a validation hit before it was left out of events.npy, or a delta clamped by settings.max_delta)",
         "X.npy": "float32 [N, notes + ticks] per hit (--onehot): the original's one-hot rows, note | tick",
     ]
 }

@@ -1,4 +1,4 @@
-// events.npy, velocities.npy, positions.npy (and X.npy) of one split, written by several
+// events.npy, velocities.npy, positions.npy, onsets.npy (and X.npy) of one split, written by several
 // threads at once: every file's
 // rows have a known place (the split's row offsets), so each thread encodes a contiguous
 // run of files and writes its rows there with pwrite. Rows go out in batches, so neither
@@ -15,14 +15,15 @@ struct EventsWriter {
     /// Rows encoded before they are written (1.3 MB of int32 rows).
     static let batchRows = 1 << 16
     /// Int32 values per encoded hit: note index, tick index (events.npy), velocity
-    /// (velocities.npy), ticks from the bar line, bar length (positions.npy).
-    static let columns = 5
+    /// (velocities.npy), ticks from the bar line, bar length (positions.npy), ticks from the
+    /// file's start (onsets.npy).
+    static let columns = 6
 
     let notes: Int
     let ticks: Int
     let oneHot: Bool
 
-    /// Writes `dir/events.npy`, `velocities.npy`, `positions.npy` (and `X.npy`) with `total`
+    /// Writes `dir/events.npy`, `velocities.npy`, `positions.npy`, `onsets.npy` (and `X.npy`) with `total`
     /// rows: file k of `files` starts at row `offsets[k]`; `encode(k, &rows)` replaces `rows`
     /// with its hits, `columns` values each. `prefix` names the files in errors.
     func write(dir: URL, prefix: String, total: Int, offsets: [Int], threads: Int,
@@ -37,6 +38,9 @@ struct EventsWriter {
         let positions = try OutputFile(path: dir.appendingPathComponent("positions.npy").path, name: prefix + "positions.npy")
         let positionsHeader = try NPY.header(dtype: .int32, shape: [total, 2])
         try positions.write(positionsHeader)
+        let onsets = try OutputFile(path: dir.appendingPathComponent("onsets.npy").path, name: prefix + "onsets.npy")
+        let onsetsHeader = try NPY.header(dtype: .int32, shape: [total])
+        try onsets.write(onsetsHeader)
         var x: OutputFile?
         var xHeader = Data()
         if oneHot {
@@ -60,13 +64,13 @@ struct EventsWriter {
         bounds.append(files)
         let failure = Mutex<OutputWriteError?>(nil)
         let xFile = x, eventsStart = eventsHeader.count, xStart = xHeader.count, notes = self.notes, runs = bounds
-        let velocitiesStart = velocitiesHeader.count, positionsStart = positionsHeader.count
+        let velocitiesStart = velocitiesHeader.count, positionsStart = positionsHeader.count, onsetsStart = onsetsHeader.count
         let C = Self.columns
         let run: @Sendable (Int) -> Void = { w in
             do {
                 var rows = [Int32](), fileRows = [Int32]()
                 rows.reserveCapacity(C * Self.batchRows)
-                var pairs = [Int32](), singles = [Int32](), places = [Int32]()
+                var pairs = [Int32](), singles = [Int32](), places = [Int32](), times = [Int32]()
                 var oneHotBuffer = [Float]()
                 var row = runs[w] < files ? offsets[runs[w]] : 0
                 func flush() throws {
@@ -75,14 +79,17 @@ struct EventsWriter {
                     pairs.removeAll(keepingCapacity: true)
                     singles.removeAll(keepingCapacity: true)
                     places.removeAll(keepingCapacity: true)
+                    times.removeAll(keepingCapacity: true)
                     for r in 0..<n {
                         pairs.append(rows[C * r]); pairs.append(rows[C * r + 1])
                         singles.append(rows[C * r + 2])
                         places.append(rows[C * r + 3]); places.append(rows[C * r + 4])
+                        times.append(rows[C * r + 5])
                     }
                     try pairs.withUnsafeBytes { try events.write($0, at: eventsStart + row * 8) }
                     try singles.withUnsafeBytes { try velocities.write($0, at: velocitiesStart + row * 4) }
                     try places.withUnsafeBytes { try positions.write($0, at: positionsStart + row * 8) }
+                    try times.withUnsafeBytes { try onsets.write($0, at: onsetsStart + row * 4) }
                     if let xFile {
                         try Self.writeOneHot(pairs, notes: notes, width: width, to: xFile, at: xStart + row * width * 4,
                                              buffer: &oneHotBuffer)
@@ -108,6 +115,7 @@ struct EventsWriter {
         try events.close()
         try velocities.close()
         try positions.close()
+        try onsets.close()
         try x?.close()
     }
 

@@ -218,7 +218,7 @@ public enum MIDIDatasetConverter {
             meanHitsPerFile: (Double(trainingHits) / Double(max(1, trainingFiles)) * 1000).rounded() / 1000,
             notesOutsideGMPercussion: outsideGM)
         var outputs: [String: [Int]] = ["events.npy": [trainingHits, 2], "velocities.npy": [trainingHits],
-                                        "positions.npy": [trainingHits, 2]]
+                                        "positions.npy": [trainingHits, 2], "onsets.npy": [trainingHits]]
         if settings.oneHot { outputs["X.npy"] = [trainingHits, vocab.notes + vocab.ticks] }
         var validationInfo: ConversionManifest.Validation?
         var validationLines: [String] = []
@@ -230,6 +230,7 @@ public enum MIDIDatasetConverter {
             outputs["validation/events.npy"] = [validationTotal, 2]
             outputs["validation/velocities.npy"] = [validationTotal]
             outputs["validation/positions.npy"] = [validationTotal, 2]
+            outputs["validation/onsets.npy"] = [validationTotal]
             outputs["validation/vocab.json"] = []
             if settings.oneHot { outputs["validation/X.npy"] = [validationTotal, vocab.notes + vocab.ticks] }
             if !droppedNotes.isEmpty {
@@ -322,12 +323,16 @@ public enum MIDIDatasetConverter {
     /// The (note index, tick index) rows of one file, replacing `rows`; hits outside the
     /// vocabulary (validation only: training notes and deltas all are in it) are left out.
     /// The rows of one file: `EventsWriter.columns` int32 per kept hit (note index, tick index,
-    /// velocity, ticks from the bar line, bar length); hits outside the vocabulary are left out.
+    /// velocity, ticks from the bar line, bar length, ticks from the file's start); hits outside
+    /// the vocabulary are left out (the onsets of the hits after them stay exact: a grid model
+    /// reads its steps from them, where the deltas lose a left-out hit's ticks).
     static func encode(_ r: FileRecord, firstDelta: Int, maxDelta: Int?, encoder: IndexEncoder, into rows: inout [Int32]) {
         rows.removeAll(keepingCapacity: true)
         rows.reserveCapacity(EventsWriter.columns * r.count)
         let limit = maxDelta ?? Int.max
+        var onset = 0
         for k in 0..<r.count {
+            onset += Int(r.deltas[k])  // at most FileHits.maximumTick: an Int32
             let delta = k == 0 ? firstDelta : min(Int(r.deltas[k]), limit)
             guard let n = encoder.note(Int(r.notes[k])), let t = encoder.tick(delta) else { continue }
             rows.append(Int32(n))
@@ -335,6 +340,7 @@ public enum MIDIDatasetConverter {
             rows.append(Int32(r.velocities[k]))
             rows.append(r.tickInBar[k])
             rows.append(r.barTicks[k])
+            rows.append(Int32(clamping: onset))
         }
     }
 

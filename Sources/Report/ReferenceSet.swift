@@ -267,6 +267,9 @@ struct DatasetRows {
     var velocities: [Int]?
     /// (ticks since the bar line, bar length) per row.
     var positions: [(Int, Int)]?
+    /// Ticks from each row's file's start (onsets.npy: exact where a row before it was left
+    /// out, which the deltas are not).
+    var onsets: [Int]?
 
     var count: Int { notes.count }
 
@@ -336,18 +339,38 @@ struct DatasetRows {
             }
             positions = out
         }
+        if FileManager.default.fileExists(atPath: file("onsets.npy")) {
+            do {
+                let array = try NPY.read(path: file("onsets.npy"))
+                guard array.shape == [n] else {
+                    throw bad("onsets.npy", "shape \(array.shape), expected [\(n)] (one onset per row of events.npy)")
+                }
+                let values = try array.int32Values()
+                if let i = values.firstIndex(where: { $0 < 0 }) { throw bad("onsets.npy", "row \(i) holds onset \(values[i]), below 0") }
+                onsets = values.map(Int.init)
+            } catch let e as ReportError { throw e } catch {
+                throw ReportError.badReference(path: file("onsets.npy"), message: "\(error)")
+            }
+        }
     }
 
-    /// One file's rows as a track. Onsets: the first row's delta (its glue gap) is dropped;
+    /// One file's rows as a track. Onsets: from onsets.npy when the dataset has it, else the
+    /// deltas, the first row's (its glue gap) dropped;
     /// with bar positions they count from the first hit's bar line, else from the first hit.
     /// Bars are numbered from the first hit's: a new bar begins where the bar line (onset −
     /// ticks since the bar line) moves, skipping as many empty bars as fit in the gap.
     func track(path: String, rows: Range<Int>, ticksPerQuarter: Int) -> HitTrack {
         var onsets: [Int] = []
         onsets.reserveCapacity(rows.count)
-        var t = positions.map { $0[rows.lowerBound].0 } ?? 0
+        let start = positions.map { $0[rows.lowerBound].0 } ?? 0
+        var t = start
         for i in rows {
-            if i > rows.lowerBound { t += deltas[i] }
+            if let exact = self.onsets {
+                // Never before the row before it (a file's onsets do not decrease).
+                t = max(t, start + exact[i] - exact[rows.lowerBound])
+            } else if i > rows.lowerBound {
+                t += deltas[i]
+            }
             onsets.append(t)
         }
         var bars: [BarSlot]?

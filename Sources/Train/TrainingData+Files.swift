@@ -1,5 +1,5 @@
 // Reading the files of a dataset directory: events.npy (int32 [E, 2]) or a
-// one-hot X.npy ([E, V]); velocities.npy (int32 [E]) and positions.npy (int32 [E, 2])
+// one-hot X.npy ([E, V]); velocities.npy (int32 [E]), positions.npy (int32 [E, 2]) and onsets.npy (int32 [E])
 // when present; the vocabulary from vocab.json or the original's pickled lists
 // ix_to_note.p / ix_to_tick.p; and a few settings from manifest.json.
 
@@ -16,14 +16,19 @@ extension TrainingData {
         let fm = FileManager.default
         let positionsURL = dir.appendingPathComponent("positions.npy")
         let velocitiesURL = dir.appendingPathComponent("velocities.npy")
-        var positions: [Int32]?, velocities: [Int32]?
+        let onsetsURL = dir.appendingPathComponent("onsets.npy")
+        var positions: [Int32]?, velocities: [Int32]?, onsets: [Int32]?
         if fm.fileExists(atPath: positionsURL.path) {
             positions = try readIntegers(positionsURL.path, columns: 2, what: "[hits, 2] (ticks from the bar line, bar length)")
         }
         if fm.fileExists(atPath: velocitiesURL.path) {
             velocities = try readIntegers(velocitiesURL.path, columns: nil, what: "[hits] (velocity 1...127)")
         }
-        return (vocabulary, try DatasetSplit(events: events, positions: positions, velocities: velocities, path: dir.path), source)
+        if fm.fileExists(atPath: onsetsURL.path) {
+            onsets = try readIntegers(onsetsURL.path, columns: nil, what: "[hits] (ticks from the file's start)")
+        }
+        return (vocabulary, try DatasetSplit(events: events, positions: positions, velocities: velocities, onsets: onsets,
+                                             path: dir.path), source)
     }
 
     /// An integer array of shape [rows, columns] (or [rows] when `columns` is nil), as Int32.

@@ -1,5 +1,5 @@
 // The grid layout's view of a dataset (DrummerCore/GridGroup.swift): each 4/4 file of a split
-// as 16th-note steps, read from events.npy (onsets: the sum of the deltas), positions.npy
+// as 16th-note steps, read from events.npy and onsets.npy (without it, onsets are the sum of the deltas), positions.npy
 // (bar lines) and velocities.npy, with the file ranges of manifest.json. A hit goes to the
 // nearest 16th of the bar grid that starts at its file's first bar line; its offset is the
 // rest (−ticksPerStep/2 ≤ offset < ticksPerStep/2). Two or more hits of one class in one 16th
@@ -61,9 +61,19 @@ extension TrainingData {
             // The file's onsets (from its first hit) and bars, counted as the grid counts them
             // (a pickup, a short last bar: GridGroup.countBars).
             var times: [Int] = [], pos: [Int] = [], length: [Int] = []
+            // From onsets.npy where the dataset has it (exact where a validation hit was left out
+            // or a delta clamped), else the sum of the deltas.
             var t = 0
             for e in f.offset..<(f.offset + f.hits) {
-                if e > f.offset { t += tickValues[Int(split.events[2 * e + 1])] }
+                if let o = split.onsets {
+                    guard e == f.offset || o[e] >= o[e - 1] else {
+                        throw DatasetError.invalid(path: split.path + "/onsets.npy", reason:
+                            "hit \(e): onset \(o[e]) lies before the one before it, \(o[e - 1]), in file \(f.path)")
+                    }
+                    t = Int(o[e]) - Int(o[f.offset])
+                } else if e > f.offset {
+                    t += tickValues[Int(split.events[2 * e + 1])]
+                }
                 times.append(t)
                 pos.append(Int(positions[2 * e]))
                 length.append(Int(positions[2 * e + 1]))

@@ -25,17 +25,26 @@ public struct DatasetSplit: Sendable, Equatable {
     public let positions: [Int32]?
     /// NOTE ON velocity 1...127 per hit, when the dataset has velocities.npy. (E)
     public let velocities: [Int32]?
+    /// Ticks from each hit's file's start, when the dataset has onsets.npy (convert-midi
+    /// writes it; earlier datasets lack it). (E)
+    public let onsets: [Int32]?
     /// The directory (for messages).
     public let path: String
 
     public var count: Int { events.count / 2 }
 
-    public init(events: [Int32], positions: [Int32]? = nil, velocities: [Int32]? = nil, path: String) throws {
+    public init(events: [Int32], positions: [Int32]? = nil, velocities: [Int32]? = nil, onsets: [Int32]? = nil, path: String) throws {
         if let p = positions, p.count != events.count {
             throw DatasetError.lengthMismatch(path: path + "/positions.npy", found: p.count / 2, expected: events.count / 2)
         }
         if let v = velocities, v.count * 2 != events.count {
             throw DatasetError.lengthMismatch(path: path + "/velocities.npy", found: v.count, expected: events.count / 2)
+        }
+        if let o = onsets, o.count * 2 != events.count {
+            throw DatasetError.lengthMismatch(path: path + "/onsets.npy", found: o.count, expected: events.count / 2)
+        }
+        if let o = onsets, let i = o.firstIndex(where: { $0 < 0 }) {
+            throw DatasetError.invalid(path: path + "/onsets.npy", reason: "hit \(i): onset \(o[i]) is below 0")
         }
         if let v = velocities, let i = v.firstIndex(where: { !(1...127).contains($0) }) {
             throw DatasetError.invalid(path: path + "/velocities.npy", reason: "hit \(i): velocity \(v[i]) is outside 1...127")
@@ -53,6 +62,7 @@ public struct DatasetSplit: Sendable, Equatable {
         self.events = events
         self.positions = positions
         self.velocities = velocities
+        self.onsets = onsets
         self.path = path
     }
 }

@@ -40,9 +40,9 @@ final class ConvertPositionsCLITests: XCTestCase {
         let b: [(tick: Int, note: UInt8, velocity: UInt8)] = [(0, 36, 100), (143, 38, 50), (288, 36, 101), (432, 42, 7)]
         try TinySMF.drums(a, meter: (6, 3)).write(to: src.appendingPathComponent("a.mid"))
         try TinySMF.drums(b, ppq: 96).write(to: src.appendingPathComponent("b.mid"))
-        let expected: [String: (velocities: [Int32], positions: [Int32])] = [
-            "a.mid": ([110, 64, 127, 9], [0, 1440, 720, 1440, 0, 1440, 720, 1440]),
-            "b.mid": ([100, 50, 101, 7], [0, 1920, 720, 1920, 1440, 1920, 240, 1920]),
+        let expected: [String: (velocities: [Int32], positions: [Int32], onsets: [Int32])] = [
+            "a.mid": ([110, 64, 127, 9], [0, 1440, 720, 1440, 0, 1440, 720, 1440], [0, 720, 1440, 2160]),
+            "b.mid": ([100, 50, 101, 7], [0, 1920, 720, 1920, 1440, 1920, 240, 1920], [0, 720, 1440, 2160]),
         ]
         let out = tmp.appendingPathComponent("data")
         let r = try CLI.run(["convert-midi", src.path, "-o", out.path, "--quantize", "30", "--validation-fraction", "0.5"])
@@ -61,16 +61,54 @@ final class ConvertPositionsCLITests: XCTestCase {
             let events = try npyInt32(dir.appendingPathComponent("events.npy"))
             let velocities = try npyInt32(dir.appendingPathComponent("velocities.npy"))
             let positions = try npyInt32(dir.appendingPathComponent("positions.npy"))
+            let onsets = try npyInt32(dir.appendingPathComponent("onsets.npy"))
+            XCTAssertEqual(onsets.shape, [events.shape[0]], "\(split) onsets.npy: one per row of events.npy")
             XCTAssertEqual(velocities.shape, [events.shape[0]], "\(split) velocities.npy: one per row of events.npy")
             XCTAssertEqual(positions.shape, [events.shape[0], 2], "\(split) positions.npy: two per row of events.npy")
             let want = try XCTUnwrap(expected[path])
             XCTAssertEqual(hits, want.velocities.count, path)
             XCTAssertEqual(Array(velocities.values[offset..<(offset + hits)]), want.velocities, path)
             XCTAssertEqual(Array(positions.values[(2 * offset)..<(2 * offset + 2 * hits)]), want.positions, path)
+            XCTAssertEqual(Array(onsets.values[offset..<(offset + hits)]), want.onsets, path)
         }
         let outputs = try XCTUnwrap(m["outputs"] as? [String: [Int]])
         XCTAssertNotNil(outputs["validation/positions.npy"])
+        XCTAssertEqual(outputs["validation/onsets.npy"], [4])
+        XCTAssertTrue(formats["onsets.npy"]?.contains("ticks from its file's start") == true, "\(formats)")
         XCTAssertNotNil(outputs["velocities.npy"])
+    }
+
+    /// A validation file whose hits convert-midi leaves out (a note or a delta the training
+    /// split does not have) keeps its timeline for the grid: onsets.npy holds each kept hit's
+    /// ticks from the file's start, so its bars stay on the bar lines. On the fixture, the
+    /// New Orleans beat (with hits left out) is read whole: its 16th steps equal those of the file
+    /// encoded alone, where nothing is left out (850 rows, a start row and 849 steps; the fill
+    /// 15 rows). Without onsets.npy (a dataset of an earlier version) the deltas place it,
+    /// off the bar lines, and it is left out, said so.
+    func testAValidationFileWithHitsLeftOutKeepsItsBars() throws {
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src")
+        let data = tmp.appendingPathComponent("data")
+        let c = try CLI.run(["convert-midi", src.path, "-o", data.path, "--quantize", "30", "--onset-order", "note", "--validation-fraction", "0.3"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertTrue(c.stdout.contains("Validation: 3 files, 2851 hits kept, 13 dropped (out of vocabulary)"), c.stdout)
+        var alone = 0
+        for name in ["session1/100_neworleans-secondline_94_beat_4-4.mid", "session1/103_funk_95_fill_4-4.mid"] {
+            let rows = tmp.appendingPathComponent("rows.npy").path
+            let e = try CLI.run(["encode", "groove", "--data", src.appendingPathComponent("drummer1/" + name).path, "--quantize", "30", "-o", rows])
+            XCTAssertEqual(e.status, 0, e.stderr)
+            alone += try npyInt32(URL(fileURLWithPath: rows)).shape[0] - 1
+        }
+        XCTAssertEqual(alone, 849 + 14)
+        let exact = try CLI.run(["train", "--data", data.path, "--steps", "0", "--checkpoint-dir", tmp.appendingPathComponent("ck").path])
+        XCTAssertEqual(exact.status, 0, exact.stderr)
+        XCTAssertTrue(exact.stdout.contains("grid validation: 2 files in 4/4, \(alone) 16th steps, "), exact.stdout)
+        XCTAssertTrue(exact.stdout.contains("1 file left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), exact.stdout)
+        try FileManager.default.removeItem(at: data.appendingPathComponent("validation/onsets.npy"))
+        try FileManager.default.removeItem(at: data.appendingPathComponent("onsets.npy"))
+        let old = try CLI.run(["train", "--data", data.path, "--steps", "0", "--checkpoint-dir", tmp.appendingPathComponent("ck-old").path])
+        XCTAssertEqual(old.status, 0, old.stderr)
+        XCTAssertTrue(old.stdout.contains("grid validation: 1 file in 4/4, 14 16th steps, "), old.stdout)
+        XCTAssertTrue(old.stdout.contains("2 files left out (first: drummer1/session1/100_neworleans-secondline_94_beat_4-4.mid: hit 861: its bar line is off"), old.stdout)
     }
 
     /// --onset-order note: the hits of one onset by note number, velocities and positions
