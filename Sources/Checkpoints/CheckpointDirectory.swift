@@ -143,15 +143,17 @@ public struct CheckpointDirectory: Sendable {
         } catch {
             throw OwnershipError.notWritable(path: path, reason: ErrorText.describe(error))
         }
+        lock.claimedEmpty = checkpoints.isEmpty && !hasLog
         return lock
     }
 
-    /// For a run that fails before writing a checkpoint: when the directory holds none and its
-    /// run.json is `runID`'s, removes that record and train_log.csv (rows of a run that left
-    /// nothing to resume), so that the directory is free for the same command again; returns
-    /// whether it did.
-    package func forgetRunWithoutCheckpoints(runID: String) -> Bool {
-        guard list().isEmpty, (try? owner())??.runID == runID else { return false }
+    /// For a run that fails before writing a checkpoint: when `lock` claimed the directory
+    /// holding no checkpoint and no log (so run.json and train_log.csv are this run's alone),
+    /// it still holds no checkpoint, and its run.json is the lock's run's, removes that record
+    /// and train_log.csv (rows of a run that left nothing to resume), so that the directory is
+    /// free for the same command again; returns whether it did.
+    package func forgetRunWithoutCheckpoints(lock: RunLock) -> Bool {
+        guard lock.claimedEmpty, list().isEmpty, (try? owner())??.runID == lock.runID else { return false }
         let fm = FileManager.default
         try? fm.removeItem(atPath: child(Self.logFileName))
         try? fm.removeItem(atPath: child(Self.runFileName))
@@ -185,6 +187,9 @@ public final class RunLock: @unchecked Sendable {
     public private(set) var takeover: String?
     /// Set by `claim` when the directory held only another run's run.json.
     public package(set) var replacedRun: String?
+    /// Set by `claim` when it wrote run.json into a directory with no checkpoint and no
+    /// train_log.csv: whatever of those the directory holds later is this run's.
+    public package(set) var claimedEmpty = false
 
     init(path: String, runID: String) throws {
         self.path = path

@@ -16,7 +16,7 @@ extension TrainingRun {
         } catch {
             // A run that failed before its first checkpoint (a full disk) left only its claim
             // and log rows, nothing to resume: they go, so that the same command can run again.
-            if checkpoints.forgetRunWithoutCheckpoints(runID: runID) {
+            if checkpoints.forgetRunWithoutCheckpoints(lock: lock) {
                 reporter.line("note: no checkpoint was written; this run's \(TrainLog.fileName) and run.json in \(checkpoints.path) were removed")
             }
             throw error

@@ -91,6 +91,21 @@ final class CheckpointDirectoryCLITests: XCTestCase {
         let again = try firstRun(hidden: 8)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: first.appendingPathComponent("ckpt-1.h5").path))
+        // That run's checkpoint moved away and resumed into its directory on a full disk: the
+        // resumed run fails at its first checkpoint, and the log and run.json it found stay.
+        let moved = root.appendingPathComponent("ckpt-1.h5")
+        try FileManager.default.moveItem(at: first.appendingPathComponent("ckpt-1.h5"), to: moved)
+        let filler = mnt.appendingPathComponent("filler")
+        XCTAssertTrue(FileManager.default.createFile(atPath: filler.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try? handle.close()
+        let resumed = try CLI.run(["train", "--resume", moved.path, "--steps", "2", "--eval-every", "1", "--checkpoint-dir", first.path])
+        XCTAssertEqual(resumed.status, 1, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("no space left on device"), resumed.stderr)
+        XCTAssertFalse(resumed.stdout.contains("were removed"), resumed.stdout)
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: first.path)), ["run.json", "train_log.csv"])
+        try FileManager.default.removeItem(at: filler)
         try FileManager.default.removeItem(at: first)
         let ck = mnt.appendingPathComponent("ck")
         // H = 24: each checkpoint is about 60 KB, so the 200 KiB fill up after a few.
