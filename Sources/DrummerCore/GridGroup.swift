@@ -441,14 +441,14 @@ extension GridGroup {
     }
 
     /// Reads a beat's bars as the grid model's 4/4 bars, as a drummer counts them in: in a beat
-    /// with a 4/4 bar, a first bar that is not a whole 4/4 bar before the 4/4 bar lines that
-    /// follow (a pickup: a shorter meter, or a 4/4 bar cut short by a time signature restated
-    /// mid-bar) is the end of a 4/4 bar, its hits at the same distance before the bar line that
-    /// ends it; a last bar in a shorter meter is the start of one. Hits in onset order
-    /// (`onsets` non-decreasing, ticks); `tickInBar` and `barTicks` are each hit's position in
-    /// its bar and that bar's length, rewritten in place; `bar` is 4/4's length. Returns the
-    /// first hit the model cannot read: a bar of another length (every bar of a beat without
-    /// a 4/4 bar), or a bar line off the beat's 4/4 bar lines (a bar cut short mid-beat).
+    /// with a 4/4 bar, a first bar shorter than 4/4 (a pickup: a shorter meter, or a 4/4 bar
+    /// cut short by a time signature restated mid-bar), with bars after it, is the end of a 4/4
+    /// bar, its hits at the same distance before its end; a last bar shorter than 4/4 is the
+    /// start of one. Hits in onset order (`onsets` non-decreasing, ticks); `tickInBar` and
+    /// `barTicks` are each hit's position in its bar and that bar's length as it is (a bar cut
+    /// short reports its own length: `FileHits`), rewritten in place; `bar` is 4/4's length.
+    /// Returns the first hit the model cannot read: a bar of another length (every bar of a
+    /// beat without a 4/4 bar), or a bar line off the beat's 4/4 bar lines.
     public static func countBars(onsets: [Int], tickInBar: inout [Int], barTicks: inout [Int], bar: Int) -> GridBarProblem? {
         let n = onsets.count
         guard n > 0 else { return nil }
@@ -459,20 +459,12 @@ extension GridGroup {
         let firstLine = line(0)
         var firstEnd = 1
         while firstEnd < n, line(firstEnd) == firstLine { firstEnd += 1 }
-        if firstEnd < n {
-            let next = line(firstEnd)
-            if barTicks[0] != bar || (next - firstLine) % bar != 0 {
-                // A pickup ends on the first 4/4 bar line after its last hit, counted back
-                // from the next bar with hits (empty bars may lie between), within the bar its
-                // meter gives it; its hits lie within the 4/4 bar before that line (a longer
-                // first bar's earlier hits are left as they are, and refused below).
-                let end = next - bar * ((next - onsets[firstEnd - 1] - 1) / bar)
-                if end <= firstLine + barTicks[0] {
-                    for i in 0..<firstEnd where end - onsets[i] <= bar {
-                        tickInBar[i] = bar - (end - onsets[i])
-                        barTicks[i] = bar
-                    }
-                }
+        if firstEnd < n, barTicks[0] < bar {
+            // A pickup: its bar ends at its own length (empty bars may follow).
+            let end = firstLine + barTicks[0]
+            for i in 0..<firstEnd {
+                tickInBar[i] = bar - (end - onsets[i])
+                barTicks[i] = bar
             }
         }
         var lastStart = n - 1

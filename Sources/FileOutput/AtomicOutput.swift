@@ -344,7 +344,7 @@ public struct DirectoryKind: Sendable {
     }
 
     static let datasetFiles: Set<String> = ["manifest.json", "vocab.json", "events.npy", "X.npy",
-                                            "velocities.npy", "positions.npy"]
+                                            "velocities.npy", "positions.npy", "onsets.npy"]
 
     /// convert-midi output: holds a manifest.json written by drummer convert-midi.
     public static let dataset = DirectoryKind(name: "a drummer dataset directory (no convert-midi manifest.json)",

@@ -13,8 +13,8 @@ public struct FileHits: Equatable, Sendable {
     public var velocities: [Int]
     /// Ticks (target resolution) from the hit's bar line to its (quantized) onset.
     public var tickInBar: [Int]
-    /// Length in target ticks of the hit's bar (of its meter: a bar cut short by an off-bar
-    /// time-signature change still reports the full length).
+    /// Length in target ticks of the hit's bar: its meter's, or less for a bar cut short by
+    /// an off-bar time-signature change (a pickup written as 4/4 restated mid-bar).
     public var barTicks: [Int]
     /// The meter most of the hits are in ("4/4" for a file without time signatures).
     public var meter: String
@@ -188,7 +188,7 @@ extension FileHits {
         for t in ticks {
             let p = meters.position(atTick: t)
             inBar.append(p.tickInBar)
-            bars.append(p.barTicks)
+            bars.append(p.length)
             if (p.numerator, p.denominator) != lastMeter {
                 lastMeter = (p.numerator, p.denominator)
                 lastName = "\(p.numerator)/\(p.denominator)"

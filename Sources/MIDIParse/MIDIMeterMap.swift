@@ -24,13 +24,17 @@ public struct MIDIBarPosition: Equatable, Sendable {
     /// Length of a whole bar of this meter in ticks (a bar cut short by an off-bar
     /// time-signature change still reports its meter's full length).
     public var barTicks: Int
+    /// Length of this bar in ticks: `barTicks`, or less for a bar cut short by an off-bar
+    /// time-signature change (it ends where the change is).
+    public var length: Int
     public var numerator: Int
     public var denominator: Int
 
-    public init(bar: Int, tickInBar: Int, barTicks: Int, numerator: Int, denominator: Int) {
+    public init(bar: Int, tickInBar: Int, barTicks: Int, length: Int? = nil, numerator: Int, denominator: Int) {
         self.bar = bar
         self.tickInBar = tickInBar
         self.barTicks = barTicks
+        self.length = length ?? barTicks
         self.numerator = numerator
         self.denominator = denominator
     }
@@ -132,10 +136,12 @@ public struct MIDIMeterMap: Sendable {
 
     public func position(atTick tick: Int) -> MIDIBarPosition {
         let t = max(0, tick)
-        let s = segments[segmentIndex(tick: t)]
-        let elapsed = t - s.startTick
-        return MIDIBarPosition(bar: s.startBar + elapsed / s.barTicks, tickInBar: elapsed % s.barTicks,
-                               barTicks: s.barTicks, numerator: s.numerator, denominator: s.denominator)
+        let k = segmentIndex(tick: t), s = segments[k]
+        let elapsed = t - s.startTick, tickInBar = elapsed % s.barTicks
+        // The next segment may start before this bar's end (an off-bar change cuts it short).
+        let left = k + 1 < segments.count ? segments[k + 1].startTick - (t - tickInBar) : Int.max
+        return MIDIBarPosition(bar: s.startBar + elapsed / s.barTicks, tickInBar: tickInBar,
+                               barTicks: s.barTicks, length: min(s.barTicks, left), numerator: s.numerator, denominator: s.denominator)
     }
 
     /// The tick where bar `bar` (0-based) starts; Int.max when that lies beyond Int's range.

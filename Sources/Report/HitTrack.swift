@@ -94,7 +94,7 @@ extension HitTrack {
                   velocities: raw.map { Int($0.velocity) },
                   bars: extracted.ticks.map { t in
                       let p = map.position(atTick: t)
-                      return BarSlot(bar: p.bar, tickInBar: p.tickInBar, barTicks: p.barTicks)
+                      return BarSlot(bar: p.bar, tickInBar: p.tickInBar, barTicks: p.length)
                   })
     }
 }

@@ -17,7 +17,8 @@ struct ConvertMIDI: ParsableCommand {
             Files are glued into one sequence: each file starts on the first beat boundary after \
             the previous file's last hit. Writes events.npy (int32 [N, 2]: note index, tick index), \
             velocities.npy (int32 [N]), positions.npy (int32 [N, 2]: ticks from the bar line, the \
-            bar's length), vocab.json (ix_to_note, ix_to_tick) and manifest.json to the output \
+            bar's length), onsets.npy (int32 [N]: ticks from the file's start), vocab.json \
+            (ix_to_note, ix_to_tick) and manifest.json to the output \
             directory (docs/data-format.md).
 
             By default, defects that need no guessing are recovered with a warning each (bytes \

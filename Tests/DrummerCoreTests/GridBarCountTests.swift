@@ -7,14 +7,16 @@ import XCTest
 final class GridBarCountTests: XCTestCase {
     let bar = 1920
 
-    /// Positions of hits at `onsets` under meter runs (start tick, bar length), as a meter map
-    /// gives them: each hit's tick from its run's bar line, and that run's bar length.
+    /// Positions of hits at `onsets` under meter runs (start tick, bar length), as FileHits
+    /// gives them: each hit's tick from its run's bar line, and its bar's length (cut short
+    /// where the next run starts before the bar's end).
     func positions(_ onsets: [Int], runs: [(start: Int, length: Int)]) -> (tickInBar: [Int], barTicks: [Int]) {
         var inBar: [Int] = [], lengths: [Int] = []
         for t in onsets {
             let r = runs.last { $0.start <= t }!
-            inBar.append((t - r.start) % r.length)
-            lengths.append(r.length)
+            let tick = (t - r.start) % r.length, next = runs.first { $0.start > t }?.start ?? Int.max
+            inBar.append(tick)
+            lengths.append(min(r.length, next - (t - tick)))
         }
         return (inBar, lengths)
     }
@@ -66,7 +68,8 @@ final class GridBarCountTests: XCTestCase {
     }
 
     /// A 3/4 song (of one, two or three bars: no 4/4 bar, so no pickup), a 5/4 first bar, a 2/4
-    /// bar mid-beat and a 4/4 bar cut short mid-beat are named.
+    /// bar mid-beat, a 4/4 bar cut short mid-beat and an empty 2/4 bar after a whole 4/4 first
+    /// bar (not a pickup: the bars after it are off its bar lines) are named.
     func testOtherBarsAreNamed() {
         XCTAssertEqual(count([0, 1440, 2880, 4320], runs: [(0, 1440)]).problem, .notFourFour(index: 0, barTicks: 1440))
         XCTAssertEqual(count([0, 720], runs: [(0, 1440)]).problem, .notFourFour(index: 0, barTicks: 1440))
@@ -74,7 +77,10 @@ final class GridBarCountTests: XCTestCase {
         XCTAssertEqual(count([0, 2400, 4800], runs: [(0, 2400)]).problem, .notFourFour(index: 0, barTicks: 2400))
         XCTAssertEqual(count([0, 1920, 2880, 3840], runs: [(0, bar), (1920, 960), (2880, bar)]).problem,
                        .notFourFour(index: 1, barTicks: 960))
-        XCTAssertEqual(count([0, 1920, 2880, 4800], runs: [(0, bar), (2880, bar)]).problem, .offTheBarLines(index: 2))
+        XCTAssertEqual(count([0, 1920, 2880, 4800], runs: [(0, bar), (2880, bar)]).problem, .notFourFour(index: 1, barTicks: 960))
+        XCTAssertEqual(count([0, 480, 2880], runs: [(0, bar), (1920, 960), (2880, bar)]).problem, .offTheBarLines(index: 2))
+        // A 5/4 first bar is not a pickup, where its hits lie.
+        XCTAssertEqual(count([960, 2400], runs: [(0, 2400), (2400, bar)]).problem, .notFourFour(index: 0, barTicks: 2400))
     }
 
     func testNoHits() {
