@@ -36,6 +36,22 @@ public enum ModelLimits {
         return size > 0 ? pages * size : nil
     }
 
+    /// Under an address-space limit (`ulimit -v`), what goes wrong when the process maps
+    /// `bytes` more, keeping `reserve` for what maps after (threads' stacks and arenas): "need
+    /// …, more than … leaves: raise it to ulimit -v N or more"; nil when it fits or there is no
+    /// limit. Swift traps on a failed allocation: a size known beforehand is refused first.
+    package static func addressSpaceShortfall(for bytes: Int, reserve: Int, held: Int = 0) -> String? {
+        guard let space = addressSpaceLimit else { return nil }
+        let left = max(0, space - (mappedBytes ?? addressSpaceFloor) + held - reserve)
+        guard bytes > left else { return nil }
+        let mib = 1 << 20
+        let (raised, overflow) = space.addingReportingOverflow(bytes - left)
+        let advice = overflow || bytes == Int.max ? "raise it with ulimit -v" : "raise it to ulimit -v \(((raised + mib - 1) / mib) * 1024) or more"
+        let need = bytes == Int.max ? "more memory than can be counted" : "\((bytes + mib - 1) / mib) MiB"
+        return "need \(need) of address space, more than the \(left / mib) MiB the address-space limit (ulimit -v \(space / 1024)) "
+            + "leaves beside the libraries, the data and the threads: \(advice)"
+    }
+
     /// The address space below which drummer refuses to start. Under `ulimit -v` the threads'
     /// reservations count whole (OpenBLAS's 128 MB buffer per thread, 64 MB of malloc arena
     /// per thread, each thread's stack): below about 800 MB a command crashed on a failed

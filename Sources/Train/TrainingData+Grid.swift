@@ -233,7 +233,14 @@ extension TrainingData {
         let (sequences, grid) = try gridSequences(validation: validation, group: group)
         let encoder = GridEncoder(group: group)
         var out: [Int32] = []
-        out.reserveCapacity(sequences.reduce(0) { $0 + $1.count + 1 } * encoder.inputCount)
+        let rows = sequences.reduce(0) { $0 + $1.count + 1 }
+        // (A failed allocation would crash: refused first, with a little room for each file's rows
+        // on their way; the trainer's check, once the matrices are read, counts the rest.)
+        if let shortfall = ModelLimits.addressSpaceShortfall(for: 4 * rows * encoder.inputCount, reserve: 64 << 20) {
+            throw DatasetError.invalid(path: validation ? path + "/validation" : path,
+                                       reason: "its \(rows) grid rows of \(encoder.inputCount) input groups \(shortfall)")
+        }
+        out.reserveCapacity(rows * encoder.inputCount)
         let order = shuffleSeed.map { Self.fileOrder(count: sequences.count, seed: $0) } ?? Array(sequences.indices)
         var fileRows: [Int] = []
         for i in order {
