@@ -505,6 +505,7 @@ extension GridGroup {
 public enum GridBarProblem: Equatable, Sendable {
     /// Hit `index` lies in a bar of `barTicks` ticks, not 4/4's.
     case notFourFour(index: Int, barTicks: Int)
-    /// Hit `index`'s bar line is off the beat's 4/4 bar lines (a bar cut short mid-beat).
+    /// Hit `index`'s bar line is off the beat's 4/4 bar lines (an empty bar of another length
+    /// lies before it).
     case offTheBarLines(index: Int)
 }

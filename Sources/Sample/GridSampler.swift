@@ -269,9 +269,9 @@ struct GridBeat {
         switch GridGroup.countBars(onsets: beat.map(\.onset), tickInBar: &tickInBar, barTicks: &barTicks, bar: bar) {
         case nil: break
         case .notFourFour(let i, let length):
-            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only (a pickup before the first bar line, a shorter last bar): the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar of \(length) ticks, not \(bar)")
+            throw HumanizeError.badOption("the grid model \(reading) 4/4 beats only (a pickup and a shorter last bar allowed): the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar of \(length) ticks, not \(bar)")
         case .offTheBarLines(let i):
-            throw HumanizeError.badOption("the grid model \(reading) 4/4 bars only: the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar that starts off the beat's 4/4 bar lines (a bar cut short by a time signature mid-beat)")
+            throw HumanizeError.badOption("the grid model \(reading) 4/4 beats only: the hit at tick \(beat[i].onset) (\(group.ppq) per quarter note) lies in a bar off the 4/4 bar lines before it (an empty bar of another length lies between)")
         }
         start = beat.isEmpty ? 0 : beat[0].onset - tickInBar[0]
         var mapped: [Int] = [], onsets: [Int] = [], classes: [Int] = [], velocities: [Int] = [], notes: [Int] = []

@@ -82,13 +82,18 @@ extension TrainingData {
             // the model cannot read. (The manifest's meter alone would leave out a 4/4 beat
             // whose pickup holds most of its hits.)
             var reason: String?
+            let meter = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" }
+            // Where a hit is (its tick in the file, with onsets.npy).
+            func hit(_ i: Int) -> String {
+                "hit \(i)" + (split.onsets.map { " (tick \($0[f.offset + i]) of the file, \(ppq) per quarter note)" } ?? "")
+            }
             switch GridGroup.countBars(onsets: times, tickInBar: &pos, barTicks: &length, bar: bar) {
             case nil: break
             case .notFourFour(let i, let ticks):
-                reason = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" } ?? "hit \(i) lies in a bar of \(ticks) ticks, not 4/4's \(bar)"
+                reason = meter ?? "\(hit(i)) lies in a bar of \(ticks) ticks, not 4/4's \(bar)"
             case .offTheBarLines(let i):
-                reason = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" }
-                    ?? "hit \(i): its bar line is off the file's 4/4 bar lines (a bar cut short, or a clamped delta)"
+                reason = meter ?? "\(hit(i)) lies in a bar off the 4/4 bar lines before it (an empty bar of another length lies between"
+                    + (split.onsets == nil ? ", or a delta was clamped or a hit left out: convert the dataset again)" : ")")
             }
             let firstBar = times.isEmpty ? 0 : times[0] - pos[0]
             var unmapped = 0

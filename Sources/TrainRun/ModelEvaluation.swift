@@ -120,15 +120,17 @@ public enum ModelEvaluation {
             events.append(Int32(index.note(n)!))
             events.append(Int32(index.tick(t)!))
         }
+        var onset = 0
         let split = try DatasetSplit(events: events,
                                      positions: zip(inBar, bars).flatMap { [Int32(clamping: $0), Int32(clamping: max(1, $1))] },
-                                     velocities: v.map { Int32(clamping: min(127, max(1, $0))) }, path: source)
+                                     velocities: v.map { Int32(clamping: min(127, max(1, $0))) },
+                                     onsets: hits.deltas.map { onset += $0; return Int32(clamping: onset) }, path: source)
         let data = try TrainingData(path: source, vocabulary: vocabulary, training: split, validation: nil, ppq: hits.ppq,
                                     files: [DatasetFile(path: source, validation: false, offset: 0, hits: split.count, meter: nil)],
                                     source: source)
         let (classes, files, _) = try data.gridClasses(validation: false, group: grid)
         if let skipped = files.skipped.first {
-            throw DatasetError.invalid(path: source, reason: "the grid model reads 4/4 files only: \(skipped.reason)")
+            throw DatasetError.invalid(path: source, reason: "the grid model reads 4/4 beats only (a pickup and a shorter last bar allowed): \(skipped.reason)")
         }
         return classes
     }

@@ -360,7 +360,7 @@ final class HumanizeCLITests: XCTestCase {
         let fiveFour = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session2/111_rock-prog_110_beat_5-4.mid").path
         let odd = try CLI.run(["humanize", fiveFour, "--model", model, "-o", root.appendingPathComponent("d.mid").path])
         XCTAssertEqual(odd.status, 1)
-        XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 bars only (a pickup before the first bar line, a shorter last bar): the hit at tick 0 (480 per quarter note) lies in a bar of 2400 ticks, not 1920\n")
+        XCTAssertEqual(odd.stderr, "error: \(fiveFour): the grid model reads 4/4 beats only (a pickup and a shorter last bar allowed): the hit at tick 0 (480 per quarter note) lies in a bar of 2400 ticks, not 1920\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("d.mid").path))
         // A first tempo of 0 µs per quarter note (inf BPM), which the output would take: named
         // for humanize and for a primer, unless --bpm replaces it.
