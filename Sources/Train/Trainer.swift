@@ -59,7 +59,8 @@ public final class Trainer {
         try Settings.unroll.validate(state.unroll)
         try Settings.batchSize.validate(state.batch)
         try optimizer.validate()
-        try Trainer.checkWorkspace(shape: s, unroll: state.unroll, batch: state.batch, held: Trainer.heldBytes(state))
+        try Trainer.checkWorkspace(shape: s, unroll: state.unroll, batch: state.batch, held: Trainer.heldBytes(state),
+                                   slots: state.optimizer.slots.count)
         let P = state.parameterCount
         guard state.parameters.count == P else {
             throw TrainError.stateMismatch("parameter buffer holds \(state.parameters.count) values, the shape needs \(P)")
@@ -145,11 +146,12 @@ public final class Trainer {
     }
 
     /// `workspaceBytes` and what writing a checkpoint adds at its peak: about ten copies of
-    /// the parameters (the state's tensors copied out, the file built in memory, and its image;
-    /// measured at H = 1024 and 2048, where it is the larger part).
-    static func peakBytes(shape: ModelShape, unroll: Int, batch: Int) -> Int {
-        let (copies, o1) = shape.parameterCount.multipliedReportingOverflow(by: 4 * 10)
-        let (sum, o2) = workspaceBytes(shape: shape, unroll: unroll, batch: batch).addingReportingOverflow(copies)
+    /// the parameters with Adam's two slots (the state's tensors copied out, the file built in
+    /// memory, and its image; measured at H = 1024 and 2048), a third of that for each of the
+    /// checkpoint's tensors: parameters and `slots` optimizer slots (SGD: none).
+    static func peakBytes(shape: ModelShape, unroll: Int, batch: Int, slots: Int = 2) -> Int {
+        let (copies, o1) = shape.parameterCount.multipliedReportingOverflow(by: 4 * 10 * (1 + slots))
+        let (sum, o2) = workspaceBytes(shape: shape, unroll: unroll, batch: batch).addingReportingOverflow(copies / 3)
         return o1 || o2 ? Int.max : sum
     }
 
@@ -175,7 +177,7 @@ public final class Trainer {
     /// left its checkpoint unwritten after the training; call it before allocating the trainer
     /// (again once the data is read: its arrays count), with `held` the bytes of the state or
     /// weights the caller holds (`heldBytes`), which the trainer's copies replace.
-    package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0) throws {
+    package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0, slots: Int = 2) throws {
         let sizes = "\(shape.hidden)/\(unroll)/\(batch)"
         let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let limit = workspaceLimit
@@ -185,7 +187,7 @@ public final class Trainer {
             throw SettingError(option: "--hidden/--unroll/--batch-size", message:
                 "\(sizes) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
         }
-        let peak = peakBytes(shape: shape, unroll: unroll, batch: batch)
+        let peak = peakBytes(shape: shape, unroll: unroll, batch: batch, slots: slots)
         if let shortfall = ModelLimits.addressSpaceShortfall(for: peak, reserve: laterThreadsReserve, held: held) {
             throw SettingError(option: "--hidden/--unroll/--batch-size", message: "\(sizes) (while writing a checkpoint) \(shortfall)")
         }

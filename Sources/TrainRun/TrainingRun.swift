@@ -161,7 +161,7 @@ public final class TrainingRun {
         let dataPath = options.data ?? ckpt.datasetPath
         let data = try TrainingData.load(path: dataPath)
         try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize,
-                                   held: Trainer.heldBytes(ckpt.state))
+                                   held: Trainer.heldBytes(ckpt.state), slots: ckpt.state.optimizer.slots.count)
         if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
             throw RunError.vocabularyMismatch(source: path, difference: diff)
         }
@@ -234,7 +234,7 @@ public final class TrainingRun {
         try Self.fitToData(&config, rows: classes.training.count / max(1, groups.inputNames.count), options: options,
                            dataset: data.path, unit: groups.grid != nil ? "16th steps" : "events", reporter: reporter)
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize,
-                                   held: 4 * weights.shape.parameterCount)
+                                   held: 4 * weights.shape.parameterCount, slots: OptimizerState.slotNames(config.optimizer).count)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config, groups: groups)
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -256,7 +256,8 @@ public final class TrainingRun {
                                                                              styles: options.gridStyles))
             : ModelGroups(vocabulary: data.vocabulary)
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)
-        try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize)
+        try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize,
+                                   slots: OptimizerState.slotNames(config.optimizer).count)
         return (groups, try Initializer.weights(shape: shape, scheme: config.initScheme, rng: &rng))
     }
 

@@ -250,6 +250,7 @@ struct StepChooser {
         fflush(nil)
         var rows: [StepFigures] = []
         for (step, path) in chosenRange {
+            try ModelSource.checkRoom(path)
             let model = try CheckpointReader.loadModel(path: path)
             sampling.temperatures = try SampleCommand.temperatures(temperature, for: model.groups, defaults: [:]).resolved
             let performances: [DrumPerformance]

@@ -48,7 +48,9 @@ struct EvalCommand: ParsableCommand {
     func run() throws {
         // Ctrl-C, SIGTERM and SIGHUP end the command at once, removing any output in progress.
         InterruptCleanup.install()
-        let m = try EvaluatedModel.load(path: try ModelLocator.resolve(model))
+        let path = try ModelLocator.resolve(model)
+        try ModelSource.checkRoom(path)
+        let m = try EvaluatedModel.load(path: path)
         let (events, files) = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize,
                                                    eachFile: eachFile || m.groups.grid != nil)
         let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)

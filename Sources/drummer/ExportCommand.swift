@@ -93,6 +93,7 @@ struct ExportCommand: ParsableCommand {
         if let swift { try InputOverlap.check(output: swift, inputs: inputs) }
         if isModelDirectory {
             if let step { throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a model directory") }
+            try ModelSource.checkRoom(checkpoint)
             // Read whole before anything is written, so -o may name the model directory itself.
             let m = try ModelDirectory.load(path: checkpoint)
             let sampling = try sampling(for: m.groups, defaults: m.sampling)
@@ -113,6 +114,7 @@ struct ExportCommand: ParsableCommand {
         } else if let step {
             throw ValidationError("--step \(step) applies to a checkpoint directory; \(checkpoint) is a file")
         }
+        try ModelSource.checkRoom(source)
         if format != .model {
             let m = try Exporter.model(checkpoint: source)
             try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,

@@ -29,6 +29,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         InterruptCleanup.install()
         try InputOverlap.check(output: output, directory: true, inputs: [CommandInput(file, role: "the input safetensors file")])
+        try ModelSource.checkRoom(file)
         let shape = try SafeTensorsImport.importModel(file, to: output)
         print("imported \(file) to \(output): " + ParameterLayout(shape).matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }
             .joined(separator: ", ") + ", model.json")

@@ -19,11 +19,13 @@ struct ModelSource {
     var vocabulary: Vocabulary { groups.vocabulary }
 
     static func load(_ path: String, step: CheckpointChoice?) throws -> ModelSource {
+        try checkRoom(path)
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
         if exists, isDir.boolValue {
             if let checkpoints = CheckpointDirectory.inPlaceOfModel(path) {
                 let (file, why) = try checkpoints.checkpoint(step ?? .best)
+                try checkRoom(file)
                 let m = try CheckpointReader.loadModel(path: file)
                 return ModelSource(weights: m.weights, groups: m.groups, origin: "\(file) (\(why))")
             }
@@ -66,5 +68,15 @@ extension CheckpointChoice {
             throw ValidationError("--step must be best, latest or a step number of 0 or more, got \(text)")
         }
         return choice
+    }
+}
+
+extension ModelSource {
+    /// Refuses a model the address-space limit (`ulimit -v`) cannot hold while it is read and
+    /// run (`ModelLimits.addressSpaceShortfall(reading:)`): it hung or crashed there.
+    static func checkRoom(_ path: String) throws {
+        if let shortfall = ModelLimits.addressSpaceShortfall(reading: path) {
+            throw CommandFailure("\(path): reading this model would \(shortfall)")
+        }
     }
 }

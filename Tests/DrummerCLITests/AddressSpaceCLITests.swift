@@ -58,4 +58,34 @@ final class AddressSpaceCLITests: XCTestCase {
         XCTAssertEqual(small.status, 0, small.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("small/ckpt-2.h5").path))
     }
+
+    /// A model too large for the address-space limit is refused before it is read, by every
+    /// command that reads one (here a model directory whose Wx.bin is a 600 MB sparse file:
+    /// the check goes by the files' sizes); a model that large hung sample (OpenBLAS retrying a
+    /// buffer for ever) and crashed export. Nothing is written.
+    func testAModelTooLargeForTheLimitIsRefusedBeforeItIsRead() throws {
+        let root = try CLI.temporaryDirectory("ulimit-model")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let model = root.appendingPathComponent("big")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLI.repoRoot.appendingPathComponent("models/groove/model.json"),
+                                         to: model.appendingPathComponent("model.json"))
+        for name in ["Wx.bin", "Wx1.bin", "Wy.bin"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: model.appendingPathComponent(name).path, contents: nil))
+        }
+        let wx = try FileHandle(forWritingTo: model.appendingPathComponent("Wx.bin"))
+        try wx.truncate(atOffset: 600_000_000)
+        try wx.close()
+        let out = root.appendingPathComponent("out").path
+        let sh = URL(fileURLWithPath: "/bin/sh")
+        for args in [["sample", model.path, "-n", "10", "-o", out + ".mid"], ["export", model.path, "--format", "safetensors", "-o", out + ".safetensors"],
+                     ["eval", model.path, "--data", CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src").path]] {
+            let r = try CLI.run(executable: sh, ["-c", "ulimit -v 1100000 && exec \"$0\" \"$@\"", CLI.binary.path] + args)
+            XCTAssertEqual(r.status, 1, "\(args[0]): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("error: \(model.path): reading this model would need "), "\(args[0]): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("the address-space limit (ulimit -v 1100000) leaves beside the libraries, the data and the threads: raise it to ulimit -v "),
+                          "\(args[0]): \(r.stderr)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path), ["big"])
+    }
 }
