@@ -10,7 +10,7 @@ extension FileHits {
     public static let maximumBarsRead = 10_000
 
     /// Bars from the first hit's bar to the last hit's, both included, empty bars between
-    /// them counted (each run at the length of the bar before it, exact unless the meter
+    /// them counted (each run at the length of the bar after it, exact unless the meter
     /// changes inside a run of empty bars); 0 without hits. Linear in the hits.
     public var barSpan: Int {
         guard !ticks.isEmpty else { return 0 }
@@ -19,7 +19,11 @@ extension FileHits {
         for i in 1..<ticks.count {
             let next = ticks[i] - tickInBar[i]
             guard next != line else { continue }
-            let between = Int((Double(next - line) / Double(length)).rounded())
+            // The bar it leaves at its own length, the empty bars after it at the next hit's
+            // (a pickup's few ticks do not measure the 4/4 bars after it).
+            let end = line + length, nextLength = max(1, barTicks[i])
+            let between = next >= end ? 1 + Int((Double(next - end) / Double(nextLength)).rounded())
+                : Int((Double(next - line) / Double(length)).rounded())
             bars = bars.addingReportingOverflow(max(1, between)).partialValue
             line = next
             length = max(1, barTicks[i])

@@ -15,6 +15,10 @@ final class BarSpanTests: XCTestCase {
         XCTAssertEqual(hits([0, 1920, 3840 + 100]).barSpan, 3)
         XCTAssertEqual(hits([1920 * 5, 1920 * 9 + 7]).barSpan, 5, "bars 6 to 10: three empty ones between")
         XCTAssertEqual(hits([0, 1440], barTicks: 1440).barSpan, 2, "3/4 bars")
+        // A 1/4 pickup (480 ticks), then 4/4 bars: 2,600 empty ones before the last hit's bar.
+        let far = 480 + 2600 * 1920
+        let pickup = FileHits(notes: [38, 38, 36], ticks: [0, 240, far], tickInBar: [0, 240, 0], barTicks: [480, 480, 1920], channelUsed: "9")
+        XCTAssertEqual(pickup.barSpan, 2602, "the empty bars at 4/4's length, not the pickup's")
     }
 
     func testMoreThanTheLimitIsRefusedNamingFileBarsAndLimit() throws {
