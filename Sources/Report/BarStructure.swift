@@ -215,12 +215,8 @@ public enum BarStructure {
     /// of a 4/4 bar and a shorter last bar the start of one, as the grid model counts them
     /// (`GridGroup.countBars`).
     public static func bars(_ t: HitTrack) -> (first: Int, bars: [Bar])? {
-        guard var slots = t.bars, !slots.isEmpty else { return nil }
+        guard let slots = t.countedBars, !slots.isEmpty else { return nil }
         let barTicks = 4 * t.ticksPerQuarter
-        var inBar = slots.map(\.tickInBar), lengths = slots.map(\.barTicks)
-        if GridGroup.countBars(onsets: t.onsets, tickInBar: &inBar, barTicks: &lengths, bar: barTicks) == nil {
-            for i in slots.indices { (slots[i].tickInBar, slots[i].barTicks) = (inBar[i], lengths[i]) }
-        }
         guard slots.allSatisfy({ $0.barTicks == barTicks }) else { return nil }
         var placed: [(bar: Int, cell: Int, drumClass: Int, velocity: Int?)] = []
         for (i, (slot, note)) in zip(slots, t.notes).enumerated() {
@@ -329,5 +325,18 @@ public enum BarStructure {
             }
         }
         return out
+    }
+}
+
+extension HitTrack {
+    /// `bars` as the grid model counts them when it reads the beat (a pickup the end of a 4/4
+    /// bar, a shorter last bar the start of one: `GridGroup.countBars`), else as they are.
+    public var countedBars: [BarSlot]? {
+        guard var slots = bars else { return nil }
+        var inBar = slots.map(\.tickInBar), lengths = slots.map(\.barTicks)
+        if GridGroup.countBars(onsets: onsets, tickInBar: &inBar, barTicks: &lengths, bar: 4 * ticksPerQuarter) == nil {
+            for i in slots.indices { (slots[i].tickInBar, slots[i].barTicks) = (inBar[i], lengths[i]) }
+        }
+        return slots
     }
 }

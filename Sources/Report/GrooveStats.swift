@@ -108,7 +108,8 @@ public struct GrooveTally: Equatable, Sendable {
         periodicity?.add(GrooveStats.periodicity(t, perDrum: false))
         periodicityPerDrum?.add(GrooveStats.periodicity(t, perDrum: true))
         if var sums = accents, let v = t.velocities {
-            for (slot, velocity) in zip(slots, v) {
+            // A pickup's hits in the 4/4 profile, as the bar figures count them.
+            for (slot, velocity) in zip(t.countedBars ?? slots, v) {
                 let pos = HitSample.sixteenth(tickInBar: slot.tickInBar, barTicks: slot.barTicks, ticksPerQuarter: Double(ticksPerQuarter))
                 let cells = GrooveStats.sixteenths(barTicks: slot.barTicks, ticksPerQuarter: ticksPerQuarter)
                 sums[slot.barTicks, default: AccentSums(positions: cells)].add(position: pos, velocity: velocity)

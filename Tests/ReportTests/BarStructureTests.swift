@@ -127,6 +127,14 @@ final class BarStructureTests: XCTestCase {
         bar.insert(drumClass: 1, sixteenth: 8)
         XCTAssertEqual(placed.map(\.set), [pickup, bar])
         XCTAssertEqual(BarStructure.measure(t, tolerance: 0.125).files44, 1)
+        // The accent profile counts the pickup's snare at the 4/4 bar's sixteenth 12.
+        let voiced = HitTrack(path: "t", ticksPerQuarter: 480, notes: t.notes, onsets: t.onsets, velocities: [40, 100, 90], bars: t.bars)
+        var tally = GrooveTally(ticksPerQuarter: 480)
+        tally.add(voiced, tolerance: 0.125)
+        let accents = try XCTUnwrap(tally.accents)
+        XCTAssertEqual(Array(accents.keys), [1920])
+        XCTAssertEqual(accents[1920]?.sums[12], 40)
+        XCTAssertEqual(accents[1920]?.hits, 3)
     }
 
     func testOtherMetersAndNotesOutsideTheMap() {
