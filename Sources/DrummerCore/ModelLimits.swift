@@ -45,7 +45,8 @@ public enum ModelLimits {
         let left = max(0, space - (mappedBytes ?? addressSpaceFloor) + held - reserve)
         guard bytes > left else { return nil }
         let mib = 1 << 20
-        let (raised, overflow) = space.addingReportingOverflow(bytes - left)
+        // What is mapped varies by a malloc arena (64 MiB) from run to run: the advice adds one.
+        let (raised, overflow) = space.addingReportingOverflow(bytes - left + (64 << 20))
         let advice = overflow || bytes == Int.max ? "raise it with ulimit -v" : "raise it to ulimit -v \(((raised + mib - 1) / mib) * 1024) or more"
         let need = bytes == Int.max ? "more memory than can be counted" : "\((bytes + mib - 1) / mib) MiB"
         return "need \(need) of address space, more than the \(left / mib) MiB the address-space limit (ulimit -v \(space / 1024)) "
@@ -55,26 +56,35 @@ public enum ModelLimits {
     /// Under an address-space limit, what goes wrong reading the model at `path` (a model
     /// directory's weights, a checkpoint, a safetensors file: its bytes on disk): reading and
     /// running one takes about 3 times a model directory's weights and 1.15 times a checkpoint
-    /// (which also holds the optimizer's slots), beside 192 MiB for the threads and OpenBLAS's
-    /// buffers still to map (measured on a 2-core Zen 4 with a model of hidden size 2048:
-    /// sample, humanize, eval, export and import peaked at 2.3–2.8 and 1.13 times, and 144 MiB). nil when it fits or there is no limit.
-    /// OpenBLAS retries a failed buffer for ever and Swift traps on a failed allocation: a
-    /// model too large for the limit is refused before it is read.
+    /// (which also holds the optimizer's slots), beside `modelBase` for drummer's libraries and
+    /// threads (measured on a 2-core Zen 4: a 9 MB model peaked at 496 MiB, one of hidden size
+    /// 2048 at 2.3–2.8 and 1.13 times more, in sample, humanize, eval, export and import). The
+    /// answer depends on the files alone, not on what happens to be mapped. nil when it fits
+    /// or there is no limit. OpenBLAS retries a failed buffer for ever and Swift traps on a
+    /// failed allocation: a model too large for the limit is refused before it is read.
     package static func addressSpaceShortfall(reading path: String) -> String? {
-        guard addressSpaceLimit != nil else { return nil }
+        guard let space = addressSpaceLimit else { return nil }
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         func size(_ p: String) -> Int { ((try? fm.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.intValue ?? 0 }
-        let bytes: Double
+        let model: Double
         if isDirectory.boolValue {
             let names = (try? fm.contentsOfDirectory(atPath: path)) ?? []
-            bytes = 3 * Double(names.filter { $0.hasSuffix(".bin") }.reduce(0) { $0 + size((path as NSString).appendingPathComponent($1)) })
+            model = 3 * Double(names.filter { $0.hasSuffix(".bin") }.reduce(0) { $0 + size((path as NSString).appendingPathComponent($1)) })
         } else {
-            bytes = (path.hasSuffix(".safetensors") || path.hasSuffix(".onnx") ? 3 : 1.15) * Double(size(path))
+            model = (path.hasSuffix(".safetensors") || path.hasSuffix(".onnx") ? 3 : 1.15) * Double(size(path))
         }
-        return addressSpaceShortfall(for: Int(min(bytes, Double(Int.max / 2))), reserve: 192 << 20)
+        let mib = 1 << 20
+        let modelMiB = Int((model / Double(mib)).rounded(.up)), need = modelMiB + modelBase / mib
+        guard need * mib > space else { return nil }
+        return "need \(need) MiB of address space (\(modelMiB) MiB for the model, \(modelBase / mib) MiB for drummer's libraries "
+            + "and threads), more than the address-space limit (ulimit -v \(space / 1024)): raise it to ulimit -v \(need * 1024) or more"
     }
+
+    /// The address space drummer takes beside a model it reads (`addressSpaceShortfall(reading:)`):
+    /// a 9 MB model's commands peaked at 496 MiB, with up to a malloc arena (64 MiB) more.
+    package static let modelBase = 576 << 20
 
     /// The address space below which drummer refuses to start. Under `ulimit -v` the threads'
     /// reservations count whole (OpenBLAS's 128 MB buffer per thread, 64 MB of malloc arena

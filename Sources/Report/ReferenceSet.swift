@@ -212,6 +212,10 @@ public struct ReferenceSet: Sendable {
             for f in files {
                 // Its onsets within what a MIDI file spans: the figures count bars and steps over them.
                 try checked { try manifest.checkSpan(of: f) { rows.deltas[$0] } }
+                if let o = rows.onsets, let i = f.rows.dropFirst().first(where: { o[$0] < o[$0 - 1] }) {
+                    throw ReportError.badReference(path: (part.dir as NSString).appendingPathComponent("onsets.npy"),
+                                                   message: "row \(i) holds onset \(o[i]), before the row before it (\(o[i - 1])) in file \(f.path)")
+                }
                 tracks.append(rows.track(path: "\(path): \(f.path)", rows: f.rows, ticksPerQuarter: ppq))
             }
         }
@@ -345,6 +349,9 @@ struct DatasetRows {
                 guard array.shape == [n] else {
                     throw bad("onsets.npy", "shape \(array.shape), expected [\(n)] (one onset per row of events.npy)")
                 }
+                guard array.dtype == .int32 || array.dtype == .int64 else {
+                    throw bad("onsets.npy", "dtype \(array.dtype.descr) is not an integer type (<i4 or <i8)")
+                }
                 let values = try array.int32Values()
                 if let i = values.firstIndex(where: { $0 < 0 }) { throw bad("onsets.npy", "row \(i) holds onset \(values[i]), below 0") }
                 onsets = values.map(Int.init)
@@ -382,7 +389,11 @@ struct DatasetRows {
                 let (tick, length) = positions[i]
                 let line = onsets[k] - tick
                 if k > 0, line != lineBefore {
-                    bar += max(1, Int((Double(line - lineBefore) / Double(lengthBefore)).rounded()))
+                    // The bar it leaves at its own length, empty bars after it at this bar's
+                    // (a pickup's few ticks do not measure the 4/4 bars after it: FileHits.barSpan).
+                    let end = lineBefore + lengthBefore
+                    bar += line >= end ? 1 + Int((Double(line - end) / Double(max(1, length))).rounded())
+                        : max(1, Int((Double(line - lineBefore) / Double(lengthBefore)).rounded()))
                 }
                 lineBefore = line
                 lengthBefore = length

@@ -177,7 +177,10 @@ public final class Trainer {
     /// left its checkpoint unwritten after the training; call it before allocating the trainer
     /// (again once the data is read: its arrays count), with `held` the bytes of the state or
     /// weights the caller holds (`heldBytes`), which the trainer's copies replace.
-    package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0, slots: Int = 2) throws {
+    /// `addressSpace: false` leaves the address-space limit to a later check, once the data is
+    /// read and the batch fitted to it (an early one would count neither).
+    package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0, slots: Int = 2,
+                                       addressSpace: Bool = true) throws {
         let sizes = "\(shape.hidden)/\(unroll)/\(batch)"
         let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let limit = workspaceLimit
@@ -188,7 +191,7 @@ public final class Trainer {
                 "\(sizes) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
         }
         let peak = peakBytes(shape: shape, unroll: unroll, batch: batch, slots: slots)
-        if let shortfall = ModelLimits.addressSpaceShortfall(for: peak, reserve: laterThreadsReserve, held: held) {
+        if addressSpace, let shortfall = ModelLimits.addressSpaceShortfall(for: peak, reserve: laterThreadsReserve, held: held) {
             throw SettingError(option: "--hidden/--unroll/--batch-size", message: "\(sizes) (while writing a checkpoint) \(shortfall)")
         }
     }

@@ -91,13 +91,14 @@ struct ContinuationCommand: ParsableCommand {
         for track in referenceSet.tracks where measured < count {
             // The file's bars from its first hit's bar (every hit in 4/4, or the file is left out).
             guard let (first, fileBars) = BarStructure.bars(track), fileBars.count >= primerBars + bars,
-                  let slots = track.bars else {
+                  let slots = track.countedBars else {
                 tooShort += 1
                 continue
             }
             let primerSets = fileBars[0..<primerBars].map(\.set)
             drummer.add(primer: primerSets, after: fileBars[primerBars..<(primerBars + bars)].map(\.set))
-            // The primer: the hits of its first bars, as `sample --primer` reads them.
+            // The primer: the hits of its first bars, as `sample --primer` reads them (a pickup
+            // counted as the end of the first bar, as the bars above are).
             let primer = track.notes.indices.filter { slots[$0].bar - first < primerBars }.map { i in
                 BeatHit(note: track.notes[i], onset: track.onsets[i], velocity: track.velocities?[i] ?? 100,
                         tickInBar: slots[i].tickInBar, barTicks: slots[i].barTicks)

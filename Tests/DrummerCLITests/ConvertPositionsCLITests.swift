@@ -103,6 +103,21 @@ final class ConvertPositionsCLITests: XCTestCase {
         XCTAssertEqual(exact.status, 0, exact.stderr)
         XCTAssertTrue(exact.stdout.contains("grid validation: 2 files in 4/4, \(alone) 16th steps, "), exact.stdout)
         XCTAssertTrue(exact.stdout.contains("1 file left out (first: drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4)"), exact.stdout)
+        // An onsets.npy whose onsets go back within a file is refused by training and stats alike.
+        let onsetsURL = data.appendingPathComponent("onsets.npy")
+        let original = try Data(contentsOf: onsetsURL)
+        var corrupt = original
+        let body = corrupt.count - 4 * (try npyInt32(onsetsURL).shape[0])
+        let row4 = try npyInt32(onsetsURL).values[4]
+        withUnsafeBytes(of: (row4 - 1).littleEndian) { corrupt.replaceSubrange((body + 20)..<(body + 24), with: $0) }
+        try corrupt.write(to: onsetsURL)
+        let trainBad = try CLI.run(["train", "--data", data.path, "--steps", "0", "--checkpoint-dir", tmp.appendingPathComponent("ck-bad").path])
+        XCTAssertEqual(trainBad.status, 1)
+        XCTAssertTrue(trainBad.stderr.contains("onsets.npy: hit 5: onset \(row4 - 1) lies before the one before it, \(row4)"), trainBad.stderr)
+        let statsBad = try CLI.run(["stats", src.appendingPathComponent("drummer1/session1/102_funk_95_beat_4-4.mid").path, "--reference", data.path])
+        XCTAssertEqual(statsBad.status, 1)
+        XCTAssertTrue(statsBad.stderr.contains("onsets.npy: row 5 holds onset \(row4 - 1), before the row before it (\(row4))"), statsBad.stderr)
+        try original.write(to: onsetsURL)
         try FileManager.default.removeItem(at: data.appendingPathComponent("validation/onsets.npy"))
         try FileManager.default.removeItem(at: data.appendingPathComponent("onsets.npy"))
         let old = try CLI.run(["train", "--data", data.path, "--steps", "0", "--checkpoint-dir", tmp.appendingPathComponent("ck-old").path])

@@ -263,6 +263,17 @@ final class HumanizeCLITests: XCTestCase {
                 XCTAssertEqual(try rows(dir, converted: converted), try rows(reference, converted: converted), "\(dir), converted \(converted)")
             }
         }
+        // stats counts the pickup's bars alike from the MIDI folder and from its dataset (3: the
+        // pickup's bar, the empty one, the last), and continuation takes a pickup as a 1-bar primer.
+        for reference in [empty, empty + "-data"] {
+            let s = try CLI.run(["stats", emptyWhole + "/beat.mid", "--reference", reference, "--json"])
+            XCTAssertEqual(s.status, 0, s.stderr)
+            let counts = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any])?["counts"] as? [String: Any])
+            XCTAssertEqual((counts["reference"] as? [String: Any])?["bars"] as? Int, 3, reference)
+        }
+        let continued = try CLI.run(["continuation", "groove", "--reference", empty, "--primer-bars", "1", "--bars", "1", "--seed", "1"])
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertTrue(continued.stdout.contains("continuation: 1 file of \(empty)"), continued.stdout)
         // A primer whose last two bars begin on a 2/4 bar: the 2/4 bar is kept at the end of the
         // file's first bar, as the same hits in 4/4 bars are.
         let middle = try file("middle", meters: [(0, 4, 2), (1920, 2, 2), (2880, 4, 2)], hits: bar(0) + bar(1920, beats: 2) + bar(2880))

@@ -73,11 +73,12 @@ final class HitPositionTests: XCTestCase {
     }
 
     func testAnOffBarChangeStartsABarAtItsTick() throws {
-        // 4/4, then 5/4 at 1000 (mid-bar): the first bar is cut short, 5/4 bars start at 1000.
+        // 4/4, then 5/4 at 1000 (mid-bar): the first bar is cut short (1000 ticks long), 5/4
+        // bars start at 1000.
         let h = try hits(file([(0, hit(36, 100)), (900, hit(38, 100)), (1000, timeSignature(5, 4)),
                                (1000, hit(36, 100)), (3500, hit(36, 100))], division: 480))
         XCTAssertEqual(h.tickInBar, [0, 900, 0, 100])
-        XCTAssertEqual(h.barTicks, [1920, 1920, 2400, 2400])
+        XCTAssertEqual(h.barTicks, [1000, 1000, 2400, 2400])
     }
 
     func testPositionsAreTakenAfterQuantizing() throws {

@@ -40,9 +40,11 @@ final class MeterMapTests: XCTestCase {
     }
 
     func testChangeOffABarLineStartsANewBarThere() {
-        // 3/4 at tick 2400: bar 1 (1920...) is cut short after one beat; bar 2 starts at 2400.
+        // 3/4 at tick 2400: bar 1 (1920...) is cut short after one beat (its length 480, its
+        // meter's 1920); bar 2 starts at 2400.
         let m = MIDIMeterMap(ticksPerQuarter: 480, changes: [(tick: 2400, numerator: 3, denominator: 4)])
-        XCTAssertEqual(m.position(atTick: 2399), pos(1, 479, 1920, 4, 4))
+        XCTAssertEqual(m.position(atTick: 2399), MIDIBarPosition(bar: 1, tickInBar: 479, barTicks: 1920, length: 480, numerator: 4, denominator: 4))
+        XCTAssertEqual(m.position(atTick: 1919).length, 1920, "bar 0 is whole")
         XCTAssertEqual(m.position(atTick: 2400), pos(2, 0, 1440, 3, 4))
         XCTAssertEqual(m.position(atTick: 3840), pos(3, 0, 1440, 3, 4))
         XCTAssertEqual(m.barStartTicks(through: 3840), [0, 1920, 2400, 3840])
