@@ -140,7 +140,7 @@ public struct TrainingBenchmark {
             guard events / b >= unroll + 1 else {
                 throw BenchmarkError("--events \(events) is too few for batch \(b): each stream needs unroll + 1 = \(unroll + 1) events")
             }
-            for layout in layouts { try Trainer.checkWorkspace(shape: try shape(layout), unroll: unroll, batch: b) }
+            for layout in layouts { try Trainer.checkWorkspace(shape: try shape(layout), unroll: unroll, batch: b, writesCheckpoints: false) }
         }
     }
 

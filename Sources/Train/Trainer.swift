@@ -180,7 +180,7 @@ public final class Trainer {
     /// `addressSpace: false` leaves the address-space limit to a later check, once the data is
     /// read and the batch fitted to it (an early one would count neither).
     package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0, slots: Int = 2,
-                                       addressSpace: Bool = true) throws {
+                                       addressSpace: Bool = true, writesCheckpoints: Bool = true) throws {
         let sizes = "\(shape.hidden)/\(unroll)/\(batch)"
         let bytes = workspaceBytes(shape: shape, unroll: unroll, batch: batch)
         let limit = workspaceLimit
@@ -190,9 +190,11 @@ public final class Trainer {
             throw SettingError(option: "--hidden/--unroll/--batch-size", message:
                 "\(sizes) need \(need) of training memory, more than the \(ModelLimits.describe(bytes: limit)) limit\(machine)")
         }
-        let peak = peakBytes(shape: shape, unroll: unroll, batch: batch, slots: slots)
+        // (A benchmark writes no checkpoint: its peak is the buffers alone.)
+        let peak = writesCheckpoints ? peakBytes(shape: shape, unroll: unroll, batch: batch, slots: slots) : bytes
         if addressSpace, let shortfall = ModelLimits.addressSpaceShortfall(for: peak, reserve: laterThreadsReserve, held: held) {
-            throw SettingError(option: "--hidden/--unroll/--batch-size", message: "\(sizes) (while writing a checkpoint) \(shortfall)")
+            throw SettingError(option: "--hidden/--unroll/--batch-size",
+                               message: "\(sizes)\(writesCheckpoints ? " (while writing a checkpoint)" : "") \(shortfall)")
         }
     }
 

@@ -155,6 +155,9 @@ public struct TrainingData: Sendable {
             for split in [training] + (validationSplit.map { [$0] } ?? []) {
                 append(split.positions ?? [], "positions", split.count)
                 append(split.velocities ?? [], "velocities", split.count)
+                // The grid's steps come from onsets.npy where a dataset has one (an earlier
+                // dataset without it keeps the fingerprint it had).
+                if let o = split.onsets { append(o, "onsets", split.count) }
             }
             for f in files { d.append(Data("file \(f.validation ? "validation" : "training") \(f.offset) \(f.hits) \(f.meter ?? "")\n".utf8)) }
         }

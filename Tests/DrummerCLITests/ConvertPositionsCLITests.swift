@@ -120,6 +120,11 @@ final class ConvertPositionsCLITests: XCTestCase {
         try original.write(to: onsetsURL)
         try FileManager.default.removeItem(at: data.appendingPathComponent("validation/onsets.npy"))
         try FileManager.default.removeItem(at: data.appendingPathComponent("onsets.npy"))
+        // The onsets are part of what a grid run trained on: a resume on the data without them
+        // (its validation read otherwise) is refused as other data.
+        let resumed = try CLI.run(["train", "--resume", tmp.appendingPathComponent("ck/ckpt-0.h5").path, "--steps", "1"])
+        XCTAssertEqual(resumed.status, 1, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("contents differ from the data"), resumed.stderr)
         let old = try CLI.run(["train", "--data", data.path, "--steps", "0", "--checkpoint-dir", tmp.appendingPathComponent("ck-old").path])
         XCTAssertEqual(old.status, 0, old.stderr)
         XCTAssertTrue(old.stdout.contains("grid validation: 1 file in 4/4, 14 16th steps, "), old.stdout)
