@@ -297,8 +297,9 @@ struct GridBeat {
 /// generating; generated onsets are ticks from the primer's first bar line.
 public struct GridPrimer: Equatable, Sendable {
     public var sequence: GridSequence
-    /// Onset of the primer's last hit, ticks from its first bar line.
-    public var lastOnset: Int
+    /// Onsets of the primer's first and last hits, ticks from its first bar line (as the grid
+    /// counts its bars: a pickup is the end of a 4/4 bar).
+    public var firstOnset: Int, lastOnset: Int
     /// Hits whose notes have no drum class (not read).
     public var unmapped: Int
 
@@ -309,6 +310,7 @@ public struct GridPrimer: Equatable, Sendable {
         let grid = try GridBeat(beat, group: group, reading: "reads")
         unmapped = beat.count - grid.mapped.count
         sequence = group.sequence(grid.cells, steps: grid.steps)
+        firstOnset = beat[0].onset - grid.start
         lastOnset = last.onset - grid.start
     }
 }

@@ -250,29 +250,28 @@ struct SampleCommand: ParsableCommand {
             let kept = (0..<hits.count).filter { barLines[$0] >= from }
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                         tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
-            var beat = kept.map { primerBeat[$0] }
-            // The bars read, counted as GridPrimer counts them: a short bar mid-file that
-            // starts them is a pickup of their own.
-            var inBar = beat.map(\.tickInBar), lengths = beat.map(\.barTicks)
-            _ = GridGroup.countBars(onsets: beat.map(\.onset), tickInBar: &inBar, barTicks: &lengths, bar: barLength)
-            for k in beat.indices { (beat[k].tickInBar, beat[k].barTicks) = (inBar[k], lengths[k]) }
-            do { gridPrimer = try GridPrimer(beat: beat, group: grid) } catch {
+            let beat = kept.map { primerBeat[$0] }
+            // GridPrimer counts the bars read (a short bar mid-file that starts them is a pickup
+            // of their own): where in a bar the primer starts and ends is its to say.
+            let g: GridPrimer
+            do { g = try GridPrimer(beat: beat, group: grid) } catch {
                 throw CommandFailure("--primer \(p): \(error)")
             }
+            gridPrimer = g
             // The tempo the primer ends in: the bars it carries on from.
             primerTempo = hits.bpm(at: beat.last!.onset)
-            startTick = (beat.last!.onset - (beat[0].onset - beat[0].tickInBar)) % barLength
+            startTick = g.lastOnset % barLength
             if keepPrimer {
                 var previous = beat[0].onset
                 primerHits = beat.map { h in
                     defer { previous = h.onset }
                     return DrumHit(note: GeneralMIDIDrums.audible(note: h.note), delta: h.onset - previous, velocity: h.velocity)
                 }
-                startTick = beat[0].tickInBar
+                startTick = g.firstOnset
             }
             var line = "primer \(p): \(beat.count) hits"
             if beat.count < hits.count { line += " (its last \(primerBars) bar(s) of \(hits.count) hits)" }
-            if let g = gridPrimer, g.unmapped > 0 { line += ", \(g.unmapped) of notes outside the 9 drum classes not read" }
+            if g.unmapped > 0 { line += ", \(g.unmapped) of notes outside the 9 drum classes not read" }
             if !json { status(line) }
         } else if let p = primer {
             var settings = HitExtractionSettings()
