@@ -19,16 +19,22 @@ extension FileHits {
         for i in 1..<ticks.count {
             let next = ticks[i] - tickInBar[i]
             guard next != line else { continue }
-            // The bar it leaves at its own length, the empty bars after it at the next hit's
-            // (a pickup's few ticks do not measure the 4/4 bars after it).
-            let end = line + length, nextLength = max(1, barTicks[i])
-            let between = next >= end ? 1 + Int((Double(next - end) / Double(nextLength)).rounded())
-                : Int((Double(next - line) / Double(length)).rounded())
-            bars = bars.addingReportingOverflow(max(1, between)).partialValue
+            bars = bars.addingReportingOverflow(Self.bars(from: line, length: length, to: next, length: barTicks[i])).partialValue
             line = next
             length = max(1, barTicks[i])
         }
         return bars
+    }
+
+    /// Bars from the bar line `line` (of a bar `length` ticks long) to a later bar line `next`
+    /// (of a bar `nextLength` long), at least 1: the bar it leaves at its own length, the empty
+    /// bars after it at the next's (a pickup's few ticks do not measure the 4/4 bars after it;
+    /// exact unless the meter changes inside a run of empty bars).
+    public static func bars(from line: Int, length: Int, to next: Int, length nextLength: Int) -> Int {
+        let end = line + max(1, length)
+        let between = next >= end ? 1 + Int((Double(next - end) / Double(max(1, nextLength))).rounded())
+            : Int((Double(next - line) / Double(max(1, length))).rounded())
+        return max(1, between)
     }
 
     /// Refuses hits spanning more than `maximumBarsRead` bars, before any work over them.

@@ -389,11 +389,7 @@ struct DatasetRows {
                 let (tick, length) = positions[i]
                 let line = onsets[k] - tick
                 if k > 0, line != lineBefore {
-                    // The bar it leaves at its own length, empty bars after it at this bar's
-                    // (a pickup's few ticks do not measure the 4/4 bars after it: FileHits.barSpan).
-                    let end = lineBefore + lengthBefore
-                    bar += line >= end ? 1 + Int((Double(line - end) / Double(max(1, length))).rounded())
-                        : max(1, Int((Double(line - lineBefore) / Double(lengthBefore)).rounded()))
+                    bar += FileHits.bars(from: lineBefore, length: lengthBefore, to: line, length: length)
                 }
                 lineBefore = line
                 lengthBefore = length
