@@ -167,18 +167,18 @@ public final class Trainer {
     static let laterThreadsReserve = 320 << 20
 
     /// Bytes of a training state's arrays (parameters, optimizer slots, carried h and c).
-    package static func heldBytes(_ state: TrainingState) -> Int {
+    static func heldBytes(_ state: TrainingState) -> Int {
         4 * (state.parameters.count + state.optimizer.slots.values.reduce(0) { $0 + $1.count } + state.h.count + state.c.count)
     }
 
     /// Throws `SettingError` (naming the sizes, what they need and the limit) when a trainer of
     /// these sizes would need more than `workspaceLimit`, or (with its checkpoints' writing)
     /// more than an address-space limit leaves, where a failed allocation crashed the run or
-    /// left its checkpoint unwritten after the training; call it before allocating the trainer
-    /// (again once the data is read: its arrays count), with `held` the bytes of the state or
-    /// weights the caller holds (`heldBytes`), which the trainer's copies replace.
-    /// `addressSpace: false` leaves the address-space limit to a later check, once the data is
-    /// read and the batch fitted to it (an early one would count neither).
+    /// left its checkpoint unwritten after the training; call it before allocating the trainer,
+    /// with `held` the bytes of the state the caller holds (`heldBytes`), which the trainer's
+    /// copies replace. `addressSpace: false` leaves the address-space limit to the trainer's
+    /// own check, once the data is read and the batch fitted to it (an early one would count
+    /// neither).
     package static func checkWorkspace(shape: ModelShape, unroll: Int, batch: Int, held: Int = 0, slots: Int = 2,
                                        addressSpace: Bool = true, writesCheckpoints: Bool = true) throws {
         let sizes = "\(shape.hidden)/\(unroll)/\(batch)"

@@ -160,8 +160,7 @@ public final class TrainingRun {
         try options.checkGroupsUnchanged(ckpt.groups, path: path)
         let dataPath = options.data ?? ckpt.datasetPath
         let data = try TrainingData.load(path: dataPath)
-        try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize,
-                                   held: Trainer.heldBytes(ckpt.state), slots: ckpt.state.optimizer.slots.count, addressSpace: false)
+        try Trainer.checkWorkspace(shape: ckpt.state.shape, unroll: config.unroll, batch: config.batchSize, addressSpace: false)
         if let diff = vocabularyDifference(ckpt.vocabulary, data.vocabulary, aName: "the checkpoint", bName: "the dataset") {
             throw RunError.vocabularyMismatch(source: path, difference: diff)
         }
@@ -233,9 +232,7 @@ public final class TrainingRun {
         let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
         try Self.fitToData(&config, rows: classes.training.count / max(1, groups.inputNames.count), options: options,
                            dataset: data.path, unit: groups.grid != nil ? "16th steps" : "events", reporter: reporter)
-        try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize,
-                                   held: 4 * weights.shape.parameterCount, slots: OptimizerState.slotNames(config.optimizer).count,
-                                   addressSpace: false)
+        try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize, addressSpace: false)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config, groups: groups)
         reporter.line("groups: inputs " + zip(groups.inputNames, weights.shape.inputGroups).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -257,8 +254,7 @@ public final class TrainingRun {
                                                                              styles: options.gridStyles))
             : ModelGroups(vocabulary: data.vocabulary)
         let shape = groups.shape(hidden: config.hidden, layers: config.layers)
-        try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize,
-                                   slots: OptimizerState.slotNames(config.optimizer).count, addressSpace: false)
+        try Trainer.checkWorkspace(shape: shape, unroll: config.unroll, batch: config.batchSize, addressSpace: false)
         return (groups, try Initializer.weights(shape: shape, scheme: config.initScheme, rng: &rng))
     }
 
