@@ -31,6 +31,9 @@ public struct FileHits: Equatable, Sendable {
     /// meter map's segments: the first at tick 0, 4/4 when the file sets none there; a meter
     /// restated on a bar line is not a new run).
     public var meterRuns: [MIDITimeSignature] = [MIDITimeSignature(numerator: 4, denominator: 4)]
+    /// Where the file ends, at target ticks (its last end-of-track on the merged time line, not
+    /// quantized; 0 for hits not read from a file): a beat written again keeps its length.
+    public var endTick = 0
 
     public var count: Int { notes.count }
 
@@ -105,7 +108,7 @@ extension FileHits {
         let hits = file.hits(channel: channel)
         try self.init(division: file.division, ticks: hits.map(\.tick), notes: hits.map(\.note),
                       velocities: hits.map(\.velocity), timeSignatures: file.timeSignatureChanges,
-                      tempoMap: file.tempoMap, channelUsed: channel == nil ? "all" : String(channel!),
+                      tempoMap: file.tempoMap, endTick: file.endTick, channelUsed: channel == nil ? "all" : String(channel!),
                       path: path, settings: settings, warnings: warnings)
     }
 
@@ -122,7 +125,7 @@ extension FileHits {
     /// in merge order, in the file's own division; `tempoMap` gives the first tempo, and an
     /// SMPTE file's onsets and meters.
     init(division: MIDIDivision, ticks sourceTicks: [Int], notes sourceNotes: [UInt8], velocities sourceVelocities: [UInt8],
-         timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap tempo: MIDITempoMap,
+         timeSignatures: [(tick: Int, numerator: Int, denominator: Int)], tempoMap tempo: MIDITempoMap, endTick fileEnd: Int,
          channelUsed: String, path: String, settings: HitExtractionSettings, warnings: [MIDIWarning]) throws {
         let target = settings.ppq
         var ticks: [Int] = []
@@ -206,6 +209,7 @@ extension FileHits {
         firstBPM = tempo.firstBPM
         tempos = tempo.changes.map { MIDITempoChange(tick: targetTick($0.tick), microsecondsPerQuarter: $0.microsecondsPerQuarter) }
         meterRuns = meters.segments.map { MIDITimeSignature(tick: $0.startTick, numerator: $0.numerator, denominator: $0.denominator) }
+        endTick = targetTick(fileEnd)
     }
 }
 
@@ -251,7 +255,7 @@ extension FileHits {
             let (ticks, notes, velocities) = c.mergedHits(format: format, channel: channel)
             return try FileHits(division: division, ticks: ticks, notes: notes, velocities: velocities,
                                 timeSignatures: c.timeSignatureChanges(format: format),
-                                tempoMap: c.tempoMap(format: format, division: division),
+                                tempoMap: c.tempoMap(format: format, division: division), endTick: c.endTick(format: format),
                                 channelUsed: channel == nil ? "all" : String(channel!),
                                 path: path, settings: settings, warnings: reader.warnings)
         }
@@ -270,6 +274,11 @@ extension HitCollector {
             t += end
         }
         return starts
+    }
+
+    /// Where the merged time line ends (as `MIDIFile.endTick`).
+    func endTick(format: Int) -> Int {
+        zip(trackStarts(format: format), trackEndTicks).map { $0 + $1 }.max() ?? 0
     }
 
     /// The hits on `channel` (nil: all) on the merged time line, ordered by (tick, track, order

@@ -32,6 +32,12 @@ extension MIDIFile {
         return starts
     }
 
+    /// Where the merged time line ends: the latest track end (end-of-track event), a format 2
+    /// file's last track's.
+    public var endTick: Int {
+        zip(trackStartTicks, tracks).map { $0 + $1.endTick }.max() ?? 0
+    }
+
     /// Every event of every track on one time line, ordered by (tick, track, order in track).
     public func mergedEvents() -> [MIDIMergedEvent] {
         let starts = trackStartTicks

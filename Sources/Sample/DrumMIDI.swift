@@ -71,6 +71,9 @@ public struct DrumMIDIError: Error, CustomStringConvertible, Equatable {
 }
 
 public enum DrumMIDI {
+    /// The last tick a format-0 file's time line reaches (a delta is at most 4 bytes of 7 bits).
+    public static let longestTimeLine = 0x0FFF_FFFF
+
     /// Removes a hit when the same note already sounds at the same onset (it has
     /// delta 0, so no other onset moves). Everything else is kept in order.
     public static func deduplicated(_ hits: [DrumHit]) -> [DrumHit] {
@@ -98,7 +101,7 @@ public enum DrumMIDI {
             guard (0...127).contains(h.note) else { throw DrumMIDIError("hit \(i) has note \(h.note), outside 0...127") }
             guard (1...127).contains(h.velocity) else { throw DrumMIDIError("hit \(i) has velocity \(h.velocity), outside 1...127") }
             let (sum, overflow) = t.addingReportingOverflow(h.delta)
-            guard !overflow, sum <= 0x0FFF_FFFF else { throw DrumMIDIError("hit \(i) lies beyond the longest MIDI time line") }
+            guard !overflow, sum <= longestTimeLine else { throw DrumMIDIError("hit \(i) lies beyond the longest MIDI time line") }
             t = sum
             if let end = options.endTick, t >= end { throw DrumMIDIError("hit \(i) at tick \(t) lies at or past the file's end, tick \(end)") }
             onsets.append(t)
@@ -150,7 +153,7 @@ public enum DrumMIDI {
             throw DrumMIDIError("tempo \(o.bpm) BPM cannot be written: it must be in 3.58...60000000")
         }
         if let v = o.velocity, !(1...127).contains(v) { throw DrumMIDIError("velocity \(v) is outside 1...127") }
-        guard o.startTick >= 0, o.startTick <= 0x0FFF_FFFF else { throw DrumMIDIError("start tick \(o.startTick) is outside 0...268435455") }
+        guard o.startTick >= 0, o.startTick <= longestTimeLine else { throw DrumMIDIError("start tick \(o.startTick) is outside 0...268435455") }
         guard (0...15).contains(o.channel) else { throw DrumMIDIError("channel index \(o.channel) is outside 0...15") }
         guard (1...0x7FFF).contains(o.ppq) else { throw DrumMIDIError("PPQ \(o.ppq) is outside 1...32767") }
         guard o.maxDuration >= 1 else { throw DrumMIDIError("note length \(o.maxDuration) is below 1 tick") }

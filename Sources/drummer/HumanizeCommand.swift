@@ -19,7 +19,7 @@ struct HumanizeCommand: ParsableCommand {
             a 16th, a velocity and an offset from the grid line (within half a 16th); hits of one \
             drum within one 16th (a flam, a roll) share its velocity and keep their spacing, and no \
             hit lands on another of its note. The output holds the drums alone, on channel 10, and \
-            keeps the input's tempo changes (unless --bpm) and meter, at the PPQ of the model. The same \
+            keeps the input's length, tempo changes (unless --bpm) and meters, at the PPQ of the model. The same \
             --seed gives the same file. Repeated hits of one drum at one onset (after --quantize) \
             are merged into one, and said so.
             """)
@@ -147,15 +147,18 @@ struct HumanizeCommand: ParsableCommand {
             defer { previous = h.onset }
             return DrumHit(note: h.note, delta: h.onset - previous, velocity: h.velocity)
         }
-        // The beat's meters and tempo changes, up to its last hit, where they were (the tempo
-        // unless --bpm): its bar lines and its pickup stay where the beat has them.
-        // (Up to the beat's last hit or the output's, whichever is later: one drawn early
-        // keeps the bar it is in.)
-        let lastOnset = max(ordered.last?.onset ?? 0, hits.ticks.last ?? 0), meters = hits.meters(through: lastOnset)
+        // The beat's length, meters and tempo changes, where they were (the tempo unless --bpm):
+        // its bar lines, its pickup and the rest after its last hit stay where the beat has
+        // them, so a loop of N bars stays N bars long. (A hit drawn late past the beat's end
+        // ends the file at its note's end.)
+        let lastOut = ordered.last?.onset ?? 0
+        let end = min(hits.endTick, DrumMIDI.longestTimeLine)
+        let through = max(end, lastOut, hits.ticks.last ?? 0), meters = hits.meters(through: through)
         var midi = DrumMIDIOptions(model: loaded.groups, bpm: tempo)
         midi.meter = Meter(numerator: meters.first.numerator, denominator: meters.first.denominator) ?? .common
         midi.laterMeters = meters.later
-        if bpm == nil { midi.laterTempos = hits.laterTempos.filter { $0.tick <= lastOnset } }
+        if bpm == nil { midi.laterTempos = hits.laterTempos.filter { $0.tick <= through } }
+        if end > lastOut { midi.endTick = end }
         try DrumMIDI.write(drumHits, to: output, options: midi)
         let moved = zip(beat, out).filter { $0.onset != $1.onset }.count
         status("humanized \(input): \(out.count) hits (\(moved) moved, velocities \(out.map(\.velocity).min()!)–\(out.map(\.velocity).max()!)), seed \(s)\(styleNote), to \(output)")

@@ -141,6 +141,38 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(try Self.hits(twice).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 666_666)])
     }
 
+    /// A loop whose last bar ends in a rest, with a tempo change in that rest: the humanized
+    /// file keeps its length (its end of track, so the loop stays 4 bars long in a sequencer)
+    /// and the tempo change; with --bpm the length too.
+    func testTheBeatKeepsItsLengthAndTheTempoAfterItsLastHit() throws {
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x51, 0x03, 0x09, 0x27, 0xC0]),  // 100 BPM
+                                        (7200, [0xFF, 0x51, 0x03, 0x0D, 0x14, 0x6C]),  // 70 BPM on bar 4's last beat
+                                        (7680, [0xFF, 0x06, 0x00])]  // a marker on the loop's end
+        for e in 0..<28 {  // 8ths, the last two beats of bar 4 rests
+            let t = e * 240
+            for n: UInt8 in e % 4 == 0 ? [42, e % 8 == 0 ? 36 : 38] : [42] {
+                events.append((t, [0x99, n, 100]))
+                events.append((t + 60, [0x89, n, 0]))
+            }
+        }
+        let beat = root.appendingPathComponent("loop.mid")
+        try TinySMF.bytes(events: events).write(to: beat)
+        XCTAssertEqual(try Self.hits(beat.path).endTick, 7680)
+        let out = root.appendingPathComponent("h.mid").path
+        var r = try CLI.run(["humanize", beat.path, "--seed", "2", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var h = try Self.hits(out)
+        XCTAssertEqual(h.count, 35)
+        XCTAssertEqual(h.endTick, 7680)
+        XCTAssertEqual(h.tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 600_000),
+                                  MIDITempoChange(tick: 7200, microsecondsPerQuarter: 857_196)])
+        r = try CLI.run(["humanize", beat.path, "--seed", "2", "--bpm", "90", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        h = try Self.hits(out)
+        XCTAssertEqual(h.endTick, 7680)
+        XCTAssertEqual(h.tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 666_667)])
+    }
+
     /// A beat that starts with a pickup (two beats of 16th snares, in a 2/4 bar; or in a 4/4 bar
     /// cut short by 4/4 restated two beats in) is read as the end of a 4/4 bar: humanized hit
     /// for hit as the same beat played from beat 3 of a whole first bar, and written with its
