@@ -62,7 +62,7 @@ struct SampleCommand: ParsableCommand {
     /// --primer-bars, 2 unless given.
     var primerBars: Int { primerBarsOption ?? 2 }
 
-    @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output.")
+    @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output (a grid model's at the tempos they were recorded at, unless --bpm).")
     var keepPrimer = false
 
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
@@ -222,10 +222,14 @@ struct SampleCommand: ParsableCommand {
         var primerEvents: [SampledEvent] = []
         var primerHits: [DrumHit] = []
         var primerTempo: Double?
+        // --keep-primer of a grid primer: the kept bars' tempo at their first bar line and its
+        // changes within them, at the output's ticks (the bars play as recorded).
+        var keptTempo: (bpm: Double?, later: [MIDITempoChange])?
         var startTick = 0
         var gridPrimer: GridPrimer?
-        // The whole primer as a beat (a style model plays the style it finds likeliest for it).
-        var primerBeat: [BeatHit] = []
+        // The whole primer as a beat (a style model plays the style it finds likeliest for it),
+        // and the bars of it read.
+        var primerBeat: [BeatHit] = [], primerRead: [BeatHit] = []
         if let p = primer, let grid = loaded.groups.grid {
             // A grid model reads the primer's last bars as 16th-note steps.
             var settings = HitExtractionSettings()
@@ -251,6 +255,7 @@ struct SampleCommand: ParsableCommand {
             primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                         tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
             let beat = kept.map { primerBeat[$0] }
+            primerRead = beat
             // GridPrimer counts the bars read (a short bar mid-file that starts them is a pickup
             // of their own): where in a bar the primer starts and ends is its to say.
             let g: GridPrimer
@@ -268,6 +273,12 @@ struct SampleCommand: ParsableCommand {
                     return DrumHit(note: GeneralMIDIDrums.audible(note: h.note), delta: h.onset - previous, velocity: h.velocity)
                 }
                 startTick = g.firstOnset
+                // The output's tick 0 is the first kept bar's line (before the file's start for
+                // a pickup); the kept bars carry on to the tempo the primer ends in.
+                let barLine = beat[0].onset - g.firstOnset, last = beat[beat.count - 1].onset
+                keptTempo = (hits.bpm(at: max(0, barLine)),
+                             hits.laterTempos.filter { $0.tick > barLine && $0.tick <= last }
+                                 .map { MIDITempoChange(tick: $0.tick - barLine, microsecondsPerQuarter: $0.microsecondsPerQuarter) })
             }
             var line = "primer \(p): \(beat.count) hits"
             if beat.count < hits.count { line += " (its last \(primerBars) bar(s) of \(hits.count) hits)" }
@@ -300,20 +311,23 @@ struct SampleCommand: ParsableCommand {
         options.set(temperatures)
         let styleNames = loaded.groups.grid?.styles?.names
         // --style, else with a primer the style the model finds likeliest for it (its first 16
-        // bars; drawn per file when they are not all 4/4), else drawn per file.
+        // bars; of a primer with bars outside 4/4, the bars read), else drawn per file.
         // A --style that stands for several styles: with a primer the likeliest of them, else
         // drawn per file among them.
         // The status line says where a file's style came from (nothing: the one given).
         let givenStyles = try style.map { try Self.style($0, in: loaded.groups, model: model) }
         var fixedStyle = givenStyles.flatMap { $0.count == 1 ? $0[0] : nil }
         var styleSource = fixedStyle != nil ? "" : style.map { " (drawn for \($0))" } ?? " (drawn)"
-        if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty, let s = try? sampler.likeliestStyle(primerBeat, among: givenStyles) {
+        if fixedStyle == nil, styleNames != nil, !primerBeat.isEmpty,
+           let s = (try? sampler.likeliestStyle(primerBeat, among: givenStyles)) ?? (try? sampler.likeliestStyle(primerRead, among: givenStyles)) {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
         }
         if bpm == nil, let p = primer, let t = primerTempo { try Self.checkTempo(t, of: "--primer \(p)") }
+        if bpm == nil, let p = primer, let t = keptTempo?.bpm { try Self.checkTempo(t, of: "--primer \(p)") }
         // The file's bars are the generator's: the start event's place in its bar.
-        var midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? primerTempo ?? 120, startTick: startTick)
+        var midi = DrumMIDIOptions(model: loaded.groups, bpm: bpm ?? keptTempo?.bpm ?? primerTempo ?? 120, startTick: startTick)
+        if bpm == nil, let keptTempo { midi.laterTempos = keptTempo.later }
         // --bars: the file ends at the bar line `bars` bars after the one where generation starts;
         // a grid primer's last bar is the primer's, so N bars follow it.
         let generationStart = startTick + primerHits.reduce(0) { $0 + $1.delta }

@@ -128,9 +128,23 @@ final class HumanizeCLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["humanize", beat.path, "--seed", "1", "--bpm", "100", "-o", fixed]).status, 0)
         XCTAssertEqual(try Self.hits(fixed).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 600_000)])
         let carried = root.appendingPathComponent("s.mid").path
-        let s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--bars", "2", "--seed", "1", "-o", carried])
+        var s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--bars", "2", "--seed", "1", "-o", carried])
         XCTAssertEqual(s.status, 0, s.stderr)
         XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 428_571)])
+        // The kept bars play as recorded (their tempo changes where they were), the generated
+        // ones at the tempo the primer ends in; --bpm: one tempo for the whole file.
+        s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--primer-bars", "4", "--bars", "2", "--seed", "1", "-o", carried])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let whole = try Self.hits(carried)
+        XCTAssertEqual(whole.tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000),
+                                      MIDITempoChange(tick: 1920, microsecondsPerQuarter: 666_666),
+                                      MIDITempoChange(tick: 3840, microsecondsPerQuarter: 428_571)])
+        XCTAssertEqual(Array(whole.ticks.prefix(16)), (0..<16).map { $0 * 480 }, "the primer kept")
+        XCTAssertGreaterThan(whole.ticks.last ?? 0, 7680, "bars generated after it")
+        s = try CLI.run(["sample", "--primer", beat.path, "--keep-primer", "--primer-bars", "4", "--bars", "2", "--bpm", "100",
+                         "--seed", "1", "-o", carried])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertEqual(try Self.hits(carried).tempos, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 600_000)])
         // Two tempos at tick 0: the last stands (90 BPM), as a player reads the file.
         events[0] = tempo(0, 120)
         events[1] = tempo(0, 90)

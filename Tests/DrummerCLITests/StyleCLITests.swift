@@ -131,6 +131,27 @@ final class StyleCLITests: XCTestCase {
         XCTAssertEqual(primed.count, 2)
         XCTAssertTrue(primed.allSatisfy { $0.contains(" (likeliest for the primer)") }, r.stdout)
         XCTAssertEqual(Set(primed.map { $0.contains("style funk") }).count, 1, "one style for every file: the primer's")
+        // A primer that opens with bars outside 4/4: the likeliest style for the bars read,
+        // as for those bars alone (it was drawn).
+        func rock(from start: Int) -> [(Int, [UInt8])] {
+            (0..<32).flatMap { e -> [(Int, [UInt8])] in
+                let t = start + e * 240, notes: [UInt8] = e % 4 == 0 ? [42, e % 8 == 0 ? 36 : 38] : [42]
+                return notes.flatMap { n in [(t, [0x99, n, 100]), (t + 60, [0x89, n, 0])] }
+            }
+        }
+        let waltz = (0..<6).flatMap { q in [(q * 480, [0x99, 36, 90] as [UInt8]), (q * 480 + 60, [0x89, 36, 0])] }
+        try TinySMF.bytes(events: [(0, [0xFF, 0x58, 0x04, 3, 2, 24, 8]), (2880, [0xFF, 0x58, 0x04, 4, 2, 24, 8])]
+                          + waltz + rock(from: 2880)).write(to: URL(fileURLWithPath: path("mixed.mid")))
+        try TinySMF.bytes(events: rock(from: 0)).write(to: URL(fileURLWithPath: path("rock.mid")))
+        var primedStyles: [String] = []
+        for name in ["mixed", "rock"] {
+            r = try CLI.run(["sample", path("m"), "-n", "10", "--seed", "5", "--primer", path(name + ".mid"), "--primer-bars", "4",
+                             "-o", path(name + "-out.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let style = r.stdout.range(of: #"style [a-z]+ \(likeliest for the primer\)"#, options: .regularExpression)
+            primedStyles.append(try XCTUnwrap(style.map { String(r.stdout[$0]) }, name + ": " + r.stdout))
+        }
+        XCTAssertEqual(primedStyles[0], primedStyles[1])
         r = try CLI.run(["sample", path("m"), "-n", "30", "--seed", "5", "--primer", primer, "--style", "neworleans", "-o", path("p2.mid")])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains(", style neworleans\n") || r.stdout.hasSuffix(", style neworleans"), r.stdout)
