@@ -585,8 +585,6 @@ int drummer_live_push(drummer_live *l, const drummer_live_event *e) {
     return 1;
 }
 
-uint32_t drummer_live_queued(drummer_live *l) { return atomic_load(&l->out_head) - atomic_load(&l->out_tail); }
-
 int drummer_live_pop_heard(drummer_live *l, drummer_live_heard *out) {
     uint32_t tail = atomic_load_explicit(&l->in_tail, memory_order_relaxed);
     uint32_t head = atomic_load_explicit(&l->in_head, memory_order_acquire);

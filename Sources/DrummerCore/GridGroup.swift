@@ -31,18 +31,6 @@
 // Times are ticks at `ppq` (the dataset's). A step's hit of class c at offset o sounds at
 // step·ticksPerStep + o ticks from the first bar line; o lies in [−ticksPerStep/2, ticksPerStep/2).
 
-/// The classes of one drum class's input group that mean it was hit, and the one that means it
-/// was not (GridGroup.hitClasses).
-public struct GridHitClasses: Equatable, Sendable {
-    public var hit: Range<Int>
-    public var notHit: Int
-
-    public init(hit: Range<Int>, notHit: Int) {
-        self.hit = hit
-        self.notHit = notHit
-    }
-}
-
 /// How a grid model reads the hit sets one and two bars back.
 public enum GridLookback: String, CaseIterable, Sendable {
     /// One group of 513 per bar back: the hit set (one of 512) or "before the start". A set the
@@ -173,24 +161,6 @@ public struct GridGroup: Equatable, Sendable {
         }
         return [Self.hitSets + 1] + [Int](repeating: velocityBins + 1, count: c) + [Int](repeating: offsetClasses + 1, count: c)
             + [Self.stepsPerBar, Self.phraseBars] + lookbacks + [2, 2] + (styles.map { [$0.count] } ?? [])
-    }
-
-    /// For each input group (inputGroups' order), the classes that mean a class was hit and the
-    /// class that means it was not, or nil for a group that is not one class's (hits, position,
-    /// phrase, a hit-set lookback, the repeat flags, style). A velocity or lookback-velocity
-    /// group's hits are its V bins (V: not hit; a lookback's V + 1: before the start), an
-    /// offset group's its 2F classes (2F: not hit), a classes lookback's class 1 (0: not hit).
-    public var hitClasses: [GridHitClasses?] {
-        let c = Self.classCount, V = velocityBins, F = offsetClasses
-        let lookbacks: [GridHitClasses?]
-        switch lookback {
-        case .hitSets: lookbacks = [GridHitClasses?](repeating: nil, count: lookbackBars.count)
-        case .classes: lookbacks = [GridHitClasses?](repeating: GridHitClasses(hit: 1..<2, notHit: 0), count: lookbackBars.count * c)
-        case .velocities: lookbacks = [GridHitClasses?](repeating: GridHitClasses(hit: 0..<V, notHit: V), count: lookbackBars.count * c)
-        }
-        return [nil] + [GridHitClasses?](repeating: GridHitClasses(hit: 0..<V, notHit: V), count: c)
-            + [GridHitClasses?](repeating: GridHitClasses(hit: 0..<F, notHit: F), count: c) + [nil, nil] + lookbacks + [nil, nil]
-            + (styles == nil ? [] : [nil])
     }
 
     public var outputGroups: [Int] {

@@ -90,8 +90,6 @@ public final class JackMIDIClient {
     /// Whether the hits heard are also played on the output.
     public func setThru(_ on: Bool) { drummer_live_set_thru(handle, on ? 1 : 0) }
 
-    public var queued: Int { Int(drummer_live_queued(handle)) }
-
     /// The next hit heard, if any: (tick from the first bar line, note, velocity) and whether it
     /// also went out on the output (`setThru`).
     public func popHeard() -> (hit: (tick: Int, note: Int, velocity: Int), echoed: Bool)? {

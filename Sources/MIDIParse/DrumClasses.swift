@@ -6,8 +6,6 @@
 public enum DrumClasses {
     /// Class names, in Magenta's order.
     public static let names = ["kick", "snare", "closed hi-hat", "open hi-hat", "low tom", "mid tom", "high tom", "crash", "ride"]
-    /// Short names for tables.
-    public static let shortNames = ["BD", "SD", "HH", "OH", "LT", "MT", "HT", "CR", "RD"]
     public static var count: Int { names.count }
     /// Classes counted as fill sounds: the toms and the crash.
     public static let fillClasses: Set<Int> = [4, 5, 6, 7]

@@ -123,7 +123,7 @@ public final class Sampler {
     let lstm: LSTMInference
     /// A grid model's runtime (GridSampler.swift); nil for the 2017 layout.
     let grid: GridSampler?
-    private let probs: UnsafeMutableBufferPointer<Float>
+    let probs: UnsafeMutableBufferPointer<Float>
     /// Note weights after masking (N), as Double; tick logits with the masked ones at −∞ (K).
     private let noteWeights: UnsafeMutableBufferPointer<Double>
     private let tickScratch: UnsafeMutableBufferPointer<Float>
@@ -139,9 +139,9 @@ public final class Sampler {
     private let isZeroTick: UnsafeMutableBufferPointer<Bool>
     /// Tests: sees the input classes of every step (nil in use).
     var inputObserver: ((UnsafeMutableBufferPointer<Int32>) -> Void)?
-    private let N: Int, K: Int
+    let N: Int, K: Int
     /// Each output group's logits in y (the layout's head columns).
-    private let noteColumns: Range<Int>, tickColumns: Range<Int>
+    let noteColumns: Range<Int>, tickColumns: Range<Int>
 
     /// `stepThreads`: the threads a grid model's step runs on (nil: two on a machine with two
     /// cores for a wide model; 1 where several samplers already share the cores).
@@ -307,7 +307,7 @@ public final class Sampler {
     }
 
     /// One LSTM step on an event's (note, tick) classes, updating h and c.
-    private func step(_ e: SampledEvent) {
+    func step(_ e: SampledEvent) {
         lstm.input[0] = Int32(e.note)
         lstm.input[1] = Int32(e.tick)
         inputObserver?(lstm.input)
@@ -398,29 +398,6 @@ public final class Sampler {
         let other = otherNote < 0 ? -Float.infinity : noteLogits[otherNote] + tickLogits[t0]
         if other > later { return SampledEvent(note: otherNote, tick: t0) }
         return SampledEvent(note: n0, tick: laterTick < 0 ? t0 : laterTick)
-    }
-
-    /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
-    /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
-    /// its softmax), from h = c = 0: `(note, tick)` per prediction. What `drummer eval`
-    /// computes for a model of the 2017 layout, from the runtime's side.
-    public func negativeLogLikelihoods(of sequence: [SampledEvent]) throws -> [(note: Double, tick: Double)] {
-        for (i, e) in sequence.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
-            throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
-        }
-        lstm.resetState()
-        var out: [(note: Double, tick: Double)] = []
-        out.reserveCapacity(max(0, sequence.count - 1))
-        for (e, next) in zip(sequence, sequence.dropFirst()) {
-            step(e)
-            let logits = lstm.logits()
-            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[noteColumns])
-            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[tickColumns])
-            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[noteColumns]), into: noteProbs)
-            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[tickColumns]), into: tickProbs)
-            out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
-        }
-        return out
     }
 }
 

@@ -94,16 +94,6 @@ public struct RunConfiguration: @unchecked Sendable, Equatable {
     public var logEvery: Int { get { self[Settings.logEvery] } set { self[Settings.logEvery] = newValue } }
     public var evalEvery: Int { get { self[Settings.evalEvery] } set { self[Settings.evalEvery] = newValue } }
 
-    /// SGD learning rate used when none is given (Settings.learningRate's default). Groove corpus
-    /// (quantize 30, 327k training events, H = 200, U = 200, B = 1), 3,000 steps: lr 0.1/0.3/1/3
-    /// gave validation loss 4.21/4.09/3.87/3.96 (original init) and 4.03/3.89/3.74/3.96 (keras
-    /// init); lr 2 with keras init diverged near step 5,000; 15,000 steps with keras init: lr 1
-    /// reached loss 3.015 over the whole training set and 3.235 on validation, lr 0.5 3.068 and 3.268.
-    static var defaultLearningRate: Float { Settings.learningRate.defaultValue }
-    /// Initialisation used when none is given: keras reached a lower or equal validation loss
-    /// than original at every learning rate tried (15,000 steps at lr 1: 3.235 against 3.299;
-    /// loss over the whole training set 3.015 against 3.113).
-    static var defaultInit: InitScheme { Settings.initScheme.defaultValue }
     /// The optimizer settings at learning rate `rate`.
     public func optimizerConfig(learningRate rate: Float) -> OptimizerConfig {
         OptimizerConfig(kind: optimizer, learningRate: rate, momentum: momentum, decay: decay,

@@ -47,9 +47,6 @@ public enum StopSignal {
         stopFlag.store(0, ordering: .relaxed)
         signalCount.store(0, ordering: .relaxed)
     }
-
-    /// Signals received since `install` (or `reset`).
-    static var signalsReceived: Int { signalCount.load(ordering: .relaxed) }
 }
 
 private func say(_ message: StaticString) {

@@ -103,3 +103,29 @@ final class EvalSamplerAgreementTests: XCTestCase {
         print("eval vs sampler per-step loss: worst absolute difference \(worst) over \(steps.count) steps")
     }
 }
+
+extension Sampler {
+    /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
+    /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
+    /// its softmax), from h = c = 0: `(note, tick)` per prediction. What `drummer eval`
+    /// computes for a model of the 2017 layout, from the runtime's side. (The test's own: the
+    /// runtime carries only what sampling uses.)
+    func negativeLogLikelihoods(of sequence: [SampledEvent]) throws -> [(note: Double, tick: Double)] {
+        for (i, e) in sequence.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
+            throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
+        }
+        lstm.resetState()
+        var out: [(note: Double, tick: Double)] = []
+        out.reserveCapacity(max(0, sequence.count - 1))
+        for (e, next) in zip(sequence, sequence.dropFirst()) {
+            step(e)
+            let logits = lstm.logits()
+            let noteProbs = UnsafeMutableBufferPointer(rebasing: probs[noteColumns])
+            let tickProbs = UnsafeMutableBufferPointer(rebasing: probs[tickColumns])
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[noteColumns]), into: noteProbs)
+            Softmax.probabilities(UnsafeBufferPointer(rebasing: logits[tickColumns]), into: tickProbs)
+            out.append((-log(Double(noteProbs[next.note])), -log(Double(tickProbs[next.tick]))))
+        }
+        return out
+    }
+}

@@ -94,8 +94,6 @@ uint32_t drummer_live_buffer_size(drummer_live *live);
 
 /// Producer side of the output ring: 1 if pushed, 0 if full. Events must come in tick order.
 int drummer_live_push(drummer_live *live, const drummer_live_event *event);
-/// Events the output ring holds.
-uint32_t drummer_live_queued(drummer_live *live);
 /// Consumer side of the input ring: 1 with a hit in `out`, 0 when empty.
 int drummer_live_pop_heard(drummer_live *live, drummer_live_heard *out);
 
