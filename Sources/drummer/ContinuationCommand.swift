@@ -120,6 +120,9 @@ struct ContinuationCommand: ParsableCommand {
                 try sampler.generate(count: SampleCommand.maxNotes, options: options, gridPrimer: gridPrimer, rng: &rng) { h in
                     onset += h.hit.delta
                     if onset >= end { throw SampleCommand.BarsWritten() }
+                    // As `sample --bars`: a hit of the step on the end's bar line played early
+                    // is the next bar's.
+                    guard h.drawn(before: end, soundingAt: onset) else { return }
                     notes.append(h.hit.note)
                     onsets.append(onset)
                 }
