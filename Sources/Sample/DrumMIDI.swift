@@ -1,4 +1,4 @@
-// Generated hits → a Standard MIDI File: format 0, 480 PPQ, a tempo event, a time
+// Generated hits → a Standard MIDI File: format 0 at the model's PPQ, a tempo event, a time
 // signature (4/4 unless told), notes on the General MIDI drum channel (index 9, status
 // 0x99) at each hit's velocity (or one forced velocity).
 //

@@ -85,7 +85,7 @@ extension TrainingData {
             let meter = f.meter.flatMap { $0 == "4/4" ? nil : "meter \($0)" }
             // Where a hit is (its tick in the file, with onsets.npy).
             func hit(_ i: Int) -> String {
-                "hit \(i)" + (split.onsets.map { " (tick \($0[f.offset + i]) of the file, \(ppq) per quarter note)" } ?? "")
+                "hit \(i)" + (split.onsets.map { " (at tick \($0[f.offset + i]) from the file's start, \(ppq) ticks per quarter note)" } ?? "")
             }
             switch GridGroup.countBars(onsets: times, tickInBar: &pos, barTicks: &length, bar: bar) {
             case nil: break

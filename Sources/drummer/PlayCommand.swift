@@ -31,7 +31,7 @@ struct PlayCommand: ParsableCommand {
                                  valueName: "model"))
     var model: String = ModelLocator.defaultModel
 
-    @Option(parsing: .unconditional, help: "Tempo in quarter notes per minute while JACK transport is not rolling.")
+    @Option(parsing: .unconditional, help: "Tempo in quarter notes per minute (4 to 1000) while JACK transport is not rolling.")
     var bpm: Double = 120
 
     @Option(parsing: .unconditional, help: "Bars to play, then stop (default: until Ctrl-C, SIGTERM or SIGHUP).")

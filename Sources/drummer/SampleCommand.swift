@@ -117,7 +117,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the tempo the primer ends in, else 120).")
     var bpm: Double?
 
-    @Option(parsing: .unconditional, help: "Number of files: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
+    @Option(parsing: .unconditional, help: "Number of files, 1 to 10000: with K > 1, -o NAME.mid writes NAME-1.mid ... NAME-K.mid.")
     var count: Int = 1
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Output MIDI file; - for standard output.")

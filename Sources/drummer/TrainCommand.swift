@@ -151,11 +151,11 @@ struct TrainCommand: ParsableCommand {
     var resume: String?
 
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("After training, choose the step and export it to this model directory: each checkpoint of the run's second half plays \(TrainCommand.chooseFiles) files of 1,000 hits, measured against the training data as `drummer choose-step` measures them (a grid model by the bar-structure and touch targets too), and the one the rule chooses is exported; when none meets it, a grid model's checkpoints are measured again with the fill bars drawn at temperature \(TrainCommand.fillTemperatures.map { "\($0)" }.joined(separator: ", then ")) (recorded in model.json when one of them is chosen), else the closest is exported (a model of the 2017 layout: its last checkpoint).", valueName: "model"))
+            help: ArgumentHelp("After training, choose the step and export it to this model directory: each checkpoint of the run's second half plays \(TrainCommand.chooseFiles) files of \(TrainCommand.chooseHits.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) hits, measured against the training data as `drummer choose-step` measures them (a grid model by the bar-structure and touch targets too), and the one the rule chooses is exported; when none meets it, a grid model's checkpoints are measured again with the fill bars drawn at temperature \(TrainCommand.fillTemperatures.map { "\($0)" }.joined(separator: ", then ")) (recorded in model.json when one of them is chosen), else the closest is exported (a model of the 2017 layout: its last checkpoint).", valueName: "model"))
     var output: String?
 
-    /// Files each checkpoint plays for `-o`'s choice (the figures of about 100,000 hits).
-    static let chooseFiles = 100
+    /// Files each checkpoint plays for `-o`'s choice, and hits each (the figures of 100,000 hits).
+    static let chooseFiles = 100, chooseHits = 1000
 
     /// The hit sets' temperatures in the fill bars (bars 4 and 8 of each phrase) of `-o`'s further
     /// measurements, in turn, when no checkpoint meets the rule as the model plays: the fill bump
@@ -269,7 +269,7 @@ struct TrainCommand: ParsableCommand {
             checkpoint = last
         } else {
             var chooser = StepChooser(checkpointDir: directory, reference: run.data.path, quantize: nil,
-                                      fromStep: summary.step / 2, toStep: summary.step, count: chooseFiles, notes: 1000,
+                                      fromStep: summary.step / 2, toStep: summary.step, count: chooseFiles, notes: chooseHits,
                                       seed: 30_001, structure: true, closest: true)
             chooser.nothingExported = true
             let rows = try chooser.measure()

@@ -359,7 +359,7 @@ final class GridCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         r = try CLI.run(["eval", model, "--data", src.appendingPathComponent("session2/111_rock-prog_110_beat_5-4.mid").path])
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 beats only (a pickup and a shorter last bar allowed): hit 0 (tick 0 of the file, 480 per quarter note) lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("111_rock-prog_110_beat_5-4.mid: the grid model reads 4/4 beats only (a pickup and a shorter last bar allowed): hit 0 (at tick 0 from the file's start, 480 ticks per quarter note) lies in a bar of 2400 ticks, not 4/4's 1920"), r.stderr)
     }
 
     /// Exports run `dir`'s step-6 checkpoint: its two layers' Wx and Wy, and the model directory.
