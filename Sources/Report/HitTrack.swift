@@ -70,28 +70,11 @@ extension HitTrack {
     /// - Throws: `HitExtractionError.hitTooLate` (see `FileHits`).
     public init(file: MIDIFile, path: String, settings: HitExtractionSettings) throws {
         let extracted = try FileHits(file: file, path: path, settings: settings)
-        // FileHits keeps file.hits(channel:) in order, one entry per NOTE ON read.
-        let raw = file.hits(channel: extracted.channelUsed == "all" ? nil : Int(extracted.channelUsed))
-        precondition(raw.count == extracted.count, "FileHits and MIDIFile.hits disagree")
-        let target = settings.ppq
-        let rescale: (Int) -> Int
-        switch file.division {
-        case .ppq(let ppq):
-            // FileHits' formula (halves round up); a crafted tick too large to scale stays
-            // beyond every hit.
-            rescale = { t in
-                let (scaled, overflow) = t.multipliedReportingOverflow(by: target)
-                return overflow ? Int.max / 2 : (scaled + ppq / 2) / ppq
-            }
-        case .smpte:
-            let tempo = file.tempoMap
-            rescale = { Int((tempo.quarterNotes(atTick: $0) * Double(target)).rounded(.toNearestOrAwayFromZero)) }
-        }
-        let meter = MIDIMeterMap(file: file)
-        let changes = meter.segments.map { (tick: rescale($0.startTick), numerator: $0.numerator, denominator: $0.denominator) }
-        let map = MIDIMeterMap(ticksPerQuarter: target, changes: changes)
-        self.init(path: path, ticksPerQuarter: target, notes: extracted.notes, onsets: extracted.ticks,
-                  velocities: raw.map { Int($0.velocity) },
+        // Bar numbers from FileHits' meters, already at the target resolution (its rescaling).
+        let map = MIDIMeterMap(ticksPerQuarter: settings.ppq,
+                               changes: extracted.meterRuns.map { (tick: $0.tick, numerator: $0.numerator, denominator: $0.denominator) })
+        self.init(path: path, ticksPerQuarter: settings.ppq, notes: extracted.notes, onsets: extracted.ticks,
+                  velocities: extracted.velocities,
                   bars: extracted.ticks.map { t in
                       let p = map.position(atTick: t)
                       return BarSlot(bar: p.bar, tickInBar: p.tickInBar, barTicks: p.length)

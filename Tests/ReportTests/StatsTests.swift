@@ -103,6 +103,16 @@ final class StatsFigureTests: XCTestCase {
         }
     }
 
+    /// Read with the notes of an onset sorted (convert-midi's --onset-order note), each hit keeps
+    /// its own velocity: they come from the same reading as the notes.
+    func testVelocitiesFollowTheirNotesWhenAnOnsetIsSorted() throws {
+        var settings = HitExtractionSettings()
+        settings.onsetOrder = .note
+        let t = try HitTrack(file: performance([(0, 42, 50), (0, 36, 120), (480, 38, 90)]).file, path: "o.mid", settings: settings)
+        XCTAssertEqual(t.notes, [36, 42, 38])
+        XCTAssertEqual(t.velocities, [120, 50, 90])
+    }
+
     /// The onset pattern repeats when the same cells are struck every bar, whatever drum strikes
     /// them; per drum, bars that swap kick and snare are anti-correlated.
     func testOnsetPatternAndPerDrumPeriodicityDiffer() throws {
