@@ -1,9 +1,11 @@
 // Standard output and standard error for the commands' lines and reports. Foundation's
 // FileHandle.write(_:) traps when a write fails (a reader that went away, a full disk): a live
 // player would crash with its notes sounding, a report would die mid-line. Here a failed write
-// to standard output is remembered and reported once as the process ends (`endOfOutput`, exit
-// 1: what was to be printed is lost), and the command goes on; a failed write to standard error
-// is dropped (there is nowhere left to say it).
+// to standard output is remembered and answered once as the process ends (`endOfOutput`): a
+// full disk or another failure is reported (exit 1: what was to be printed is lost); a reader
+// that went away (`tab … | head`) ends the process quietly with the status a shell gives one
+// that SIGPIPE ended (141), as `cat` or `git` do. The command goes on meanwhile; a failed write
+// to standard error is dropped (there is nowhere left to say it).
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +13,15 @@ import Glibc
 
 package enum Console {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var failure: String?
+    nonisolated(unsafe) private static var failure: OutputFailure?
+
+    /// Why standard output could not be written.
+    package struct OutputFailure: Equatable {
+        /// The cause, as a phrase.
+        package var reason: String
+        /// The reader went away (EPIPE): nothing to report.
+        package var readerGone: Bool
+    }
 
     /// Writes `data` to standard output; a failure is remembered, not raised.
     package static func write(_ data: Data) {
@@ -29,12 +39,13 @@ package enum Console {
         lock.lock()
         defer { lock.unlock() }
         guard failure == nil else { return }
-        if let e = error as? AtomicOutput.SystemCallError { failure = ErrorText.errno(e.code) } else { failure = ErrorText.describe(error) }
+        let code = (error as? AtomicOutput.SystemCallError)?.code ?? (error as? POSIXError)?.code.rawValue
+        failure = OutputFailure(reason: code.map(ErrorText.errno) ?? ErrorText.describe(error), readerGone: code == EPIPE)
     }
 
     /// As the process ends: the buffered output flushed, and why standard output could not be
     /// written, if it could not (by `write` or by print's buffered stream).
-    package static func endOfOutput() -> String? {
+    package static func endOfOutput() -> OutputFailure? {
         if fflush(nil) != 0 { remember(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
         lock.lock()
         defer { lock.unlock() }

@@ -5,13 +5,14 @@ import DrummerCore
 import Foundation
 import FileOutput
 
-// A reader that goes away is a failed write to report (Console), not a signal that kills the
-// process mid-work (a live player with its notes sounding). What could not be written to
-// standard output is said as the process ends, and the status is 1.
+// A reader that goes away is a failed write (Console), not a signal that kills the process
+// mid-work (a live player with its notes sounding). As the process ends: a reader gone ends it
+// quietly with SIGPIPE's shell status (128 + 13), another failure is said, with status 1.
 signal(SIGPIPE, SIG_IGN)
 atexit {
     if let failure = Console.endOfOutput() {
-        Console.writeError(Data("error: could not write to standard output: \(failure)\n".utf8))
+        if failure.readerGone { _exit(128 + SIGPIPE) }
+        Console.writeError(Data("error: could not write to standard output: \(failure.reason)\n".utf8))
         _exit(1)
     }
 }
