@@ -53,6 +53,13 @@ public struct FileHits: Equatable, Sendable {
         return 60_000_000 / Double(change.microsecondsPerQuarter)
     }
 
+    /// The tempo at target tick `start` (at 0 when `start` lies before the file) and the changes
+    /// after it up to `end`, at ticks from `start`: a part of the file written as a file of its own.
+    public func tempos(from start: Int, through end: Int) -> (bpm: Double?, later: [MIDITempoChange]) {
+        (bpm(at: max(0, start)), laterTempos.filter { $0.tick > start && $0.tick <= end }
+            .map { MIDITempoChange(tick: $0.tick - start, microsecondsPerQuarter: $0.microsecondsPerQuarter) })
+    }
+
     /// The tempo changes after the first that change the tempo (at target ticks above 0).
     public var laterTempos: [MIDITempoChange] {
         var out: [MIDITempoChange] = []

@@ -315,6 +315,27 @@ public struct GridPrimer: Equatable, Sendable {
     }
 }
 
+extension GridPrimer {
+    /// A primer file's hits as beats, bars as the grid counts them (a pickup is a 4/4 bar's end,
+    /// a short last bar the start of one): `whole`, and `read`, its last `bars` bars, which end
+    /// with the last hit's bar. Empty bars among them count (at the last bar's length: the model
+    /// reads 4/4 bars only), so hits far before them are neither read nor stepped through. A bar
+    /// the model cannot read is refused by `init(beat:group:)` if it lies among those read.
+    /// `hits` is not empty.
+    public static func lastBars(_ bars: Int, of hits: FileHits, barTicks bar: Int) -> (whole: [BeatHit], read: [BeatHit]) {
+        var tickInBar = hits.tickInBar, barTicks = hits.barTicks
+        _ = GridGroup.countBars(onsets: hits.ticks, tickInBar: &tickInBar, barTicks: &barTicks, bar: bar)
+        let barLines = (0..<hits.count).map { hits.ticks[$0] - tickInBar[$0] }
+        let starts = Array(Set(barLines)).sorted()
+        let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: barTicks[hits.count - 1])
+        let lastBarStart = overflow ? Int.min : starts[starts.count - 1] - back
+        let from = max(starts[max(0, starts.count - bars)], lastBarStart)
+        let whole = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
+                                                   tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
+        return (whole, (0..<hits.count).filter { barLines[$0] >= from }.map { whole[$0] })
+    }
+}
+
 extension GridSampler {
     /// Steps of a beat `likeliestStyle` reads (16 bars: a style shows in a few bars, and each
     /// style costs one pass).

@@ -239,23 +239,8 @@ struct SampleCommand: ParsableCommand {
             if hits.channelUsed == "all", !json {
                 status("note: --primer \(p) has no notes on channel 10: every channel is read as drums")
             }
-            // Bars as the model counts them (a pickup is a 4/4 bar's end, a short last bar the
-            // start of one); a bar it cannot read is refused below if it lies among those read.
-            var tickInBar = hits.tickInBar, barTicks = hits.barTicks
-            _ = GridGroup.countBars(onsets: hits.ticks, tickInBar: &tickInBar, barTicks: &barTicks, bar: barLength)
-            let barLines = (0..<hits.count).map { hits.ticks[$0] - tickInBar[$0] }
-            let starts = Array(Set(barLines)).sorted()
-            // The last --primer-bars bars end with the last hit's; empty bars among them count
-            // (at the last bar's length: the model reads 4/4 bars only), so hits far before them
-            // are neither read nor stepped through.
-            let (back, overflow) = (primerBars - 1).multipliedReportingOverflow(by: barTicks[hits.count - 1])
-            let lastBarStart = overflow ? Int.min : starts[starts.count - 1] - back
-            let from = max(starts[max(0, starts.count - primerBars)], lastBarStart)
-            let kept = (0..<hits.count).filter { barLines[$0] >= from }
-            primerBeat = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
-                                                        tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
-            let beat = kept.map { primerBeat[$0] }
-            primerRead = beat
+            let (whole, beat) = GridPrimer.lastBars(primerBars, of: hits, barTicks: barLength)
+            (primerBeat, primerRead) = (whole, beat)
             // GridPrimer counts the bars read (a short bar mid-file that starts them is a pickup
             // of their own): where in a bar the primer starts and ends is its to say.
             let g: GridPrimer
@@ -275,10 +260,7 @@ struct SampleCommand: ParsableCommand {
                 startTick = g.firstOnset
                 // The output's tick 0 is the first kept bar's line (before the file's start for
                 // a pickup); the kept bars carry on to the tempo the primer ends in.
-                let barLine = beat[0].onset - g.firstOnset, last = beat[beat.count - 1].onset
-                keptTempo = (hits.bpm(at: max(0, barLine)),
-                             hits.laterTempos.filter { $0.tick > barLine && $0.tick <= last }
-                                 .map { MIDITempoChange(tick: $0.tick - barLine, microsecondsPerQuarter: $0.microsecondsPerQuarter) })
+                keptTempo = hits.tempos(from: beat[0].onset - g.firstOnset, through: beat[beat.count - 1].onset)
             }
             var line = "primer \(p): \(beat.count) hits"
             if beat.count < hits.count { line += " (its last \(primerBars) bar(s) of \(hits.count) hits)" }
