@@ -51,15 +51,6 @@ final class GridSampler {
         row.deallocate()
     }
 
-    /// h and c of every layer uniform in ±initScale (as the 2017 sampler starts).
-    private func startState(initScale: Float, rng: inout SeededRNG) {
-        let scale = Double(initScale), H = weights.shape.hidden
-        for layer in 0..<weights.shape.layers {
-            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
-                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
-        }
-    }
-
     /// The logits of the last step (every output group), computed once per step: a step's draws
     /// (the hit set, then each hit's velocity and offset) all read them.
     private var stepLogits = UnsafeBufferPointer<Float>(start: nil, count: 0)
@@ -101,16 +92,12 @@ final class GridSampler {
     /// training notes, then made audible on a General MIDI kit.
     func generate(count: Int, options: SamplingOptions, primer: GridPrimer? = nil, rng: inout SeededRNG,
                   emit: (GeneratedHit) throws -> Void) throws {
-        func effective(_ t: Float?) -> Float {
-            let v = t ?? options.temperature
-            return (1 / v).isFinite ? v : 0
-        }
-        let hitsT = effective(options.hitsTemperature), velocityT = effective(options.velocityTemperature)
-        let offsetT = effective(options.offsetTemperature)
-        let fillsT = options.fillsTemperature.map { effective($0) } ?? hitsT
+        let hitsT = options.effective(options.hitsTemperature), velocityT = options.effective(options.velocityTemperature)
+        let offsetT = options.effective(options.offsetTemperature)
+        let fillsT = options.fillsTemperature.map { options.effective($0) } ?? hitsT
         // A style input's style: the one asked for, or drawn first (Sampler.drawStyle).
         let style = group.styles.map { options.style ?? $0.draw(uniform: rng.nextDouble()) } ?? 0
-        startState(initScale: options.initScale, rng: &rng)
+        lstm.setRandomState(initScale: options.initScale, rng: &rng)
         guard count > 0 else { return }
         var seq = primer?.sequence ?? GridSequence()
         seq.style = style
@@ -404,7 +391,7 @@ extension GridSampler {
         let grid = try GridBeat(beat, group: group, reading: "humanizes")
         let cells = grid.cells
         let chosen = style ?? likeliestStyle(of: grid) ?? 0
-        startState(initScale: initScale, rng: &rng)
+        lstm.setRandomState(initScale: initScale, rng: &rng)
         var seq = GridSequence(style: chosen)
         let window = group.stepsRead
         var drawnVelocity = [Int](repeating: 0, count: cells.count), drawnOffset = drawnVelocity

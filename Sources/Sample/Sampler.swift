@@ -112,6 +112,18 @@ public struct GeneratedHit: Hashable, Sendable {
     public func drawn(before end: Int, soundingAt tick: Int) -> Bool { tick - offsetFromStep < end }
 }
 
+extension LSTMInference {
+    /// h and c of every layer uniform in ±initScale: how the 2017 sampler starts, and a grid
+    /// model without a primer.
+    func setRandomState(initScale: Float, rng: inout SeededRNG) {
+        let scale = Double(initScale), H = shape.hidden
+        for layer in 0..<shape.layers {
+            setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
+                     c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
+        }
+    }
+}
+
 /// Generates drum hits from an LSTM model. Not thread-safe: one sampler per thread.
 public final class Sampler {
     public let weights: LSTMWeights
@@ -272,12 +284,7 @@ public final class Sampler {
         for (i, e) in primer.enumerated() where !(0..<N).contains(e.note) || !(0..<K).contains(e.tick) {
             throw SamplerError.primerOutOfRange(position: i, event: e, notes: N, ticks: K)
         }
-        let scale = Double(options.initScale)
-        let H = shape.hidden
-        for layer in 0..<shape.layers {
-            lstm.setState(layer: layer, h: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) },
-                          c: (0..<H).map { _ in Float(rng.uniform(-scale, scale)) })
-        }
+        lstm.setRandomState(initScale: options.initScale, rng: &rng)
         var x: SampledEvent
         let ticks = groups.vocabulary.ixToTick
         if let last = primer.last {
@@ -288,12 +295,7 @@ public final class Sampler {
         }
         struck = (0, 0)
         mark(x.note)
-        // T = 0, or a T so small that 1/T overflows, is argmax (the limit T → 0).
-        func effective(_ t: Float?) -> Float {
-            let v = t ?? options.temperature
-            return (1 / v).isFinite ? v : 0
-        }
-        let noteT = effective(options.noteTemperature), tickT = effective(options.tickTemperature)
+        let noteT = options.effective(options.noteTemperature), tickT = options.effective(options.tickTemperature)
         guard (noteT == 0) == (tickT == 0) else { throw SamplerError.mixedArgmax }
         for _ in 0..<count {
             step(x)
@@ -402,6 +404,13 @@ public final class Sampler {
 }
 
 extension SamplingOptions {
+    /// A group's temperature as drawn with: its own, else `temperature`; T = 0, or a T so small
+    /// that 1/T overflows, is argmax (the limit T → 0).
+    func effective(_ t: Float?) -> Float {
+        let v = t ?? temperature
+        return (1 / v).isFinite ? v : 0
+    }
+
     /// Sets each group's temperature from `temperatures` (by output group name, as
     /// `TemperatureSetting.resolved` gives them); groups not named keep `temperature`.
     public mutating func set(_ temperatures: [String: Float]) {
