@@ -136,13 +136,31 @@ public struct StatsResult: Sendable {
                 .compactMap { $0 }.joined(separator: "; ")
         }
 
-        // The groove targets.
+        // The groove targets. A share of a reference figure of 0 has no ratio: the target is
+        // then met by what the share allows of 0 (within: 0 alone; at least: anything from 0;
+        // at most: 0 alone), and the note says why the ratio is null.
         func at(_ key: String, _ text: String, _ met: Bool?) { targets.append(Target(key: key, text: text, met: met)) }
+        func within(_ p: Pair, _ tolerance: Double) -> Bool? {
+            guard let g = p.generated, let r = p.reference else { return nil }
+            return r == 0 ? g == 0 : abs(g / r - 1) <= tolerance + 1e-12
+        }
+        func atLeast(_ p: Pair, _ share: Double) -> Bool? {
+            guard let g = p.generated, let r = p.reference else { return nil }
+            return r == 0 ? g >= 0 : g / r >= share - 1e-12
+        }
+        func atMost(_ p: Pair, _ share: Double) -> Bool? {
+            guard let g = p.generated, let r = p.reference else { return nil }
+            return r == 0 ? g == 0 : g / r <= share + 1e-12
+        }
+        for (key, p) in [("grid16_share", gridShare), ("bar_periodicity", periodicity)]
+        where p.reference == 0 && p.generated != nil && missing[key] == nil {
+            missing[key] = "the reference's figure is 0: no ratio"
+        }
         at("note_js_bits", "≤ 0.03 bits", noteJS.map { $0 <= 0.03 })
         at("delta_js_bits", "≤ 0.03 bits", deltaJS.map { $0 <= 0.03 })
         at("velocity_js_bits", "≤ 0.05 bits", velocityJS.map { $0 <= 0.05 })
-        at("grid16_share", "within 15% of reference", gridShare.ratio.map { abs($0 - 1) <= 0.15 + 1e-12 })
-        at("bar_periodicity", "≥ 80% of reference", periodicity.ratio.map { $0 >= 0.8 - 1e-12 })
+        at("grid16_share", "within 15% of reference", within(gridShare, 0.15))
+        at("bar_periodicity", "≥ 80% of reference", atLeast(periodicity, 0.8))
         // A flat generated profile against a varied reference cannot correlate: not met.
         let flatGenerated = missing["accent_profile"] == "constant velocity"
         at("accent_profile", "correlation ≥ 0.8", accent.correlation.map { $0 >= 0.8 - 1e-12 } ?? (flatGenerated ? false : nil))
@@ -151,17 +169,12 @@ public struct StatsResult: Sendable {
 
         // The bar-structure targets and the touch targets.
         let gs = g.structure, rs = r.structure
-        // Within a share of the reference's value (0 against 0 is within).
-        func within(_ p: Pair, _ tolerance: Double) -> Bool? {
-            guard let g = p.generated, let r = p.reference else { return nil }
-            return r == 0 ? g == 0 : abs(g / r - 1) <= tolerance + 1e-12
-        }
         for lag in BarStructureSums.lags {
             at("bar_similarity_lag\(lag)", "≥ 80% of reference",
-               Pair(generated: gs.similarity(lag: lag), reference: rs.similarity(lag: lag)).ratio.map { $0 >= 0.8 - 1e-12 })
+               atLeast(Pair(generated: gs.similarity(lag: lag), reference: rs.similarity(lag: lag)), 0.8))
         }
         at("patterns_per_16_bars", "≤ 130% of reference",
-           Pair(generated: gs.patternsPer16Bars, reference: rs.patternsPer16Bars).ratio.map { $0 <= 1.3 + 1e-12 })
+           atMost(Pair(generated: gs.patternsPer16Bars, reference: rs.patternsPer16Bars), 1.3))
         at("fill_tom_crash_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillClassRatio, rs.fillClassRatio))
         at("fill_similarity_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillSimilarityRatio, rs.fillSimilarityRatio))
         at("hits_per_bar", "within 10% of reference", within(Pair(generated: g.hitsPerBar, reference: r.hitsPerBar), 0.1))

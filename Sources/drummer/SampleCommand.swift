@@ -111,7 +111,7 @@ struct SampleCommand: ParsableCommand {
         return (setting, setting.resolved(for: groups, defaults: defaults, continuing: continuing))
     }
 
-    @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output).")
+    @Option(help: "MIDI file whose hits are run through the model first to set its state (not repeated in the output unless --keep-primer). A grid model's file starts at the bar line of the primer's last bar, whose rest it plays: placed there in a sequencer, it carries on where the primer stops (that bar is silent when the primer fills it).")
     var primer: String?
 
     @Option(parsing: .unconditional, help: "Tempo of the output, in beats (quarter notes) per minute, 4 to 1000 (default: the tempo the primer ends in, else 120).")

@@ -195,6 +195,27 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(f.rows.first { $0.figure == "accent correlation" }?.comparison, "n/a (constant velocity)")
     }
 
+    /// A reference figure of 0 has no ratio, yet its target is decided: a share on the 16th grid
+    /// of 1 against none is not within 15% (it was null: neither met nor missed), 0 against 0 is.
+    func testATargetAgainstAReferenceOfZeroIsDecided() throws {
+        func tally(offset: Int) throws -> GrooveTally {
+            var t = GrooveTally(ticksPerQuarter: 480)
+            let hits = (0..<8).map { (tick: $0 * 480 + offset, note: UInt8(38), velocity: UInt8(100)) }
+            t.add(try HitTrack(file: performance(hits).file, path: "q.mid", settings: HitExtractionSettings()), tolerance: 0.125)
+            return t
+        }
+        let onGrid = try tally(offset: 0), off = try tally(offset: 180)
+        let s = StatsResult(generated: onGrid, reference: off, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(s.gridShare.reference, 0)
+        XCTAssertNil(s.gridShare.ratio)
+        XCTAssertEqual(s.target("grid16_share")?.met, false)
+        XCTAssertEqual(s.missing["grid16_share"], "the reference's figure is 0: no ratio")
+        XCTAssertEqual(s.rows.first { $0.figure == "share on 16th grid" }?.mark, "✗")
+        let both = StatsResult(generated: off, reference: off, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(both.target("grid16_share")?.met, true)
+        XCTAssertEqual(both.missing["grid16_share"], "the reference's figure is 0: no ratio")
+    }
+
     func testTalliesAndTargetsOfAHandMadePair() throws {
         // Generated: kick (36) on every quarter of 2 bars at 100; reference: the same plus a snare (38)
         // on 2 and 4, velocities 120/60 alternating.
