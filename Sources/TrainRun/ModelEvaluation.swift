@@ -171,9 +171,10 @@ public enum ModelEvaluation {
 
     /// `events(of:validation:for:)` and the rows each file of the split gives them, in order: a
     /// grid model's kept files (a start row and one per 16th step; one pass over the files for
-    /// both), a 2017-layout model's files (one row per hit) as the dataset's manifest lists them.
+    /// both) and the files it leaves out (not 4/4, or spanning too many bars) with why; a
+    /// 2017-layout model's files (one row per hit) as the dataset's manifest lists them.
     public static func eventsByFile(of data: TrainingData, validation: Bool = false, for model: EvaluatedModel) throws
-        -> (events: [Int32], fileRows: [Int])
+        -> (events: [Int32], fileRows: [Int], leftOut: [(path: String, reason: String)])
     {
         if let grid = model.groups.grid {
             _ = try requireSplit(of: data, validation: validation)
@@ -184,7 +185,7 @@ public enum ModelEvaluation {
                 throw DatasetError.invalid(path: data.path, reason: "no file the grid model reads: \(skipped.path): \(skipped.reason)"
                                            + (files.skipped.count > 1 ? " (and \(files.skipped.count - 1) more left out)" : ""))
             }
-            return (classes, rows)
+            return (classes, rows, files.skipped)
         }
         let events = try events(of: data, validation: validation, for: model)
         let split = validation ? data.validationSplit : data.training
@@ -202,7 +203,7 @@ public enum ModelEvaluation {
             throw DatasetError.invalid(path: data.path + "/manifest.json", reason:
                 "its files do not cover the \(validation ? "validation" : "training") split's \(split?.count ?? 0) hits one after another: the split cannot be cut into files")
         }
-        return (events, files.map(\.hits))
+        return (events, files.map(\.hits), [])
     }
 
     /// The hits of one MIDI file, read as `convert-midi` reads it (as a one-file dataset would

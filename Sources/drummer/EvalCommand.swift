@@ -37,7 +37,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .customLong("each-file"), help: "For a dataset and a model of the 2017 layout: run the model over each of its files from a zero state, as sampling starts a file (default: the files one after another, the state carried from one to the next, as its training log's validation loss reads them; a grid model always reads each file from a zero state).")
     var eachFile = false
 
-    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all; for a grid model events, loss, loss_all, loss_hits, accuracy_hits, hits_by_class and velocity_by_class.")
+    @Flag(help: "Print one JSON object with keys events, loss, accuracy, accuracy_note, accuracy_tick, loss_note, loss_tick, loss_all; for a grid model events, loss, loss_all, loss_hits, accuracy_hits, hits_by_class, velocity_by_class, files and left_out (docs/training.md).")
     var json = false
 
     func validate() throws {
@@ -51,13 +51,20 @@ struct EvalCommand: ParsableCommand {
         let path = try ModelLocator.resolve(model)
         try ModelSource.checkRoom(path)
         let m = try EvaluatedModel.load(path: path)
-        let (events, files) = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize,
-                                                   eachFile: eachFile || m.groups.grid != nil)
+        let (events, files, leftOut) = try EvalInput.events(path: data, model: m, ppq: reading.ppq, quantize: reading.quantize,
+                                                            eachFile: eachFile || m.groups.grid != nil)
+        // Files the grid model cannot read (not 4/4, too long) are said, not dropped unsaid.
+        if let first = leftOut.first {
+            Console.writeError(Data(("note: \(leftOut.count) file\(leftOut.count == 1 ? "" : "s") of \(data) left out: \(first.path): \(first.reason)"
+                                     + (leftOut.count > 1 ? " (and \(leftOut.count - 1) more)" : "") + "\n").utf8))
+        }
         let metrics = try ModelEvaluation.evaluate(m, events: events, fileRows: files, source: data)
         let calibration = m.groups.grid.map { ModelEvaluation.gridCalibration(weights: m.weights, grid: $0, events: events, fileRows: files) }
-        let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state)" } ?? "")
+        let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state"
+            + (leftOut.isEmpty ? "" : "; \(leftOut.count) left out") + ")" } ?? "")
         if json {
-            Console.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration)))
+            Console.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration, files: files?.count,
+                                                         leftOut: leftOut.map { EvalJSON.LeftOut(path: $0.path, reason: $0.reason) })))
         } else {
             if let calibration {
                 print("model \(model): grid layout, hidden size \(m.weights.shape.hidden)")
@@ -107,7 +114,7 @@ struct MIDIReadOptions: ParsableArguments {
 /// each of a dataset's files (nil for a MIDI file: one file).
 enum EvalInput {
     static func events(path: String, model: EvaluatedModel, ppq: Int?, quantize: Int?, eachFile: Bool = false) throws
-        -> (events: [Int32], fileRows: [Int]?)
+        -> (events: [Int32], fileRows: [Int]?, leftOut: [(path: String, reason: String)])
     {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
@@ -127,10 +134,13 @@ enum EvalInput {
                     + "reads the validation split's files from its dataset's manifest.json; convert the dataset again with this drummer")
             }
             let data = try TrainingData.load(path: validation ? parent : path)
-            if eachFile { return try ModelEvaluation.eventsByFile(of: data, validation: validation, for: model) }
-            return (try ModelEvaluation.events(of: data, validation: validation, for: model), nil)
+            if eachFile {
+                let (events, rows, leftOut) = try ModelEvaluation.eventsByFile(of: data, validation: validation, for: model)
+                return (events, rows, leftOut)
+            }
+            return (try ModelEvaluation.events(of: data, validation: validation, for: model), nil, [])
         }
-        return (try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize), nil)
+        return (try ModelEvaluation.events(midiFile: path, for: model, ppq: ppq, quantize: quantize), nil, [])
     }
 }
 
@@ -141,10 +151,19 @@ enum EvalInput {
 struct EvalJSON: Encodable {
     let metrics: Metrics
     let calibration: GridCalibration?
+    /// Files read, each from a zero state (a grid model's, or --each-file's).
+    let files: Int?
+    /// A grid model's files left out of a dataset, with why.
+    let leftOut: [LeftOut]
+
+    struct LeftOut: Encodable {
+        let path: String
+        let reason: String
+    }
 
     enum CodingKeys: String, CodingKey {
         case events, loss, lossAll = "loss_all", lossHits = "loss_hits", accuracyHits = "accuracy_hits"
-        case hitsByClass = "hits_by_class", velocityByClass = "velocity_by_class"
+        case hitsByClass = "hits_by_class", velocityByClass = "velocity_by_class", files, leftOut = "left_out"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -157,5 +176,7 @@ struct EvalJSON: Encodable {
         try c.encode(metrics.accuracyNote, forKey: .accuracyHits)
         try c.encode(calibration.hits, forKey: .hitsByClass)
         try c.encode(calibration.velocity, forKey: .velocityByClass)
+        try c.encodeIfPresent(files, forKey: .files)
+        try c.encode(leftOut, forKey: .leftOut)
     }
 }

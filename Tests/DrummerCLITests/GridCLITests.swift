@@ -267,11 +267,11 @@ final class GridCLITests: XCTestCase {
         func predictions(_ out: String) -> Int? {
             out.split(separator: "\n").first { $0.hasPrefix("predictions ") }.flatMap { Int($0.split(separator: " ")[1]) }
         }
-        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state; 1 left out)"), r.stdout)
         let each = try XCTUnwrap(predictions(r.stdout), r.stdout)
         r = try CLI.run(["eval", model, "--data", data.path, "--each-file"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("data \(data.path) (3 files, each from a zero state; 1 left out)"), r.stdout)
         XCTAssertEqual(predictions(r.stdout), each, r.stdout)
         // A file of S 16th steps has S + 1 rows (its start row first) and makes S predictions:
         // the training split's steps, as the run counted them.
@@ -316,7 +316,12 @@ final class GridCLITests: XCTestCase {
         XCTAssertNotNil(evaluated["loss"], r.stdout)
         // The grid's keys, as its text output names them: no note, tick or joint figures of the 2017 layout.
         XCTAssertEqual(Set(evaluated.keys), ["events", "loss", "loss_all", "loss_hits", "accuracy_hits", "hits_by_class",
-                                             "velocity_by_class"])
+                                             "velocity_by_class", "files", "left_out"])
+        // The split's 5/4 file is left out, and said so (it was dropped unsaid).
+        XCTAssertEqual(evaluated["files"] as? Int, 2)
+        XCTAssertEqual((evaluated["left_out"] as? [[String: String]])?.map { $0["path"] ?? "" }, ["drummer1/session2/111_rock-prog_110_beat_5-4.mid"])
+        XCTAssertTrue(r.stderr.contains("note: 1 file of \(split.appendingPathComponent("validation").path) left out: "
+                                        + "drummer1/session2/111_rock-prog_110_beat_5-4.mid: meter 5/4\n"), r.stderr)
         XCTAssertEqual(evaluated["loss_all"] as? Double ?? .nan, evaluated["loss"] as? Double ?? .nan, accuracy: 1e-9)
         XCTAssertTrue((0.0...1.0).contains(evaluated["accuracy_hits"] as? Double ?? -1), r.stdout)
         XCTAssertLessThan(evaluated["loss_hits"] as? Double ?? .nan, evaluated["loss"] as? Double ?? .nan)
