@@ -195,6 +195,21 @@ public enum ReportBuilder {
             s.note(m)
             return s
         }
+        // A run that diverged logs nan losses while its rate runs on: its loss curves stop where
+        // they turned nan, which the charts alone would show as a healthy run cut short.
+        if let bad = log.nonFiniteLoss {
+            let m: String
+            if bad.toTheEnd {
+                let lastFinite = log.lossColumns.compactMap { log.series($0).last?.x }.max()
+                m = "\(path): the losses are not finite (nan or inf) from step \(Int(bad.step)) on, \(bad.rows) row(s): the run diverged; "
+                    + (lastFinite.map { "the loss curves stop at step \(Int($0))" } ?? "no loss curve to draw")
+            } else {
+                m = "\(path): \(bad.rows) row(s) hold a loss that is not finite (nan or inf), the first at step \(Int(bad.step)); "
+                    + "the loss curves leave them out"
+            }
+            warnings.append(m)
+            s.note(m)
+        }
         let best = log.bestValidation
         let logged = log.rowCount - log.evaluationCount
         var lines: [String] = ["\(log.evaluationCount) evaluation(s)"

@@ -14,6 +14,10 @@ public struct TrainingLog: Sendable {
     public let steps: [Double]
     /// Per column, one value per row; nil where the field is empty or not a finite number.
     public let values: [String: [Double?]]
+    /// Per column, the rows whose field is a number that is not finite (nan, inf): nil in
+    /// `values`, as nothing can be drawn there, but a figure that was logged (a diverged run
+    /// logs nan losses at each evaluation).
+    public let nonFinite: [String: Set<Int>]
     /// Rows left out because their step is not a number.
     public let skippedRows: Int
 
@@ -24,7 +28,21 @@ public struct TrainingLog: Sendable {
     /// train_loss column.
     public var evaluationCount: Int {
         guard let col = values["train_loss"] else { return rowCount }
-        return col.filter { $0 != nil }.count
+        let notFinite = nonFinite["train_loss"] ?? []
+        return col.indices.filter { col[$0] != nil || notFinite.contains($0) }.count
+    }
+
+    /// The first step at which a loss column holds a number that is not finite, how many rows
+    /// hold one, and whether no loss is finite from there on (the run diverged; its loss curves
+    /// stop there while the rate and accuracy run on). Nil when every loss logged is finite.
+    public var nonFiniteLoss: (step: Double, rows: Int, toTheEnd: Bool)? {
+        let losses = columns.filter { $0 != "step" && $0.lowercased().contains("loss") }
+        let bad = losses.reduce(into: Set<Int>()) { $0.formUnion(nonFinite[$1] ?? []) }
+        guard let first = bad.min() else { return nil }
+        let finiteAfter = losses.contains { name in
+            (values[name] ?? []).dropFirst(first + 1).contains { $0 != nil }
+        }
+        return (steps[first], bad.count, !finiteAfter)
     }
 
     /// Parses the text of a log.
@@ -43,6 +61,7 @@ public struct TrainingLog: Sendable {
         columns = table.header
         var steps: [Double] = []
         var values: [String: [Double?]] = [:]
+        var nonFinite: [String: Set<Int>] = [:]
         for name in table.header { values[name] = [] }
         var skipped = 0
         for row in table.rows {
@@ -50,13 +69,16 @@ public struct TrainingLog: Sendable {
                 skipped += 1
                 continue
             }
-            steps.append(step)
             for (i, name) in table.header.enumerated() {
-                values[name, default: []].append(i < row.count ? Self.number(row[i]) : nil)
+                let field = i < row.count ? row[i].trimmingCharacters(in: .whitespaces) : ""
+                values[name, default: []].append(Self.number(field))
+                if let v = Double(field), !v.isFinite { nonFinite[name, default: []].insert(steps.count) }
             }
+            steps.append(step)
         }
         self.steps = steps
         self.values = values
+        self.nonFinite = nonFinite
         skippedRows = skipped
     }
 

@@ -264,6 +264,29 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(r5.stderr.contains("nothing to report"), r5.stderr)
     }
 
+    /// A run whose losses became nan (it diverged) is said to be one, on stderr and the page;
+    /// its nan rows are evaluations, not logged steps between them.
+    func testADivergedRunIsNamed() throws {
+        let dir = tmp.appendingPathComponent("diverged")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var text = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,validation_loss,validation_accuracy\n"
+        for i in 1...20 {
+            let loss = i <= 10 ? String(5 - 0.1 * Double(i)) : "nan"
+            text += "\(i * 100),\(i),\(loss),0.001,\(loss),0.3,\(loss),0.2\n"
+        }
+        try text.write(to: dir.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
+        let out = tmp.appendingPathComponent("d.html")
+        let r = try CLI.run(["report", "--checkpoints", dir.path, "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let line = "\(dir.path)/train_log.csv: the losses are not finite (nan or inf) from step 1100 on, 10 row(s): "
+            + "the run diverged; the loss curves stop at step 1000"
+        XCTAssertTrue(r.stderr.contains("warning: \(line)"), r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertEqual(sections(html), ["warnings", "curves"])
+        XCTAssertTrue(html.contains(line), "the page's warnings")
+        XCTAssertTrue(html.contains("20 evaluation(s), steps 100 to 2k"), "nan rows are evaluations")
+    }
+
     func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
         let gen = try sample("g.mid", seed: 6)
         let ref = try referenceFolder()

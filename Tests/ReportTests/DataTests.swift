@@ -55,6 +55,30 @@ final class TrainingLogTests: XCTestCase {
         XCTAssertEqual(log.lossColumns, ["train_loss"])
     }
 
+    /// A run that diverged: its losses are nan from the eleventh evaluation on. Those rows are
+    /// evaluations still, and the log says from which step its losses are not finite.
+    func testLossesThatBecomeNaNAreAStepNotAGap() throws {
+        var text = "step,epoch,smoothed_loss,learning_rate,train_loss,train_accuracy,validation_loss,validation_accuracy\n"
+        for i in 1...20 {
+            let loss = i <= 10 ? String(5 - 0.1 * Double(i)) : "nan"
+            text += "\(i * 100),\(i),\(loss),0.001,\(loss),0.3,\(loss),0.2\n"
+        }
+        let log = try TrainingLog(csv: text, path: "l.csv")
+        XCTAssertEqual(log.evaluationCount, 20)
+        let bad = try XCTUnwrap(log.nonFiniteLoss)
+        XCTAssertEqual(bad.step, 1100)
+        XCTAssertEqual(bad.rows, 10)
+        XCTAssertTrue(bad.toTheEnd)
+        XCTAssertEqual(log.series("train_loss").count, 10, "the chart draws the finite losses")
+        // One inf between finite losses is not a divergence; an empty field is no loss at all.
+        let once = try TrainingLog(csv: "step,train_loss\n1,2.5\n2,inf\n3,2.4\n4,\n", path: "l.csv")
+        XCTAssertEqual(once.evaluationCount, 3)
+        XCTAssertEqual(once.nonFiniteLoss?.step, 2)
+        XCTAssertEqual(once.nonFiniteLoss?.rows, 1)
+        XCTAssertEqual(once.nonFiniteLoss?.toTheEnd, false)
+        XCTAssertNil(try TrainingLog(csv: Self.text, path: "l.csv").nonFiniteLoss)
+    }
+
     func testHeaderOnlyEmptyAndNoStep() throws {
         XCTAssertEqual(try TrainingLog(csv: "step,train_loss\n", path: "l.csv").rowCount, 0)
         XCTAssertThrowsError(try TrainingLog(csv: "", path: "l.csv")) { XCTAssertEqual($0 as? TrainingLogError, .empty(path: "l.csv")) }
