@@ -56,16 +56,17 @@ public struct LineChart: Sendable {
     }
 
     public func render(label: String) -> String {
-        let f = Frame(width: width, height: height, left: 58, right: 14, top: 22, bottom: 44)
-        var svg = SVG(width: width, height: height)
         let all = series.flatMap(\.points)
         let xs = NiceScale.ticks(lo: all.map(\.x).min() ?? 0, hi: all.map(\.x).max() ?? 1, count: 6)
         let ys = NiceScale.ticks(lo: all.map(\.y).min() ?? 0, hi: all.map(\.y).max() ?? 1, count: 5)
+        let yLabels = NiceScale.labels(ys)
+        let f = Frame(width: width, height: height, left: leftMargin(yLabels), right: 14, top: 22, bottom: 44)
+        var svg = SVG(width: width, height: height)
         let x0 = xs.first ?? 0, x1 = xs.last ?? 1, y0 = ys.first ?? 0, y1 = ys.last ?? 1
         func px(_ x: Double) -> Double { f.left + (x - x0) / max(x1 - x0, .leastNonzeroMagnitude) * f.plotWidth }
         func py(_ y: Double) -> Double { f.top + f.plotHeight - (y - y0) / max(y1 - y0, .leastNonzeroMagnitude) * f.plotHeight }
 
-        drawAxes(&svg, f, xTicks: xs.map { (px($0), NiceScale.label($0)) }, yTicks: ys.map { (py($0), NiceScale.label($0)) },
+        drawAxes(&svg, f, xTicks: zip(xs, NiceScale.labels(xs)).map { (px($0), $1) }, yTicks: zip(ys, yLabels).map { (py($0), $1) },
                  xLabel: xLabel, yLabel: yLabel)
         for (i, s) in series.enumerated() {
             var extra = [("stroke", Palette.color(i)), ("stroke-width", "1.6"), ("class", "series")]
@@ -130,10 +131,11 @@ public struct BarChart: Sendable {
     }
 
     public func render(label: String) -> String {
-        let f = Frame(width: width, height: height, left: 58, right: 14, top: 14, bottom: 48)
-        var svg = SVG(width: width, height: height)
         let top = groups.flatMap(\.values).filter(\.isFinite).max() ?? 0
         let ys = NiceScale.ticks(lo: 0, hi: top > 0 ? top : 1, count: 4)
+        let yLabels = percent ? NiceScale.labels(ys.map { $0 * 100 }).map { $0 + "%" } : NiceScale.labels(ys)
+        let f = Frame(width: width, height: height, left: leftMargin(yLabels), right: 14, top: 14, bottom: 48)
+        var svg = SVG(width: width, height: height)
         let y1 = ys.last ?? 1
         func py(_ y: Double) -> Double { f.top + f.plotHeight - y / max(y1, .leastNonzeroMagnitude) * f.plotHeight }
         let n = max(1, categories.count)
@@ -145,7 +147,7 @@ public struct BarChart: Sendable {
             i % every == 0 ? (f.left + (Double(i) + 0.5) * slot, c) : nil
         }
         drawAxes(&svg, f, xTicks: xTicks,
-                 yTicks: ys.map { (py($0), percent ? NiceScale.label($0 * 100) + "%" : NiceScale.label($0)) },
+                 yTicks: zip(ys, yLabels).map { (py($0), $1) },
                  xLabel: xLabel, yLabel: yLabel, xTickMarks: false)
         let gap = slot * 0.15
         let barWidth = (slot - 2 * gap) / Double(max(1, groups.count))
@@ -163,6 +165,12 @@ public struct BarChart: Sendable {
         }
         return svg.render(label: label, className: "chart")
     }
+}
+
+/// The plot's left edge: 58 px, wider when a y tick label is longer than the 5 characters
+/// (10 px text, about 5.6 px a character) that fit between the axis title and the axis.
+func leftMargin(_ yLabels: [String]) -> Double {
+    max(58, 28 + 5.6 * Double(yLabels.map(\.count).max() ?? 0))
 }
 
 /// Axes, grid lines, tick labels and axis titles.

@@ -54,6 +54,46 @@ public enum NiceScale {
         return out
     }
 
+    /// Labels of evenly spaced `ticks`, each with the digits their step needs, so that
+    /// neighbours differ however narrow the range: a constant rate of 0.001 is drawn on ticks
+    /// 0.0009, 0.00095, 0.001 … (two significant digits read 0.001 twice); a step that needs more
+    /// than 5 decimals gives 1e-4, 1.005e-4 …; steps in thousands and millions 1M, 1.0001M ….
+    public static func labels(_ ticks: [Double]) -> [String] {
+        let step = zip(ticks, ticks.dropFirst()).map { abs($1 - $0) }.filter { $0 > 0 && $0.isFinite }.min()
+        return ticks.map { v in step.map { label(v, step: $0) } ?? label(v) }
+    }
+
+    /// `v` with the decimals `step` needs (in k or M from a thousand, a million on); more than
+    /// 5 decimals (a step below 0.00001) as a power of ten, "1.005e-4", which stays short.
+    static func label(_ v: Double, step: Double) -> String {
+        let a = abs(v)
+        guard a >= step * 1e-9 else { return "0" }
+        let (scale, suffix) = a >= 1_000_000 ? (1_000_000.0, "M") : a >= 1_000 ? (1_000.0, "k") : (1.0, "")
+        // The decimals of the step itself: those of its leading digit, and more while it is not
+        // whole in them (a step of 0.25 needs two).
+        let unit = step / scale
+        var decimals = max(0, Int(-(log10(unit) + 1e-9).rounded(.down)))
+        while decimals < 15, abs(unit * pow(10, Double(decimals)) - (unit * pow(10, Double(decimals))).rounded()) > 1e-6 {
+            decimals += 1
+        }
+        if decimals > 5, suffix.isEmpty {
+            let exponent = Int(log10(a).rounded(.down))
+            let digits = max(0, exponent + decimals)
+            let mantissa = trimZeros(String(format: "%.\(digits)f", v / pow(10, Double(exponent))))
+            return "\(mantissa)e\(exponent)"
+        }
+        let s = trimZeros(String(format: "%.\(decimals)f", v / scale))
+        return (s == "-0" ? "0" : s) + suffix
+    }
+
+    private static func trimZeros(_ s: String) -> String {
+        guard s.contains(".") else { return s }
+        var s = s
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+
     /// A short label: "0", "0.25", "1.5k", "20k", "3M", "0.0156".
     public static func label(_ v: Double) -> String {
         let a = abs(v)

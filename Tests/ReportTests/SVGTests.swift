@@ -90,6 +90,25 @@ final class ScaleTests: XCTestCase {
         XCTAssertEqual(NiceScale.label(0.0078125), "0.0078")
     }
 
+    /// Ticks of a narrow range get the digits their step needs: neighbours never read alike.
+    func testLabelsOfANarrowRangeDiffer() {
+        let constant = NiceScale.labels(NiceScale.ticks(lo: 0.001, hi: 0.001))
+        XCTAssertEqual(constant, ["0.0009", "0.00095", "0.001", "0.00105", "0.0011", "0.00115"])
+        let tiny = NiceScale.labels(NiceScale.ticks(lo: 0.0001, hi: 0.0001 + 19e-7))
+        XCTAssertEqual(tiny, ["1e-4", "1.005e-4", "1.01e-4", "1.015e-4", "1.02e-4"])
+        let steps = NiceScale.labels(NiceScale.ticks(lo: 1_000_000, hi: 1_000_500, count: 6))
+        XCTAssertEqual(steps, ["1M", "1.0001M", "1.0002M", "1.0003M", "1.0004M", "1.0005M"])
+        XCTAssertEqual(NiceScale.labels([0, 20_000, 40_000]), ["0", "20k", "40k"])
+        XCTAssertEqual(NiceScale.labels([2, 2.5, 3]), ["2", "2.5", "3"])
+        XCTAssertEqual(NiceScale.labels([0, 500, 1000, 1500]), ["0", "500", "1k", "1.5k"])
+        XCTAssertEqual(NiceScale.labels([0.1, 0.2, 0.30000000000000004]), ["0.1", "0.2", "0.3"])
+        XCTAssertEqual(NiceScale.labels([-0.0001, 0, 0.0001]), ["-0.0001", "0", "0.0001"])
+        // The chart draws them: a constant learning rate's axis.
+        let chart = LineChart(series: [.init(name: "learning_rate", points: (1...5).map { (Double($0 * 100), 0.001) })],
+                              xLabel: "step", yLabel: "learning rate").render(label: "Learning rate")
+        for label in constant { XCTAssertTrue(chart.contains(">\(label)</text>"), label) }
+    }
+
     func testDownsampleKeepsEndsExtremesAndTheBestPoint() {
         let n = 1000
         var ys = (0..<n).map { 3 + sin(Double($0) / 30) }
