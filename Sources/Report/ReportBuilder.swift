@@ -282,13 +282,11 @@ public enum ReportBuilder {
     // MARK: Histograms
 
     /// The generated files in sets, one column each, in the order given: the files NAME-k.mid of
-    /// one folder (as `sample --count` names them) are the set NAME; any other file is a set of
-    /// its own, named by its file name. A name two folders share gets its folder.
+    /// one folder (as `sample --count` names them; two or more) are the set NAME; any other file
+    /// is a set of its own, named by its file name. A name two folders share gets its folder.
     static func generatedSets(_ paths: [String]) -> [(name: String, paths: [String])] {
-        func key(_ path: String) -> (folder: String, name: String) { let k = setKey(path); return (k.folder, k.name) }
         var sets: [(folder: String, name: String, paths: [String])] = []
-        for path in paths {
-            let k = key(path)
+        for (path, k) in zip(paths, setKeys(paths)) {
             if let i = sets.firstIndex(where: { $0.folder == k.folder && $0.name == k.name }) {
                 sets[i].paths.append(path)
             } else {
@@ -302,7 +300,21 @@ public enum ReportBuilder {
         }
     }
 
-    /// A generated file's set: its folder, and NAME of NAME-k.mid (k its number) or its stem.
+    /// The set of each of `paths`: its folder, and NAME of NAME-k.mid (k its number) when another
+    /// file of its folder is NAME-j.mid, else its stem. A lone file's -k is part of its name (a
+    /// Groove file ends in its meter, 136_funk-fast_125_fill_4-4.mid), not a sample's number.
+    static func setKeys(_ paths: [String]) -> [(folder: String, name: String, number: Int?)] {
+        let keys = paths.map(setKey)
+        var numbered: [String: Int] = [:]
+        for k in keys where k.number != nil { numbered[k.folder + "\u{0}" + k.name, default: 0] += 1 }
+        return zip(paths, keys).map { path, k in
+            guard k.number != nil, numbered[k.folder + "\u{0}" + k.name, default: 0] < 2 else { return k }
+            return (k.folder, ((path as NSString).lastPathComponent as NSString).deletingPathExtension, nil)
+        }
+    }
+
+    /// A generated file's set by its own name: its folder, and NAME of NAME-k.mid (k its number)
+    /// or its stem.
     static func setKey(_ path: String) -> (folder: String, name: String, number: Int?) {
         let folder = (path as NSString).deletingLastPathComponent
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -318,8 +330,9 @@ public enum ReportBuilder {
     /// files NAME-1, NAME-2 … NAME-10 by number (a shell's g-*.mid gives g-1, g-10, g-11 … g-2).
     public static func ordered(_ paths: [String]) -> [String] {
         var firstSeen: [String: Int] = [:]
+        let keys = setKeys(paths)
         let keyed = paths.enumerated().map { i, path -> (set: Int, number: Int, index: Int, path: String) in
-            let k = setKey(path)
+            let k = keys[i]
             let id = k.folder + "\u{0}" + k.name
             let set = firstSeen[id] ?? i
             firstSeen[id] = set

@@ -11,6 +11,15 @@ final class GeneratedSetsTests: XCTestCase {
         XCTAssertEqual(ReportBuilder.ordered(given),
                        ["out/g-1.mid", "out/g-2.mid", "out/g-10.mid", "out/g-11.mid", "beat.mid", "other/g-3.mid", "out/g-x.mid"])
         let sets = ReportBuilder.generatedSets(ReportBuilder.ordered(given))
-        XCTAssertEqual(sets.map(\.name), ["out/g (4 files)", "beat", "other/g", "g-x"])
+        XCTAssertEqual(sets.map(\.name), ["g (4 files)", "beat", "g-3", "g-x"])
+    }
+
+    /// NAME-N names a set when two or more files share NAME; a lone file keeps its whole name
+    /// (a Groove file's 4-4 is its meter, not a sample's number).
+    func testALoneFileKeepsItsWholeName() {
+        XCTAssertEqual(ReportBuilder.generatedSets(["g/136_funk-fast_125_fill_4-4.mid"]).map(\.name),
+                       ["136_funk-fast_125_fill_4-4"])
+        XCTAssertEqual(ReportBuilder.generatedSets(["a/x-1.mid", "a/x-2.mid", "b/x-1.mid", "b/y-2.mid"]).map(\.name),
+                       ["x (2 files)", "x-1", "y-2"])
     }
 }
