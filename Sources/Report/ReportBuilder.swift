@@ -293,12 +293,25 @@ public enum ReportBuilder {
                 sets.append((k.folder, k.name, [path]))
             }
         }
-        return sets.map { set in
+        let named = sets.map { set -> (name: String, paths: [String]) in
             let shared = sets.filter { $0.name == set.name }.count > 1
             let name = shared ? (set.folder.isEmpty ? set.name : "\(set.folder)/\(set.name)") : set.name
             return (name + (set.paths.count > 1 ? " (\(set.paths.count) files)" : ""), set.paths)
         }
+        // Each set is a colour, a column and a stats table: 300 files of other names made 300 of
+        // them, colours repeating. Beyond the colours the reference leaves, the files in no
+        // NAME-N set are one set; beyond that too, the NAME-N sets after the first ones join it.
+        let most = maxGeneratedSets
+        guard named.count > most else { return named }
+        var kept = named.filter { $0.paths.count > 1 }
+        if kept.count + (kept.count < named.count ? 1 : 0) > most { kept = Array(kept.prefix(most - 1)) }
+        let inKept = Set(kept.flatMap(\.paths))
+        let pooled = paths.filter { !inKept.contains($0) }
+        return kept + [((kept.isEmpty ? "\(pooled.count) files" : "\(pooled.count) other files"), pooled)]
     }
+
+    /// Most sets of generated files: the palette's colours less the reference's.
+    static var maxGeneratedSets: Int { Palette.colors.count - 1 }
 
     /// The set of each of `paths`: its folder, and NAME of NAME-k.mid (k its number) when another
     /// file of its folder is NAME-j.mid, else its stem. A lone file's -k is part of its name (a

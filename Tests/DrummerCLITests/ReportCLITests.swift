@@ -287,6 +287,22 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(html.contains("20 evaluation(s), steps 100 to 2k"), "nan rows are evaluations")
     }
 
+    /// Files not named NAME-N beyond the colours are one set: a legend of one key, not eleven.
+    func testManyLooseFilesAreOneSet() throws {
+        let paths = try (1...11).map { i -> String in
+            let url = tmp.appendingPathComponent("beat_\(i).mid")
+            try TinySMF.rockBeat.write(to: url)
+            return url.path
+        }
+        let out = tmp.appendingPathComponent("many.html")
+        let r = try CLI.run(["report"] + paths + ["--no-audio", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        let notes = try XCTUnwrap(html.components(separatedBy: "<figure>").first { $0.contains("<figcaption>Notes") })
+        XCTAssertEqual(notes.components(separatedBy: "class=\"key\"").count - 1, 1, "one set")
+        XCTAssertTrue(notes.contains("11 files"), notes)
+    }
+
     func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
         let gen = try sample("g.mid", seed: 6)
         let ref = try referenceFolder()

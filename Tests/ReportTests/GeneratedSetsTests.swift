@@ -22,4 +22,20 @@ final class GeneratedSetsTests: XCTestCase {
         XCTAssertEqual(ReportBuilder.generatedSets(["a/x-1.mid", "a/x-2.mid", "b/x-1.mid", "b/y-2.mid"]).map(\.name),
                        ["x (2 files)", "x-1", "y-2"])
     }
+
+    /// More sets than the palette's colours less the reference's: the files that are in no
+    /// NAME-N set are pooled into one set; beyond that, the sets after the eighth.
+    func testManySetsArePooled() {
+        let loose = (1...300).map { "gen/beat_\($0).mid" }
+        XCTAssertEqual(ReportBuilder.generatedSets(loose).map(\.name), ["300 files"])
+        XCTAssertEqual(ReportBuilder.generatedSets(loose).first?.paths, loose)
+        let two = ["a-1.mid", "a-2.mid", "b-1.mid", "b-2.mid", "b-3.mid"]
+        XCTAssertEqual(ReportBuilder.generatedSets(two + loose.prefix(20)).map(\.name), ["a (2 files)", "b (3 files)", "20 other files"])
+        // Up to 9 sets are kept as they are.
+        XCTAssertEqual(ReportBuilder.generatedSets(two + loose.prefix(7)).count, 9)
+        let many = (1...12).flatMap { ["s\($0)-1.mid", "s\($0)-2.mid"] }
+        let sets = ReportBuilder.generatedSets(many + ["lone.mid"])
+        XCTAssertEqual(sets.map(\.name), (1...8).map { "s\($0) (2 files)" } + ["9 other files"])
+        XCTAssertEqual(sets.last?.paths, Array(many.suffix(8)) + ["lone.mid"])
+    }
 }
