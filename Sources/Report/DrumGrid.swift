@@ -79,6 +79,8 @@ public struct DrumGrid: Codable, Equatable, Sendable {
     public var ticksPerQuarter: Int
     /// Tempo at the start, beats (quarter notes) per minute.
     public var bpm: Double
+    /// Tempos of the file in order, beats per minute: `bpm`, then each change to another.
+    public var tempos: [Double]
     /// Time signatures of the file in order, e.g. ["4/4"] or ["4/4", "3/4"].
     public var meters: [String]
     /// The channel read (1-based), nil for every channel.
@@ -221,7 +223,7 @@ extension DrumGrid {
             let m = "\(seg.numerator)/\(seg.denominator)"
             if meters.last != m { meters.append(m) }
         }
-        self.init(path: performance.path, ticksPerQuarter: tpq, bpm: performance.initialBPM, meters: meters,
+        self.init(path: performance.path, ticksPerQuarter: tpq, bpm: performance.initialBPM, tempos: performance.tempos, meters: meters,
                   channel: performance.channel.map { $0 + 1 },
                   grid: g, tolerance: options.tolerance, totalBars: total, totalHits: performance.hits.count,
                   bars: bars, rows: rows, hitsShown: shown, offGridHits: offGrid, mergedHits: merged)

@@ -61,6 +61,24 @@ public struct DrumPerformance: Sendable {
     }
 }
 
+extension DrumPerformance {
+    /// The file's tempos in beats per minute, in order: `initialBPM`, then each change to another
+    /// tempo (of changes at one tick the last, the one that plays).
+    var tempos: [Double] {
+        var changes: [MIDITempoChange] = []
+        let later = tempo.changes.enumerated().filter { $0.element.tick > 0 && $0.element.microsecondsPerQuarter > 0 }
+        for c in later.sorted(by: { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }).map(\.element) {
+            if changes.last?.tick == c.tick { changes[changes.count - 1] = c } else { changes.append(c) }
+        }
+        var out = [initialBPM]
+        for c in changes {
+            let bpm = 60_000_000 / Double(c.microsecondsPerQuarter)
+            if bpm != out.last { out.append(bpm) }
+        }
+        return out
+    }
+}
+
 /// What went wrong with one input of `drummer report` or `drummer tab`; each names the file.
 public enum ReportError: Error, Equatable, CustomStringConvertible {
     case missingPath(path: String, what: String)

@@ -82,10 +82,17 @@ public enum DrumTab {
     /// The whole tab: header, blocks of bars, legend.
     public static func render(_ grid: DrumGrid, style: DrumTabStyle = DrumTabStyle()) -> String {
         var lines: [String] = []
-        var bpm = String(format: "%.1f", grid.bpm)
-        if bpm.hasSuffix(".0") { bpm.removeLast(2) }
+        func bpm(_ v: Double) -> String {
+            var s = String(format: "%.1f", v)
+            if s.hasSuffix(".0") { s.removeLast(2) }
+            return s
+        }
+        // Tempo changes listed as meter changes are; past a few (a played tempo map), their range.
+        let tempos = grid.tempos.isEmpty ? [grid.bpm] : grid.tempos
+        let tempo = tempos.count <= 4 ? tempos.map(bpm).joined(separator: ", ") + " BPM"
+            : "\(bpm(tempos.min() ?? grid.bpm))-\(bpm(tempos.max() ?? grid.bpm)) BPM (\(tempos.count) tempos)"
         let channel = grid.channel.map { "channel \($0)" } ?? "all channels"
-        lines.append("\(grid.path): \(grid.meters.joined(separator: ", ")), \(bpm) BPM, "
+        lines.append("\(grid.path): \(grid.meters.joined(separator: ", ")), \(tempo), "
                      + "\(plural(grid.totalBars, "bar")), \(plural(grid.totalHits, "hit")) on \(channel)")
         guard let firstBar = grid.bars.first, let lastBar = grid.bars.last else {
             lines.append(grid.totalHits == 0 ? "no hits: nothing to show" : "no bars in the range asked for")

@@ -27,7 +27,8 @@ struct TabCommand: ParsableCommand {
             more empty bars is one line saying how many.
 
             Reads channel 10 (index 9) when the file has notes there, otherwise every channel \
-            (--channel to choose). --json prints the grid: bars, and per drum one array of cells per \
+            (--channel to choose). The header lists the tempos as the meters (a range past four). --json prints \
+            the grid: bpm (the first tempo), tempos (all), meters, bars, and per drum one array of cells per \
             bar (null, or velocity, hits, off_grid and offset in cells); a run of empty bars is one bar \
             with empty_bars and no cells.
             """)

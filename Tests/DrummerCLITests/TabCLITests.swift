@@ -169,6 +169,33 @@ final class TabCLITests: XCTestCase {
             """)
     }
 
+    /// A tempo change is listed as a meter change is (the header read the first tempo alone);
+    /// --json keeps `bpm` the first and lists them all in `tempos`; many read as a range.
+    func testTempoChangesAreListed() throws {
+        func tempo(_ tick: Int, _ bpm: Int) -> (Int, [UInt8]) {
+            let us = 60_000_000 / bpm
+            return (tick, [0xFF, 0x51, 0x03, UInt8(us >> 16), UInt8(us >> 8 & 0xFF), UInt8(us & 0xFF)])
+        }
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x58, 0x04, 4, 2, 24, 8]), (3840, [0xFF, 0x58, 0x04, 3, 2, 24, 8]),
+                                         tempo(0, 100), tempo(3840, 140)]
+        for beat in 0..<11 { events += [(beat * 480, [0x99, 36, 100]), (beat * 480 + 60, [0x89, 36, 64])] }
+        let path = try write(TinySMF.bytes(events: events), "tempo.mid")
+        let r = try CLI.run(["tab", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("\(path): 4/4, 3/4, 100, 140 BPM, 3 bars, 11 hits on channel 10\n"), r.stdout)
+        let j = try CLI.run(["tab", path, "--json"])
+        let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(obj["bpm"] as? Double ?? 0, 100, accuracy: 1e-9)
+        let tempos = try XCTUnwrap(obj["tempos"] as? [Double])
+        XCTAssertEqual(tempos.count, 2)
+        XCTAssertEqual(tempos.last ?? 0, 140, accuracy: 0.001)
+        // Six tempos (one repeated at a later tick is no change) read as their range.
+        events += [tempo(960, 100), tempo(1920, 110), tempo(2400, 150), tempo(2880, 120), tempo(4320, 130)]
+        let many = try write(TinySMF.bytes(events: events), "tempi.mid")
+        let m = try CLI.run(["tab", many])
+        XCTAssertTrue(m.stdout.hasPrefix("\(many): 4/4, 3/4, 100-150 BPM (6 tempos), 3 bars"), m.stdout)
+    }
+
     func testJSONGrid() throws {
         let path = try write(TinySMF.rockBeat, "rock.mid")
         let r = try CLI.run(["tab", path, "--json"])
