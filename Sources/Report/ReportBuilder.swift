@@ -466,8 +466,8 @@ public enum ReportBuilder {
         let r = run.result
         var nodes: [Node<HTML.BodyContext>] = [
             .h3(.text("drummer stats" + (title.map { ": \($0)" } ?? ""))),
-            .p(.class("small"), .text("The figures of `drummer stats` for these files against the reference: " + run.settingsLine
-                                      + ".")),
+            .p(.class("small"), .text("The figures of "), .code(.text("drummer stats")),
+               .text(" for these files against the reference: " + run.settingsLine + ".")),
             .table(
                 .class("figures-table stats"),
                 .tr(.th(.text("figure")), .th(.text(title ?? "generated")), .th(.text("reference")), .th(.text("comparison")),

@@ -21,7 +21,7 @@ enum ReportPage {
         .note{color:#6b5200;background:#fff8e1;border-left:3px solid #f0c040;padding:4px 8px;margin:6px 0}
         .warnings li{color:#8a1f11}.small{font-size:12px;color:#555}
         table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #e3e3e3;padding:3px 8px;text-align:left;font-size:13px;vertical-align:top}
-        th{background:#f7f7f7;font-weight:600}table.kv td{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all;max-width:760px}
+        th{background:#f7f7f7;font-weight:600}table.kv td{font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere;max-width:760px}
         .vocab{display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px;margin:6px 0}.vocab span{white-space:nowrap}.vocab b{color:#777;font-weight:400}
         .clip{margin:8px 0}.clip p{margin:2px 0;font-size:13px}audio{width:420px;max-width:100%}
         svg text{font-family:system-ui,sans-serif}

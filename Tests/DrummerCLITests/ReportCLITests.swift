@@ -95,6 +95,13 @@ final class ReportCLITests: XCTestCase {
                        "on 16th grid, by class: kick"] {
             XCTAssertTrue(html.contains("<tr><th>\(figure)</th><td>"), figure)
         }
+        // The stats tables name the command as code, not in Markdown's backticks; the model card
+        // wraps a long value between words where it can ("drum mer1-jazz" was cut mid-word).
+        XCTAssertTrue(html.contains("The figures of <code>drummer stats</code> for these files"), "stats' heading note")
+        XCTAssertFalse(html.contains("`drummer stats`"))
+        let kv = try XCTUnwrap(html.components(separatedBy: "table.kv td{").dropFirst().first?.prefix { $0 != "}" })
+        XCTAssertTrue(kv.contains("overflow-wrap:anywhere"), String(kv))
+        XCTAssertFalse(kv.contains("break-all"), String(kv))
         if fluidsynthAvailable {
             XCTAssertEqual(html.components(separatedBy: "<audio").count - 1, 2)
             XCTAssertTrue(html.contains("src=\"data:audio/wav;base64,UklGR"), "a RIFF file inline")
