@@ -129,7 +129,7 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Soundfont for --wav (default: Debian's fluid-soundfont-gm).")
     var soundfont: String?
 
-    @Flag(help: "Print one JSON object instead: files, each with path, seed, style (for a model with a style input), events ([note, delta ticks] as written: the first from the file's start) and velocities (one per event).")
+    @Flag(help: "Print one JSON object instead: files, each with path, wav (with --wav), seed, style (for a model with a style input), events ([note, delta ticks] as written: the first from the file's start) and velocities (one per event).")
     var json = false
 
     static let maxNotes = 10_000_000
@@ -158,6 +158,10 @@ struct SampleCommand: ParsableCommand {
         if let t = temperature { _ = try Self.setting(t) }
         if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
+        // File k's seed is S + k − 1: past the largest seed it would wrap to 0 unsaid.
+        if let seed, seed > UInt64.max - UInt64(count - 1) {
+            throw ValidationError("--seed \(seed) with --count \(count): the files' seeds S … S + \(count - 1) must stay within 0 … \(UInt64.max)")
+        }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
         if output == "-" {
             guard count == 1 else { throw ValidationError("-o - writes one file to standard output: --count must be 1") }
@@ -366,17 +370,20 @@ struct SampleCommand: ParsableCommand {
             try midiFiles[k].stage(Data(DrumMIDI.encode(hits, options: midi)))
             let kept = DrumMIDI.deduplicated(hits)
             let written = kept.count
+            var wavPath: String?
             if !wavFiles.isEmpty, let midiTemporary = midiFiles[k].temporaryPath {
                 // FluidSynth reads the MIDI file staged for this one.
                 switch try WavRenderer.render(midi: midiTemporary, into: wavFiles[k], soundfont: soundfont) {
-                case .rendered(let p): toStandardError.append("wrote \(p): audio rendered by FluidSynth")
+                case .rendered(let p):
+                    wavPath = p
+                    toStandardError.append("wrote \(p): audio rendered by FluidSynth")
                 case .skipped(let reason):
                     wavFiles[k].discard()
                     toStandardError.append("--wav skipped: \(reason)")
                 }
             }
             if json {
-                report.append(SampleReport.File(path: path, seed: baseSeed &+ UInt64(k),
+                report.append(SampleReport.File(path: path, wav: wavPath, seed: baseSeed &+ UInt64(k),
                                                 style: options.style.flatMap { styleNames?[$0] },
                                                 // The first onset from the file's start, as written.
                                                 events: kept.enumerated().map { [$1.note, $1.delta + ($0 == 0 ? startTick : 0)] },
@@ -412,6 +419,8 @@ struct SampleCommand: ParsableCommand {
 struct SampleReport: Encodable {
     struct File: Encodable {
         let path: String
+        /// The audio file rendered beside it (--wav; absent without one, or when skipped).
+        let wav: String?
         let seed: UInt64
         /// The style a model with a style input played (absent for other models).
         let style: String?

@@ -183,6 +183,14 @@ final class SampleCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: many))
         let names = try FileManager.default.contentsOfDirectory(atPath: tmp.path)
         XCTAssertFalse(names.contains { $0.hasPrefix(".") }, "no temporary files left: \(names)")
+        // The last seeds: S + K − 1 may be the largest seed, not wrap past it to 0 (it did, unsaid).
+        let last = try CLI.run(["sample", model.path, "-n", "5", "--seed", "18446744073709551614", "--count", "2", "-o", many, "--json"])
+        XCTAssertEqual(last.status, 0, last.stderr)
+        XCTAssertTrue(last.stdout.contains("\"seed\":18446744073709551615") || last.stdout.contains("\"seed\" : 18446744073709551615"), last.stdout)
+        let wrap = try CLI.run(["sample", model.path, "-n", "5", "--seed", "18446744073709551615", "--count", "2", "-o", many])
+        XCTAssertEqual(wrap.status, 64, wrap.stderr)
+        XCTAssertTrue(wrap.stderr.contains("--seed 18446744073709551615 with --count 2: the files' seeds S … S + 1 must stay within 0 … 18446744073709551615"),
+                      wrap.stderr)
     }
 
     func testTemperatureZeroAndPrimer() throws {
@@ -221,8 +229,11 @@ final class SampleCLITests: XCTestCase {
         guard hasSynth && hasFont else {
             throw XCTSkip("fluidsynth or fluid-soundfont-gm not installed: only the skip path was tested")
         }
-        let rendered = try CLI.run(["sample", model.path, "-n", "20", "--seed", "1", "-o", mid, "--wav", wav])
+        let rendered = try CLI.run(["sample", model.path, "-n", "20", "--seed", "1", "-o", mid, "--wav", wav, "--json"])
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        // --json names the audio file beside the MIDI file.
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(rendered.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((report["files"] as? [[String: Any]])?.first?["wav"] as? String, wav, rendered.stdout)
         let data = try Data(contentsOf: URL(fileURLWithPath: wav))
         XCTAssertGreaterThan(data.count, 44)
         XCTAssertEqual(String(decoding: data.prefix(4), as: UTF8.self), "RIFF")
