@@ -234,6 +234,18 @@ final class SampleCLITests: XCTestCase {
         // --json names the audio file beside the MIDI file.
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(rendered.stdout.utf8)) as? [String: Any])
         XCTAssertEqual((report["files"] as? [[String: Any]])?.first?["wav"] as? String, wav, rendered.stdout)
+        // Dense toms and crashes at velocity 127 (the shipped model at 300 BPM, temperature 1.5)
+        // stay under full scale (the gain of 0.8 clipped them).
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let dense = try CLI.run(["sample", groove, "-n", "800", "--seed", "2", "--bpm", "300", "--temperature", "1.5",
+                                 "-o", mid, "--wav", wav])
+        XCTAssertEqual(dense.status, 0, dense.stderr)
+        let pcm = try Data(contentsOf: URL(fileURLWithPath: wav)).dropFirst(44)
+        let peak = stride(from: pcm.startIndex, to: pcm.endIndex - 1, by: 2).reduce(0) { m, i in
+            max(m, abs(Int(Int16(bitPattern: UInt16(pcm[i]) | UInt16(pcm[i + 1]) << 8))))
+        }
+        XCTAssertGreaterThan(peak, 8000, "audible")
+        XCTAssertLessThan(peak, 32767, "not clipped")
         let data = try Data(contentsOf: URL(fileURLWithPath: wav))
         XCTAssertGreaterThan(data.count, 44)
         XCTAssertEqual(String(decoding: data.prefix(4), as: UTF8.self), "RIFF")
