@@ -255,6 +255,17 @@ extension TrainingRun {
             let total = Double(target - step) * secondsPerStep + Double(evaluations) * evalSeconds
             line += "; to step \(target): about " + Self.duration(total, fine: false)
                 + " (\(evaluations) evaluation\(evaluations == 1 ? "" : "s"))"
+            if let choice, groups.grid != nil, let w = try? weights(), let perHit = choice.secondsPerHit(w) {
+                // The checkpoints of the second half: every --checkpoint-every from half the last
+                // step on, and the last; as many as --keep keeps.
+                let from = (target / 2 + c.checkpointEvery - 1) / c.checkpointEvery, to = target / c.checkpointEvery
+                let checkpoints = min(c.keep, max(0, to - from + 1) + (target % c.checkpointEvery == 0 ? 0 : 1))
+                let once = Double(checkpoints * choice.hitsPerCheckpoint) * perHit / Double(max(1, choice.threads))
+                line += "; then -o plays \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") to choose one: about "
+                    + Self.duration(once, fine: false)
+                    + (choice.measurements > 1 ? " (up to " + Self.duration(once * Double(choice.measurements), fine: false)
+                       + " when none meets the rule as the model plays)" : "")
+            }
         }
         clearBar()
         reporter.line(line)

@@ -66,6 +66,27 @@ public final class TrainingRun {
     public let runID: String
     /// The checkpoint directory's lock, held while this run exists.
     let lock: RunLock
+    /// What choosing the step after the run will play (`train -o`), for the estimate line; nil
+    /// when the run only trains.
+    public var choice: ChoiceEstimate?
+
+    /// `train -o`'s choice of the step, as the estimate counts it: each checkpoint of the run's
+    /// second half (as many as --keep keeps) plays `hitsPerCheckpoint` hits, at most
+    /// `measurements` times (again at other temperatures when none meets the rule), on
+    /// `threads` threads; `secondsPerHit` times a few hits of the model as it is.
+    public struct ChoiceEstimate {
+        public var hitsPerCheckpoint: Int
+        public var measurements: Int
+        public var threads: Int
+        public var secondsPerHit: (LSTMWeights) -> Double?
+
+        public init(hitsPerCheckpoint: Int, measurements: Int, threads: Int, secondsPerHit: @escaping (LSTMWeights) -> Double?) {
+            self.hitsPerCheckpoint = hitsPerCheckpoint
+            self.measurements = measurements
+            self.threads = threads
+            self.secondsPerHit = secondsPerHit
+        }
+    }
 
     /// The trainer's whole state, copied out (see `Trainer.snapshot`).
     public func snapshot() -> TrainingState { trainer.snapshot() }

@@ -4,6 +4,7 @@ import Checkpoints
 import DrummerCore
 import Export
 import Foundation
+import Sample
 import Train
 import FileOutput
 import ModelFiles
@@ -222,6 +223,21 @@ struct TrainCommand: ParsableCommand {
         // written before the directory is claimed), between steps, and inside evaluations.
         StopSignal.install()
         let run = try TrainingRun(options: options, reporter: reporter, shouldStop: { StopSignal.requested })
+        if output != nil {
+            // The estimate line counts -o's choice: a few hundred hits of the model as it is,
+            // timed on one thread as the choice plays its files (one per thread).
+            let groups = run.groups
+            run.choice = TrainingRun.ChoiceEstimate(hitsPerCheckpoint: Self.chooseFiles * Self.chooseHits,
+                                                    measurements: 1 + Self.fillTemperatures.count, threads: 2) { weights in
+                guard let sampler = try? Sampler(weights: weights, groups: groups, stepThreads: 1) else { return nil }
+                var rng = SeededRNG(seed: 1)
+                let hits = 400, start = DispatchTime.now().uptimeNanoseconds
+                guard (try? BLASRuntime.onOneThread({ try sampler.generate(count: hits, options: SamplingOptions(temperature: 1), primer: [], rng: &rng) })) != nil else {
+                    return nil
+                }
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(hits)
+            }
+        }
         TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
         let summary: RunSummary
         do { summary = try run.run() } catch {

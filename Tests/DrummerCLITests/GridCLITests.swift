@@ -58,6 +58,10 @@ final class GridCLITests: XCTestCase {
         let model = root.appendingPathComponent("model").path
         let r = try train("o", ["--steps", "6", "-o", model])
         XCTAssertEqual(r.status, 0, r.stderr)
+        // The estimate counts the choice: the 2 checkpoints of the second half (3 and 6).
+        let estimate = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("estimate: ") }, r.stdout)
+        XCTAssertNotNil(estimate.range(of: #"; then -o plays 2 checkpoints to choose one: about [0-9hms ]+ \(up to [0-9hms ]+ when none meets the rule as the model plays\)$"#,
+                                       options: .regularExpression), String(estimate))
         XCTAssertTrue(r.stdout.contains("choose-step: 2 checkpoints of \(root.appendingPathComponent("o").path), 100 files × 1000 hits each "
                                         + "(seeds 30001…30100), against \(data.path)"), r.stdout)
         XCTAssertTrue(r.stdout.contains(ChooseStepCommandHeader.text), r.stdout)
