@@ -49,7 +49,7 @@ struct ContinuationCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Bars after the primer to compare.")
     var bars = 8
 
-    @Option(parsing: .unconditional, help: "Softmax temperature, as sample --temperature takes it (default: as sample --primer plays, the temperatures model.json carries, else 1, with a grid model's hits at 0.8).")
+    @Option(parsing: .unconditional, help: "Temperature, as sample --temperature takes it (default: as sample --primer plays, the temperatures model.json carries, else 1, with a grid model's hits at 0.8).")
     var temperature: String?
 
     @Option(parsing: .unconditional, help: "Seed of the first file (file k, counted from 0, uses seed + k, as sample --count does).")

@@ -46,7 +46,7 @@ struct ConvertMIDI: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Output directory (an existing dataset directory is replaced atomically).")
     var output = "data"
 
-    @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel of the drums: auto (MIDI channel 10, index 9, if the file has notes there, else every channel), all, or a channel index 0-15 (MIDI channels 1-16 counted from 0: 9 is channel 10).")
     var channel = "auto"
 
     @Option(parsing: .unconditional, help: "Target ticks per quarter note (1-32767); files are rescaled to it.")

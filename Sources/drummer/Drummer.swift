@@ -5,17 +5,22 @@ struct Drummer: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "drummer",
-            abstract: "From drum MIDI files to a deployable LSTM drummer.",
+            abstract: "A drummer you can play with and train: drum MIDI files in, new drum parts out.",
             discussion: """
-                Pipeline: convert-midi DIR -> train -> export CKPT -> sample MODEL.
+                Make a beat with the shipped drummer: drummer sample --bars 16 -o beat.mid \
+                (humanize, play and tab below). Train your own on a folder of drum MIDI files: \
+                drummer convert-midi DIR -o data, then drummer train --data data -o model. \
+                drummer <command> --help documents every option.
                 """,
             version: """
                 drummer \(DrummerVersion.string)
                 OpenBLAS core: \(BLASRuntime.selectionDescription), \(BLASRuntime.threads) thread(s)
                 \(Kernels.versionLine)
                 """,
-            subcommands: [ConvertMIDI.self, TrainCommand.self, EvalCommand.self, ExportCommand.self, ImportCommand.self, EncodeCommand.self,
-                          SampleCommand.self, HumanizeCommand.self, PlayCommand.self, ReportCommand.self, TabCommand.self, StatsCommand.self, ContinuationCommand.self, ChooseStepCommand.self, Bench.self])
+            // Playing first, then training, then measuring.
+            subcommands: [SampleCommand.self, HumanizeCommand.self, PlayCommand.self, TabCommand.self,
+                          ConvertMIDI.self, TrainCommand.self, ExportCommand.self, ImportCommand.self, EvalCommand.self, ChooseStepCommand.self,
+                          ReportCommand.self, StatsCommand.self, ContinuationCommand.self, EncodeCommand.self, Bench.self])
     }
 }
 

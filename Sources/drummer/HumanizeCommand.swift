@@ -33,7 +33,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(help: "Model directory, the name of an installed one (found from any folder: see docs/install.md), a training checkpoint (.h5), or a checkpoint directory (its best checkpoint); groove is the shipped model.")
     var model: String = ModelLocator.defaultModel
 
-    @Option(parsing: .unconditional, help: "Softmax temperatures of the velocity and timing draws: one number for both, or velocity=T and offset=T pairs (velocity=0.9,offset=1.1), each above 0 and at most 100; a group not named keeps the model's (default: the temperatures the model carries in model.json's sampling, else 1).")
+    @Option(parsing: .unconditional, help: "Temperatures of the velocity and timing draws (below 1 closer to the model's likeliest touch, above 1 looser): one number for both, or velocity=T and offset=T pairs (velocity=0.9,offset=1.1), each above 0 and at most 100; a group not named keeps the model's (default: the temperatures the model carries in model.json's sampling, else 1).")
     var temperature: String?
 
     @Option(help: "For a model with a style input: the style to play the beat in, one of the model's, or a part of their names (\"drummer5\": the likeliest of the model's drummer5 styles); default: the one under which the model finds the beat likeliest.")
@@ -48,7 +48,7 @@ struct HumanizeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Snap the input's onsets to a grid of this many ticks (at the model's PPQ; 120 = 16ths at 480) before humanizing (default: as written).")
     var quantize: Int?
 
-    @Option(parsing: .unconditional, help: "Channel of the beat's drums: auto (index 9, MIDI channel 10, if the file has notes there, else all), all, or a channel index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel of the drums: auto (MIDI channel 10, index 9, if the file has notes there, else every channel), all, or a channel index 0-15 (MIDI channels 1-16 counted from 0: 9 is channel 10).")
     var channel = "auto"
 
     func validate() throws {

@@ -43,7 +43,7 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed, as `drummer sample --seed` (default: a random one, printed).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature, as `drummer sample --temperature` (default: the temperatures model.json carries, else 1; the hits 0.8 where it carries on from hits it heard, as sample after a --primer).")
+    @Option(parsing: .unconditional, help: "Temperature (below 1 plainer and steadier, above 1 busier and looser), as `drummer sample --temperature` (default: the temperatures model.json carries, else 1; the hits 0.8 where it carries on from hits it heard, as sample after a --primer).")
     var temperature: String?
 
     @Option(help: "The style to play, as `drummer sample --style` (a model with a style input).")

@@ -68,7 +68,7 @@ struct SampleCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Softmax temperature: one number for every output group, or group=T pairs (a grid model: hits, which drums play in each 16th; velocity; offset, the timing; and fills, the hits in bars 4 and 8 of each phrase; as hits=0.9,velocity=1.2; the 2017 layout: note, tick); each from 0 to 100: 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1; a grid model's hits 0.8 after a --primer).")
+    @Option(parsing: .unconditional, help: "Temperature (below 1 plainer and steadier, above 1 busier and looser): one number for every output group, or group=T pairs (a grid model: hits, which drums play in each 16th; velocity; offset, the timing; and fills, the hits in bars 4 and 8 of each phrase; as hits=0.9,velocity=1.2; the 2017 layout: note, tick); each from 0 to 100: 1 = the model's distribution, lower = safer, 0 = always the most likely (default: the temperatures model.json carries, else 1; a grid model's hits 0.8 after a --primer).")
     var temperature: String?
 
     @Option(help: "For a model with a style input (trained with --styles): the style every file plays, one of the model's (drummer report --model lists them), or a part of their names (\"latin\" or \"drummer5\" for a model of \"drummer5-latin\"…: drawn per file among those that have it); default: drawn per file in proportion to the training data's styles, or after --primer the one under which the model finds the primer likeliest.")

@@ -75,7 +75,7 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all (default training).")
     var split: String?
 
-    @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or a channel index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel of the drums: auto (MIDI channel 10, index 9, if the file has notes there, else every channel), all, or a channel index 0-15 (MIDI channels 1-16 counted from 0: 9 is channel 10).")
     var channel = "auto"
 
     @Option(name: .customLong("expected-hits"), parsing: .unconditional,

@@ -48,7 +48,7 @@ struct TabCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Largest distance from a cell, as a fraction of a cell, at which a hit is on the grid (from 0 to below 0.5).")
     var tolerance = 0.25
 
-    @Option(parsing: .unconditional, help: "Channel: auto (index 9 if the file has notes there, else all), all, or an index 0-15.")
+    @Option(parsing: .unconditional, help: "Channel of the drums: auto (MIDI channel 10, index 9, if the file has notes there, else every channel), all, or a channel index 0-15 (MIDI channels 1-16 counted from 0: 9 is channel 10).")
     var channel = "auto"
 
     @Option(parsing: .unconditional, help: "Terminal width to wrap lines at, 20 columns or more.")
