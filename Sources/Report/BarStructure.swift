@@ -147,6 +147,16 @@ public struct BarStructureSums: Equatable, Sendable {
         guard let a, let b, b != 0 else { return nil }
         return a / b
     }
+    /// A fill figure's ratio as its target reads it: fill / other; +∞ when only the fill bars
+    /// hold it (the others' figure is 0: toms and crashes only in fills), 1 when neither does
+    /// (no bump); nil when a side is not measured.
+    static func targetRatio(_ fill: Double?, _ other: Double?) -> Double? {
+        guard let fill, let other else { return nil }
+        if other == 0 { return fill > 0 ? .infinity : 1 }
+        return fill / other
+    }
+    public var fillClassTargetRatio: Double? { Self.targetRatio(fill.fillClassShare, other.fillClassShare) }
+    public var fillSimilarityTargetRatio: Double? { Self.targetRatio(fill.similarityToPrevious, other.similarityToPrevious) }
     public var fillHitsRatio: Double? { Self.ratio(fill.hitsPerBar, other.hitsPerBar) }
     public var fillClassRatio: Double? { Self.ratio(fill.fillClassShare, other.fillClassShare) }
     public var fillSimilarityRatio: Double? { Self.ratio(fill.similarityToPrevious, other.similarityToPrevious) }

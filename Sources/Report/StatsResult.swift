@@ -59,6 +59,9 @@ public struct StatsResult: Sendable {
     public var targets: [Target] = []
     /// Files the bar-structure figures left out, or why they are n/a.
     public var structureNotes: [String] = []
+    /// Targets the reference cannot define though it was measured (its bars outside the fills
+    /// hold no tom or crash: a bump without a size): not counted, met or missed.
+    public var referenceUndefined: Set<String> = []
 
     /// Figures of `generated` against `reference` (tallies at the same resolution).
     public init(generated g: GrooveTally, reference r: GrooveTally, tolerance: Double, quantize: Int?, expectedHits: Int? = nil) {
@@ -175,8 +178,22 @@ public struct StatsResult: Sendable {
         }
         at("patterns_per_16_bars", "≤ 130% of reference",
            atMost(Pair(generated: gs.patternsPer16Bars, reference: rs.patternsPer16Bars), 1.3))
-        at("fill_tom_crash_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillClassRatio, rs.fillClassRatio))
-        at("fill_similarity_ratio", "the reference's bump: same sign, ≥ half", Self.bumpMet(gs.fillSimilarityRatio, rs.fillSimilarityRatio))
+        // A side whose bars outside the fills hold none of the figure (a share of 0) has no ratio:
+        // its bump is whole. The generated files' meets a reference's bump up; the reference's
+        // has no size to meet half of, and its target is not counted.
+        for (key, what, g, r) in [("fill_tom_crash_ratio", "no tom or crash", gs.fillClassTargetRatio, rs.fillClassTargetRatio),
+                                  ("fill_similarity_ratio", "no bar like the one before", gs.fillSimilarityTargetRatio, rs.fillSimilarityTargetRatio)] {
+            for (side, ratio) in [("generated files'", g), ("reference's", r)] where ratio == .infinity {
+                structureNotes.append("\(key): the \(side) bars outside the fills hold \(what) (a share of 0): no ratio"
+                                      + (side == "reference's" ? "; the target is not counted" : ", its bump whole"))
+            }
+            if r == .infinity {
+                referenceUndefined.insert(key)
+                at(key, "the reference's bump: same sign, ≥ half", nil)
+            } else {
+                at(key, "the reference's bump: same sign, ≥ half", Self.bumpMet(g, r))
+            }
+        }
         at("hits_per_bar", "within 10% of reference", within(Pair(generated: g.hitsPerBar, reference: r.hitsPerBar), 0.1))
         at("simultaneous_onset_share", "within 10% of reference",
            within(Pair(generated: gs.simultaneousShare, reference: rs.simultaneousShare), 0.1))
@@ -199,7 +216,7 @@ public struct StatsResult: Sendable {
                 if sums.patternsPer16Bars == nil {
                     structureNotes.append("patterns_per_16_bars: n/a (no \(files) in 4/4 holds a whole 16-bar window from its bar 1)")
                 }
-                if sums.fillClassRatio == nil || sums.fillSimilarityRatio == nil {
+                if sums.fillClassTargetRatio == nil || sums.fillSimilarityTargetRatio == nil {
                     structureNotes.append("fill ratios: n/a where null (no \(files) in 4/4 holds a whole 8-bar phrase from its bar 1 "
                                           + "with hits in its fill bars and the others)")
                 }

@@ -65,7 +65,8 @@ public struct StepFigures: Sendable, Equatable {
     }
 
     public init(step: Int, path: String, result r: StatsResult) {
-        func met(_ keys: [String]) -> Bool { keys.allSatisfy { r.target($0)?.met == true } }
+        // A target the reference cannot define is neither met nor missed (StatsResult.referenceUndefined).
+        func met(_ keys: [String]) -> Bool { keys.allSatisfy { r.target($0)?.met == true || r.referenceUndefined.contains($0) } }
         self.init(step: step, path: path, periodicity: r.periodicity.ratio, noteJS: r.noteJS, deltaJS: r.deltaJS,
                   velocityJS: r.velocityJS, grid: r.gridShare.ratio, accent: r.accent.correlation,
                   targetsMet: met(StatsResult.grooveTargets.filter { $0 != "hits" || r.expectedHits != nil }))
@@ -79,7 +80,8 @@ public struct StepFigures: Sendable, Equatable {
         structureMet = met(StatsResult.structureTargets)
         touchMet = met(StatsResult.touchTargets)
         let counted = Set(StatsResult.grooveTargets + StatsResult.structureTargets + StatsResult.touchTargets)
-        missed = r.targets.filter { counted.contains($0.key) && $0.met != true && ($0.key != "hits" || r.expectedHits != nil) }.map(\.key)
+        missed = r.targets.filter { counted.contains($0.key) && $0.met != true && !r.referenceUndefined.contains($0.key)
+            && ($0.key != "hits" || r.expectedHits != nil) }.map(\.key)
         hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
         velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
         margin = Self.margin(r)
@@ -94,8 +96,11 @@ public struct StepFigures: Sendable, Equatable {
             ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
         }
         margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%
-        for (a, b) in [(g.fillClassRatio, ref.fillClassRatio), (g.fillSimilarityRatio, ref.fillSimilarityRatio)] {
-            // The bump (ratio − 1) at least half the reference's, same sign.
+        for (a, b) in [(g.fillClassTargetRatio, ref.fillClassTargetRatio), (g.fillSimilarityTargetRatio, ref.fillSimilarityTargetRatio)] {
+            // The bump (ratio − 1) at least half the reference's, same sign (a whole bump, +∞,
+            // meets one up; a reference's whole bump is not counted; no bump against none meets it).
+            if b == .infinity { continue }
+            if let a, let b, b == 1 { margins.append(a == 1 ? .infinity : -.infinity); continue }
             margins.append(ratio(a.map { $0 - 1 }, b.map { $0 - 1 }).map { log($0 / 0.5) })
         }
         for (a, b) in [(r.generated.hitsPerBar, r.reference.hitsPerBar), (g.simultaneousShare, ref.simultaneousShare),

@@ -157,6 +157,33 @@ final class BarStructureTests: XCTestCase {
         XCTAssertEqual(m.classHits.reduce(0, +), 1)
     }
 
+    /// Toms and crashes in the fill bars alone (their share elsewhere 0) have no ratio: a
+    /// reference's such bump has no size to meet half of, and its target is not counted (it was
+    /// missed by every checkpoint, so `train -o` on such a folder could never meet the rule); a
+    /// generated one meets a reference's bump up.
+    func testABumpOfTheFillsAloneIsWhole() throws {
+        let onlyInFills = Array([[a, a, a, f], [a, a, a, f], [a, a, a, f], [a, a, a, f]].joined())
+        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
+        g.add(track(onlyInFills), tolerance: 0.125)
+        r.add(track(onlyInFills), tolerance: 0.125)
+        let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
+        XCTAssertNil(s.target("fill_tom_crash_ratio")?.met)
+        XCTAssertEqual(s.referenceUndefined, ["fill_tom_crash_ratio"])
+        XCTAssertTrue(s.structureNotes.contains("fill_tom_crash_ratio: the reference's bars outside the fills hold no tom or crash (a share of 0): "
+                                                + "no ratio; the target is not counted"), "\(s.structureNotes)")
+        XCTAssertFalse(s.structureNotes.contains { $0.hasPrefix("fill ratios: n/a") }, "the phrases were measured: \(s.structureNotes)")
+        let figures = StepFigures(step: 1, path: "c", result: s)
+        XCTAssertFalse(figures.missed.contains("fill_tom_crash_ratio"), "\(figures.missed)")
+        XCTAssertTrue(figures.structureMet, "\(figures.missed)")
+        XCTAssertNotNil(figures.margin)
+        // Against a reference with a crash outside the fills too: the whole bump meets its bump.
+        var ref = GrooveTally(ticksPerQuarter: 480)
+        ref.add(track(Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())), tolerance: 0.125)
+        let up = StatsResult(generated: g, reference: ref, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(up.target("fill_tom_crash_ratio")?.met, true)
+        XCTAssertTrue(up.referenceUndefined.isEmpty)
+    }
+
     func testTargetsOfTwoSides() throws {
         // Generated: A A B F ×4; reference: the same. Every ratio is 1; fills bump alike.
         let bars = Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())
@@ -176,7 +203,7 @@ final class BarStructureTests: XCTestCase {
         let other = StatsResult(generated: loud, reference: r, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(other.target("bar_similarity_lag1")?.met, true)
         XCTAssertEqual(other.target("patterns_per_16_bars")?.met, true)
-        XCTAssertEqual(other.target("fill_tom_crash_ratio")?.met, nil, "no tom or crash in any bar: n/a")
+        XCTAssertEqual(other.target("fill_tom_crash_ratio")?.met, false, "no tom or crash in any bar: no fill bump")
         XCTAssertEqual(other.target("fill_similarity_ratio")?.met, false)
         XCTAssertEqual(other.target("hits_per_bar")?.met, false)
         XCTAssertEqual(other.target("velocity_mean")?.met, false)
