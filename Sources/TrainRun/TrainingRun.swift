@@ -252,7 +252,8 @@ public final class TrainingRun {
         config.layers = weights.shape.layers
         let classes = try Self.classes(of: data, for: groups, config: config, reporter: reporter)
         try Self.fitToData(&config, rows: classes.training.count / max(1, groups.inputNames.count), options: options,
-                           dataset: data.path, unit: groups.grid != nil ? "16th steps" : "events", reporter: reporter)
+                           dataset: data.path, unit: groups.grid != nil ? "rows (16th steps and a start row per file)" : "events",
+                           reporter: reporter)
         try Trainer.checkWorkspace(shape: weights.shape, unroll: config.unroll, batch: config.batchSize, addressSpace: false)
         let state = TrainingState(weights: weights, unroll: config.unroll, batch: config.batchSize, optimizer: config.optimizer)
         let trainer = try Self.makeTrainer(state: state, classes: classes, data: data, config: config, groups: groups)
@@ -286,7 +287,11 @@ public final class TrainingRun {
     static func fitToData(_ config: inout RunConfiguration, rows: Int, options: RunOptions, dataset: String, unit: String,
                           reporter: RunReporter) throws {
         let B = config.batchSize, U = config.unroll
-        guard rows / B < U + 1 else { return }
+        guard rows / B < U + 1 else {
+            fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter)
+            warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
+            return
+        }
         guard rows >= 2 else {
             throw RunError.tooLittleData(dataset: dataset, message: "the training split holds \(rows) \(unit): at least 2 are needed (add files)")
         }
@@ -301,6 +306,59 @@ public final class TrainingRun {
         config.unroll = u
         reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
                       + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u)); more files train better")
+        warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
+    }
+
+    /// The share of `rows` the trainer reads with `batch` streams and chunks of `unroll`: each
+    /// stream reads its segment (rows / batch) chunk by chunk from its start, and starts it again
+    /// when the next chunk (unroll + 1 rows) would reach the segment's end (Trainer.step), so a
+    /// segment a little longer than a chunk leaves most of a chunk unread at its end.
+    static func readShare(rows: Int, batch: Int, unroll: Int) -> Double {
+        let segment = rows / batch
+        guard segment >= unroll + 1, rows > 0 else { return 0 }
+        var last = 0
+        while last + unroll + (unroll + 1) < segment { last += unroll }
+        return Double(batch * (last + unroll + 1)) / Double(rows)
+    }
+
+    /// Most of the training rows a run may leave unread before the recipe's batch is made smaller.
+    static let maximumUnreadShare = 0.1
+
+    /// A small dataset whose segments leave a large share of the rows unread (a third, for 32
+    /// streams of 100 rows): the recipe's batch made smaller until at most a tenth is, said in one
+    /// line; a batch or unroll given is kept, with a warning that names one that reads more.
+    static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter) {
+        let B = config.batchSize, U = config.unroll
+        let unread = 1 - readShare(rows: rows, batch: B, unroll: U)
+        guard unread > maximumUnreadShare else { return }
+        let better = (1..<B).reversed().first { 1 - readShare(rows: rows, batch: $0, unroll: U) <= maximumUnreadShare }
+        func percent(_ x: Double) -> String { "\(Int((100 * x).rounded()))%" }
+        let why = "each of the \(B) streams reads its \(rows / B) rows in chunks of \(U + 1), from the start again when the next would not fit"
+        guard let b = better else { return }
+        if options.batchSize == nil, options.unroll == nil {
+            config.batchSize = b
+            reporter.line("data: the recipe's \(B) streams would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
+                          + "training \(b) streams (--batch-size \(b)), which read all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U))); "
+                          + "more files train better")
+        } else {
+            reporter.line("warning: --batch-size \(B) --unroll \(U) leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
+                          + "--batch-size \(b) reads all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U)))")
+        }
+    }
+
+    /// Passes over the training data a run may make before it is warned of (about three times
+    /// the recipe's on the Groove corpus, 69).
+    static let manyPasses = 200.0
+
+    /// A run whose steps read its training data many times over (a small folder with the
+    /// recipe's 10,000 steps): the model learns so few files by heart; said once, with the cures.
+    static func warnOfPasses(_ config: RunConfiguration, rows: Int, unit: String, reporter: RunReporter) {
+        guard let steps = config.steps, rows > 0 else { return }
+        let passes = Double(steps) * Double(config.batchSize * config.unroll) / Double(rows)
+        guard passes > manyPasses else { return }
+        reporter.line("warning: \(steps) steps read the \(rows) training \(unit) about \(Int(passes.rounded())) times over "
+                      + "(the recipe reads the Groove corpus 69 times): a model learns so little data by heart; more files train better, "
+                      + "or fewer --steps")
     }
 
     /// Where a style rule reads a file's style, for the line that says which one a run took.

@@ -104,6 +104,28 @@ final class EvalSamplerAgreementTests: XCTestCase {
     }
 }
 
+/// The share of its rows a run reads (TrainingRun.readShare), as Trainer.step walks them: each
+/// stream's chunks of U + 1 rows from its segment's start, again from the start when the next
+/// chunk would reach the segment's end.
+final class ReadShareTests: XCTestCase {
+    func testTheSharesAgainstAWalkOfTheTrainersPointer() {
+        for (rows, batch, unroll) in [(3200, 32, 64), (3200, 24, 64), (298_400, 32, 64), (22, 1, 21), (1000, 3, 10), (130, 1, 64), (129, 1, 64)] {
+            // The trainer's walk: a chunk at `pointer` reads rows pointer … pointer + unroll.
+            let segment = rows / batch
+            var pointer = 0, read = Set<Int>()
+            for _ in 0..<(4 * segment) {
+                read.formUnion(pointer...(pointer + unroll))
+                pointer += unroll
+                if pointer + unroll + 1 >= segment { pointer = 0 }
+            }
+            XCTAssertEqual(TrainingRun.readShare(rows: rows, batch: batch, unroll: unroll), Double(batch * read.count) / Double(rows),
+                           accuracy: 1e-12, "\(rows) rows, \(batch) × \(unroll)")
+        }
+        XCTAssertEqual(TrainingRun.readShare(rows: 3200, batch: 32, unroll: 64), 0.65, accuracy: 1e-12)
+        XCTAssertGreaterThan(TrainingRun.readShare(rows: 298_400, batch: 32, unroll: 64), 0.99, "the recipe reads the corpus nearly whole")
+    }
+}
+
 extension Sampler {
     /// The negative log-likelihood (nats) of each event of `sequence` after the first, given
     /// the ones before it, under this sampler's own distributions at temperature 1 (its step,
