@@ -604,9 +604,10 @@ final class StepRuleTests: XCTestCase {
         XCTAssertNil(other.fillBump, "no tom or crash in any bar: no share ratio, no bump")
         // The margin: the same files on both sides are nearest the 10% of the touch targets
         // (log 1.1; the lags have log(1/0.8), patterns log 1.3, the bumps log 2; no soft hits on
-        // either side: within with room to spare); no fill bump: no margin.
+        // either side: within with room to spare); no fill bump against the reference's: missed,
+        // a margin of −∞.
         XCTAssertEqual(try XCTUnwrap(same.margin), log(1.1), accuracy: 1e-9)
-        XCTAssertNil(other.margin)
+        XCTAssertEqual(other.margin, -.infinity)
         var denser = GrooveTally(ticksPerQuarter: 480)
         let dense = track(16)
         // A second kick in every bar's last 16th (the fills' 16th): 10 hits a bar where there were 10 or 11.
