@@ -80,9 +80,12 @@ struct SampleCommand: ParsableCommand {
         guard let styles = groups.grid?.styles else {
             throw ValidationError("--style needs a model with a style input (trained with --styles); \(model) has none")
         }
-        let found = styles.indices(matching: name)
+        // A style no training file had (an empty "other") plays what the model never learned.
+        let trained = styles.names.indices.filter { styles.steps[$0] > 0 }
+        let found = styles.indices(matching: name).filter(trained.contains)
         guard !found.isEmpty else {
-            throw ValidationError("--style \(name): \(model) knows the styles " + styles.names.joined(separator: ", "))
+            let untrained = styles.indices(matching: name).isEmpty ? "" : " (no training file was \(name))"
+            throw ValidationError("--style \(name): \(model) knows the styles " + trained.map { styles.names[$0] }.joined(separator: ", ") + untrained)
         }
         return found
     }

@@ -108,7 +108,11 @@ final class StyleCLITests: XCTestCase {
         // without a style input; nothing written.
         r = try CLI.run(["sample", path("m"), "-n", "10", "--style", "polka", "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
-        XCTAssertTrue(r.stderr.contains("--style polka: \(path("m")) knows the styles funk, neworleans, other"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--style polka: \(path("m")) knows the styles funk, neworleans\n"), r.stderr)
+        // "other", which no training file was (0% of the steps): refused, not played unlearned.
+        r = try CLI.run(["sample", path("m"), "-n", "10", "--style", "other", "-o", path("x.mid")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--style other: \(path("m")) knows the styles funk, neworleans (no training file was other)"), r.stderr)
         let original = try OriginalModel.write(to: root.appendingPathComponent("original")).path
         r = try CLI.run(["sample", original, "-n", "10", "--style", "funk", "-o", path("x.mid")])
         XCTAssertEqual(r.status, 64)
