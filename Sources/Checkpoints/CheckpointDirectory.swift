@@ -96,7 +96,8 @@ public struct CheckpointDirectory: Sendable {
     /// ends) and records the run in run.json. `resumingFrom`, a checkpoint path, lets a
     /// directory holding version 1 checkpoints (which have no run id) be adopted by the run
     /// that continues one of them.
-    package func claim(runID: String, resumingFrom: String? = nil) throws -> RunLock {
+    /// `resumeFlags`: what the refusal's `drummer train --resume` line adds (the run's `-o MODEL`).
+    package func claim(runID: String, resumingFrom: String? = nil, resumeFlags: String = "") throws -> RunLock {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -127,14 +128,14 @@ public struct CheckpointDirectory: Sendable {
             // Another run's: refused when that run left anything to protect; a run stopped
             // before its first checkpoint and its first evaluation left only its claim.
             guard checkpoints.isEmpty, !hasLog else {
-                throw OwnershipError.otherRun(path: path, runID: record.runID, latest: checkpoints.last?.path)
+                throw OwnershipError.otherRun(path: path, runID: record.runID, latest: checkpoints.last?.path, flags: resumeFlags)
             }
             lock.replacedRun = "\(path) held only the claim of run \(record.runID), which wrote no checkpoint and no "
                 + "evaluation: this run takes the directory over"
         } else {
             let adopting = resumingFrom.map { standardized($0).hasPrefix(standardized(path) + "/") } ?? false
             if (!checkpoints.isEmpty || hasLog) && !adopting {
-                throw OwnershipError.unclaimedFiles(path: path, latest: checkpoints.last?.path, log: hasLog)
+                throw OwnershipError.unclaimedFiles(path: path, latest: checkpoints.last?.path, log: hasLog, flags: resumeFlags)
             }
         }
         let mine = RunRecord(format: RunRecord.formatName, runID: runID, createdBy: "drummer \(DrummerVersion.string)")
@@ -287,9 +288,9 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
     /// Another process holds the lock.
     case locked(path: String, holder: String)
     /// run.json names another run.
-    case otherRun(path: String, runID: String, latest: String?)
+    case otherRun(path: String, runID: String, latest: String?, flags: String = "")
     /// Checkpoints or a log without run.json (written by an older drummer, or by hand).
-    case unclaimedFiles(path: String, latest: String?, log: Bool)
+    case unclaimedFiles(path: String, latest: String?, log: Bool, flags: String = "")
 
     public var description: String {
         switch self {
@@ -302,18 +303,18 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
         case .locked(let p, let holder):
             return "--checkpoint-dir \(p) is in use by another training run (\(holder)); one run per checkpoint directory: "
                 + "wait for it, or choose another --checkpoint-dir"
-        case .otherRun(let p, let id, let latest):
+        case .otherRun(let p, let id, let latest, let flags):
             guard let latest else {
                 // A run stopped after an evaluation, before its first checkpoint: its log alone.
                 return "--checkpoint-dir \(p) holds another run's \(CheckpointDirectory.logFileName) (run \(id)) and no "
                     + "checkpoint, so nothing to resume; to start a new run, remove that file or choose another --checkpoint-dir"
             }
             return "--checkpoint-dir \(p) holds another run's checkpoints (run \(id)); to continue that run: "
-                + "drummer train --resume \(latest); to start a new run, choose another --checkpoint-dir"
-        case .unclaimedFiles(let p, let latest, let log):
+                + "drummer train --resume \(latest)\(flags); to start a new run, choose another --checkpoint-dir"
+        case .unclaimedFiles(let p, let latest, let log, let flags):
             var what = latest.map { "checkpoints (the latest \($0))" } ?? ""
             if log { what += (what.isEmpty ? "" : " and ") + CheckpointDirectory.logFileName }
-            let resume = latest.map { "; to continue that run: drummer train --resume \($0)" } ?? ""
+            let resume = latest.map { "; to continue that run: drummer train --resume \($0)\(flags)" } ?? ""
             return "--checkpoint-dir \(p) already holds \(what) of an earlier run\(resume); "
                 + "to start a new run, choose another --checkpoint-dir"
         }

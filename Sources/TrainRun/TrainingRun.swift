@@ -162,7 +162,7 @@ public final class TrainingRun {
         }
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
-        lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume)
+        lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume, resumeFlags: options.output.map { " -o \($0)" } ?? "")
         if let takeover = lock.takeover { reporter.line("note: \(takeover)") }
         if let replaced = lock.replacedRun { reporter.line("note: \(replaced)") }
         // A resume with steps to train branches from its step; one with none changes nothing.
