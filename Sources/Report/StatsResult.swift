@@ -120,12 +120,16 @@ public struct StatsResult: Sendable {
                 if accent.correlation == nil {
                     // Constant by Pearson's own test.
                     func flat(_ v: [Double]) -> Bool { GrooveStats.pearson(v, v) == nil }
+                    // A reference of one velocity (programmed beats) has no accents to follow: the
+                    // target is not counted, whatever the generated files play (a model of such
+                    // beats plays one velocity too, and could never meet it).
                     if both.count < 2 {
                         missing["accent_profile"] = "fewer than 2 positions with hits on both sides"
-                    } else if flat(both.map(\.0)) {
-                        missing["accent_profile"] = "constant velocity"
+                    } else if flat(both.map(\.1)) {
+                        missing["accent_profile"] = "constant velocity in the reference: the target is not counted"
+                        referenceUndefined.insert("accent_profile")
                     } else {
-                        missing["accent_profile"] = "constant velocity in the reference"
+                        missing["accent_profile"] = "constant velocity"
                     }
                 }
             } else {

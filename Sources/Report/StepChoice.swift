@@ -50,6 +50,8 @@ public struct StepFigures: Sendable, Equatable {
     /// figure is from the target's limit, as the natural log of their ratio (0.02: the figure
     /// could move about 2% before it fails; negative: missed); nil when one cannot be measured.
     public var margin: Double? = nil
+    /// Targets the reference cannot define, neither met nor missed (StatsResult.referenceUndefined).
+    public var notCounted: Set<String> = []
 
     public init(step: Int, path: String, periodicity: Double?, noteJS: Double?, deltaJS: Double?,
                 velocityJS: Double?, grid: Double?, accent: Double?, targetsMet: Bool) {
@@ -85,6 +87,7 @@ public struct StepFigures: Sendable, Equatable {
         hitsPerBar = StatsResult.Pair(generated: r.generated.hitsPerBar, reference: r.reference.hitsPerBar).ratio
         velocity = StatsResult.Pair(generated: g.velocityMean, reference: ref.velocityMean).ratio
         margin = Self.margin(r)
+        notCounted = r.referenceUndefined
     }
 
     /// The smallest of the bar-structure and touch targets' margins (`margin`).
@@ -137,10 +140,12 @@ public enum StepRule {
     /// and touch targets).
     public static func meets(_ f: StepFigures, structure: Bool = false) -> Bool {
         guard f.targetsMet, let p = f.periodicity, let n = f.noteJS, let d = f.deltaJS, let v = f.velocityJS,
-              let g = f.grid, let a = f.accent else { return false }
+              let g = f.grid else { return false }
         if structure, !f.structureMet || !f.touchMet { return false }
+        // The accent's margin, unless the reference has no accents (one velocity).
+        let accent = f.notCounted.contains("accent_profile") || (f.accent.map { $0 >= minimumAccent } ?? false)
         return p >= minimumPeriodicity && n <= maximumNoteJS && d <= maximumDeltaJS && v <= maximumVelocityJS
-            && abs(g - 1) <= maximumGridDeviation && a >= minimumAccent
+            && abs(g - 1) <= maximumGridDeviation && accent
     }
 
     /// The candidate that misses the fewest targets (`missed`), the highest mean bar similarity

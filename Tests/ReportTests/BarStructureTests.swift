@@ -168,7 +168,7 @@ final class BarStructureTests: XCTestCase {
         r.add(track(onlyInFills), tolerance: 0.125)
         let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
         XCTAssertNil(s.target("fill_tom_crash_ratio")?.met)
-        XCTAssertEqual(s.referenceUndefined, ["fill_tom_crash_ratio"])
+        XCTAssertTrue(s.referenceUndefined.contains("fill_tom_crash_ratio"), "\(s.referenceUndefined)")
         XCTAssertTrue(s.structureNotes.contains("fill_tom_crash_ratio: the reference's bars outside the fills hold no tom or crash (a share of 0): "
                                                 + "no ratio; the target is not counted"), "\(s.structureNotes)")
         XCTAssertFalse(s.structureNotes.contains { $0.hasPrefix("fill ratios: n/a") }, "the phrases were measured: \(s.structureNotes)")
@@ -181,7 +181,7 @@ final class BarStructureTests: XCTestCase {
         ref.add(track(Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())), tolerance: 0.125)
         let up = StatsResult(generated: g, reference: ref, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(up.target("fill_tom_crash_ratio")?.met, true)
-        XCTAssertTrue(up.referenceUndefined.isEmpty)
+        XCTAssertFalse(up.referenceUndefined.contains("fill_tom_crash_ratio"))
     }
 
     func testTargetsOfTwoSides() throws {

@@ -193,6 +193,19 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertEqual(f.missing["accent_profile"], "constant velocity")
         XCTAssertEqual(f.target("accent_profile")?.met, false)
         XCTAssertEqual(f.rows.first { $0.figure == "accent correlation" }?.comparison, "n/a (constant velocity)")
+
+        // A reference of one velocity (programmed beats) has no accents: the target is not
+        // counted, and files like it can meet the step choice's rule (they never could).
+        var programmed = GrooveTally(ticksPerQuarter: 480)
+        programmed.add(try quarters([100, 100, 100, 100], bars: 4), tolerance: 0.125)
+        let p = StatsResult(generated: programmed, reference: programmed, tolerance: 0.125, quantize: nil)
+        XCTAssertNil(p.target("accent_profile")?.met)
+        XCTAssertEqual(p.missing["accent_profile"], "constant velocity in the reference: the target is not counted")
+        XCTAssertEqual(p.referenceUndefined, ["accent_profile"])
+        let figures = StepFigures(step: 1, path: "p", result: p)
+        XCTAssertTrue(figures.targetsMet, "\(figures.missed)")
+        XCTAssertFalse(figures.missed.contains("accent_profile"))
+        XCTAssertTrue(StepRule.meets(figures), "the rule's other margins met")
     }
 
     /// A reference figure of 0 has no ratio, yet its target is decided: a share on the 16th grid
