@@ -211,18 +211,27 @@ public struct StatsResult: Sendable {
             structureNotes.append("bar-structure figures: n/a (no file of the \(gs.files44 == 0 ? "generated files" : "reference") "
                                   + "has bar positions with every hit in 4/4 bars)")
         } else {
-            // Figures a side's files are too short for: why each is null.
+            // Figures a side's files are too short for: why each is null. The reference's are not
+            // counted (a folder of 2-bar loops has no similarity 8 bars apart to meet; every
+            // checkpoint missed it, and train -o could never meet the rule).
+            for key in BarStructureSums.lags.filter({ rs.similarity(lag: $0) == nil }).map({ "bar_similarity_lag\($0)" })
+                + (rs.patternsPer16Bars == nil ? ["patterns_per_16_bars"] : [])
+                + (rs.fillClassTargetRatio == nil ? ["fill_tom_crash_ratio"] : [])
+                + (rs.fillSimilarityTargetRatio == nil ? ["fill_similarity_ratio"] : []) {
+                referenceUndefined.insert(key)
+            }
             for (side, sums) in [("generated", gs), ("reference", rs)] {
                 let files = side == "generated" ? "generated file" : "reference file"
+                let uncounted = side == "reference" ? "; the target is not counted" : ""
                 for lag in BarStructureSums.lags where sums.similarity(lag: lag) == nil {
-                    structureNotes.append("bar_similarity_lag\(lag): n/a (no \(files) in 4/4 has \(lag + 1) bars or more)")
+                    structureNotes.append("bar_similarity_lag\(lag): n/a (no \(files) in 4/4 has \(lag + 1) bars or more)\(uncounted)")
                 }
                 if sums.patternsPer16Bars == nil {
-                    structureNotes.append("patterns_per_16_bars: n/a (no \(files) in 4/4 holds a whole 16-bar window from its bar 1)")
+                    structureNotes.append("patterns_per_16_bars: n/a (no \(files) in 4/4 holds a whole 16-bar window from its bar 1)\(uncounted)")
                 }
                 if sums.fillClassTargetRatio == nil || sums.fillSimilarityTargetRatio == nil {
                     structureNotes.append("fill ratios: n/a where null (no \(files) in 4/4 holds a whole 8-bar phrase from its bar 1 "
-                                          + "with hits in its fill bars and the others)")
+                                          + "with hits in its fill bars and the others)\(uncounted)")
                 }
             }
         }

@@ -95,14 +95,17 @@ public struct StepFigures: Sendable, Equatable {
         let g = r.generated.structure, ref = r.reference.structure
         func ratio(_ a: Double?, _ b: Double?) -> Double? { StatsResult.Pair(generated: a, reference: b).ratio }
         func log(_ x: Double) -> Double { x > 0 ? Foundation.log(x) : -.infinity }
-        var margins: [Double?] = BarStructureSums.lags.map { lag in
+        // A figure the reference cannot define (its files too short) is not counted.
+        var margins: [Double?] = BarStructureSums.lags.filter { ref.similarity(lag: $0) != nil }.map { lag in
             ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
         }
-        margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%
+        if ref.patternsPer16Bars != nil {
+            margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%
+        }
         for (a, b) in [(g.fillClassTargetRatio, ref.fillClassTargetRatio), (g.fillSimilarityTargetRatio, ref.fillSimilarityTargetRatio)] {
             // The bump (ratio − 1) at least half the reference's, same sign (a whole bump, +∞,
             // meets one up; a reference's whole bump is not counted; no bump against none meets it).
-            if b == .infinity { continue }
+            if b == nil || b == .infinity { continue }
             if let a, let b, b == 1 { margins.append(a == 1 ? .infinity : -.infinity); continue }
             margins.append(ratio(a.map { $0 - 1 }, b.map { $0 - 1 }).map { log($0 / 0.5) })
         }

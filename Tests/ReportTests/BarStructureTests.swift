@@ -184,6 +184,30 @@ final class BarStructureTests: XCTestCase {
         XCTAssertFalse(up.referenceUndefined.contains("fill_tom_crash_ratio"))
     }
 
+    /// A folder of 2-bar loops has no similarity 2, 4 or 8 bars apart, no 16-bar window and no
+    /// phrase: those targets are not counted (every checkpoint missed them, and `train -o` on
+    /// such a folder could never meet the rule), the others are.
+    func testTargetsTheReferencesFilesAreTooShortForAreNotCounted() throws {
+        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
+        for _ in 0..<4 {
+            g.add(track([a, b]), tolerance: 0.125)
+            r.add(track([a, b]), tolerance: 0.125)
+        }
+        let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(s.target("bar_similarity_lag1")?.met, true)
+        for key in ["bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8", "patterns_per_16_bars",
+                    "fill_tom_crash_ratio", "fill_similarity_ratio"] {
+            XCTAssertNil(s.target(key)?.met, key)
+            XCTAssertTrue(s.referenceUndefined.contains(key), key)
+        }
+        XCTAssertTrue(s.structureNotes.contains("bar_similarity_lag8: n/a (no reference file in 4/4 has 9 bars or more); the target is not counted"),
+                      "\(s.structureNotes)")
+        let figures = StepFigures(step: 1, path: "loops", result: s)
+        XCTAssertTrue(figures.structureMet, "\(figures.missed)")
+        XCTAssertTrue(figures.missed.isEmpty, "\(figures.missed)")
+        XCTAssertNotNil(figures.margin)
+    }
+
     func testTargetsOfTwoSides() throws {
         // Generated: A A B F ×4; reference: the same. Every ratio is 1; fills bump alike.
         let bars = Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())

@@ -201,7 +201,7 @@ final class StatsFigureTests: XCTestCase {
         let p = StatsResult(generated: programmed, reference: programmed, tolerance: 0.125, quantize: nil)
         XCTAssertNil(p.target("accent_profile")?.met)
         XCTAssertEqual(p.missing["accent_profile"], "constant velocity in the reference: the target is not counted")
-        XCTAssertEqual(p.referenceUndefined, ["accent_profile"])
+        XCTAssertTrue(p.referenceUndefined.contains("accent_profile"), "\(p.referenceUndefined)")
         let figures = StepFigures(step: 1, path: "p", result: p)
         XCTAssertTrue(figures.targetsMet, "\(figures.missed)")
         XCTAssertFalse(figures.missed.contains("accent_profile"))
