@@ -343,7 +343,8 @@ extension GridSampler {
     /// streams instead of a pass per style; an answer in `play` waits on this).
     private func likeliestStyle(of grid: GridBeat, among: [Int]? = nil) -> Int? {
         guard let styles = group.styles else { return nil }
-        let candidates = among ?? Array(0..<styles.count)
+        // Among the styles training files had: an empty "other" plays what the model never learned.
+        let candidates = among ?? styles.names.indices.filter { styles.steps[$0] > 0 }
         guard !candidates.isEmpty else { return 0 }
         let scores = styleScores(of: grid, candidates: candidates)
         var best = 0

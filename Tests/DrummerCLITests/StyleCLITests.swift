@@ -191,6 +191,28 @@ final class StyleCLITests: XCTestCase {
                        try Data(contentsOf: URL(fileURLWithPath: path("m/model.json"))))
     }
 
+    /// A model of one style (ten funk files, "other" empty): the style the model finds likeliest
+    /// for a beat is funk, never the "other" no training file had (humanize and a primer played it).
+    func testTheLikeliestStyleIsATrainedOne() throws {
+        let src = root.appendingPathComponent("funk-only")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let beat = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session1/102_funk_95_beat_4-4.mid")
+        for i in 0..<10 { try FileManager.default.copyItem(at: beat, to: src.appendingPathComponent("\(i)_funk_95_beat_4-4.mid")) }
+        XCTAssertEqual(try CLI.run(["convert-midi", src.path, "-o", path("funk-data"), "--quantize", "30"]).status, 0)
+        var r = try CLI.run(["train", "--styles", "groove-names", "--data", path("funk-data"), "--hidden", "8", "--unroll", "8",
+                             "--batch-size", "2", "--steps", "2", "--checkpoint-dir", path("funk-ck"), "-o", path("funk")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("funk 100%, other 0%"), r.stdout)
+        for seed in ["1", "2", "3"] {
+            r = try CLI.run(["humanize", beat.path, "--model", path("funk"), "--seed", seed, "-o", path("h.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains(", style funk (likeliest for the beat)"), r.stdout)
+            r = try CLI.run(["sample", path("funk"), "--primer", beat.path, "--bars", "1", "--seed", seed, "-o", path("p.mid")])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.contains(", style funk (likeliest for the primer)"), r.stdout)
+        }
+    }
+
     /// `--styles groove-drummer-names`: a style per drummer and file-name style ("drummer2-funk");
     /// `--style` given a part of the names draws among the styles that have it, and humanize
     /// takes the likeliest of them.
