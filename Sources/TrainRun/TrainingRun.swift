@@ -162,7 +162,7 @@ public final class TrainingRun {
         }
         checkpoints = CheckpointDirectory(path: configuration.checkpointDirectory)
         // Before any training: the directory exists, is writable, is locked, and is this run's.
-        lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume, resumeFlags: options.output.map { " -o \($0)" } ?? "")
+        lock = try checkpoints.claim(runID: runID, resumingFrom: options.resume, resumeFlags: options.output.map { " -o " + ShellWords.quoted($0) } ?? "")
         if let takeover = lock.takeover { reporter.line("note: \(takeover)") }
         if let replaced = lock.replacedRun { reporter.line("note: \(replaced)") }
         // A resume with steps to train branches from its step; one with none changes nothing.
@@ -288,7 +288,7 @@ public final class TrainingRun {
                           reporter: RunReporter) throws {
         let B = config.batchSize, U = config.unroll
         guard rows / B < U + 1 else {
-            fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter)
+            fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter, streams: "the recipe's \(B) streams")
             warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
             return
         }
@@ -306,6 +306,7 @@ public final class TrainingRun {
         config.unroll = u
         reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
                       + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u)); more files train better")
+        fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter, streams: "\(b) streams")
         warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
     }
 
@@ -327,7 +328,8 @@ public final class TrainingRun {
     /// A small dataset whose segments leave a large share of the rows unread (a third, for 32
     /// streams of 100 rows): the recipe's batch made smaller until at most a tenth is, said in one
     /// line; a batch or unroll given is kept, with a warning that names one that reads more.
-    static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter) {
+    static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter,
+                              streams: String) {
         let B = config.batchSize, U = config.unroll
         let unread = 1 - readShare(rows: rows, batch: B, unroll: U)
         guard unread > maximumUnreadShare else { return }
@@ -337,8 +339,8 @@ public final class TrainingRun {
         guard let b = better else { return }
         if options.batchSize == nil, options.unroll == nil {
             config.batchSize = b
-            reporter.line("data: the recipe's \(B) streams would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
-                          + "training \(b) streams (--batch-size \(b)), which read all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U))); "
+            reporter.line("data: \(streams) would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
+                          + "training \(b) stream\(b == 1 ? "" : "s") (--batch-size \(b)), which read\(b == 1 ? "s" : "") all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U))); "
                           + "more files train better")
         } else {
             reporter.line("warning: --batch-size \(B) --unroll \(U) leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "

@@ -73,6 +73,20 @@ final class SmallDataCLITests: XCTestCase {
         XCTAssertTrue(given.stdout.contains("warning: --batch-size 32 --unroll 64 leave 35% of the 3200 training rows (16th steps and a start row "
                                             + "per file) unread"), given.stdout)
         XCTAssertFalse(given.stdout.contains("warning: 2 steps read"), given.stdout)
+
+        // Two beats of 6 bars: 194 rows, too few for 32 streams; the 2 streams that fit would read
+        // 65 of their 97 rows each: one stream, which reads all but one.
+        let six = root.appendingPathComponent("six"), sixData = root.appendingPathComponent("six-data")
+        try FileManager.default.createDirectory(at: six, withIntermediateDirectories: true)
+        let short = (0..<96).filter { $0 % 2 == 0 || $0 == 95 }.map { (tick: $0 * 120, note: UInt8($0 % 8 == 0 ? 36 : 42), velocity: UInt8(90)) }
+        for k in 0..<2 { try TinySMF.drums(short).write(to: six.appendingPathComponent("s\(k).mid")) }
+        XCTAssertEqual(try CLI.run(["convert-midi", six.path, "-o", sixData.path]).status, 0)
+        let fitted = try CLI.run(["train", "--data", sixData.path, "--hidden", "16", "--steps", "2", "--checkpoint-dir", root.appendingPathComponent("s").path])
+        XCTAssertEqual(fitted.status, 0, fitted.stderr)
+        XCTAssertTrue(fitted.stdout.contains("data: 194 training rows (16th steps and a start row per file) are too few for the recipe's 32 streams of 65; "
+                                             + "training 2 streams of 64 steps"), fitted.stdout)
+        XCTAssertTrue(fitted.stdout.contains("data: 2 streams would leave 33% of the 194 training rows (16th steps and a start row per file) unread "), fitted.stdout)
+        XCTAssertTrue(fitted.stdout.contains("training 1 stream (--batch-size 1), which reads all but 1%"), fitted.stdout)
     }
 
     /// A --validation-fraction that leaves the validation split empty is said at conversion, and
