@@ -96,7 +96,8 @@ public struct CheckpointDirectory: Sendable {
     /// ends) and records the run in run.json. `resumingFrom`, a checkpoint path, lets a
     /// directory holding version 1 checkpoints (which have no run id) be adopted by the run
     /// that continues one of them.
-    /// `resumeFlags`: what the refusal's `drummer train --resume` line adds (the run's `-o MODEL`).
+    /// `resumeFlags`: what the refusal's `drummer train --resume` line adds (the refused command's
+    /// `-o MODEL`, shell-quoted: where the user asked this run's model to go).
     package func claim(runID: String, resumingFrom: String? = nil, resumeFlags: String = "") throws -> RunLock {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -310,11 +311,11 @@ public enum OwnershipError: Error, CustomStringConvertible, Equatable, Sendable 
                     + "checkpoint, so nothing to resume; to start a new run, remove that file or choose another --checkpoint-dir"
             }
             return "--checkpoint-dir \(p) holds another run's checkpoints (run \(id)); to continue that run: "
-                + "drummer train --resume \(latest)\(flags); to start a new run, choose another --checkpoint-dir"
+                + "drummer train --resume \(ShellWords.quoted(latest))\(flags); to start a new run, choose another --checkpoint-dir"
         case .unclaimedFiles(let p, let latest, let log, let flags):
             var what = latest.map { "checkpoints (the latest \($0))" } ?? ""
             if log { what += (what.isEmpty ? "" : " and ") + CheckpointDirectory.logFileName }
-            let resume = latest.map { "; to continue that run: drummer train --resume \($0)\(flags)" } ?? ""
+            let resume = latest.map { "; to continue that run: drummer train --resume \(ShellWords.quoted($0))\(flags)" } ?? ""
             return "--checkpoint-dir \(p) already holds \(what) of an earlier run\(resume); "
                 + "to start a new run, choose another --checkpoint-dir"
         }

@@ -96,8 +96,10 @@ public struct StepFigures: Sendable, Equatable {
         func ratio(_ a: Double?, _ b: Double?) -> Double? { StatsResult.Pair(generated: a, reference: b).ratio }
         func log(_ x: Double) -> Double { x > 0 ? Foundation.log(x) : -.infinity }
         // A figure the reference cannot define (its files too short) is not counted.
+        // (At least a share of a reference figure of 0: anything from 0 meets it, with room.)
         var margins: [Double?] = BarStructureSums.lags.filter { ref.similarity(lag: $0) != nil }.map { lag in
-            ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
+            if ref.similarity(lag: lag) == 0 { return g.similarity(lag: lag).map { _ in .infinity } }
+            return ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
         }
         if ref.patternsPer16Bars != nil {
             margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%

@@ -63,7 +63,7 @@ struct EvalCommand: ParsableCommand {
         let dataLine = "data \(data)" + (files.map { " (\($0.count) file\($0.count == 1 ? "" : "s"), each from a zero state"
             + (leftOut.isEmpty ? "" : "; \(leftOut.count) left out") + ")" } ?? "")
         if json {
-            Console.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration, files: files?.count,
+            Console.write(try JSONOutput.encode(EvalJSON(metrics: metrics, calibration: calibration, files: files?.count ?? 1,
                                                          leftOut: leftOut.map { EvalJSON.LeftOut(path: $0.path, reason: $0.reason) })))
         } else {
             if let calibration {
@@ -151,7 +151,7 @@ enum EvalInput {
 struct EvalJSON: Encodable {
     let metrics: Metrics
     let calibration: GridCalibration?
-    /// Files read, each from a zero state (a grid model's, or --each-file's).
+    /// A grid model's files read, each from a zero state (a MIDI file is one).
     let files: Int?
     /// A grid model's files left out of a dataset, with why.
     let leftOut: [LeftOut]

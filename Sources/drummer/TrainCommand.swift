@@ -250,7 +250,7 @@ struct TrainCommand: ParsableCommand {
             Self.stderr("drummer: interrupted at step \(summary.step): "
                 + (summary.lastCheckpoint.map { "checkpoint saved to \($0)" } ?? "no checkpoint was saved")
                 + (output.map { o in "; nothing exported to \(o)"
-                    + (summary.lastCheckpoint.map { " (drummer train --resume \($0) -o \(o) carries on and exports)" } ?? "") } ?? ""))
+                    + (summary.lastCheckpoint.map { " (drummer train --resume \(ShellWords.quoted($0)) -o \(ShellWords.quoted(o)) carries on and exports)" } ?? "") } ?? ""))
             // A stop is a success when it saved the run to carry on from; before the first step
             // (nothing saved) a script must not read one.
             if summary.lastCheckpoint == nil { throw ExitCode(128 + max(StopSignal.signalNumber, 2)) }
@@ -259,7 +259,7 @@ struct TrainCommand: ParsableCommand {
             // stop from here on ends the command at once, exporting nothing (the export's temporary
             // removed), where it used to be noticed only after the export had replaced the model.
             let last = summary.lastCheckpoint ?? run.configuration.checkpointDirectory
-            let finish = "drummer train --resume \(last) -o \(output) chooses the step and exports"
+            let finish = "drummer train --resume \(ShellWords.quoted(last)) -o \(ShellWords.quoted(output)) chooses the step and exports"
             InterruptCleanup.install(note: "nothing exported to \(output); " + finish, noteOutput: output)
             if StopSignal.requested {
                 let sig = StopSignal.signalNumber

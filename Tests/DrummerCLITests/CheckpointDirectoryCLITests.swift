@@ -53,13 +53,13 @@ final class CheckpointDirectoryCLITests: XCTestCase {
         XCTAssertEqual(third.status, 1, third.stderr)
         XCTAssertTrue(third.stderr.contains("holds another run's checkpoints"), third.stderr)
         XCTAssertTrue(third.stderr.contains("to continue that run: drummer train --resume \(ck.path)/ckpt-"), third.stderr)
-        // With -o, the line to continue it keeps the -o (it was dropped).
-        let model = root.appendingPathComponent("model").path
+        // With -o, the line to continue it keeps the -o (it was dropped), quoted for the shell.
+        let model = root.appendingPathComponent("my model").path
         let withOutput = try CLI.run(["train", "--recipe", "original", "--data", root.appendingPathComponent("data").path, "--hidden", "6",
                                       "--unroll", "8", "--checkpoint-dir", ck.path, "--steps", "5", "-o", model])
         XCTAssertEqual(withOutput.status, 1, withOutput.stderr)
         XCTAssertNotNil(withOutput.stderr.range(of: "to continue that run: drummer train --resume \(NSRegularExpression.escapedPattern(for: ck.path))/ckpt-[0-9]+\\.h5 -o "
-                                                + NSRegularExpression.escapedPattern(for: model) + ";",
+                                                + NSRegularExpression.escapedPattern(for: "'\(model)'") + ";",
                                                 options: .regularExpression), withOutput.stderr)
     }
 
