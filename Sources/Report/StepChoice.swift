@@ -107,7 +107,9 @@ public struct StepFigures: Sendable, Equatable {
         for (a, b) in [(g.fillClassTargetRatio, ref.fillClassTargetRatio), (g.fillSimilarityTargetRatio, ref.fillSimilarityTargetRatio)] {
             // The bump (ratio − 1) at least half the reference's, same sign (a whole bump, +∞,
             // meets one up; a reference's whole bump is not counted; no bump against none meets it).
-            if b == nil || b == .infinity { continue }
+            if b == nil { continue }
+            // Against the reference's whole bump, only the sign: met with room, or missed.
+            if b == .infinity { margins.append(a.map { $0 > 1 ? .infinity : -.infinity }); continue }
             if let a, let b, b == 1 { margins.append(a == 1 ? .infinity : -.infinity); continue }
             margins.append(ratio(a.map { $0 - 1 }, b.map { $0 - 1 }).map { log($0 / 0.5) })
         }

@@ -158,24 +158,35 @@ final class BarStructureTests: XCTestCase {
     }
 
     /// Toms and crashes in the fill bars alone (their share elsewhere 0) have no ratio: a
-    /// reference's such bump has no size to meet half of, and its target is not counted (it was
-    /// missed by every checkpoint, so `train -o` on such a folder could never meet the rule); a
-    /// generated one meets a reference's bump up.
+    /// generated such bump meets a reference's bump up, and against a reference's, which has no
+    /// size to meet half of, the sign decides (the target was missed by every checkpoint, so
+    /// `train -o` on such a folder could never meet the rule): fills holding more of them than
+    /// the other bars meet it, toms outside the fills or none miss it.
     func testABumpOfTheFillsAloneIsWhole() throws {
         let onlyInFills = Array([[a, a, a, f], [a, a, a, f], [a, a, a, f], [a, a, a, f]].joined())
         var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
         g.add(track(onlyInFills), tolerance: 0.125)
         r.add(track(onlyInFills), tolerance: 0.125)
         let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
-        XCTAssertNil(s.target("fill_tom_crash_ratio")?.met)
-        XCTAssertTrue(s.referenceUndefined.contains("fill_tom_crash_ratio"), "\(s.referenceUndefined)")
+        XCTAssertEqual(s.target("fill_tom_crash_ratio")?.met, true)
+        XCTAssertFalse(s.referenceUndefined.contains("fill_tom_crash_ratio"), "\(s.referenceUndefined)")
         XCTAssertTrue(s.structureNotes.contains("fill_tom_crash_ratio: the reference's bars outside the fills hold no tom or crash (a share of 0): "
-                                                + "no ratio; the target is not counted"), "\(s.structureNotes)")
+                                                + "no ratio; met by fills that hold more of it than the other bars"), "\(s.structureNotes)")
         XCTAssertFalse(s.structureNotes.contains { $0.hasPrefix("fill ratios: n/a") }, "the phrases were measured: \(s.structureNotes)")
         let figures = StepFigures(step: 1, path: "c", result: s)
         XCTAssertFalse(figures.missed.contains("fill_tom_crash_ratio"), "\(figures.missed)")
         XCTAssertTrue(figures.structureMet, "\(figures.missed)")
         XCTAssertNotNil(figures.margin)
+        // Toms outside the fills only, or none at all, against it: missed.
+        for bars in [Array([[a, f, f, a], [a, f, f, a], [a, f, f, a], [a, f, f, a]].joined()), [BarHits](repeating: a, count: 16)] {
+            var wrong = GrooveTally(ticksPerQuarter: 480)
+            wrong.add(track(bars), tolerance: 0.125)
+            let w = StatsResult(generated: wrong, reference: r, tolerance: 0.125, quantize: nil)
+            XCTAssertEqual(w.target("fill_tom_crash_ratio")?.met, false)
+            let wf = StepFigures(step: 1, path: "w", result: w)
+            XCTAssertTrue(wf.missed.contains("fill_tom_crash_ratio"), "\(wf.missed)")
+            XCTAssertEqual(wf.margin, -.infinity)
+        }
         // Against a reference with a crash outside the fills too: the whole bump meets its bump.
         var ref = GrooveTally(ticksPerQuarter: 480)
         ref.add(track(Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())), tolerance: 0.125)

@@ -206,6 +206,21 @@ final class StatsFigureTests: XCTestCase {
         XCTAssertTrue(figures.targetsMet, "\(figures.missed)")
         XCTAssertFalse(figures.missed.contains("accent_profile"))
         XCTAssertTrue(StepRule.meets(figures), "the rule's other margins met")
+
+        // A reference with accents (8ths at 100, 16ths between at 50) against files that drop its
+        // ghost 16ths: flat where both play, yet the reference has accents: missed, not skipped.
+        var accented = GrooveTally(ticksPerQuarter: 480), eighths = GrooveTally(ticksPerQuarter: 480)
+        var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = [], plain: [(tick: Int, note: UInt8, velocity: UInt8)] = []
+        for k in 0..<64 {
+            hits.append((k * 120, 42, k % 2 == 0 ? 100 : 50))
+            if k % 2 == 0 { plain.append((k * 120, 42, UInt8([40, 70, 127][(k / 2) % 3]))) }
+        }
+        accented.add(try HitTrack(file: performance(hits).file, path: "a.mid", settings: HitExtractionSettings()), tolerance: 0.125)
+        eighths.add(try HitTrack(file: performance(plain).file, path: "e.mid", settings: HitExtractionSettings()), tolerance: 0.125)
+        let dropped = StatsResult(generated: eighths, reference: accented, tolerance: 0.125, quantize: nil)
+        XCTAssertEqual(dropped.target("accent_profile")?.met, false)
+        XCTAssertFalse(dropped.referenceUndefined.contains("accent_profile"))
+        XCTAssertTrue(StepFigures(step: 1, path: "e", result: dropped).missed.contains("accent_profile"))
     }
 
     /// A reference figure of 0 has no ratio, yet its target is decided: a share on the 16th grid
