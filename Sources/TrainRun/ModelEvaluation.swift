@@ -6,6 +6,7 @@
 import Checkpoints
 import DrummerCore
 import Encode
+import FileOutput
 import Foundation
 import MIDIParse
 import ModelFiles
@@ -31,7 +32,7 @@ public struct EvaluatedModel: Sendable {
             // A checkpoint directory holds many models: which one is the caller's to say.
             if let last = CheckpointDirectory.inPlaceOfModel(path)?.list().last {
                 throw CheckpointChoiceError(description: "\(path) is a checkpoint directory, not a model directory: "
-                    + "name one of its checkpoints (the latest: \(last.path)), or export one (drummer export \(path) -o model)")
+                    + "name one of its checkpoints (the latest: \(last.path)), or export one (drummer export \(ShellWords.quoted(path)) -o model)")
             }
             let m = try ModelDirectory.load(path: path)
             return EvaluatedModel(weights: m.weights, groups: m.groups, source: path)

@@ -316,7 +316,7 @@ struct TrainCommand: ParsableCommand {
         let s = try Exporter.export(checkpoint: checkpoint, sampling: sampling, to: output)
         print("exported \(checkpoint) (\(s.stepDescription)) to \(s.directory)"
               + (recorded.map { ", sampling temperature \($0) recorded in model.json" } ?? "")
-              + ": drummer sample \(s.directory) -o beat.mid plays it")
+              + ": drummer sample \(ShellWords.quoted(s.directory)) -o beat.mid plays it")
     }
 
     private static func stderr(_ line: String) {
