@@ -288,7 +288,7 @@ public final class TrainingRun {
                           reporter: RunReporter) throws {
         let B = config.batchSize, U = config.unroll
         guard rows / B < U + 1 else {
-            fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter, streams: "the recipe's \(B) streams")
+            fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter)
             warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
             return
         }
@@ -296,7 +296,9 @@ public final class TrainingRun {
             throw RunError.tooLittleData(dataset: dataset, message: "the training split holds \(rows) \(unit): at least 2 are needed (add files)")
         }
         let fitB = rows / (U + 1)
-        let (b, u) = fitB >= 1 ? (fitB, U) : (1, rows - 1)
+        let (most, u) = fitB >= 1 ? (fitB, U) : (1, rows - 1)
+        // Of the batches that fit, the largest that reads all but a tenth of the rows (fitToSegments).
+        let b = (1...most).reversed().first { 1 - readShare(rows: rows, batch: $0, unroll: u) <= maximumUnreadShare } ?? most
         let needed = B * (U + 1)
         if options.batchSize != nil || options.unroll != nil {
             throw RunError.tooLittleData(dataset: dataset, message: "its \(rows) training \(unit) are too few for --batch-size \(B) --unroll \(U) "
@@ -304,9 +306,11 @@ public final class TrainingRun {
         }
         config.batchSize = b
         config.unroll = u
+        func percent(_ x: Double) -> String { "\(Int((100 * x).rounded()))%" }
+        let read = b < most ? ", which read\(b == 1 ? "s" : "") all but \(percent(1 - readShare(rows: rows, batch: b, unroll: u))) of them "
+            + "(\(most) would leave \(percent(1 - readShare(rows: rows, batch: most, unroll: u))) unread)" : ""
         reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
-                      + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u)); more files train better")
-        fitToSegments(&config, rows: rows, options: options, unit: unit, reporter: reporter, streams: "\(b) streams")
+                      + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u))\(read); more files train better")
         warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
     }
 
@@ -328,8 +332,7 @@ public final class TrainingRun {
     /// A small dataset whose segments leave a large share of the rows unread (a third, for 32
     /// streams of 100 rows): the recipe's batch made smaller until at most a tenth is, said in one
     /// line; a batch or unroll given is kept, with a warning that names one that reads more.
-    static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter,
-                              streams: String) {
+    static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter) {
         let B = config.batchSize, U = config.unroll
         let unread = 1 - readShare(rows: rows, batch: B, unroll: U)
         guard unread > maximumUnreadShare else { return }
@@ -339,7 +342,7 @@ public final class TrainingRun {
         guard let b = better else { return }
         if options.batchSize == nil, options.unroll == nil {
             config.batchSize = b
-            reporter.line("data: \(streams) would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
+            reporter.line("data: the recipe's \(B) streams would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
                           + "training \(b) stream\(b == 1 ? "" : "s") (--batch-size \(b)), which read\(b == 1 ? "s" : "") all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U))); "
                           + "more files train better")
         } else {
