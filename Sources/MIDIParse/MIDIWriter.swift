@@ -156,17 +156,6 @@ public enum MIDIWriter {
         return out
     }
 
-    /// Encodes a format-0 file and writes it to `path` atomically.
-    public static func write(to path: String, ppq: Int, tempos: [MIDITempoChange] = [],
-                             timeSignatures: [MIDITimeSignature] = [], notes: [MIDINote]) throws {
-        let bytes = try format0(ppq: ppq, tempos: tempos, timeSignatures: timeSignatures, notes: notes)
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw MIDIWriteError("\(path): cannot write: \(error.localizedDescription)")
-        }
-    }
-
     /// Appends a variable-length quantity (0...0x0FFFFFFF).
     static func appendVLQ(_ value: Int, to out: inout [UInt8]) throws {
         guard (0...0x0FFF_FFFF).contains(value) else {

@@ -117,7 +117,8 @@ final class WriterTests: XCTestCase {
     func testWriteToFileAndReadBack() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("midi-writer-\(UUID().uuidString).mid").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try MIDIWriter.write(to: path, ppq: 480, notes: [MIDINote(tick: 5, note: 42, velocity: 64, channel: 9, duration: 10)])
+        try Data(MIDIWriter.format0(ppq: 480, notes: [MIDINote(tick: 5, note: 42, velocity: 64, channel: 9, duration: 10)]))
+            .write(to: URL(fileURLWithPath: path))
         XCTAssertEqual(try MIDIFile.read(path: path).file.hits(), [MIDIHit(tick: 5, channel: 9, note: 42, velocity: 64)])
         XCTAssertThrowsError(try MIDIFile.read(path: path + ".missing")) { error in
             XCTAssertEqual((error as? MIDIReadError)?.message, "cannot read: no such file or directory")
