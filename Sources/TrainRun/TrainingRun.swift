@@ -298,7 +298,7 @@ public final class TrainingRun {
         let fitB = rows / (U + 1)
         let (most, u) = fitB >= 1 ? (fitB, U) : (1, rows - 1)
         // Of the batches that fit, the largest that reads all but a tenth of the rows (fitToSegments).
-        let b = (1...most).reversed().first { 1 - readShare(rows: rows, batch: $0, unroll: u) <= maximumUnreadShare } ?? most
+        let b = readingBatch(rows: rows, atMost: most, unroll: u) ?? most
         let needed = B * (U + 1)
         if options.batchSize != nil || options.unroll != nil {
             throw RunError.tooLittleData(dataset: dataset, message: "its \(rows) training \(unit) are too few for --batch-size \(B) --unroll \(U) "
@@ -306,9 +306,8 @@ public final class TrainingRun {
         }
         config.batchSize = b
         config.unroll = u
-        func percent(_ x: Double) -> String { "\(Int((100 * x).rounded()))%" }
-        let read = b < most ? ", which read\(b == 1 ? "s" : "") all but \(percent(1 - readShare(rows: rows, batch: b, unroll: u))) of them "
-            + "(\(most) would leave \(percent(1 - readShare(rows: rows, batch: most, unroll: u))) unread)" : ""
+        let read = b < most ? ", which read\(b == 1 ? "s" : "") all but \(unreadPercent(rows: rows, batch: b, unroll: u)) of them "
+            + "(\(most) would leave \(unreadPercent(rows: rows, batch: most, unroll: u)) unread)" : ""
         reporter.line("data: \(rows) training \(unit) are too few for the recipe's \(B) streams of \(U + 1); "
                       + "training \(b) stream\(b == 1 ? "" : "s") of \(u) steps (--batch-size \(b) --unroll \(u))\(read); more files train better")
         warnOfPasses(config, rows: rows, unit: unit, reporter: reporter)
@@ -329,25 +328,35 @@ public final class TrainingRun {
     /// Most of the training rows a run may leave unread before the recipe's batch is made smaller.
     static let maximumUnreadShare = 0.1
 
+    /// The largest batch of at most `most` streams that leaves at most `maximumUnreadShare` of
+    /// `rows` unread; nil when none does.
+    static func readingBatch(rows: Int, atMost most: Int, unroll: Int) -> Int? {
+        (1...max(1, most)).reversed().first { 1 - readShare(rows: rows, batch: $0, unroll: unroll) <= maximumUnreadShare }
+    }
+
+    /// The share of `rows` that `batch` streams leave unread, as a whole percent ("35%").
+    static func unreadPercent(rows: Int, batch: Int, unroll: Int) -> String {
+        "\(Int((100 * (1 - readShare(rows: rows, batch: batch, unroll: unroll))).rounded()))%"
+    }
+
     /// A small dataset whose segments leave a large share of the rows unread (a third, for 32
     /// streams of 100 rows): the recipe's batch made smaller until at most a tenth is, said in one
     /// line; a batch or unroll given is kept, with a warning that names one that reads more.
     static func fitToSegments(_ config: inout RunConfiguration, rows: Int, options: RunOptions, unit: String, reporter: RunReporter) {
         let B = config.batchSize, U = config.unroll
-        let unread = 1 - readShare(rows: rows, batch: B, unroll: U)
-        guard unread > maximumUnreadShare else { return }
-        let better = (1..<B).reversed().first { 1 - readShare(rows: rows, batch: $0, unroll: U) <= maximumUnreadShare }
-        func percent(_ x: Double) -> String { "\(Int((100 * x).rounded()))%" }
+        // (B itself leaves more unread, so the batch found is smaller.)
+        guard 1 - readShare(rows: rows, batch: B, unroll: U) > maximumUnreadShare,
+              let b = readingBatch(rows: rows, atMost: B, unroll: U) else { return }
+        let unread = unreadPercent(rows: rows, batch: B, unroll: U), reads = unreadPercent(rows: rows, batch: b, unroll: U)
         let why = "each of the \(B) streams reads its \(rows / B) rows in chunks of \(U + 1), from the start again when the next would not fit"
-        guard let b = better else { return }
         if options.batchSize == nil, options.unroll == nil {
             config.batchSize = b
-            reporter.line("data: the recipe's \(B) streams would leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
-                          + "training \(b) stream\(b == 1 ? "" : "s") (--batch-size \(b)), which read\(b == 1 ? "s" : "") all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U))); "
+            reporter.line("data: the recipe's \(B) streams would leave \(unread) of the \(rows) training \(unit) unread (\(why)); "
+                          + "training \(b) stream\(b == 1 ? "" : "s") (--batch-size \(b)), which read\(b == 1 ? "s" : "") all but \(reads); "
                           + "more files train better")
         } else {
-            reporter.line("warning: --batch-size \(B) --unroll \(U) leave \(percent(unread)) of the \(rows) training \(unit) unread (\(why)); "
-                          + "--batch-size \(b) reads all but \(percent(1 - readShare(rows: rows, batch: b, unroll: U)))")
+            reporter.line("warning: --batch-size \(B) --unroll \(U) leave \(unread) of the \(rows) training \(unit) unread (\(why)); "
+                          + "--batch-size \(b) reads all but \(reads)")
         }
     }
 
