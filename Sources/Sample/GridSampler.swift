@@ -313,10 +313,7 @@ extension GridPrimer {
         var tickInBar = hits.tickInBar, barTicks = hits.barTicks
         _ = GridGroup.countBars(onsets: hits.ticks, tickInBar: &tickInBar, barTicks: &barTicks, bar: bar)
         let barLines = (0..<hits.count).map { hits.ticks[$0] - tickInBar[$0] }
-        let starts = Array(Set(barLines)).sorted()
-        let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: barTicks[hits.count - 1])
-        let lastBarStart = overflow ? Int.min : starts[starts.count - 1] - back
-        let from = max(starts[max(0, starts.count - bars)], lastBarStart)
+        let from = PrimerWindow.start(ofLast: bars, barLines: Array(Set(barLines)).sorted(), lastBarLength: barTicks[hits.count - 1])
         let whole = (0..<hits.count).map { BeatHit(note: hits.notes[$0], onset: hits.ticks[$0], velocity: hits.velocities[$0],
                                                    tickInBar: tickInBar[$0], barTicks: barTicks[$0]) }
         return (whole, (0..<hits.count).filter { barLines[$0] >= from }.map { whole[$0] })

@@ -41,12 +41,8 @@ public struct Primer: Equatable, Sendable {
     public func lastBars(_ bars: Int) -> Primer {
         var lines: [Int] = []
         for b in barStarts where lines.last != b { lines.append(b) }
-        guard bars >= 1, let lastLine = lines.last else { return self }
-        var from = lines.count > bars ? lines[lines.count - bars] : lines[0]
-        if barLengths.count == barStarts.count, let length = barLengths.last {
-            let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: length)
-            if !overflow { from = max(from, lastLine - back) }
-        }
+        guard bars >= 1, !lines.isEmpty else { return self }
+        let from = PrimerWindow.start(ofLast: bars, barLines: lines, lastBarLength: barLengths.count == barStarts.count ? barLengths.last : nil)
         guard from > lines[0] else { return self }
         let first = barStarts.firstIndex { $0 >= from } ?? 0
         let mappedKept = mappedAt.count == events.count ? mappedAt[first...].filter { $0 }.count : mappedTicks
@@ -57,6 +53,22 @@ public struct Primer: Equatable, Sendable {
         if mappedAt.count == events.count { kept.mappedAt = Array(mappedAt[first...]) }
         kept.bpm = bpm
         return kept
+    }
+}
+
+/// Where a primer's last bars begin, for both layouts' primers (`Primer.lastBars`,
+/// `GridPrimer.lastBars`).
+enum PrimerWindow {
+    /// The first of the last `bars` bar lines of `lines` (ascending, distinct; `bars` ≥ 1), which
+    /// end with the last one; empty bars among them count, at `lastBarLength` when it is known,
+    /// so that hits far before them are neither read nor stepped through.
+    static func start(ofLast bars: Int, barLines lines: [Int], lastBarLength: Int?) -> Int {
+        var from = lines[max(0, lines.count - bars)]
+        if let length = lastBarLength {
+            let (back, overflow) = (bars - 1).multipliedReportingOverflow(by: length)
+            if !overflow { from = max(from, lines[lines.count - 1] - back) }
+        }
+        return from
     }
 }
 
