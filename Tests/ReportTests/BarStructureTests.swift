@@ -25,6 +25,13 @@ final class BarStructureTests: XCTestCase {
                         bars: hits.map { BarSlot(bar: $0.onset / 1920, tickInBar: $0.onset % 1920, barTicks: 1920) })
     }
 
+    /// The tally of `tracks` (each bars of `BarHits`, `copies` times), at `velocity`.
+    func tally(_ tracks: [BarHits]..., copies: Int = 1, velocity: Int = 80) -> GrooveTally {
+        var t = GrooveTally(ticksPerQuarter: 480)
+        for _ in 0..<copies { for bars in tracks { t.add(track(bars, velocity: velocity), tolerance: 0.125) } }
+        return t
+    }
+
     func testDrumClassesAreMagentasNine() {
         XCTAssertEqual(DrumClasses.count, 9)
         XCTAssertEqual([36, 35, 38, 37, 40, 42, 44, 22, 46, 26, 45, 43, 48, 47, 50, 49, 57, 55, 51, 53, 59].map { DrumClasses.of(note: $0)! },
@@ -164,9 +171,7 @@ final class BarStructureTests: XCTestCase {
     /// the other bars meet it, toms outside the fills or none miss it.
     func testABumpOfTheFillsAloneIsWhole() throws {
         let onlyInFills = Array([[a, a, a, f], [a, a, a, f], [a, a, a, f], [a, a, a, f]].joined())
-        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
-        g.add(track(onlyInFills), tolerance: 0.125)
-        r.add(track(onlyInFills), tolerance: 0.125)
+        let g = tally(onlyInFills), r = tally(onlyInFills)
         let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(s.target("fill_tom_crash_ratio")?.met, true)
         XCTAssertFalse(s.referenceUndefined.contains("fill_tom_crash_ratio"), "\(s.referenceUndefined)")
@@ -179,17 +184,14 @@ final class BarStructureTests: XCTestCase {
         XCTAssertNotNil(figures.margin)
         // Toms outside the fills only, or none at all, against it: missed.
         for bars in [Array([[a, f, f, a], [a, f, f, a], [a, f, f, a], [a, f, f, a]].joined()), [BarHits](repeating: a, count: 16)] {
-            var wrong = GrooveTally(ticksPerQuarter: 480)
-            wrong.add(track(bars), tolerance: 0.125)
-            let w = StatsResult(generated: wrong, reference: r, tolerance: 0.125, quantize: nil)
+            let w = StatsResult(generated: tally(bars), reference: r, tolerance: 0.125, quantize: nil)
             XCTAssertEqual(w.target("fill_tom_crash_ratio")?.met, false)
             let wf = StepFigures(step: 1, path: "w", result: w)
             XCTAssertTrue(wf.missed.contains("fill_tom_crash_ratio"), "\(wf.missed)")
             XCTAssertEqual(wf.margin, -.infinity)
         }
         // Against a reference with a crash outside the fills too: the whole bump meets its bump.
-        var ref = GrooveTally(ticksPerQuarter: 480)
-        ref.add(track(Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())), tolerance: 0.125)
+        let ref = tally(Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined()))
         let up = StatsResult(generated: g, reference: ref, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(up.target("fill_tom_crash_ratio")?.met, true)
         XCTAssertFalse(up.referenceUndefined.contains("fill_tom_crash_ratio"))
@@ -199,11 +201,7 @@ final class BarStructureTests: XCTestCase {
     /// phrase: those targets are not counted (every checkpoint missed them, and `train -o` on
     /// such a folder could never meet the rule), the others are.
     func testTargetsTheReferencesFilesAreTooShortForAreNotCounted() throws {
-        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
-        for _ in 0..<4 {
-            g.add(track([a, b]), tolerance: 0.125)
-            r.add(track([a, b]), tolerance: 0.125)
-        }
+        let g = tally([a, b], copies: 4), r = tally([a, b], copies: 4)
         let s = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(s.target("bar_similarity_lag1")?.met, true)
         for key in ["bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8", "patterns_per_16_bars",
@@ -222,9 +220,7 @@ final class BarStructureTests: XCTestCase {
     func testTargetsOfTwoSides() throws {
         // Generated: A A B F ×4; reference: the same. Every ratio is 1; fills bump alike.
         let bars = Array([[a, a, b, f], [a, a, b, f], [a, a, b, f], [a, a, b, f]].joined())
-        var g = GrooveTally(ticksPerQuarter: 480), r = GrooveTally(ticksPerQuarter: 480)
-        g.add(track(bars), tolerance: 0.125)
-        r.add(track(bars), tolerance: 0.125)
+        let g = tally(bars), r = tally(bars)
         let same = StatsResult(generated: g, reference: r, tolerance: 0.125, quantize: nil)
         for key in ["bar_similarity_lag1", "bar_similarity_lag2", "bar_similarity_lag4", "bar_similarity_lag8", "patterns_per_16_bars",
                     "fill_tom_crash_ratio", "fill_similarity_ratio", "hits_per_bar", "simultaneous_onset_share", "velocity_mean",
@@ -233,9 +229,7 @@ final class BarStructureTests: XCTestCase {
         }
         // Generated: one bar repeated, loud. No variation: similarity 1 (≥ 80%), 1 pattern (≤ 130%),
         // no fill bump (fails both fill targets), 4 hits a bar vs 3.25 (fails), velocity 120 vs 80.
-        var loud = GrooveTally(ticksPerQuarter: 480)
-        loud.add(track([BarHits](repeating: a, count: 16), velocity: 120), tolerance: 0.125)
-        let other = StatsResult(generated: loud, reference: r, tolerance: 0.125, quantize: nil)
+        let other = StatsResult(generated: tally([BarHits](repeating: a, count: 16), velocity: 120), reference: r, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(other.target("bar_similarity_lag1")?.met, true)
         XCTAssertEqual(other.target("patterns_per_16_bars")?.met, true)
         XCTAssertEqual(other.target("fill_tom_crash_ratio")?.met, false, "no tom or crash in any bar: no fill bump")
