@@ -62,14 +62,7 @@ public struct FileHits: Equatable, Sendable {
 
     /// The tempo changes after the first that change the tempo (at target ticks above 0).
     public var laterTempos: [MIDITempoChange] {
-        var out: [MIDITempoChange] = []
-        var current = tempos.last { $0.tick <= 0 }?.microsecondsPerQuarter ?? tempos.first?.microsecondsPerQuarter
-        for c in tempos where c.tick > 0 && c.microsecondsPerQuarter > 0 && c.microsecondsPerQuarter != current {
-            if let last = out.last, last.tick == c.tick { out.removeLast() }
-            out.append(c)
-            current = c.microsecondsPerQuarter
-        }
-        return out
+        tempos.audibleChanges(after: tempos.startMicrosecondsPerQuarter ?? tempos.first?.microsecondsPerQuarter)
     }
 
     /// Hits from their parts; velocity 100 and positions in 4/4 at 480 PPQ unless given.

@@ -16,6 +16,32 @@ public struct MIDITempoChange: Equatable, Hashable, Sendable {
     }
 }
 
+extension Array where Element == MIDITempoChange {
+    /// The tempo that plays from tick 0 in microseconds per quarter, as a player reads the
+    /// file: of the changes at tick 0 the last (nil when none is there).
+    public var startMicrosecondsPerQuarter: Int? {
+        last { $0.tick <= 0 && $0.microsecondsPerQuarter > 0 }?.microsecondsPerQuarter
+    }
+
+    /// The changes after tick 0 that change the tempo, as a player reads them: of changes at
+    /// one tick the last, and none that restates the tempo in force (`start` before the first).
+    public func audibleChanges(after start: Int?) -> [MIDITempoChange] {
+        let later = enumerated().filter { $0.element.tick > 0 && $0.element.microsecondsPerQuarter > 0 }
+            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        var lastAtTick: [MIDITempoChange] = []
+        for c in later {
+            if lastAtTick.last?.tick == c.tick { lastAtTick[lastAtTick.count - 1] = c } else { lastAtTick.append(c) }
+        }
+        var out: [MIDITempoChange] = []
+        var current = start
+        for c in lastAtTick where c.microsecondsPerQuarter != current {
+            out.append(c)
+            current = c.microsecondsPerQuarter
+        }
+        return out
+    }
+}
+
 public struct MIDITempoMap: Sendable {
     package static let defaultMicrosecondsPerQuarter = 500_000
 

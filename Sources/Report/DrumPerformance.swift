@@ -53,11 +53,10 @@ public struct DrumPerformance: Sendable {
         return meter.position(atTick: last).bar + 1
     }
 
-    /// The file's first tempo in beats per minute (120 without a tempo event).
+    /// The tempo the file starts at in beats per minute, as it plays: of its tempo events at
+    /// tick 0 the last (120 without one there).
     var initialBPM: Double {
-        let us = tempo.changes.first(where: { $0.tick <= 0 && $0.microsecondsPerQuarter > 0 })?.microsecondsPerQuarter
-            ?? MIDITempoMap.defaultMicrosecondsPerQuarter
-        return 60_000_000 / Double(us)
+        60_000_000 / Double(tempo.changes.startMicrosecondsPerQuarter ?? MIDITempoMap.defaultMicrosecondsPerQuarter)
     }
 }
 
@@ -65,17 +64,8 @@ extension DrumPerformance {
     /// The file's tempos in beats per minute, in order: `initialBPM`, then each change to another
     /// tempo (of changes at one tick the last, the one that plays).
     var tempos: [Double] {
-        var changes: [MIDITempoChange] = []
-        let later = tempo.changes.enumerated().filter { $0.element.tick > 0 && $0.element.microsecondsPerQuarter > 0 }
-        for c in later.sorted(by: { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }).map(\.element) {
-            if changes.last?.tick == c.tick { changes[changes.count - 1] = c } else { changes.append(c) }
-        }
-        var out = [initialBPM]
-        for c in changes {
-            let bpm = 60_000_000 / Double(c.microsecondsPerQuarter)
-            if bpm != out.last { out.append(bpm) }
-        }
-        return out
+        let start = tempo.changes.startMicrosecondsPerQuarter ?? MIDITempoMap.defaultMicrosecondsPerQuarter
+        return [initialBPM] + tempo.changes.audibleChanges(after: start).map { 60_000_000 / Double($0.microsecondsPerQuarter) }
     }
 }
 

@@ -45,6 +45,21 @@ final class DrumTabTests: XCTestCase {
             """)
     }
 
+    /// Two tempo events at tick 0 (a sequencer's default, then the song's): the file plays at
+    /// the last, so the header starts at 90 BPM; of the changes after, only the one heard (100) is listed.
+    func testTheLastOfTwoTemposAtTickZeroIsTheOneShown() {
+        func tempo(_ tick: Int, _ bpm: Int) -> MIDIEvent {
+            MIDIEvent(tick: tick, kind: .meta(.tempo(microsecondsPerQuarter: 60_000_000 / bpm)))
+        }
+        var events = [tempo(0, 120), tempo(0, 90), tempo(1920, 90), tempo(3840, 140), tempo(3840, 100)]
+        for i in 0..<12 { events.append(MIDIEvent(tick: i * 480, kind: .channel(.noteOn(channel: 9, note: 36, velocity: 100)))) }
+        events.append(MIDIEvent(tick: 5761, kind: .meta(.endOfTrack)))
+        let p = DrumPerformance(file: MIDIFile(format: 0, division: .ppq(480), tracks: [MIDITrack(events: events)]), path: "t.mid")
+        XCTAssertEqual(p.initialBPM, 90, accuracy: 0.001)
+        XCTAssertEqual(p.tempos.map { $0.rounded() }, [90, 100])
+        XCTAssertTrue(tab(p).hasPrefix("t.mid: 4/4, 90, 100 BPM, 3 bars, 12 hits on channel 10\n"), tab(p))
+    }
+
     /// Eighth-note triplets on the ride: off a 16 grid (marked ~ at the nearest sixteenth), on a 12 grid.
     func testTripletsAreOffASixteenthGridAndOnATwelveGrid() {
         var hits: [(tick: Int, note: UInt8, velocity: UInt8)] = []
