@@ -33,6 +33,11 @@ public struct StatsResult: Sendable {
         public var text: String
         /// Nil when the figure is n/a.
         public var met: Bool?
+        /// For a target that bounds a share of the reference's figure: how far the figure lies
+        /// inside the bound, as the natural log of their ratio (0.02: it could move about 2%
+        /// before it fails; negative: missed; ±∞ when decided without a ratio, against a
+        /// reference figure of 0); nil for the other targets and when n/a.
+        public var margin: Double? = nil
     }
 
     public var ticksPerQuarter: Int
@@ -155,18 +160,26 @@ public struct StatsResult: Sendable {
         // The groove targets. A share of a reference figure of 0 has no ratio: the target is
         // then met by what the share allows of 0 (within: 0 alone; at least: anything from 0;
         // at most: 0 alone), and the note says why the ratio is null.
-        func at(_ key: String, _ text: String, _ met: Bool?) { targets.append(Target(key: key, text: text, met: met)) }
-        func within(_ p: Pair, _ tolerance: Double) -> Bool? {
-            guard let g = p.generated, let r = p.reference else { return nil }
-            return r == 0 ? g == 0 : abs(g / r - 1) <= tolerance + 1e-12
+        func at(_ key: String, _ text: String, _ met: Bool?, margin: Double? = nil) {
+            targets.append(Target(key: key, text: text, met: met, margin: margin))
         }
-        func atLeast(_ p: Pair, _ share: Double) -> Bool? {
+        func at(_ key: String, _ text: String, _ bound: (met: Bool, margin: Double)?) { at(key, text, bound?.met, margin: bound?.margin) }
+        func log(_ x: Double) -> Double { x > 0 ? Foundation.log(x) : -.infinity }
+        func decided(_ met: Bool) -> (met: Bool, margin: Double) { (met, met ? .infinity : -.infinity) }
+        func within(_ p: Pair, _ tolerance: Double) -> (met: Bool, margin: Double)? {
             guard let g = p.generated, let r = p.reference else { return nil }
-            return r == 0 ? g >= 0 : g / r >= share - 1e-12
+            if r == 0 { return decided(g == 0) }
+            return (abs(g / r - 1) <= tolerance + 1e-12, min(log((1 + tolerance) * r / g), log(g / ((1 - tolerance) * r))))
         }
-        func atMost(_ p: Pair, _ share: Double) -> Bool? {
+        func atLeast(_ p: Pair, _ share: Double) -> (met: Bool, margin: Double)? {
             guard let g = p.generated, let r = p.reference else { return nil }
-            return r == 0 ? g == 0 : g / r <= share + 1e-12
+            if r == 0 { return decided(g >= 0) }
+            return (g / r >= share - 1e-12, log(g / r / share))
+        }
+        func atMost(_ p: Pair, _ share: Double) -> (met: Bool, margin: Double)? {
+            guard let g = p.generated, let r = p.reference else { return nil }
+            if r == 0 { return decided(g == 0) }
+            return (g / r <= share + 1e-12, log(share / (g / r)))
         }
         for (key, p) in [("grid16_share", gridShare), ("bar_periodicity", periodicity)]
         where p.reference == 0 && p.generated != nil && missing[key] == nil {
@@ -200,7 +213,7 @@ public struct StatsResult: Sendable {
                 structureNotes.append("\(key): the \(side) bars outside the fills hold \(what) (a share of 0): no ratio"
                                       + (side == "reference's" ? "; met by fills that hold more of it than the other bars" : ", its bump whole"))
             }
-            at(key, "the reference's bump: same sign, ≥ half", r == .infinity ? g.map { $0 > 1 } : Self.bumpMet(g, r))
+            at(key, "the reference's bump: same sign, ≥ half", r == .infinity ? g.map { decided($0 > 1) } : Self.bump(g, r))
         }
         at("hits_per_bar", "within 10% of reference", within(Pair(generated: g.hitsPerBar, reference: r.hitsPerBar), 0.1))
         at("simultaneous_onset_share", "within 10% of reference",
@@ -241,12 +254,14 @@ public struct StatsResult: Sendable {
         }
     }
 
-    /// A fill ratio's bump (ratio − 1) has the reference's sign and at least half its size.
-    static func bumpMet(_ generated: Double?, _ reference: Double?) -> Bool? {
+    /// Whether a fill ratio's bump (ratio − 1) has the reference's sign and at least half its
+    /// size, and its margin (the log of the bumps' ratio over one half; ±∞ against no bump).
+    static func bump(_ generated: Double?, _ reference: Double?) -> (met: Bool, margin: Double)? {
         guard let g = generated, let r = reference else { return nil }
         let bg = g - 1, br = r - 1
-        if abs(br) < 1e-12 { return abs(bg) < 1e-12 }
-        return bg.sign == br.sign && abs(bg) >= 0.5 * abs(br) - 1e-12
+        if abs(br) < 1e-12 { return abs(bg) < 1e-12 ? (true, .infinity) : (false, -.infinity) }
+        let share = bg / br
+        return (bg.sign == br.sign && abs(bg) >= 0.5 * abs(br) - 1e-12, share > 0 ? Foundation.log(share / 0.5) : -.infinity)
     }
 
     public func target(_ key: String) -> Target? { targets.first { $0.key == key } }

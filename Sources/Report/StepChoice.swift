@@ -90,36 +90,11 @@ public struct StepFigures: Sendable, Equatable {
         notCounted = r.referenceUndefined
     }
 
-    /// The smallest of the bar-structure and touch targets' margins (`margin`).
+    /// The smallest of the bar-structure and touch targets' margins (`margin`), of those the
+    /// reference defines; nil when one of them cannot be measured.
     static func margin(_ r: StatsResult) -> Double? {
-        let g = r.generated.structure, ref = r.reference.structure
-        func ratio(_ a: Double?, _ b: Double?) -> Double? { StatsResult.Pair(generated: a, reference: b).ratio }
-        func log(_ x: Double) -> Double { x > 0 ? Foundation.log(x) : -.infinity }
-        // A figure the reference cannot define (its files too short) is not counted.
-        // (At least a share of a reference figure of 0: anything from 0 meets it, with room.)
-        var margins: [Double?] = BarStructureSums.lags.filter { ref.similarity(lag: $0) != nil }.map { lag in
-            if ref.similarity(lag: lag) == 0 { return g.similarity(lag: lag).map { _ in .infinity } }
-            return ratio(g.similarity(lag: lag), ref.similarity(lag: lag)).map { log($0 / 0.8) }  // ≥ 80%
-        }
-        if ref.patternsPer16Bars != nil {
-            margins.append(ratio(g.patternsPer16Bars, ref.patternsPer16Bars).map { log(1.3 / $0) })  // ≤ 130%
-        }
-        for (a, b) in [(g.fillClassTargetRatio, ref.fillClassTargetRatio), (g.fillSimilarityTargetRatio, ref.fillSimilarityTargetRatio)] {
-            // The bump (ratio − 1) at least half the reference's, same sign (a whole bump, +∞,
-            // meets one up; a reference's whole bump is not counted; no bump against none meets it).
-            if b == nil { continue }
-            // Against the reference's whole bump, only the sign: met with room, or missed.
-            if b == .infinity { margins.append(a.map { $0 > 1 ? .infinity : -.infinity }); continue }
-            if let a, let b, b == 1 { margins.append(a == 1 ? .infinity : -.infinity); continue }
-            margins.append(ratio(a.map { $0 - 1 }, b.map { $0 - 1 }).map { log($0 / 0.5) })
-        }
-        for (a, b) in [(r.generated.hitsPerBar, r.reference.hitsPerBar), (g.simultaneousShare, ref.simultaneousShare),
-                       (g.velocityMean, ref.velocityMean), (g.softShare, ref.softShare)] {
-            // Within 10% (0 against 0 is within, with room to spare).
-            guard let a, let b else { margins.append(nil); continue }
-            if b == 0 { margins.append(a == 0 ? .infinity : -.infinity); continue }
-            margins.append(min(log(1.1 * b / a), log(a / (0.9 * b))))
-        }
+        let margins = (StatsResult.structureTargets + StatsResult.touchTargets)
+            .filter { !r.referenceUndefined.contains($0) }.map { r.target($0)?.margin }
         guard margins.allSatisfy({ $0 != nil && !$0!.isNaN }) else { return nil }
         return margins.compactMap { $0 }.min()
     }

@@ -238,11 +238,21 @@ final class BarStructureTests: XCTestCase {
         XCTAssertEqual(other.target("velocity_mean")?.met, false)
         XCTAssertEqual(other.target("soft_hit_share")?.met, true, "no soft hit on either side")
         XCTAssertEqual(other.target("simultaneous_onset_share")?.met, false, "1 of 3 onsets vs 12 of 44")
-        XCTAssertEqual(StatsResult.bumpMet(1.2, 1.3), true)
-        XCTAssertEqual(StatsResult.bumpMet(1.1, 1.3), false, "less than half the bump")
-        XCTAssertEqual(StatsResult.bumpMet(0.9, 1.3), false, "the other sign")
-        XCTAssertEqual(StatsResult.bumpMet(0.96, 0.94), true)
-        XCTAssertEqual(StatsResult.bumpMet(1.03, 0.94), false)
+        XCTAssertEqual(StatsResult.bump(1.2, 1.3)?.met, true)
+        XCTAssertEqual(StatsResult.bump(1.1, 1.3)?.met, false, "less than half the bump")
+        XCTAssertEqual(StatsResult.bump(0.9, 1.3)?.met, false, "the other sign")
+        XCTAssertEqual(StatsResult.bump(0.96, 0.94)?.met, true)
+        XCTAssertEqual(StatsResult.bump(1.03, 0.94)?.met, false)
+        // Margins: the bumps' share over one half, as a log; the other sign, none.
+        XCTAssertEqual(try XCTUnwrap(StatsResult.bump(1.2, 1.3)?.margin), log((0.2 / 0.3) / 0.5), accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(StatsResult.bump(1.1, 1.3)?.margin), log((0.1 / 0.3) / 0.5), accuracy: 1e-12)
+        XCTAssertEqual(StatsResult.bump(0.9, 1.3)?.margin, -.infinity)
+        XCTAssertEqual(StatsResult.bump(1, 1)?.margin, .infinity, "no bump against none")
+        // Each bounded share carries its margin, the one the step choice ranks by: patterns
+        // per 16 bars 1 against 3 (at most 130%), hits per bar outside its 10%.
+        XCTAssertEqual(try XCTUnwrap(other.target("patterns_per_16_bars")?.margin), log(1.3 / (1.0 / 3)), accuracy: 1e-9)
+        XCTAssertLessThan(try XCTUnwrap(other.target("hits_per_bar")?.margin), 0)
+        XCTAssertNil(other.target("note_js_bits")?.margin, "a bound in bits, not a share")
         // Rows for the terminal and the report.
         let figures = other.rows.map(\.figure)
         for name in ["bar similarity, lag 1", "bar similarity, lag 8", "patterns per 16 bars", "  tom + crash share",
