@@ -183,7 +183,7 @@ public struct StatsResult: Sendable {
         }
         for (key, p) in [("grid16_share", gridShare), ("bar_periodicity", periodicity)]
         where p.reference == 0 && p.generated != nil && missing[key] == nil {
-            missing[key] = "the reference's figure is 0: no ratio"
+            missing[key] = Self.zeroReference
         }
         at("note_js_bits", "≤ 0.03 bits", noteJS.map { $0 <= 0.03 })
         at("delta_js_bits", "≤ 0.03 bits", deltaJS.map { $0 <= 0.03 })
@@ -275,11 +275,19 @@ public struct StatsResult: Sendable {
     public static let touchTargets = ["hits_per_bar", "simultaneous_onset_share", "velocity_mean", "soft_hit_share"]
 
     /// "figure: reason" for every n/a figure, in table order.
+    /// `missing`'s reason for a groove target's ratio when the reference's figure is 0.
+    static let zeroReference = "the reference's figure is 0: no ratio"
+
     public var notes: [String] {
         let order = ["delta_js_bits", "velocity_js_bits", "grid16_share", "bar_periodicity", "accent_profile"]
         return order.compactMap { k in
             missing[k].map { reason in
-                "\(k): n/a (\(reason))" + (reason == "constant velocity"
+                // A reference figure of 0 leaves the ratio n/a, not the target: say how it is decided.
+                if reason == Self.zeroReference {
+                    return "\(k): no ratio (the reference's figure is 0); the target is decided on 0: "
+                        + (k == "grid16_share" ? "within 15% of 0 is 0 alone" : "at least 80% of 0 is any figure")
+                }
+                return "\(k): n/a (\(reason))" + (reason == "constant velocity"
                     ? ": every position of the generated accent profile has the same mean velocity (a model without "
                       + "velocities, such as the 2017 layout, writes every hit at 100); the target counts as not met" : "")
             }

@@ -242,6 +242,9 @@ final class StatsFigureTests: XCTestCase {
         let both = StatsResult(generated: off, reference: off, tolerance: 0.125, quantize: nil)
         XCTAssertEqual(both.target("grid16_share")?.met, true)
         XCTAssertEqual(both.missing["grid16_share"], "the reference's figure is 0: no ratio")
+        // The note says how it is decided, not that it is n/a.
+        XCTAssertTrue(s.notes.contains("grid16_share: no ratio (the reference's figure is 0); the target is decided on 0: "
+                                       + "within 15% of 0 is 0 alone"), "\(s.notes)")
     }
 
     func testTalliesAndTargetsOfAHandMadePair() throws {
