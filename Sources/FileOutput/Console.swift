@@ -35,6 +35,13 @@ package enum Console {
         try? AtomicOutput.writeAll(data, to: STDERR_FILENO)
     }
 
+    /// Where a command's status lines go beside an output at `destination`: standard output,
+    /// unless the output itself goes there (`-o -`, `/dev/stdout`); then standard error, so
+    /// that the piped bytes are the output's alone.
+    package static func statusLines(besideOutputTo destination: OutputDestination) -> (String) -> Void {
+        destination.isStandardOutput ? { writeError(Data(($0 + "\n").utf8)) } : { Swift.print($0) }
+    }
+
     private static func remember(_ error: Error) {
         lock.lock()
         defer { lock.unlock() }

@@ -74,6 +74,9 @@ struct ExportCommand: ParsableCommand {
             throw CommandFailure("\(checkpoint): no such checkpoint, checkpoint directory or model directory")
         }
         let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
+        // A safetensors or ONNX file may go to standard output: its line then goes to standard error.
+        let status = format == .model ? { Swift.print($0) }
+            : Console.statusLines(besideOutputTo: try AtomicOutput.resolve(destination, options: .userFile))
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
@@ -99,7 +102,7 @@ struct ExportCommand: ParsableCommand {
             let sampling = try sampling(for: m.groups, defaults: m.sampling)
             guard format == .model else {
                 try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata, sampling: sampling)
-                Swift.print("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
+                status("exported \(checkpoint) to \(destination): \(format.rawValue), " + Self.describe(m.weights.shape, format))
                 return
             }
             // A model directory again (new temperatures, or a Swift file): the same weights.
@@ -119,7 +122,7 @@ struct ExportCommand: ParsableCommand {
             let m = try Exporter.model(checkpoint: source)
             try writeFile(weights: m.weights, groups: m.groups, metadata: m.metadata,
                           sampling: try sampling(for: m.groups))
-            Swift.print("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): \(format.rawValue), "
+            status("exported \(source)\(why.isEmpty ? "" : " (" + why.dropFirst(2) + ")") to \(destination): \(format.rawValue), "
                         + Self.describe(m.weights.shape, format))
             return
         }

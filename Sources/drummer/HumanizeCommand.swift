@@ -78,8 +78,7 @@ struct HumanizeCommand: ParsableCommand {
         InterruptCleanup.install()
         BLASRuntime.setThreads(1)
         let destination = try AtomicOutput.resolve(output, options: .userFile)
-        let status: (String) -> Void = destination.isStandardOutput
-            ? { Console.writeError(Data(($0 + "\n").utf8)) } : { print($0) }
+        let status = Console.statusLines(besideOutputTo: destination)
         let path = try ModelLocator.resolve(model)
         try InputOverlap.check(output: output, inputs: [CommandInput(input, role: "the beat to humanize")] + ModelSource.inputs(path))
         // A model directory, a training checkpoint, or a checkpoint directory's best, as sample takes.

@@ -82,6 +82,28 @@ final class OutputCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/dev/null-1"))
     }
 
+    /// `export --format onnx|safetensors -o -` and `encode -o -` write the file's bytes alone to
+    /// standard output (their status line went there too, after the bytes: a piped graph no
+    /// reader could load); the line goes to standard error.
+    func testExportAndEncodeToStandardOutputWriteTheFileAlone() throws {
+        for format in ["safetensors", "onnx"] {
+            let file = try CLI.run(["export", model, "--format", format, "-o", path("m.\(format)")])
+            XCTAssertEqual(file.status, 0, file.stderr)
+            XCTAssertTrue(file.stdout.hasPrefix("exported \(model) to "), file.stdout)
+            let piped = try CLI.run(["export", model, "--format", format, "-o", "-"])
+            XCTAssertEqual(piped.status, 0, piped.stderr)
+            XCTAssertEqual(piped.stdoutData, try Data(contentsOf: URL(fileURLWithPath: path("m.\(format)"))), format)
+            XCTAssertTrue(piped.stderr.contains("exported \(model) to -: \(format)"), piped.stderr)
+        }
+        let beat = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer6/session3/2_rock_100_beat_4-4.mid").path
+        let file = try CLI.run(["encode", model, "--data", beat, "-o", path("rows.npy")])
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let piped = try CLI.run(["encode", model, "--data", beat, "-o", "/dev/stdout"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stdoutData, try Data(contentsOf: URL(fileURLWithPath: path("rows.npy"))))
+        XCTAssertTrue(piped.stderr.hasPrefix("wrote /dev/stdout: 498 rows × 51 input groups"), piped.stderr)
+    }
+
     /// A symlink is followed, its target replaced, the link kept; a directory is refused.
     func testSymlinkIsFollowedAndADirectoryRefused() throws {
         try fm.createDirectory(atPath: path("songs"), withIntermediateDirectories: true)
