@@ -46,18 +46,13 @@ public struct FileHits: Equatable, Sendable {
 
     /// The tempo in force at target tick `tick` in BPM (before the first change, the first
     /// tempo); nil when the file sets none.
-    public func bpm(at tick: Int) -> Double? {
-        guard let change = tempos.last(where: { $0.tick <= tick }) ?? tempos.first, change.microsecondsPerQuarter > 0 else {
-            return firstBPM
-        }
-        return 60_000_000 / Double(change.microsecondsPerQuarter)
-    }
+    public func bpm(at tick: Int) -> Double? { tempos.bpm(at: tick) ?? firstBPM }
 
     /// The tempo at target tick `start` (at 0 when `start` lies before the file) and the changes
     /// after it up to `end`, at ticks from `start`: a part of the file written as a file of its own.
     public func tempos(from start: Int, through end: Int) -> (bpm: Double?, later: [MIDITempoChange]) {
-        (bpm(at: max(0, start)), laterTempos.filter { $0.tick > start && $0.tick <= end }
-            .map { MIDITempoChange(tick: $0.tick - start, microsecondsPerQuarter: $0.microsecondsPerQuarter) })
+        let w = tempos.window(from: start, through: end)
+        return (w.bpm ?? firstBPM, w.later)
     }
 
     /// The tempo changes after the first that change the tempo (at target ticks above 0).

@@ -23,6 +23,21 @@ extension Array where Element == MIDITempoChange {
         last { $0.tick <= 0 && $0.microsecondsPerQuarter > 0 }?.microsecondsPerQuarter
     }
 
+    /// The tempo in force at `tick` in BPM: the last change at or before it (before the first,
+    /// the first); nil when there is none.
+    public func bpm(at tick: Int) -> Double? {
+        guard let change = last(where: { $0.tick <= tick }) ?? first, change.microsecondsPerQuarter > 0 else { return nil }
+        return 60_000_000 / Double(change.microsecondsPerQuarter)
+    }
+
+    /// The tempo at tick `start` (at 0 when `start` lies before the file) and the changes heard
+    /// after it up to `end`, at ticks from `start`: a part of the file written as a file of its own.
+    public func window(from start: Int, through end: Int) -> (bpm: Double?, later: [MIDITempoChange]) {
+        (bpm(at: Swift.max(0, start)), audibleChanges(after: startMicrosecondsPerQuarter ?? first?.microsecondsPerQuarter)
+            .filter { $0.tick > start && $0.tick <= end }
+            .map { MIDITempoChange(tick: $0.tick - start, microsecondsPerQuarter: $0.microsecondsPerQuarter) })
+    }
+
     /// The changes after tick 0 that change the tempo, as a player reads them: of changes at
     /// one tick the last, and none that restates the tempo in force (`start` before the first).
     public func audibleChanges(after start: Int?) -> [MIDITempoChange] {

@@ -34,6 +34,17 @@ public struct Primer: Equatable, Sendable {
     var mappedAt: [Bool] = []
     /// The primer's first tempo in BPM (nil: it sets none).
     public var bpm: Double?
+    /// Each hit's onset (480 PPQ, from the file's start) and the file's tempo changes at those
+    /// ticks: the kept hits' tempos (`keptTempo`).
+    public var onsets: [Int] = []
+    public var tempos: [MIDITempoChange] = []
+
+    /// The tempo at the first hit (the start of a file that keeps the primer) and its changes
+    /// through the last, at ticks from the first hit: the kept hits play as recorded.
+    public var keptTempo: (bpm: Double?, later: [MIDITempoChange]) {
+        let w = tempos.window(from: onsets.first ?? 0, through: onsets.last ?? 0)
+        return (w.bpm ?? bpm, w.later)
+    }
 
     /// The primer's hits of its last `bars` bars, which end with the last hit's bar (empty bars
     /// among them count, at the last bar's length; every hit when it has fewer). The first kept
@@ -52,6 +63,8 @@ public struct Primer: Equatable, Sendable {
         if barLengths.count == barStarts.count { kept.barLengths = Array(barLengths[first...]) }
         if mappedAt.count == events.count { kept.mappedAt = Array(mappedAt[first...]) }
         kept.bpm = bpm
+        if onsets.count == events.count { kept.onsets = Array(onsets[first...]) }
+        kept.tempos = tempos
         return kept
     }
 }
@@ -118,6 +131,8 @@ extension Primer {
         primer.barLengths = f.barTicks
         primer.mappedAt = mappedAt
         primer.bpm = f.bpm(at: f.ticks.last ?? 0)  // the tempo it ends in
+        primer.onsets = f.ticks
+        primer.tempos = f.tempos
         return primer
     }
 }

@@ -62,7 +62,7 @@ struct SampleCommand: ParsableCommand {
     /// --primer-bars, 2 unless given.
     var primerBars: Int { primerBarsOption ?? 2 }
 
-    @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output (a grid model's at the tempos they were recorded at, unless --bpm).")
+    @Flag(name: .customLong("keep-primer"), help: "Write the primer's hits (its last --primer-bars bars) at the start of the output, at the tempos they were recorded at (unless --bpm).")
     var keepPrimer = false
 
     @Option(parsing: .unconditional, help: "Random seed (default: a random one, printed so the run can be repeated).")
@@ -229,8 +229,9 @@ struct SampleCommand: ParsableCommand {
         var primerEvents: [SampledEvent] = []
         var primerHits: [DrumHit] = []
         var primerTempo: Double?
-        // --keep-primer of a grid primer: the kept bars' tempo at their first bar line and its
-        // changes within them, at the output's ticks (the bars play as recorded).
+        // --keep-primer: the kept part's tempo at its start (a grid primer's first bar line, the
+        // 2017 layout's first kept hit) and its changes within it, at the output's ticks (it
+        // plays as recorded).
         var keptTempo: (bpm: Double?, later: [MIDITempoChange])?
         var startTick = 0
         var gridPrimer: GridPrimer?
@@ -282,9 +283,11 @@ struct SampleCommand: ParsableCommand {
             for w in pr.warnings { Console.writeError(Data("warning: \(w)\n".utf8)) }
             primerEvents = pr.events
             if keepPrimer, !pr.hits.isEmpty {
-                // The file starts with the primer's first kept hit.
+                // The file starts with the primer's first kept hit; the kept hits play as
+                // recorded (their tempo changes where they were).
                 primerHits = pr.hits
                 primerHits[0].delta = 0
+                keptTempo = pr.keptTempo
             }
             var line = "primer \(p): \(pr.events.count) hits"
             if pr.events.count < whole.events.count { line += " (its last \(primerBars) bar(s) of \(whole.events.count) hits)" }

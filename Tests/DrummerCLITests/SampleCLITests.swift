@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import MIDIParse
 
 /// A minimal, independent reader for the files `drummer sample` writes (format 0,
 /// no running status): enough to check header, tempo, channel, velocity and onsets.
@@ -306,6 +307,37 @@ final class SampleCLITests: XCTestCase {
         try FileManager.default.removeItem(at: broken.appendingPathComponent("model.json"))
         try fails([broken.path], "model.json: missing from the model directory")
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// A 2017-layout primer whose tempo changes (120, then 90 from bar 2): with --keep-primer
+    /// the kept hits play as recorded, the change where it was (the whole file was written at
+    /// 90); without, the file plays at the tempo the primer ends in.
+    func testKeptPrimerKeepsItsTempoChanges() throws {
+        let model = try tinyModel()
+        let out = tmp.appendingPathComponent("kept.mid").path
+        func tempo(_ tick: Int, _ bpm: Int) -> (Int, [UInt8]) {
+            let us = 60_000_000 / bpm
+            return (tick, [0xFF, 0x51, 0x03, UInt8(us >> 16), UInt8(us >> 8 & 0xFF), UInt8(us & 0xFF)])
+        }
+        var events = [tempo(0, 120), tempo(1920, 90)]
+        for q in 0..<8 { events.append((q * 480, [0x99, q % 2 == 0 ? 36 : 38, 100])) }
+        let primer = tmp.appendingPathComponent("tempo.mid")
+        try TinySMF.bytes(events: events).write(to: primer)
+        func tempos(_ extra: [String]) throws -> [MIDITempoChange] {
+            let r = try CLI.run(["sample", model.path, "--primer", primer.path, "--primer-bars", "2", "-n", "4", "--seed", "1",
+                                 "-o", out] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try MIDIFile.read(path: out).file.tempoMap.changes
+        }
+        XCTAssertEqual(try tempos(["--keep-primer"]), [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000),
+                                                       MIDITempoChange(tick: 1920, microsecondsPerQuarter: 666_666)])
+        XCTAssertEqual(try tempos([]), [MIDITempoChange(tick: 0, microsecondsPerQuarter: 666_666)])
+        XCTAssertEqual(try tempos(["--keep-primer", "--bpm", "100"]), [MIDITempoChange(tick: 0, microsecondsPerQuarter: 600_000)])
+        // The last bar kept alone: it starts at the tempo in force there.
+        let r = try CLI.run(["sample", model.path, "--primer", primer.path, "--primer-bars", "1", "--keep-primer", "-n", "4",
+                             "--seed", "1", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try MIDIFile.read(path: out).file.tempoMap.changes, [MIDITempoChange(tick: 0, microsecondsPerQuarter: 666_666)])
     }
 
     /// The original project's pretrained weights play through the CLI.
