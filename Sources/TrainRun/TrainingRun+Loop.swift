@@ -255,7 +255,10 @@ extension TrainingRun {
             let total = Double(target - step) * secondsPerStep + Double(evaluations) * evalSeconds
             line += "; to step \(target): about " + Self.duration(total, fine: false)
                 + " (\(evaluations) evaluation\(evaluations == 1 ? "" : "s"))"
-            if let choice, groups.grid != nil, let w = try? weights(), let perHit = choice.secondsPerHit(w) {
+            if let choice, groups.grid != nil, data.eventCount > 0, let w = try? weights(), let perStep = choice.secondsPerStep(w) {
+                // The steps a file of the choice's hits takes: the data's steps per hit (a trained
+                // model plays about as densely as its data; an early one several hits a step).
+                let perHit = perStep * Double(trainingClasses.count / max(1, groups.inputNames.count)) / Double(data.eventCount)
                 // The checkpoints of the second half: every --checkpoint-every from half the last
                 // step on, and the last; as many as --keep keeps.
                 let from = (target / 2 + c.checkpointEvery - 1) / c.checkpointEvery, to = target / c.checkpointEvery

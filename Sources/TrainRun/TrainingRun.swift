@@ -73,18 +73,19 @@ public final class TrainingRun {
     /// `train -o`'s choice of the step, as the estimate counts it: each checkpoint of the run's
     /// second half (as many as --keep keeps) plays `hitsPerCheckpoint` hits, at most
     /// `measurements` times (again at other temperatures when none meets the rule), on
-    /// `threads` threads; `secondsPerHit` times a few hits of the model as it is.
+    /// `threads` threads; `secondsPerStep` times a few 16th steps of the model as it is (a
+    /// trained model plays as many hits a step as its data).
     public struct ChoiceEstimate {
         public var hitsPerCheckpoint: Int
         public var measurements: Int
         public var threads: Int
-        public var secondsPerHit: (LSTMWeights) -> Double?
+        public var secondsPerStep: (LSTMWeights) -> Double?
 
-        public init(hitsPerCheckpoint: Int, measurements: Int, threads: Int, secondsPerHit: @escaping (LSTMWeights) -> Double?) {
+        public init(hitsPerCheckpoint: Int, measurements: Int, threads: Int, secondsPerStep: @escaping (LSTMWeights) -> Double?) {
             self.hitsPerCheckpoint = hitsPerCheckpoint
             self.measurements = measurements
             self.threads = threads
-            self.secondsPerHit = secondsPerHit
+            self.secondsPerStep = secondsPerStep
         }
     }
 

@@ -224,18 +224,28 @@ struct TrainCommand: ParsableCommand {
         StopSignal.install()
         let run = try TrainingRun(options: options, reporter: reporter, shouldStop: { StopSignal.requested })
         if output != nil {
-            // The estimate line counts -o's choice: a few hundred hits of the model as it is,
-            // timed on one thread as the choice plays its files (one per thread).
+            // The estimate line counts -o's choice: a few hundred 16th steps of the model as it
+            // is, timed on one thread as the choice plays its files (one per thread). Steps, not
+            // hits: an early model plays several hits a step, a trained one about as many as its
+            // data (TrainingRun.printEstimates).
             let groups = run.groups
             run.choice = TrainingRun.ChoiceEstimate(hitsPerCheckpoint: Self.chooseFiles * Self.chooseHits,
                                                     measurements: 1 + Self.fillTemperatures.count, threads: 2) { weights in
-                guard let sampler = try? Sampler(weights: weights, groups: groups, stepThreads: 1) else { return nil }
+                guard let stepTicks = groups.grid?.ticksPerStep,
+                      let sampler = try? Sampler(weights: weights, groups: groups, stepThreads: 1) else { return nil }
+                struct Walked: Error {}
                 var rng = SeededRNG(seed: 1)
-                let hits = 400, start = DispatchTime.now().uptimeNanoseconds
-                guard (try? BLASRuntime.onOneThread({ try sampler.generate(count: hits, options: SamplingOptions(temperature: 1), primer: [], rng: &rng) })) != nil else {
-                    return nil
-                }
-                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(hits)
+                let steps = 400, start = DispatchTime.now().uptimeNanoseconds
+                var ticks = 0
+                do {
+                    try BLASRuntime.onOneThread {
+                        try sampler.generate(count: Self.chooseHits * steps, options: SamplingOptions(temperature: 1), rng: &rng) { h in
+                            ticks += h.hit.delta
+                            if ticks >= steps * stepTicks { throw Walked() }
+                        }
+                    }
+                } catch is Walked {} catch { return nil }
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(1, ticks / stepTicks))
             }
         }
         TemporaryFiles.sweepOnce(directory: run.configuration.checkpointDirectory)
