@@ -53,7 +53,7 @@ struct HumanizeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try StatsCommand.channel(channel)
-        if let q = quantize, q < 1 { throw ValidationError("--quantize must be at least 1, got \(q)") }
+        try StatsCommand.checkQuantize(quantize)
         if let t = temperature { _ = try Self.temperatureSetting(t) }
         if let b = bpm, !(b.isFinite && b >= 4 && b <= 1000) { throw ValidationError("--bpm must be between 4 and 1000, got \(b)") }
     }

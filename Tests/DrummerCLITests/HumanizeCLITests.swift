@@ -436,4 +436,15 @@ final class HumanizeCLITests: XCTestCase {
         }
         XCTAssertEqual(try CLI.run(["humanize", zero, "--model", model, "--bpm", "100", "-o", out]).status, 0)
     }
+
+    /// --quantize has the bound every other command gives it: a grid wider than 2^20 ticks is
+    /// refused before anything is read, not a beat squashed into one bar.
+    func testQuantizeOutOfRangeIsRefused() throws {
+        let src = CLI.repoRoot.appendingPathComponent("Tests/Fixtures/grid/src/drummer1/session2/111_rock-prog_110_beat_5-4.mid").path
+        let out = root.appendingPathComponent("q.mid").path
+        for q in ["0", "1048577", "9223372036854775807"] {
+            let r = try CLI.run(["humanize", src, "--quantize", q, "--seed", "1", "-o", out])
+            assertRefused(r, "--quantize must be between 1 and 1048576 ticks, got \(q)", status: 64, nothingAt: out)
+        }
+    }
 }
