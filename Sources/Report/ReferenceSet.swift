@@ -50,6 +50,9 @@ public struct ReferenceSet: Sendable {
     public var remarks: [String]
     /// One line per file that could not be read.
     public var problems: [String]
+    /// What was recovered reading its MIDI files: every warning of a single file; for a
+    /// folder, one line per file read with a defect recovered (its first warning).
+    public var recovered: [String] = []
 
     /// Most MIDI files read from a folder: a larger folder is read as this many files evenly
     /// spaced through its sorted paths (every part of the folder, not its first subfolders),
@@ -66,6 +69,16 @@ public struct ReferenceSet: Sendable {
     /// The warning that some of the reference's MIDI files were left out, or nil when none was.
     public var leftOutWarning: String? {
         problems.first.map { "\(path): \(problems.count) of its MIDI files could not be read and were left out (first: \($0))" }
+    }
+
+    /// The warnings of reading the reference, as a generated file's are given: what was
+    /// recovered reading its MIDI files, and which were left out.
+    public var readingWarnings: [String] {
+        guard kind != "MIDI file" else { return recovered }
+        let recovery = recovered.first.map {
+            "\(path): \(recovered.count) of its MIDI files were read with a defect recovered (first: \($0))"
+        }
+        return [recovery, leftOutWarning].compactMap { $0 }
     }
 
     public var hasVelocities: Bool { !tracks.isEmpty && tracks.allSatisfy { $0.velocities != nil } }
@@ -90,7 +103,8 @@ public struct ReferenceSet: Sendable {
             var sample = HitSample()
             if settings.quantize != nil { sample.append(track: track) } else { sample.append(p) }
             return ReferenceSet(path: path, kind: "MIDI file", sample: sample, tracks: [track], ticksPerQuarter: settings.ppq,
-                                quantize: settings.quantize, split: nil, heldOut: p, remarks: [], problems: [])
+                                quantize: settings.quantize, split: nil, heldOut: p, remarks: [], problems: [],
+                                recovered: p.warnings.map { "\($0)" })
         }
         let events = (path as NSString).appendingPathComponent("events.npy")
         // A dataset's validation/ holds its rows, not its manifest (files, quantize, positions'
@@ -132,7 +146,7 @@ public struct ReferenceSet: Sendable {
         }
         var sample = HitSample()
         var tracks: [HitTrack] = []
-        var problems: [String] = [], remarks: [String] = []
+        var problems: [String] = [], remarks: [String] = [], recovered: [String] = []
         var heldOut: DrumPerformance?, firstFile: DrumPerformance?
         let root = path.hasSuffix("/") ? path : path + "/"
         for rel in spread(files) {
@@ -142,6 +156,7 @@ public struct ReferenceSet: Sendable {
                 guard !p.hits.isEmpty else { continue }
                 let track = try midiTrack(p, settings: settings)
                 tracks.append(track)
+                if let w = p.warnings.first { recovered.append("\(w)") }
                 // Snapped onsets (--quantize) count as the figures read them; else as written.
                 if settings.quantize != nil { sample.append(track: track) } else { sample.append(p) }
                 if firstFile == nil { firstFile = p }
@@ -160,7 +175,7 @@ public struct ReferenceSet: Sendable {
         }
         return ReferenceSet(path: path, kind: "folder of MIDI files", sample: sample, tracks: tracks,
                             ticksPerQuarter: settings.ppq, quantize: settings.quantize, split: nil,
-                            heldOut: heldOut ?? firstFile, remarks: remarks, problems: problems)
+                            heldOut: heldOut ?? firstFile, remarks: remarks, problems: problems, recovered: recovered)
     }
 
     // MARK: A convert-midi dataset

@@ -101,7 +101,7 @@ public enum ReportBuilder {
                 var settings = ReferenceSet.defaultSettings
                 settings.quantize = quantize
                 reference = try ReferenceSet.load(path: r, settings: settings)
-                if let w = reference?.leftOutWarning { warnings.append(w) }
+                warnings += reference?.readingWarnings ?? []
             } catch {
                 referenceProblem = "\(error)"
                 warnings.append("\(error)")

@@ -89,7 +89,7 @@ public struct StatsRun: Sendable {
         progress?("reading the reference \(request.reference)")
         let reference = try ReferenceSet.load(path: request.reference, settings: settings, split: request.split,
                                                splitOption: "--split")
-        if let w = reference.leftOutWarning { warnings.append(w) }
+        warnings += reference.readingWarnings
         // Without --quantize, a dataset reference's own grid: the generated files are read as
         // its onsets were (as `drummer report` does).
         var request = request

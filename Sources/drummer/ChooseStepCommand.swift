@@ -278,7 +278,7 @@ struct StepChooser {
         var settings = HitExtractionSettings()
         settings.quantize = quantize
         let loaded = try ReferenceSet.load(path: reference, settings: settings, split: .training)
-        if let w = loaded.leftOutWarning { Console.writeError(Data("warning: \(w)\n".utf8)) }
+        for w in loaded.readingWarnings { Console.writeError(Data("warning: \(w)\n".utf8)) }
         referenceSet = loaded
         return loaded
     }

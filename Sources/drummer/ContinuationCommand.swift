@@ -77,6 +77,8 @@ struct ContinuationCommand: ParsableCommand {
         let referenceSet = try ReferenceSet.load(path: reference, settings: settings,
                                                  split: split.flatMap(DatasetSplit.init(rawValue:)) ?? .training,
                                                  splitOption: "--split")
+        // What was recovered reading it and which files were left out, as stats and choose-step say.
+        for w in referenceSet.readingWarnings { Console.writeError(Data("warning: \(w)\n".utf8)) }
         if referenceSet.ticksPerQuarter != ppq {
             throw CommandFailure("--reference \(reference) is at \(referenceSet.ticksPerQuarter) PPQ; the model reads \(ppq)")
         }

@@ -181,4 +181,35 @@ final class ContinuationCLITests: XCTestCase {
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("nowhere"), missing.stderr)
     }
+
+    /// A reference file cut short is named on stderr by every command that reads the
+    /// reference: left out where it is read as convert-midi reads files (continuation, stats),
+    /// its recovery said where it is read leniently (report, stats --lenient).
+    func testAReferenceFileCutShortIsNamed() throws {
+        let reference = root.appendingPathComponent("reference")
+        try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
+        let whole = midi(Array(repeating: a, count: 12))
+        try whole.write(to: reference.appendingPathComponent("0.mid"))
+        let cut = reference.appendingPathComponent("zz_cut.mid")
+        try whole.prefix(whole.count / 2 + 1).write(to: cut)
+        let leftOut = "warning: \(reference.path): 1 of its MIDI files could not be read and were left out (first: \(cut.path): "
+        let r = try CLI.run(["continuation", model, "--reference", reference.path, "--seed", "1", "--bars", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("continuation: 1 file of \(reference.path)"), r.stdout)
+        XCTAssertTrue(r.stderr.contains(leftOut), r.stderr)
+        let generated = root.appendingPathComponent("0.mid").path
+        try whole.write(to: URL(fileURLWithPath: generated))
+        let stats = try CLI.run(["stats", generated, "--reference", reference.path])
+        XCTAssertEqual(stats.status, 0, stats.stderr)
+        XCTAssertTrue(stats.stderr.contains(leftOut), stats.stderr)
+        let recovered = "\(reference.path): 1 of its MIDI files were read with a defect recovered (first: \(cut.path): "
+        let lenient = try CLI.run(["stats", generated, "--reference", reference.path, "--lenient"])
+        XCTAssertEqual(lenient.status, 0, lenient.stderr)
+        XCTAssertTrue(lenient.stderr.contains("warning: " + recovered), lenient.stderr)
+        let page = root.appendingPathComponent("r.html").path
+        let report = try CLI.run(["report", generated, "--reference", reference.path, "-o", page, "--no-audio"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stderr.contains("warning: " + recovered), report.stderr)
+        XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains(recovered), "named in the page too")
+    }
 }
