@@ -22,6 +22,14 @@ public struct TrainedModel: Sendable {
 }
 
 public enum CheckpointReader {
+    /// Checks the checkpoint at `path` as `loadModel` reads it (its seal: size and SHA-256,
+    /// then HDF5's checksums and every field), keeping nothing: for a command that reads
+    /// several checkpoints one after another to refuse a damaged one before any work.
+    /// Errors are `CheckpointError`s naming it.
+    public static func check(path: String) throws {
+        _ = try loadModel(path: path)
+    }
+
     /// Reads the checkpoint at `path`; errors are `CheckpointError`s naming it.
     public static func loadModel(path: String) throws -> TrainedModel {
         let ckpt = try Checkpoint.read(path: path)

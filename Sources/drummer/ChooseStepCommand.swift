@@ -25,7 +25,8 @@ struct ChooseStepCommand: ParsableCommand {
             files `drummer sample` writes with the same options), and measures them against \
             --reference as `drummer stats --expected-hits` does. The rule: \(StepRule.description). \
             Prints one line per checkpoint and the choice; --export DIR exports the chosen \
-            checkpoint as `drummer export` does. Exits 1 when no checkpoint meets the rule (the \
+            checkpoint as `drummer export` does. Every checkpoint is read and checked before \
+            any is sampled: a damaged one is an error naming it, before anything is measured. Exits 1 when no checkpoint meets the rule (the \
             figures are still printed, nothing is exported), unless --closest chooses the one \
             that misses the fewest targets. Use seeds you will not judge the \
             result on: the chosen checkpoint's figures on these files are its best case.
@@ -237,6 +238,11 @@ struct StepChooser {
         var request = StatsRequest(generated: [], reference: reference)
         request.quantize = quantize
         request.expectedHits = count * notes
+        // A damaged checkpoint is refused before any is sampled (each takes minutes), naming it.
+        for (_, path) in chosenRange {
+            try ModelSource.checkRoom(path)
+            try CheckpointReader.check(path: path)
+        }
         let referenceSet = try loadedReference()
 
         print("choose-step: \(chosenRange.count) checkpoint\(chosenRange.count == 1 ? "" : "s") of \(checkpointDir), "

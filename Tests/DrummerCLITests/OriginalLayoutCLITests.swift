@@ -129,6 +129,20 @@ final class OriginalLayoutCLITests: XCTestCase {
         XCTAssertTrue(noReference.stderr.contains("absent"), noReference.stderr)
     }
 
+    /// A damaged checkpoint (the last one, cut in half) stops choose-step before the others
+    /// are sampled and measured (minutes each), with an error naming it.
+    func testChooseStepRefusesADamagedCheckpointBeforeMeasuringAny() throws {
+        let t = try train("cut", ["--checkpoint-every", "1", "--keep", "10"], steps: 3)
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let dir = root.appendingPathComponent("cut").path, last = dir + "/ckpt-3.h5"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: last))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: last))
+        let r = try CLI.run(["choose-step", dir, "--reference", data.path, "--count", "2", "-n", "40"])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertEqual(r.stdout, "", "no checkpoint measured")
+        XCTAssertTrue(r.stderr.hasPrefix("error: \(last): "), r.stderr)
+    }
+
     /// 8 steps straight and 4 + a resume to 8 give the same weights to the byte (compared through
     /// export, which writes the checkpoint's float32 weights as they are) and the same log.
     func testResumeIsBitwiseExact() throws {
