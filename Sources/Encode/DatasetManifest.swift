@@ -73,9 +73,11 @@ public struct DatasetManifest: Sendable, Equatable {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw invalid("cannot read: \(ErrorText.reading(error, path: path))")
         }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw invalid("not a JSON object")
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            throw invalid("not valid JSON: \(ErrorText.jsonSyntax(error, in: data))")
         }
+        guard let root = object as? [String: Any] else { throw invalid("not a JSON object") }
         let settings = root["settings"] as? [String: Any] ?? [:]
         if let p = settings["ppq"] as? NSNumber {
             guard (1...32_767).contains(p.intValue) else { throw invalid("settings.ppq is \(p.intValue), expected 1...32767") }

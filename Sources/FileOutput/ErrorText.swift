@@ -72,6 +72,36 @@ public enum ErrorText {
         return describe(error)
     }
 
+    /// Why `data` is not JSON, in the parser's words with its place: "invalid value around
+    /// character 17 (line 2, column 7)"; nil when it is JSON (of any top-level value).
+    package static func jsonSyntax(_ data: Data) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            return jsonSyntax(error, in: data)
+        }
+    }
+
+    /// JSONSerialization's `error` parsing `data` in words with its place, as `jsonSyntax(_:)`.
+    package static func jsonSyntax(_ error: Error, in data: Data) -> String {
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? describe(error)
+        var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
+        if let first = text.first { text = first.lowercased() + text.dropFirst() }
+        // The character index counts Unicode scalars of the text from 0.
+        if let r = text.range(of: #"character [0-9]+"#, options: .regularExpression),
+           let index = Int(text[r].dropFirst("character ".count)) {
+            let before = String(decoding: data, as: UTF8.self).unicodeScalars.prefix(index)
+            let line = 1 + before.filter { $0 == "\n" }.count
+            let column = 1 + before.count - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0)
+            text += " (line \(line), column \(column))"
+        } else if text.contains("end of file"), !data.isEmpty {
+            let lines = 1 + data.filter { $0 == 0x0A }.count
+            text += " (its end: byte \(data.count), line \(lines))"
+        }
+        return text
+    }
+
     /// A short message for a JSON decoding failure (the decoder's own names the Swift types).
     package static func decoding(_ e: DecodingError) -> String {
         let path = { (c: DecodingError.Context) in c.codingPath.map(\.stringValue).joined(separator: ".") }

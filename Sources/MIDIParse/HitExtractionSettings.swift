@@ -81,7 +81,7 @@ public struct NoteMap: Equatable, Sendable {
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw bad("not valid JSON: \(jsonErrorText(error, in: data))")
+            throw bad("not valid JSON: \(ErrorText.jsonSyntax(error, in: data))")
         }
         guard let raw = object as? [String: Any] else {
             throw bad("expected a JSON object of note numbers such as {\"21\": 44}, found \(jsonKind(object))")
@@ -102,21 +102,6 @@ public struct NoteMap: Equatable, Sendable {
     }
 
     @inline(__always) public func apply(_ note: Int) -> Int { table[note] ?? note }
-}
-
-/// Foundation's parse error with its place: "invalid value around character 17 (line 2)".
-private func jsonErrorText(_ error: Error, in data: Data) -> String {
-    let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-    var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
-    if let first = text.first { text = first.lowercased() + text.dropFirst() }
-    // The character index counts Unicode scalars of the text from 0.
-    if let r = text.range(of: #"character [0-9]+"#, options: .regularExpression),
-       let index = Int(text[r].dropFirst("character ".count)) {
-        let scalars = String(decoding: data, as: UTF8.self).unicodeScalars
-        let line = 1 + scalars.prefix(index).filter { $0 == "\n" }.count
-        text += " (line \(line))"
-    }
-    return text
 }
 
 /// JSONSerialization's true and false are NSNumbers of type char ("c"); its numbers never

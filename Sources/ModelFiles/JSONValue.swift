@@ -74,16 +74,4 @@ public enum JSONValue: Codable, Equatable, Sendable {
         case .object: return "an object"
         }
     }
-
-    /// Why `data` is not JSON, as Foundation's parser says it.
-    static func syntaxError(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return "unexpected structure"
-        } catch {
-            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ErrorText.describe(error)
-            let trimmed = text.hasSuffix(".") ? String(text.dropLast()) : text
-            return trimmed.prefix(1).lowercased() + trimmed.dropFirst()
-        }
-    }
 }

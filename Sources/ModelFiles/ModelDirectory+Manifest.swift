@@ -2,6 +2,7 @@
 // against the vocabulary and the hidden size.
 import Foundation
 import DrummerCore
+import FileOutput
 
 /// The manifest of a model directory. Keys match the original project's vocab.json
 /// (`ix_to_note`, `ix_to_tick`, `hidden_size`, `Wx_shape`, `Wy_shape`, `gate_order`,
@@ -65,7 +66,7 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         guard !data.isEmpty else { throw bad("is empty, expected the JSON manifest") }
         let root: JSONValue
         do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
-            throw bad("not valid JSON: \(JSONValue.syntaxError(data))")
+            throw bad("not valid JSON: \(ErrorText.jsonSyntax(data) ?? "unexpected structure")")
         }
         guard case .object(let object) = root else {
             throw bad("holds \(root.described), expected a JSON object")

@@ -4,6 +4,7 @@
 // ModelManifest knows are decoded through it when it accepts the file; everything is
 // also read loosely with JSONSerialization, and unknown keys are listed as they are.
 import DrummerCore
+import FileOutput
 import Foundation
 import MIDIParse
 import ModelFiles
@@ -45,16 +46,16 @@ public struct ModelCard: Sendable {
         }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-            throw ReportError.badModel(path: file, message: "cannot read: \(error.localizedDescription)")
+            throw ReportError.badModel(path: file, message: "cannot read: \(ErrorText.reading(error, path: file))")
         }
         let json: [String: Any]
         do {
-            guard let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            guard let obj = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
                 throw ReportError.badModel(path: file, message: "not a JSON object")
             }
             json = obj
         } catch let e as ReportError { throw e } catch {
-            throw ReportError.badModel(path: file, message: "not valid JSON: \(error.localizedDescription)")
+            throw ReportError.badModel(path: file, message: "not valid JSON: \(ErrorText.jsonSyntax(error, in: data))")
         }
         return ModelCard(path: directory, json: json, typed: try? JSONDecoder().decode(ModelManifest.self, from: data))
     }

@@ -240,14 +240,14 @@ final class StatsCLITests: XCTestCase {
         // A vocab.json that is JSON but no vocabulary (a note twice, a delta longer than a file
         // can span), and one that is not JSON: in words.
         let vocab = data.appendingPathComponent("vocab.json")
-        for (text, message) in [(#"{"ix_to_note": [36, 36], "ix_to_tick": [0, 120]}"#, "ix_to_note has duplicates"),
+        for (text, message) in [(#"{"ix_to_note": [36, 36], "ix_to_tick": [0, 120]}"#, "not a vocabulary: ix_to_note has duplicates"),
                                 (#"{"ix_to_note": [36, 38], "ix_to_tick": [0, 9223372036854775807]}"#,
-                                 "ix_to_tick holds 9223372036854775807, more ticks than a file can span (2147483647)"),
-                                ("{", "The given data was not valid JSON.")] {
+                                 "not a vocabulary: ix_to_tick holds 9223372036854775807, more ticks than a file can span (2147483647)"),
+                                ("{", "not valid JSON: unexpected end of file during JSON parse (its end: byte 1, line 1)")] {
             try Data(text.utf8).write(to: vocab)
             let r = try CLI.run(["stats", gen, "--reference", data.path])
             XCTAssertEqual(r.status, 1)
-            XCTAssertEqual(r.stderr, "error: \(data.path): vocab.json: not a vocabulary: \(message)\n")
+            XCTAssertEqual(r.stderr, "error: \(data.path): vocab.json: \(message)\n")
         }
     }
 

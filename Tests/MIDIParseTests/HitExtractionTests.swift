@@ -141,7 +141,7 @@ final class HitExtractionTests: XCTestCase {
             ("d.json", "{\"21\": \"44\"}", "note 21 maps to a string (\"44\"), not a note number 0...127"),
             ("e.json", "{\"21\": 44.5}", "note 21 maps to the number 44.5, not a note number 0...127"),
             ("f.json", "{\"21\": true}", "note 21 maps to true, not a note number 0...127"),
-            ("g.json", "{\"21\": 44,\n \"22\" 42}", "not valid JSON: invalid value around character 17 (line 2)"),
+            ("g.json", "{\"21\": 44,\n \"22\" 42}", "not valid JSON: invalid value around character 17 (line 2, column 7)"),
             ("h.json", "", "not valid JSON: unexpected end of file during JSON parse"),
         ] {
             let url = dir.appendingPathComponent(name)

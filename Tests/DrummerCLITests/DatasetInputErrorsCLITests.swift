@@ -1,0 +1,49 @@
+// A dataset, a reference or a model whose files are damaged: the error names the file, says
+// what is wrong and where (a JSON syntax error's line and column), exits non-zero, and
+// nothing is written.
+import Foundation
+import XCTest
+
+final class DatasetInputErrorsCLITests: XCTestCase {
+    var root: URL!
+
+    override func setUpWithError() throws { root = try CLI.temporaryDirectory("dataset-input-errors") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    /// A small dataset of events.npy and vocab.json at `name`.
+    func dataset(_ name: String) throws -> URL {
+        let dir = root.appendingPathComponent(name)
+        try TestDataset.write(dir, pairs: (0..<64).map { (Int32($0 % 3), Int32($0 % 2)) },
+                              vocabJSON: #"{"ix_to_note": [36, 38, 42], "ix_to_tick": [0, 120]}"#)
+        return dir
+    }
+
+    /// manifest.json, vocab.json and model.json broken mid-file: "not valid JSON" with the
+    /// parser's place and its line and column, from train, stats and report alike.
+    func testAJSONSyntaxErrorSaysWhere() throws {
+        let ckpt = root.appendingPathComponent("ck").path
+        let manifest = try dataset("manifest")
+        try Data("{\n  \"settings\": {\n    \"ppq\": 480,,\n  }\n}\n".utf8).write(to: manifest.appendingPathComponent("manifest.json"))
+        let m = try CLI.run(["train", "--data", manifest.path, "--steps", "1", "--checkpoint-dir", ckpt])
+        assertRefused(m, "error: \(manifest.path)/manifest.json: not valid JSON: invalid value around character 33 (line 3, column 16)\n",
+                      status: 1, nothingAt: ckpt)
+        let vocab = try dataset("vocab")
+        try Data("{\"ix_to_note\": [36, 38, 42],\n \"ix_to_tick\": [0 120]}".utf8).write(to: vocab.appendingPathComponent("vocab.json"))
+        let v = try CLI.run(["train", "--data", vocab.path, "--steps", "1", "--checkpoint-dir", ckpt])
+        let where_ = "not valid JSON: invalid value around character 47 (line 2, column 19)"
+        assertRefused(v, "error: \(vocab.path)/vocab.json: \(where_)\n", status: 1, nothingAt: ckpt)
+        let beat = root.appendingPathComponent("beat.mid")
+        try TinySMF.drums([(0, 36, 100), (480, 38, 100)]).write(to: beat)
+        let s = try CLI.run(["stats", beat.path, "--reference", vocab.path])
+        XCTAssertEqual(s.status, 1, s.stderr)
+        XCTAssertEqual(s.stderr, "error: \(vocab.path): vocab.json: \(where_)\n")
+        // A model.json cut short: its end named.
+        let model = root.appendingPathComponent("model")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data("{\n\"format\": \"drummer-lstm\",\n".utf8).write(to: model.appendingPathComponent("model.json"))
+        let page = root.appendingPathComponent("r.html").path
+        let r = try CLI.run(["report", beat.path, "--model", model.path, "-o", page, "--no-audio"])
+        XCTAssertTrue(r.stderr.contains("warning: \(model.path)/model.json: not valid JSON: unexpected end of file during JSON parse "
+                                        + "(its end: byte 28, line 3)\n"), r.stderr)
+    }
+}
