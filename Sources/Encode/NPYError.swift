@@ -41,7 +41,11 @@ public struct NPYError: Error, CustomStringConvertible, Equatable, Sendable {
         self.kind = kind
     }
 
-    public var description: String {
+    public var description: String { "\(path): \(reason)" }
+
+    /// What is wrong and where, without the file: "byte 18440: truncated data: …" (for a
+    /// message that names the file already).
+    public var reason: String {
         let what: String
         switch kind {
         case .badMagic:
@@ -69,6 +73,6 @@ public struct NPYError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .io(message):
             what = message
         }
-        return "\(path): byte \(offset): \(what)"
+        return "byte \(offset): \(what)"
     }
 }

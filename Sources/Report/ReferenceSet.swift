@@ -128,10 +128,10 @@ public struct ReferenceSet: Sendable {
         return s
     }
 
+    /// The hits of a file already read. Its errors (`HitExtractionError`: a hit too far from
+    /// the start to be encoded) name the file themselves; the file itself was readable.
     static func midiTrack(_ p: DrumPerformance, settings: HitExtractionSettings) throws -> HitTrack {
-        do { return try HitTrack(file: p.file, path: p.path, settings: settings) } catch {
-            throw ReportError.unreadableMIDI(path: p.path, message: "\(error)")
-        }
+        try HitTrack(file: p.file, path: p.path, settings: settings)
     }
 
     // MARK: A folder of MIDI files

@@ -34,13 +34,13 @@ extension TrainingData {
     /// An integer array of shape [rows, columns] (or [rows] when `columns` is nil), as Int32.
     static func readIntegers(_ path: String, columns: Int?, what: String) throws -> [Int32] {
         let a: NPYArray
-        do { a = try NPY.read(path: path) } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.description) }
+        do { a = try NPY.read(path: path) } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.reason) }
         let shapeOK = columns.map { a.shape.count == 2 && a.shape[1] == $0 } ?? (a.shape.count == 1)
         guard shapeOK else { throw DatasetError.invalid(path: path, reason: "shape \(a.shape) is not \(what)") }
         guard a.dtype == .int32 || a.dtype == .int64 else {
             throw DatasetError.invalid(path: path, reason: "dtype \(a.dtype.descr) is not an integer type (<i4 or <i8)")
         }
-        do { return try a.int32Values() } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.description) }
+        do { return try a.int32Values() } catch let e as NPYError { throw DatasetError.invalid(path: path, reason: e.reason) }
     }
 
     /// A convert-midi dataset's manifest.json (DatasetManifest: ppq, quantize, files), its files

@@ -46,4 +46,39 @@ final class DatasetInputErrorsCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("warning: \(model.path)/model.json: not valid JSON: unexpected end of file during JSON parse "
                                         + "(its end: byte 28, line 3)\n"), r.stderr)
     }
+
+    /// A damaged extra array of a dataset (velocities.npy, positions.npy, onsets.npy) is named
+    /// once, with the byte where it goes wrong, by train and eval.
+    func testADamagedArrayIsNamedOnce() throws {
+        let dir = try dataset("cut")
+        let velocities = dir.appendingPathComponent("velocities.npy")
+        try TestDataset.writeInt32([Int32](repeating: 90, count: 64), shape: [64], to: velocities)
+        let whole = try Data(contentsOf: velocities)
+        try whole.prefix(whole.count - 8).write(to: velocities)
+        let message = "error: \(velocities.path): byte 376: truncated data: the shape needs 256 bytes but only 248 follow the header\n"
+        let ckpt = root.appendingPathComponent("ck").path
+        let t = try CLI.run(["train", "--data", dir.path, "--steps", "1", "--checkpoint-dir", ckpt])
+        assertRefused(t, message, status: 1, nothingAt: ckpt)
+        XCTAssertEqual(t.stderr, message)
+        let e = try CLI.run(["eval", CLI.repoRoot.appendingPathComponent("models/groove").path, "--data", dir.path])
+        XCTAssertEqual(e.status, 1, e.stderr)
+        XCTAssertEqual(e.stderr, message)
+    }
+
+    /// A MIDI file that reads but holds a hit too far from its start to be encoded: said so,
+    /// the file named once, not called unreadable.
+    func testAHitTooFarIsNotAnUnreadableFile() throws {
+        let far = root.appendingPathComponent("far.mid")
+        try TinySMF.drums([(0, 36, 100), (5_000_000, 38, 100)], ppq: 1).write(to: far)
+        let beat = root.appendingPathComponent("beat.mid")
+        try TinySMF.drums([(0, 36, 100), (480, 38, 100)]).write(to: beat)
+        let tooFar = "\(far.path): a hit at its tick 5000000 (in the file's own resolution) lies beyond 2147483647 ticks "
+            + "once rescaled to the target resolution"
+        let r = try CLI.run(["stats", beat.path, "--reference", far.path])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "error: \(tooFar)\n")
+        let g = try CLI.run(["stats", far.path, "beat.mid", "--reference", beat.path], cwd: root)
+        XCTAssertEqual(g.status, 0, g.stderr)
+        XCTAssertTrue(g.stderr.contains("warning: \(tooFar); left out (1 of 2 generated files measured)\n"), g.stderr)
+    }
 }
