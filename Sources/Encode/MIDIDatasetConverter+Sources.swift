@@ -20,6 +20,17 @@ extension MIDIDatasetConverter {
         public var problem: String?
     }
 
+    /// How a folder that is no convert-midi dataset is named: it has no events.npy.
+    public static let notADataset = "no events.npy (not a convert-midi dataset)"
+
+    /// What a folder of MIDI files given where a convert-midi dataset is read is told: that it
+    /// is one, and the command that makes a dataset of it; nil when `directory` holds no MIDI file.
+    public static func midiFolderInsteadOfDataset(_ directory: String) -> String? {
+        guard let files = try? sourceFiles(in: directory), !files.isEmpty else { return nil }
+        return "a folder of \(files.count) MIDI file\(files.count == 1 ? "" : "s"), \(notADataset): "
+            + "make one with drummer convert-midi \(ShellWords.quoted(directory)) -o data, then give --data data"
+    }
+
     /// MIDI files under `directory`, recursively, as paths relative to it, sorted by their
     /// UTF-8 bytes (the same order on every machine). Includes entries named like MIDI files
     /// that cannot be MIDI files (directories, FIFOs), so that they can be reported.

@@ -142,7 +142,7 @@ public struct ReferenceSet: Sendable {
             throw ReportError.badReference(path: path, message: "\(error)")
         }
         guard !files.isEmpty else {
-            throw ReportError.badReference(path: path, message: "no events.npy (not a convert-midi dataset) and no .mid files")
+            throw ReportError.badReference(path: path, message: "\(MIDIDatasetConverter.notADataset) and no .mid files")
         }
         var sample = HitSample()
         var tracks: [HitTrack] = []

@@ -81,8 +81,9 @@ extension TrainingData {
         } else if let known {
             vocabulary = known
         } else {
-            throw DatasetError.missingFile(path: dir.path, expected:
-                "no vocabulary: expected vocab.json, or ix_to_note.p and ix_to_tick.p")
+            // The likeliest mistake: the folder of MIDI files given instead of its dataset.
+            throw DatasetError.missingFile(path: dir.path, expected: MIDIDatasetConverter.midiFolderInsteadOfDataset(dir.path)
+                                           ?? "no vocabulary: expected vocab.json, or ix_to_note.p and ix_to_tick.p")
         }
         if fm.fileExists(atPath: eventsURL.path) {
             let events = try readEvents(eventsURL.path)

@@ -81,4 +81,24 @@ final class DatasetInputErrorsCLITests: XCTestCase {
         XCTAssertEqual(g.status, 0, g.stderr)
         XCTAssertTrue(g.stderr.contains("warning: \(tooFar); left out (1 of 2 generated files measured)\n"), g.stderr)
     }
+
+    /// The folder of MIDI files given to --data instead of its dataset: said so, with the
+    /// command that makes the dataset, by train, eval and encode.
+    func testAFolderOfMIDIFilesGivenAsTheDataSaysHowToConvertIt() throws {
+        let beats = root.appendingPathComponent("my beats")
+        try FileManager.default.createDirectory(at: beats.appendingPathComponent("rock"), withIntermediateDirectories: true)
+        try TinySMF.rockBeat.write(to: beats.appendingPathComponent("rock/a.mid"))
+        try TinySMF.rockBeat.write(to: beats.appendingPathComponent("b.mid"))
+        let message = "error: \(beats.path): a folder of 2 MIDI files, no events.npy (not a convert-midi dataset): "
+            + "make one with drummer convert-midi '\(beats.path)' -o data, then give --data data\n"
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let out = root.appendingPathComponent("out").path
+        for args in [["train", "--data", beats.path, "--steps", "1", "--checkpoint-dir", out],
+                     ["eval", groove, "--data", beats.path],
+                     ["encode", groove, "--data", beats.path, "-o", out]] {
+            let r = try CLI.run(args)
+            assertRefused(r, message, status: 1, nothingAt: out)
+            XCTAssertEqual(r.stderr, message, args[0])
+        }
+    }
 }
