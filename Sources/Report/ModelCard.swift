@@ -26,6 +26,9 @@ public struct ModelCard: Sendable {
     public var groups: [[(String, String)]]
     /// Other top-level keys this version does not know, as compact JSON.
     public var other: [(String, String)]
+    /// Why the model does not load as sample loads it (a weight file missing or of the wrong
+    /// size, a checksum that does not match, a weight that is not finite); nil when it loads.
+    public var problem: String?
 
     static let knownKeys: Set<String> = ["format", "format_version", "ix_to_note", "ix_to_tick", "hidden_size",
                                          "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups", "sampling"]
@@ -57,11 +60,17 @@ public struct ModelCard: Sendable {
         } catch let e as ReportError { throw e } catch {
             throw ReportError.badModel(path: file, message: "not valid JSON: \(ErrorText.jsonSyntax(error, in: data))")
         }
-        return ModelCard(path: directory, json: json, typed: try? JSONDecoder().decode(ModelManifest.self, from: data))
+        // The card shows what model.json says; whether the files it describes hold the model is
+        // sample's own check (sizes, SHA-256 checksums, finite weights), run as it runs it.
+        var verified = false, problem: String?
+        do { verified = try ModelDirectory.load(path: directory).checksumsVerified } catch { problem = "\(error)" }
+        return ModelCard(path: directory, json: json, typed: try? JSONDecoder().decode(ModelManifest.self, from: data),
+                         checksumsVerified: verified, problem: problem)
     }
 
-    init(path: String, json: [String: Any], typed: ModelManifest?) {
+    init(path: String, json: [String: Any], typed: ModelManifest?, checksumsVerified: Bool = false, problem: String? = nil) {
         self.path = path
+        self.problem = problem
         func ints(_ key: String) -> [Int]? { (json[key] as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } }
         notes = typed?.ixToNote ?? ints("ix_to_note") ?? []
         ticks = typed?.ixToTick ?? ints("ix_to_tick") ?? []
@@ -116,7 +125,8 @@ public struct ModelCard: Sendable {
             }
         }
         rows.append(("checksums", json["sha256"] == nil ? "none in model.json"
-                     : "SHA-256 of \(binFiles.count == 2 ? "both" : "the \(binFiles.count)") .bin files in model.json"))
+                     : "SHA-256 of \(binFiles.count == 2 ? "both" : "the \(binFiles.count)") .bin files in model.json"
+                       + (checksumsVerified ? ", verified" : problem != nil ? ", not verified: the model does not load" : "")))
         // The temperatures sample and humanize use by default (model.json "sampling").
         let temperatures = ((json["sampling"] as? [String: Any])?["temperature"] as? [String: Any] ?? [:])
             .compactMap { k, v in (v as? NSNumber).map { (k, $0) } }.sorted { $0.0 < $1.0 }

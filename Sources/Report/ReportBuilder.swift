@@ -523,6 +523,12 @@ public enum ReportBuilder {
             .table(.class("kv"), .group(rows.map { .tr(.th(.text($0.0)), .td(.text($0.1))) }))
         }
         s.nodes.append(.p(.text("From \(dir)/\(ModelDirectory.manifestFile).")))
+        // A model that does not load (a weight file cut short or missing, a checksum that fails)
+        // is named as any input of the report that cannot be read: on stderr and here.
+        if let problem = card.problem {
+            warnings.append(problem)
+            s.note("The model does not load: \(problem)")
+        }
         s.nodes.append(table(card.summary))
         s.nodes.append(.h3(.text(card.isGrid ? "The dataset's vocabulary" : "Vocabulary")))
         s.nodes.append(.p(.text(card.isGrid ? "The notes and tick values of the dataset it was trained on (its identity: the grid's "

@@ -357,6 +357,51 @@ final class ReportCLITests: XCTestCase {
         }
         XCTAssertTrue(r.stdout.contains("best validation: step 70000"), "the best step survives downsampling")
     }
+
+    /// A model whose weight files do not hold it (cut short, missing, changed) is named on
+    /// stderr and in the model card as sample names it, and counted in the warnings; the
+    /// checksums row says whether they were verified.
+    func testABrokenModelIsNamedNotShownClean() throws {
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove")
+        let gen = tmp.appendingPathComponent("g.mid")
+        try TinySMF.rockBeat.write(to: gen)
+        let out = tmp.appendingPathComponent("r.html")
+        func model(_ name: String, _ damage: (URL) throws -> Void) throws -> URL {
+            let dir = tmp.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            for f in ["model.json", "Wx.bin", "Wx1.bin", "Wy.bin"] {
+                try FileManager.default.copyItem(at: groove.appendingPathComponent(f), to: dir.appendingPathComponent(f))
+            }
+            try damage(dir)
+            return dir
+        }
+        let cut = try model("cut") { dir in
+            let wx = dir.appendingPathComponent("Wx.bin")
+            let whole = try Data(contentsOf: wx)
+            try whole.prefix(whole.count / 2).write(to: wx)
+        }
+        let noWy = try model("no-wy") { try FileManager.default.removeItem(at: $0.appendingPathComponent("Wy.bin")) }
+        let changed = try model("changed") { dir in
+            let wy = dir.appendingPathComponent("Wy.bin")
+            var bytes = try Data(contentsOf: wy)
+            bytes[0] ^= 1
+            try bytes.write(to: wy)
+        }
+        for (dir, message) in [(cut, "\(cut.path)/Wx.bin: "), (noWy, "\(noWy.path)/Wy.bin: missing from the model directory"),
+                               (changed, "\(changed.path)/Wy.bin: SHA-256 ")] {
+            let r = try CLI.run(["report", gen.path, "--model", dir.path, "-o", out.path, "--no-audio"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: " + message), r.stderr)
+            XCTAssertTrue((r.stdout + r.stderr).contains("; 1 warning(s)"), r.stdout + r.stderr)
+            let html = try String(contentsOf: out, encoding: .utf8)
+            XCTAssertTrue(html.contains("The model does not load: " + message), dir.path)
+            XCTAssertTrue(html.contains(".bin files in model.json, not verified: the model does not load"), dir.path)
+        }
+        let r = try CLI.run(["report", gen.path, "--model", groove.path, "-o", out.path, "--no-audio"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse((r.stdout + r.stderr).contains("warning"), r.stdout + r.stderr)
+        XCTAssertTrue(try String(contentsOf: out, encoding: .utf8).contains("SHA-256 of the 3 .bin files in model.json, verified"))
+    }
 }
 
 /// Headless Chromium: found on PATH, run with a timeout, no sandbox (tests may run as root).

@@ -241,7 +241,9 @@ final class ModelCardTests: XCTestCase {
         XCTAssertEqual(value(card.summary, "parameters"), "319 (float32, 1.2 KiB)")
         XCTAssertEqual(value(card.summary, "Wx1.bin"), "576 bytes")
         XCTAssertEqual(value(card.summary, "Wx.bin"), "missing")
-        XCTAssertEqual(value(card.summary, "checksums"), "SHA-256 of the 3 .bin files in model.json")
+        XCTAssertEqual(value(card.summary, "checksums"), "SHA-256 of the 3 .bin files in model.json, not verified: the model does not load")
+        XCTAssertEqual(card.problem, "\(tmp.path)/model.json: missing key groups (format version 3 lists them)",
+                       "named as sample names it")
     }
 
     func testSamplingTemperaturesAreShown() throws {
