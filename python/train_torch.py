@@ -59,7 +59,7 @@ ap.add_argument("--recipe", choices=sorted(RECIPES), default="grid",
                 help="grid: drummer's default recipe, the 16th-note grid layout; original: the 2017 layout (default grid)")
 ap.add_argument("--hidden", type=int, help="hidden size of every layer (grid 256, original 200)")
 ap.add_argument("--layers", type=int, help="stacked LSTM layers (grid 2, original 1)")
-ap.add_argument("--dropout", type=float, help="between stacked layers (grid 0.3, original 0)")
+ap.add_argument("--dropout", type=float, help="between stacked layers (grid 0.3, original 0); with one layer, 0 (drummer refuses any other)")
 ap.add_argument("--weight-decay", type=float, default=0.0,
                 help="decoupled: every parameter times 1 - lr*weight_decay before each update (Adam: AdamW)")
 ap.add_argument("--steps", type=int, help="updates, 1 or more (grid 10000, original 6000)")
@@ -87,7 +87,9 @@ if os.path.isdir(a.output):
     ap.error(f"-o {a.output} is a directory: name the .safetensors file to write")
 if not os.access(os.path.dirname(os.path.abspath(a.output)), os.W_OK):
     ap.error(f"-o {a.output}: its folder {os.path.dirname(os.path.abspath(a.output))} does not exist or cannot be written to")
-if a.layers < 2:
+# As `drummer train`: one layer given no --dropout has none; a --dropout given with one layer goes to
+# drummer as given, which refuses it (there is no layer above to drop units on the way to).
+if a.layers < 2 and "dropout" not in given:
     a.dropout = 0.0
 grid_recipe = a.recipe == "grid"
 

@@ -127,4 +127,31 @@ final class TorchTrainCLITests: XCTestCase {
         XCTAssertEqual(folder.status, 2, folder.stderr)
         XCTAssertTrue(folder.stderr.contains("-o \(tmp.path) is a directory"), folder.stderr)
     }
+
+    /// --dropout with one layer goes to drummer as given, which refuses it as `drummer train`
+    /// refuses it (with the grid recipe's --layers 1 and with --recipe original's one layer);
+    /// one layer given no --dropout has none.
+    func testDropoutWithOneLayerIsRefusedAsDrummerRefusesIt() throws {
+        guard CLI.pythonHas("torch, safetensors, numpy") else { throw XCTSkip(Self.skipMessage) }
+        let tmp = try CLI.temporaryDirectory("torch-dropout")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let data = tmp.appendingPathComponent("data").path
+        XCTAssertEqual(try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("corpus/groove/drummer4").path, "-o", data,
+                                    "--quantize", "30", "--onset-order", "note", "--validation-fraction", "0.3"]).status, 0)
+        let script = CLI.repoRoot.appendingPathComponent("python/train_torch.py").path
+        let out = tmp.appendingPathComponent("d.safetensors").path
+        let common = ["--data", data, "--hidden", "8", "--steps", "2", "--batch-size", "2", "--unroll", "8", "-o", out,
+                      "--drummer", CLI.binary.path]
+        for recipe in [["--layers", "1"], ["--recipe", "original"]] {
+            let r = try CLI.python([script] + recipe + ["--dropout", "0.5"] + common, cwd: tmp)
+            XCTAssertEqual(r.status, 1, "\(recipe): " + r.stdout + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--dropout drops units between stacked layers: give --layers 2 or more, or --dropout 0"),
+                          "\(recipe): " + r.stderr)
+            XCTAssertFalse(r.stdout.contains("{\"step\""), r.stdout)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(recipe)")
+        }
+        let one = try CLI.python([script, "--layers", "1"] + common, cwd: tmp)
+        XCTAssertEqual(one.status, 0, one.stdout + one.stderr)
+        XCTAssertTrue(one.stdout.contains("1 layer of 8, dropout 0.0;"), one.stdout)
+    }
 }
