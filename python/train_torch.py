@@ -19,7 +19,8 @@ streams laid out as `drummer train --batch-size` processes*batch lays them out).
 
 Rank 0 first asks drummer (on the PATH, or --drummer) for a step-0 checkpoint of the model
 (`drummer train --data DATA --steps 0 ...`: the groups and the initial weights), its
-safetensors and the encoded training and validation rows (`drummer encode`); then every rank
+safetensors and the encoded training and validation rows (`drummer encode`), in the work folder
+(--work: new, empty, or marked by an earlier run; one holding other files is refused); then every rank
 trains its share of the streams, on drummer's network (drummer_torch.Drummer: the nn.LSTM
 `lstm` and nn.Linear `head` that `drummer import` reads, one bias per layer as drummer's Wx has:
 bias_hh stays zero). Its validation loss is `drummer eval`'s loss_all: a grid model's over each validation file from a zero state, per
@@ -28,9 +29,11 @@ Plain `python3 python/train_torch.py ...` trains in one process.
 
 Requirements: python/requirements.txt (torch, safetensors, numpy)."""
 import argparse
+import atexit
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -72,7 +75,10 @@ ap.add_argument("--clip", type=float, help="clip each gradient entry to +-this (
 ap.add_argument("--optimizer", choices=["adam", "rmsprop"])
 ap.add_argument("--eval-every", type=int)
 ap.add_argument("--seed", type=int, help="drummer's initial weights (grid 3, original 1); the dropout masks")
-ap.add_argument("--work", default=None, help="where the step-0 checkpoint and the encoded data go (default: OUTPUT.work)")
+ap.add_argument("--work", default=None,
+                help="where the step-0 checkpoint and the encoded data go (default: OUTPUT.work): a new or empty folder, "
+                     "or one an earlier run made (marked by its file .train_torch-work); anything else in it is refused, not "
+                     "replaced; a failed run removes what it wrote there")
 ap.add_argument("--drummer", default="drummer", help="the drummer binary")
 a = ap.parse_args()
 # The settings given, which the step-0 run hands to drummer to check as `drummer train` checks them.
@@ -139,13 +145,103 @@ class DrummerRMSProp(torch.optim.Optimizer):
                 q.addcdiv_(q.grad, (ms + group["epsilon"]).sqrt(), value=-group["lr"])
 
 
+# The work folder is the script's own: new, empty, or marked by an earlier run (WORK_MARKER). It
+# holds only what the script writes there (WORK_FILES, and the -o file when it is given there);
+# anything else is refused, never removed or replaced, as drummer refuses an output directory
+# holding what it does not write. The step-0 checkpoint folder init/ holds drummer's files alone.
+WORK_MARKER = ".train_torch-work"
+WORK_FILES = ["init", "init.safetensors", "train.npy", "validation.npy"]
+
+
+def is_drummer_temporary(name):
+    """A temporary file drummer writes beside its outputs (Sources/FileOutput/TemporaryFiles.swift)."""
+    return ".drummer-tmp-" in name or ".drummer-old-" in name
+
+
+def claim_work(work):
+    """Makes `work` this run's; returns (the folders this run created, outermost first; whether this
+    run wrote the marker). Exits naming the folder when it is not the script's."""
+    refuse = f"give a new or empty folder as --work, or remove {work} if an earlier train_torch run left it"
+    if os.path.lexists(work) and not os.path.isdir(work):
+        sys.exit(f"train_torch: --work {work} exists and is not a folder: {refuse}")
+    if os.path.isdir(work):
+        entries = sorted(os.listdir(work))
+        if entries and WORK_MARKER not in entries:
+            sys.exit(f"train_torch: --work {work} is not empty and was not made by train_torch (it has no {WORK_MARKER} "
+                     f"marker): not removing or replacing its files; {refuse}")
+        mine = set(WORK_FILES + [WORK_MARKER])
+        if os.path.dirname(os.path.abspath(a.output)) == os.path.abspath(work):
+            mine.add(os.path.basename(a.output))
+        foreign = [e for e in entries if e not in mine and not is_drummer_temporary(e)]
+        init = os.path.join(work, "init")
+        if os.path.isdir(init) and not os.path.islink(init):
+            foreign += [os.path.join("init", e) for e in sorted(os.listdir(init))
+                        if not (e in ("run.json", "train_log.csv", ".drummer-train.lock") or is_drummer_temporary(e)
+                                or (e.startswith("ckpt-") and e.endswith(".h5")))]
+        elif os.path.lexists(init):
+            foreign.append("init")
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 5 else "")
+            sys.exit(f"train_torch: --work {work} also holds {shown}, which train_torch does not write there: not removing "
+                     f"or replacing {'it' if len(foreign) == 1 else 'them'}; move {'it' if len(foreign) == 1 else 'them'} "
+                     f"out or give another --work")
+        created = []
+    else:
+        created, parent = [], os.path.abspath(work)
+        while not os.path.lexists(parent):
+            created.insert(0, parent)
+            parent = os.path.dirname(parent)
+        os.makedirs(work)
+    wrote_marker = not os.path.exists(os.path.join(work, WORK_MARKER))
+    if wrote_marker:
+        try:
+            with open(os.path.join(work, WORK_MARKER), "w") as f:
+                f.write("made by python/train_torch.py: its step-0 checkpoint (init/), init.safetensors, train.npy and "
+                        "validation.npy, which each run replaces\n")
+        except OSError:
+            forget_work(work, created, wrote_marker)
+            raise
+    return created, wrote_marker
+
+
+def remove_own(work, names):
+    """Removes the script's own files and folders `names` in `work` (those present)."""
+    for name in names:
+        path = os.path.join(work, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+
+
+def forget_work(work, created, wrote_marker):
+    """After a failed run: removes what this run wrote in `work` (the folders it created, or in a
+    folder it found, its files and the marker it wrote there) and nothing else."""
+    if created:
+        shutil.rmtree(created[0], ignore_errors=True)
+    else:
+        try:
+            remove_own(work, WORK_FILES + ([WORK_MARKER] if wrote_marker else []))
+        except OSError as e:
+            print(f"train_torch: could not remove this run's files in {work}: {e}", file=sys.stderr, flush=True)
+
+
 # Rank 0 prepares the model's groups, initial weights and encoded rows with drummer. The step-0
 # run is given the global batch (every process's streams) and the unroll, so that drummer refuses
 # data too short for them as `drummer train` would.
 failed = torch.zeros(1, device=device)
+finished = False
 if rank == 0:
     try:
-        os.makedirs(work, exist_ok=True)
+        claimed = claim_work(work)
+
+        def forget_unfinished():
+            if not finished:
+                forget_work(work, *claimed)
+
+        atexit.register(forget_unfinished)
+        # torchrun stops the other processes with SIGTERM when one fails: leave through atexit.
+        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
         init = os.path.join(work, "init")
         ckpt = os.path.join(init, "ckpt-0.h5")
         command = ["train", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
@@ -157,14 +253,13 @@ if rank == 0:
                 command += ["--" + k.replace("_", "-"), str(getattr(a, k))]
         if a.weight_decay:
             command += ["--weight-decay", str(a.weight_decay)]
-        shutil.rmtree(init, ignore_errors=True)  # an earlier run's (other data, other settings)
+        # An earlier run's (other data, other settings): the script's own files, checked by claim_work.
+        remove_own(work, WORK_FILES)
         drummer(*command, note="" if world == 1 else
                 f"; its --batch-size is the global batch, {world} processes x this script's --batch-size: divide what it suggests by {world}")
         drummer("export", ckpt, "--format", "safetensors", "-o", os.path.join(work, "init.safetensors"))
         drummer("encode", ckpt, "--data", a.data, "-o", os.path.join(work, "train.npy"))
         val_out = os.path.join(work, "validation.npy")
-        if os.path.exists(val_out):
-            os.remove(val_out)
         if os.path.isdir(os.path.join(a.data, "validation")):
             drummer("encode", ckpt, "--data", os.path.join(a.data, "validation"), "-o", val_out)
     except (SystemExit, OSError) as e:  # drummer failed, or is not there, or the work folder cannot be made
@@ -331,6 +426,7 @@ if rank == 0:
     if not a.dropout:
         manifest["metadata"].pop("dropout", None)
     save(model, manifest, a.output, metadata=settings)
+    finished = True
     say(f"wrote {a.output}: drummer import {a.output} -o model")
 if distributed:
     # Every process waits for rank 0's file, then all leave the group together (a process that

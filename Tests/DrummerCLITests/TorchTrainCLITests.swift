@@ -154,4 +154,63 @@ final class TorchTrainCLITests: XCTestCase {
         XCTAssertEqual(one.status, 0, one.stdout + one.stderr)
         XCTAssertTrue(one.stdout.contains("1 layer of 8, dropout 0.0;"), one.stdout)
     }
+
+    /// --work is the script's own folder: one holding files it did not write is refused with
+    /// nothing in it removed or replaced; a failed run removes what it wrote (the folder it made
+    /// too); a folder it marked is used again, and a file put in it is kept and refused.
+    func testWorkFolderHoldsOnlyTheScriptsFiles() throws {
+        guard CLI.pythonHas("torch, safetensors, numpy") else { throw XCTSkip(Self.skipMessage) }
+        let fm = FileManager.default
+        let tmp = try CLI.temporaryDirectory("torch-work")
+        defer { try? fm.removeItem(at: tmp) }
+        let data = tmp.appendingPathComponent("data").path
+        XCTAssertEqual(try CLI.run(["convert-midi", CLI.repoRoot.appendingPathComponent("corpus/groove/drummer4").path, "-o", data,
+                                    "--quantize", "30", "--onset-order", "note", "--validation-fraction", "0.3"]).status, 0)
+        let script = CLI.repoRoot.appendingPathComponent("python/train_torch.py").path
+        func train(_ args: [String]) throws -> CLIResult {
+            try CLI.python([script, "--data", data, "--hidden", "8", "--steps", "1", "--batch-size", "2", "--unroll", "8",
+                            "--drummer", CLI.binary.path] + args, cwd: tmp)
+        }
+        func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+        // A folder of the user's: refused, every file as it was.
+        let project = tmp.appendingPathComponent("myproj").path
+        try fm.createDirectory(atPath: project + "/init", withIntermediateDirectories: true)
+        for (name, text) in [("init/notes.txt", "precious\n"), ("train.npy", "mine\n"), ("validation.npy", "mine too\n")] {
+            try text.write(toFile: project + "/" + name, atomically: false, encoding: .utf8)
+        }
+        let user = try train(["-o", project + "/out.safetensors", "--work", project])
+        XCTAssertEqual(user.status, 1, user.stdout + user.stderr)
+        XCTAssertTrue(user.stderr.contains("--work \(project) is not empty and was not made by train_torch"), user.stderr)
+        XCTAssertEqual(read(project + "/init/notes.txt"), "precious\n")
+        XCTAssertEqual(read(project + "/train.npy"), "mine\n")
+        XCTAssertEqual(read(project + "/validation.npy"), "mine too\n")
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: project)), ["init", "train.npy", "validation.npy"])
+
+        // A failed run leaves no work folder of its own behind.
+        let out = tmp.appendingPathComponent("w.safetensors").path, work = out + ".work"
+        let failed = try train(["-o", out, "--lr", "-1"])
+        XCTAssertEqual(failed.status, 1, failed.stdout + failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("--lr must be a positive number"), failed.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: work), "the failed run's work folder is removed")
+
+        // Runs on a marked folder; a file put there is kept and refused; a failed run removes its
+        // own files and keeps the folder, its marker and the user's file.
+        for _ in 0..<2 {
+            let ok = try train(["-o", out])
+            XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr)
+        }
+        XCTAssertEqual(Set(try fm.contentsOfDirectory(atPath: work)),
+                       [".train_torch-work", "init", "init.safetensors", "train.npy", "validation.npy"])
+        try "notes\n".write(toFile: work + "/notes.txt", atomically: false, encoding: .utf8)
+        let foreign = try train(["-o", out])
+        XCTAssertEqual(foreign.status, 1, foreign.stdout + foreign.stderr)
+        XCTAssertTrue(foreign.stderr.contains("--work \(work) also holds notes.txt, which train_torch does not write there"),
+                      foreign.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: work + "/init/ckpt-0.h5"), "nothing removed from a refused folder")
+        try fm.removeItem(atPath: work + "/notes.txt")
+        let again = try train(["-o", out, "--lr", "-1"])
+        XCTAssertEqual(again.status, 1, again.stdout + again.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: work), [".train_torch-work"])
+    }
 }
