@@ -63,6 +63,11 @@ enum CheckpointSeal {
             if starts(hdf5Signature, at: 0) { return .unsealed }
             let magicBytes = Array(magic.utf8)
             guard starts(magicBytes, at: 0) || starts(hdf5Signature, at: size) else {
+                // A file another command takes (a safetensors file to import, an ONNX model) is named as what it is.
+                if let kind = FileSignature.recognize(prefix: Array(raw.prefix(FileSignature.prefixLength)), size: raw.count),
+                   kind == .safetensors || kind == .onnx {
+                    throw CheckpointError.notACheckpoint(path: path, reason: kind.refusal(path: path, wanted: .model))
+                }
                 throw CheckpointError.notACheckpoint(path: path, reason: raw.isEmpty ? "the file is empty" : "not an HDF5 file")
             }
             guard raw.count > size else {

@@ -12,7 +12,9 @@
 // so the same tensors and metadata give the same bytes. The reader refuses, naming the file and
 // the byte offset, a header length past the end of the file, a header that is not a JSON
 // object, an entry without dtype, shape or offsets, a dtype other than F32, offsets out of the
-// data or out of order, and a tensor whose size disagrees with its shape.
+// data or out of order, and a tensor whose size disagrees with its shape; a drummer checkpoint or
+// an ONNX model is named as what it is, with the command that takes it (FileSignature).
+import FileOutput
 import Foundation
 import ModelFiles
 
@@ -63,6 +65,11 @@ public enum SafeTensors {
         let bytes = [UInt8](data)
         guard bytes.count >= 8 else {
             throw SafeTensorsError(path, "\(bytes.count) bytes: too short for the 8-byte header length")
+        }
+        // A file another command takes (a checkpoint, an ONNX model) is named as what it is.
+        if let kind = FileSignature.recognize(prefix: Array(bytes.prefix(FileSignature.prefixLength)), size: bytes.count),
+           kind != .safetensors {
+            throw SafeTensorsError(path, "not a safetensors file: " + kind.refusal(path: path, wanted: .safetensors))
         }
         var n: UInt64 = 0
         for i in 0..<8 { n |= UInt64(bytes[i]) << (8 * UInt64(i)) }

@@ -58,4 +58,39 @@ final class SafeTensorsCLITests: XCTestCase {
         XCTAssertEqual(swift.status, 64)
         XCTAssertTrue(swift.stderr.contains("--swift goes with --format model"), swift.stderr)
     }
+
+    /// A file given to the command that does not take it is named as what it is, with the command
+    /// that does: a checkpoint or an ONNX model to import, a safetensors file or an ONNX model to
+    /// sample and eval. Nothing is written.
+    func testAFileOfAnotherKindIsNamedWithTheCommandThatTakesIt() throws {
+        let groove = CLI.repoRoot.appendingPathComponent("models/groove").path
+        let st = tmp.appendingPathComponent("g.safetensors").path, onnx = tmp.appendingPathComponent("g.onnx").path
+        XCTAssertEqual(try CLI.run(["export", groove, "--format", "safetensors", "-o", st]).status, 0)
+        XCTAssertEqual(try CLI.run(["export", groove, "--format", "onnx", "-o", onnx]).status, 0)
+        let data = tmp.appendingPathComponent("data")
+        try TrainCLITests.writeDataset(data, count: 120)
+        let ckpts = tmp.appendingPathComponent("c").path
+        let t = try CLI.run(["train", "--recipe", "original", "--data", data.path, "--hidden", "6", "--unroll", "8", "--steps", "0",
+                             "--checkpoint-dir", ckpts])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let ckpt = ckpts + "/ckpt-0.h5", out = tmp.appendingPathComponent("out").path
+        let onnxSays = "it is an ONNX model (what drummer export --format onnx writes, for ONNX Runtime), which drummer does not read: "
+        for (args, expected) in [
+            (["import", ckpt, "-o", out], "error: \(ckpt): not a safetensors file: it is a drummer checkpoint: sample, eval and the "
+                + "other commands that take a model read it as it is, and drummer export \(ckpt) -o DIR turns it into a model directory\n"),
+            (["import", onnx, "-o", out], "error: \(onnx): not a safetensors file: " + onnxSays
+                + "import the safetensors file of the same model (drummer export MODEL --format safetensors writes one)\n"),
+            (["sample", st, "-o", out], "error: \(st): not a drummer checkpoint: it is a safetensors file: turn it into a model "
+                + "directory with drummer import \(st) -o DIR\n"),
+            (["eval", st, "--data", data.path], "error: \(st): not a drummer checkpoint: it is a safetensors file: turn it into a "
+                + "model directory with drummer import \(st) -o DIR\n"),
+            (["sample", onnx, "-o", out], "error: \(onnx): not a drummer checkpoint: " + onnxSays
+                + "give the model directory or checkpoint it was exported from\n"),
+        ] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 1, "\(args)")
+            XCTAssertEqual(r.stderr, expected, "\(args)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args): nothing written")
+        }
+    }
 }
