@@ -106,6 +106,14 @@ public enum TorchModel {
 
     public static let formatName = "drummer-model"
 
+    /// The tensors that hold a model directory's weight file `file` (Wy.bin: head.weight and
+    /// head.bias; Wx.bin, Wx1.bin, …: layer k's lstm tensors), as an error names them.
+    static func tensorNames(of file: String, layers: Int) -> String {
+        if file == ModelDirectory.wyFile { return "head.weight and head.bias" }
+        guard let k = (0..<layers).first(where: { ParameterLayout.wxName(layer: $0) + ".bin" == file }) else { return file }
+        return "lstm.weight_ih_l\(k), lstm.weight_hh_l\(k), lstm.bias_ih_l\(k) and lstm.bias_hh_l\(k)"
+    }
+
     /// The safetensors bytes of a model (its model.json in the metadata).
     public static func encode(weights: LSTMWeights, groups: ModelGroups, metadata: [String: String],
                               sampling: SamplingDefaults = SamplingDefaults(), path: String) throws -> Data {
@@ -133,8 +141,9 @@ public enum TorchModel {
                                                   sampling: sampling, path: path)
             for (name, bytes) in files where name != ModelDirectory.manifestFile {
                 if let expected = sums[name], expected.lowercased() != SHA256.hex(bytes) {
-                    throw SafeTensorsError(path, "the weights of \(name) do not match the SHA-256 model_json records for it "
-                                           + "(\(expected.prefix(16))…): the file was changed after it was written")
+                    throw SafeTensorsError(path, "the tensors \(tensorNames(of: name, layers: shape.layers)) do not match the "
+                                           + "SHA-256 model_json records for them (\(expected.prefix(16))…, the model directory's \(name)): "
+                                           + "the file was changed after it was written")
                 }
             }
         }

@@ -93,4 +93,30 @@ final class SafeTensorsCLITests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args): nothing written")
         }
     }
+
+    /// A changed weight byte is named by the file's own tensors (head.weight and head.bias, a
+    /// layer's lstm tensors), not by the model directory's file that holds them.
+    func testAChangedWeightNamesTheTensors() throws {
+        let st = tmp.appendingPathComponent("g.safetensors")
+        XCTAssertEqual(try CLI.run(["export", CLI.repoRoot.appendingPathComponent("models/groove").path, "--format", "safetensors",
+                                    "-o", st.path]).status, 0)
+        let original = try Data(contentsOf: st)
+        let n = original.prefix(8).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        let header = try XCTUnwrap(JSONSerialization.jsonObject(with: original.subdata(in: 8..<(8 + n))) as? [String: Any])
+        for (tensor, named) in [("head.bias", "head.weight and head.bias"),
+                                ("lstm.bias_ih_l1", "lstm.weight_ih_l1, lstm.weight_hh_l1, lstm.bias_ih_l1 and lstm.bias_hh_l1")] {
+            let entry = try XCTUnwrap(header[tensor] as? [String: Any], tensor)
+            let begin = try XCTUnwrap((entry["data_offsets"] as? [Int])?.first, tensor)
+            var changed = original
+            changed[8 + n + begin] ^= 0x01
+            try changed.write(to: st)
+            let out = tmp.appendingPathComponent("m").path
+            let r = try CLI.run(["import", st.path, "-o", out])
+            XCTAssertEqual(r.status, 1, tensor)
+            XCTAssertTrue(r.stderr.hasPrefix("error: \(st.path): the tensors \(named) do not match the SHA-256 model_json records "
+                                             + "for them ("), r.stderr)
+            XCTAssertFalse(r.stderr.contains(".bin do not match"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing written")
+        }
+    }
 }

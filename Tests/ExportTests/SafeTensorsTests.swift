@@ -94,7 +94,7 @@ final class SafeTensorsTests: XCTestCase {
         tensors["lstm.weight_ih_l2"] = nil
         tensors["head.bias"]!.values[0] += 1
         XCTAssertThrowsError(try TorchModel.decode(try SafeTensors.encode(tensors, metadata: meta), path: "m.st")) {
-            XCTAssertTrue("\($0)".contains("the weights of Wy.bin do not match the SHA-256 model_json records"), "\($0)")
+            XCTAssertTrue("\($0)".contains("the tensors head.weight and head.bias do not match the SHA-256 model_json records"), "\($0)")
         }
     }
 
