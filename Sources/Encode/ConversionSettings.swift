@@ -59,7 +59,12 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
         case .allValidation(let n, let f):
             return "all \(n) file\(n == 1 ? "" : "s") fell into the validation split (fraction \(f)); lower --validation-fraction"
         case .badFiles(let lines):
-            return "\(lines.count) file(s) could not be read; --strict writes nothing"
+            // A file read cleanly that holds no hit is refused too (drums on another channel?).
+            let empty = lines.filter { $0.hasSuffix(": " + MIDIDatasetConverter.noHitsReason) }.count
+            let unread = lines.count - empty
+            return [unread > 0 ? "\(unread) file(s) could not be read cleanly" : nil,
+                    empty > 0 ? "\(empty) file(s) hold no hits" : nil].compactMap { $0 }.joined(separator: " and ")
+                + "; --strict writes nothing"
         case .output(let p, let m): return "\(p): \(m)"
         }
     }

@@ -24,8 +24,8 @@ struct ConvertMIDI: ParsableCommand {
             By default, defects that need no guessing are recovered with a warning each (bytes \
             after the end, a missing end-of-track, a chunk length past the end of the file when \
             the events end cleanly, a wrong track count); files with other defects are skipped. \
-            Every skipped file is named with its reason. --strict refuses any defect and writes \
-            nothing if a file is bad; --lenient recovers everything it can.
+            Every skipped file is named with its reason. --strict refuses any defect and any \
+            file without hits, and writes nothing if there is one; --lenient recovers everything it can.
 
             Files are read on every core (--threads or DRUMMER_THREADS to change); the output \
             is byte for byte the same for any thread count. Long runs show a progress line.

@@ -177,6 +177,11 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         XCTAssertEqual(three.status, 0, three.stderr)
         XCTAssertTrue(three.stdout.contains("Scanned 3 files (3 converted, 1 of them without hits, 0 skipped)"), three.stdout)
         XCTAssertTrue(three.stderr.contains("warning: \(input.path)/c.mid: no hits"), three.stderr)
+        // --strict refuses it, and says that it holds no hits (it said the file could not be read).
+        let strict = try CLI.run(["convert-midi", input.path, "-o", tmp.appendingPathComponent("strict").path, "--strict"])
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.hasSuffix("error: 1 file(s) hold no hits; --strict writes nothing\n"), strict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("strict").path))
     }
 
     // MARK: Parse policies
@@ -213,7 +218,7 @@ final class ConvertMIDIBadInputTests: XCTestCase {
         let s = try CLI.run(["convert-midi", input.path, "-o", strictOut.path, "--strict"])
         XCTAssertEqual(s.status, 1)
         XCTAssertEqual(s.stderr.components(separatedBy: "bad file: ").count - 1, 4, s.stderr)
-        XCTAssertTrue(s.stderr.contains("error: 4 file(s) could not be read; --strict writes nothing"), s.stderr)
+        XCTAssertTrue(s.stderr.contains("error: 4 file(s) could not be read cleanly; --strict writes nothing"), s.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: strictOut.path))
 
         let lenientOut = tmp.appendingPathComponent("lenient")
