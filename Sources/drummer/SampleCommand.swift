@@ -315,6 +315,16 @@ struct SampleCommand: ParsableCommand {
             fixedStyle = s
             styleSource = " (likeliest for the primer)"
         }
+        // Where the temperatures come from, for the status line: model.json's, and after a
+        // primer a grid model's hits at TemperatureSetting.continuationHits, unless given.
+        var sources: [String] = []
+        if setting.all == nil {
+            let continued = gridPrimer != nil && setting.groups["hits"] == nil
+            let fromModel = loaded.sampling.temperatures.keys.filter { setting.groups[$0] == nil && !(continued && $0 == "hits") }
+            if !fromModel.isEmpty { sources.append((setting.groups.isEmpty && !continued ? "" : "partly ") + "the model's") }
+            if continued { sources.append("hits \(TemperatureSetting.continuationHits) after a primer") }
+        }
+        let temperatureSource = sources.isEmpty ? "" : " (" + sources.joined(separator: ", ") + ")"
         if bpm == nil, let p = primer, let t = primerTempo { try Self.checkTempo(t, of: "--primer \(p)") }
         if bpm == nil, let p = primer, let t = keptTempo?.bpm { try Self.checkTempo(t, of: "--primer \(p)") }
         // The file's bars are the generator's: the start event's place in its bar.
@@ -397,8 +407,7 @@ struct SampleCommand: ParsableCommand {
                 continue
             }
             var line = "wrote \(path): \(written) hit\(written == 1 ? "" : "s"), seed \(baseSeed &+ UInt64(k))"
-            line += ", temperature " + TemperatureSetting.describe(temperatures)
-                + (setting.all == nil && !loaded.sampling.temperatures.isEmpty ? " (\(setting.groups.isEmpty ? "" : "partly ")the model's)" : "")
+            line += ", temperature " + TemperatureSetting.describe(temperatures) + temperatureSource
             if let s = options.style, let names = styleNames { line += ", style \(names[s])" + styleSource }
             if written < hits.count { line += " (\(hits.count - written) hit(s) repeating a note at the same onset, written once)" }
             lines.append(line)

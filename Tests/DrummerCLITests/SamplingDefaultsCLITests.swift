@@ -92,6 +92,16 @@ final class SamplingDefaultsCLITests: XCTestCase {
         XCTAssertEqual(pairs.midi, try sample(checkpoint, ["--temperature", "hits=0.8,velocity=1.3"]).midi,
                        "pairs set the named groups, the others keep the model's")
         XCTAssertTrue(pairs.status.contains("(partly the model's)"), pairs.status)
+        // After a primer the hits draw at 0.8 unless given: the line says so (it called 0.8 the model's).
+        let beat = CLI.repoRoot.appendingPathComponent("corpus/groove/drummer6/session3/2_rock_100_beat_4-4.mid").path
+        let primed = try sample(path("warm"), ["--primer", beat])
+        XCTAssertTrue(primed.status.contains("temperature hits=0.8,offset=1.0,velocity=1.3 (partly the model's, hits 0.8 after a primer)"),
+                      primed.status)
+        let plainPrimed = try sample(path("plain"), ["--primer", beat])
+        XCTAssertTrue(plainPrimed.status.contains("temperature hits=0.8,offset=1.0,velocity=1.0 (hits 0.8 after a primer)"),
+                      plainPrimed.status)
+        XCTAssertTrue(try sample(path("warm"), ["--primer", beat, "--temperature", "hits=0.9"]).status
+            .contains("temperature hits=0.9,offset=1.0,velocity=1.3 (partly the model's)"))
         XCTAssertEqual(try sample(path("warm"), ["--temperature", "velocity=1"]).midi, try sample(path("plain")).midi)
 
         // Safetensors and back: the same model.json, byte for byte, sampling included.
