@@ -234,10 +234,13 @@ public final class LivePlayer {
         let window = k * barTicks
         let endTick = settings.bars.map { $0 * barTicks }
         startClock()
-        var windowStart = 0
+        var windowStart = 0, lastOff = 0
         while endTick.map({ windowStart < $0 }) ?? true {
-            let listenEnd = windowStart + window
-            status("bar \(windowStart / barTicks + 1): listening for \(k) bar(s)")
+            // --bars ends the performance wherever it falls: in the listening bars (nothing is
+            // answered then) or in an answer (cut there).
+            let listenEnd = min(windowStart + window, endTick ?? Int.max)
+            status("bar \(windowStart / barTicks + 1): listening for \((listenEnd - windowStart) / barTicks) bar(s)")
+            if let endTick, listenEnd >= endTick { break }
             var heard: [Hit] = []
             try wait(draining: { h in
                 if h.tick >= windowStart, h.tick < listenEnd { heard.append(h) }
@@ -260,7 +263,7 @@ public final class LivePlayer {
             let (options, why) = drawOptions(carryingOn: beat, rng: &rng)
             // Generated onsets count from the beat's first bar line (the first hit's).
             let gridStart = windowStart + (beat[0].onset - beat[0].tickInBar)
-            let answerEnd = listenEnd + window
+            let answerEnd = min(listenEnd + window, endTick ?? Int.max)
             var tick = gridStart + primer.lastOnset, first = true
             var stream = LiveNoteStream(maxDuration: max(1, ppq / 4))
             var line = "bar \(listenEnd / barTicks + 1): answering \(heard.count) hit(s) heard"
@@ -281,10 +284,11 @@ public final class LivePlayer {
                     try stream.hit(onset: tick, note: h.hit.note, velocity: h.hit.velocity) { try self.queue($0) }
                 }
             } catch is Stop {}
-            try stream.finish { try self.queue($0) }
+            lastOff = try stream.finish { try self.queue($0) } ?? lastOff
             windowStart = answerEnd
         }
-        try queue(.end(at: windowStart))
+        // The last note's NOTE OFF may fall past the last bar line, as in `sample`'s file.
+        try queue(.end(at: max(endTick ?? windowStart, lastOff)))
     }
 
     /// Hits (any order) as a beat from the bar line at `start`, in onset order (hits of one

@@ -81,7 +81,8 @@ final class PlayCLITests: XCTestCase {
     }
 
     /// `drummer play` with `args` (30 s at most), the lines of `send` sent into its input from its
-    /// first bar line by a second probe: its result, that frame, and the NOTE ONs recorded.
+    /// first bar line by a second probe: its result, that frame, and the NOTE ONs recorded (the
+    /// whole recording is `probe.txt` in `root`).
     func playWithBeatSent(_ args: [String], send: URL) throws
         -> (r: (status: Int32, stdout: String, stderr: String), f0: Int, ons: [(frame: Int, bytes: [Int])])
     {
@@ -358,7 +359,8 @@ final class PlayCLITests: XCTestCase {
     /// A two-bar beat (kick on the beats, snare on 2 and 4, hi-hat on the 8ths and the last 16th,
     /// velocities apart) as a MIDI file, and as JackProbe's lines to send it from bar 3's line at
     /// 240 BPM (25 frames a tick): NOTE ON and NOTE OFF of each hit, in time order.
-    func twoBarBeat() throws -> (notes: [MIDINote], file: URL, send: URL) {
+    /// (`from` and `fpt`: another first tick, and the frames a tick at another tempo.)
+    func twoBarBeat(from start: Int? = nil, fpt: Int? = nil) throws -> (notes: [MIDINote], file: URL, send: URL) {
         var beat: [MIDINote] = []
         for step in 0..<32 {
             let t = step * 120
@@ -368,11 +370,11 @@ final class PlayCLITests: XCTestCase {
         let beatFile = root.appendingPathComponent("beat.mid")
         try Data(try MIDIWriter.format0(ppq: 480, tempos: [MIDITempoChange(tick: 0, microsecondsPerQuarter: 500_000)],
                                         timeSignatures: [MIDITimeSignature(numerator: 4, denominator: 4)], notes: beat)).write(to: beatFile)
-        let fpt = framesPerTick / 2
+        let fpt = fpt ?? framesPerTick / 2, start = start ?? 2 * bar
         var lines: [(Int, String)] = []
         for n in beat {
-            lines.append(((2 * bar + n.tick) * fpt, "153 \(n.note) \(n.velocity)"))
-            lines.append(((2 * bar + n.tick + n.duration) * fpt, "137 \(n.note) 0"))
+            lines.append(((start + n.tick) * fpt, "153 \(n.note) \(n.velocity)"))
+            lines.append(((start + n.tick + n.duration) * fpt, "137 \(n.note) 0"))
         }
         let sendFile = root.appendingPathComponent("send.txt")
         try lines.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: "\n").write(to: sendFile, atomically: true, encoding: .utf8)
@@ -398,6 +400,40 @@ final class PlayCLITests: XCTestCase {
         let late = try XCTUnwrap(Int(played.split(separator: ",")[1].split(separator: " ")[0]), String(played))
         let onTime = zip(ons, answer).filter { abs($0.0.frame - f0 - ($0.1.tick + 3 * bar) * fpt) <= 1 }.count
         XCTAssertGreaterThanOrEqual(onTime, ons.count - late, String(played))
+    }
+
+    /// --bars N ends --answer at N bars: with --answer 2 --bars 5 and the beat sent in bars 3–4,
+    /// bar 5 plays the first bar of the answer (`sample --primer` of the beat with --bars 1) and
+    /// the player stops at its end (it played bar 6 too); with --bars 3 and nothing sent, bar 3
+    /// listens for 1 bar and the player stops at its end (it listened for 2 bars, to bar 4's end).
+    func testAnswerStopsAtTheLastBar() throws {
+        let (beat, beatFile, sendFile) = try twoBarBeat()
+        let fpt = framesPerTick / 2
+        let (r, f0, ons) = try playWithBeatSent(["--answer", "2", "--bars", "5", "--bpm", "240", "--seed", "5"], send: sendFile)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 5: answering \(beat.count) hit(s) heard"), r.stdout)
+        // The file: the rest of the beat's last bar, then one bar (file ticks 1920 ..< 3840).
+        let answer = try fileNotes(try sample(["--primer", beatFile.path, "--primer-bars", "2", "--bars", "1", "--seed", "5"]))
+            .filter { $0.tick >= bar }
+        XCTAssertGreaterThan(answer.count, 5)
+        XCTAssertEqual(ons.map { [$0.bytes[1], $0.bytes[2]] }, answer.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
+        XCTAssertTrue(ons.allSatisfy { $0.frame - f0 < 5 * bar * fpt }, "nothing after bar 5")
+        // All Notes Off at bar 6's line, or at the last note's end past it (as the file's).
+        let end = max(5 * bar, answer.map { $0.tick + 3 * bar + $0.duration }.max() ?? 0)
+        let last = try XCTUnwrap(try events(root.appendingPathComponent("probe.txt")).last)
+        XCTAssertEqual(last.bytes, [0xB9, 123, 0])
+        XCTAssertEqual(Double(last.frame - f0), Double(end * fpt), accuracy: 1, r.stdout)
+
+        let (rec, recording) = try recorder("probe2")
+        let player = try play(["--answer", "2", "--bars", "3", "--bpm", "240", "--seed", "5", "--connect", "probe2:in"])
+        let start = try firstBarFrame(player)
+        let r2 = player.finish(seconds: 30)
+        _ = rec.stop()
+        XCTAssertEqual(r2.status, 0, r2.stdout + r2.stderr)
+        XCTAssertTrue(r2.stdout.contains("bar 3: listening for 1 bar(s)"), r2.stdout)
+        let got = try events(recording)
+        XCTAssertEqual(got.map(\.bytes), [[0xB9, 123, 0]], "only the All Notes Off")
+        XCTAssertEqual(Double((got.last?.frame ?? 0) - start), Double(3 * bar * fpt), accuracy: 1, r2.stdout)
     }
 
     /// --answer with only notes outside the drum map heard: the model reads nothing, so the
