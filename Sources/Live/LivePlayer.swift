@@ -148,15 +148,24 @@ public final class LivePlayer {
         while true {
             do {
                 try play(course, until: endTick)
+                // The end is queued a bar ahead: hits heard in the last bar take over as in any
+                // other, up to the last bar line.
+                try wait(draining: { h in
+                    if let endTick, h.tick < endTick { try self.takeOver(h) }
+                }) { self.client.finished }
                 return
             } catch let h as Heard {
-                guard let next = try playAlong(from: h.hit, until: endTick) else {
-                    try queue(.end(at: endTick ?? Int(client.playhead)))
-                    return
-                }
+                guard let next = try playAlong(from: h.hit, until: endTick) else { return }
                 course = next
             }
         }
+    }
+
+    /// Throws Heard for a hit of the drum map while the model plays on (a grid model, not
+    /// already playing along): it takes over.
+    private func takeOver(_ h: Hit) throws {
+        guard settings.answerBars == nil, alongSince == nil, sampler.groups.grid != nil, DrumClasses.of(note: h.note) != nil else { return }
+        throw Heard(hit: h)
     }
 
     /// Draws from the start, or from `course`, until `endTick` (nil: on and on).
@@ -194,9 +203,12 @@ public final class LivePlayer {
     }
 
     /// Hits heard from `first` on go out as they come, until they stop; then the course to carry
-    /// on (nil: the bars ran out first).
+    /// on (nil: the bars run out first, and the end is queued; the hits heard up to it go out).
     private func playAlong(from first: Hit, until endTick: Int?) throws -> Course? {
-        guard let grid = sampler.groups.grid else { return nil }
+        guard let grid = sampler.groups.grid else {
+            try queue(.end(at: endTick ?? Int(client.playhead)))
+            return nil
+        }
         client.changeCourse()
         client.setThru(true)
         alongSince = first.tick
@@ -208,16 +220,22 @@ public final class LivePlayer {
         performance.append(first)
         status("bar \(first.tick / barTicks + 1): playing what it hears")
         var last = first.tick
+        // The end goes in a beat before the last bar line, so that it goes out on that line; the
+        // hits heard until then go out as they come (thru stays on to the end).
+        let endQueuedAt = endTick.map { Double($0 - barTicks / 4) }
         try wait(draining: { h in
             guard DrumClasses.of(note: h.note) != nil else { return }
             self.performance.append(h)
             last = max(last, h.tick)
         }) {
             let done = self.client.playhead >= Double((last / self.barTicks + 1) * self.barTicks + self.barTicks / 4)
-            return done || endTick.map { self.client.playhead >= Double($0) } ?? false
+            return done || endQueuedAt.map { self.client.playhead >= $0 } ?? false
+        }
+        if let endTick, let endQueuedAt, client.playhead >= endQueuedAt {
+            try queue(.end(at: endTick))
+            return nil
         }
         client.setThru(false)
-        if let endTick, client.playhead >= Double(endTick) { return nil }
         // The two bars up to the bar line after the last hit, as a beat from their first bar line.
         let line = (last / barTicks + 1) * barTicks, start = line - 2 * barTicks
         let beat = self.beat(performance.filter { $0.tick >= start && $0.tick < line }, from: start)
@@ -328,10 +346,7 @@ public final class LivePlayer {
     private func queue(_ e: LiveEvent) throws {
         if !started, Double(e.tick) > aheadTicks { startClock() }
         if started {
-            let along = settings.answerBars == nil && sampler.groups.grid != nil
-            try wait(draining: { h in
-                if along, DrumClasses.of(note: h.note) != nil { throw Heard(hit: h) }
-            }) { Double(e.tick) <= self.client.playhead + self.aheadTicks }
+            try wait(draining: takeOver) { Double(e.tick) <= self.client.playhead + self.aheadTicks }
         }
         while !client.push(e) { try check(); usleep(1000) }
         // How far ahead it drew (playing on: an answer's first notes are due as it is drawn).

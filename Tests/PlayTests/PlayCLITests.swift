@@ -493,6 +493,31 @@ final class PlayCLITests: XCTestCase {
         XCTAssertEqual(after.map { [$0.note, $0.velocity] }, carried.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
     }
 
+    /// Hits heard in the last bar of --bars take over as in any other: with --bars 3 at 240 BPM
+    /// and the beat sent from an 8th into bar 3 (the end already queued), bar 3 plays the beat
+    /// from its first hit on, each hit at its frame, instead of the model's own notes (it played
+    /// its own notes and only counted the hits), and the All Notes Off goes out on the last line.
+    func testHitsHeardInTheLastBarTakeOver() throws {
+        let first = 2 * bar + bar / 8
+        let (beat, _, sendFile) = try twoBarBeat(from: first)
+        let fpt = framesPerTick / 2
+        let (r, f0, recorded) = try playWithBeatSent(["--bars", "3", "--bpm", "240", "--seed", "4"], send: sendFile)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 3: playing what it hears"), r.stdout)
+        let ons = recorded.map { (tick: Double($0.frame - f0) / Double(fpt), note: $0.bytes[1], velocity: $0.bytes[2]) }
+        // From the beat's second onset (the first goes out a period or two late) to the end.
+        let along = ons.filter { $0.tick >= Double(first + 120) }
+        let sent = beat.filter { $0.tick >= 120 && first + $0.tick < 3 * bar }
+        XCTAssertGreaterThan(sent.count, 5)
+        XCTAssertEqual(along.map { [$0.note, $0.velocity] }, sent.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
+        for (o, n) in zip(along, sent) {
+            XCTAssertEqual(o.tick, Double(first + n.tick), accuracy: 1.0 / Double(fpt))
+        }
+        let last = try XCTUnwrap(try events(root.appendingPathComponent("probe.txt")).last)
+        XCTAssertEqual(last.bytes, [0xB9, 123, 0])
+        XCTAssertEqual(Double(last.frame - f0), Double(3 * bar * fpt), accuracy: 1, r.stdout)
+    }
+
     /// SIGINT mid-bar: every NOTE ON sent has its NOTE OFF, then All Notes Off; exit status 130.
     func testCtrlCEndsWithEveryNoteOff() throws { try stopMidBar(with: SIGINT) }
 
