@@ -433,7 +433,12 @@ public final class LivePlayer {
                 let worst = answerLatencies.max()! * 1000, mean = answerLatencies.reduce(0, +) / Double(answerLatencies.count) * 1000
                 parts.append(String(format: "answers drawn %.0f ms (worst %.0f ms) after the listening bars", mean, worst))
             }
-            if skipped > 0 { parts.append("\(skipped) hit(s) carrying on inside the listening bars not played") }
+            // What a draw carrying on from hits heard put where time had passed: in the listening
+            // bars (answering), or before it carried on once the hits heard stopped (playing on).
+            if skipped > 0 {
+                parts.append(settings.answerBars != nil ? "\(skipped) hit(s) carrying on inside the listening bars not played"
+                                                        : "\(skipped) hit(s) carrying on from the hits heard not played (due before it carried on)")
+            }
         }
         let line = (final ? "played: " : "status: ") + parts.joined(separator: ", ")
         guard final || line != lastReported else { return }

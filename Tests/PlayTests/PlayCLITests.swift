@@ -491,6 +491,11 @@ final class PlayCLITests: XCTestCase {
         let after = ons.filter { $0.tick >= Double(from) }
         XCTAssertGreaterThan(carried.count, 5)
         XCTAssertEqual(after.map { [$0.note, $0.velocity] }, carried.map { [Int($0.note), Int($0.velocity)] }, r.stdout)
+        // What that file holds between the beat and then is counted, as what it is (there are no
+        // listening bars without --answer).
+        let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
+        XCTAssertTrue(played.contains(" hit(s) carrying on from the hits heard not played (due before it carried on)"), String(played))
+        XCTAssertFalse(played.contains("listening bars"), String(played))
     }
 
     /// Hits heard in the last bar of --bars take over as in any other: with --bars 3 at 240 BPM
