@@ -7,13 +7,18 @@ import FileOutput
 
 // A reader that goes away is a failed write (Console), not a signal that kills the process
 // mid-work (a live player with its notes sounding). As the process ends: a reader gone ends it
-// quietly with SIGPIPE's shell status (128 + 13), another failure is said, with status 1.
+// quietly with SIGPIPE's shell status (128 + 13), another failure is said, with status 1; but
+// a status of the command's own (an error's, a signal's: 128 + the signal) stands.
 signal(SIGPIPE, SIG_IGN)
+nonisolated(unsafe) var failedWithOwnStatus = false
 atexit {
     if let failure = Console.endOfOutput() {
-        if failure.readerGone { _exit(128 + SIGPIPE) }
+        if failure.readerGone {
+            if !failedWithOwnStatus { _exit(128 + SIGPIPE) }
+            return
+        }
         Console.writeError(Data("error: could not write to standard output: \(failure.reason)\n".utf8))
-        _exit(1)
+        if !failedWithOwnStatus { _exit(1) }
     }
 }
 
@@ -56,6 +61,7 @@ do {
     parsed = type(of: command)
     try command.run()
 } catch {
+    failedWithOwnStatus = !Drummer.exitCode(for: error).isSuccess
     InterruptCleanup.waitIfInterrupted()
     // A usage error found once the command runs (an option that does not fit the model read):
     // the command's own usage line, where argument-parser would print the top level's.

@@ -555,6 +555,61 @@ final class PlayCLITests: XCTestCase {
         _ = try assertEveryNoteEndsThenAllNotesOff(recording)
     }
 
+    /// `drummer play` with `args`, its standard output a pipe whose reader has gone (as `| head -1`
+    /// once head has its line), started once its client is on the server: its process.
+    func playWithTheReaderGone(_ args: [String]) throws -> Process {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        // Not inherited: the player's copy of the reading end would keep the pipe open.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        close(fds[0])
+        let p = Process()
+        p.executableURL = Self.drummer
+        p.arguments = ["play", model, "--server", server.name] + args
+        p.currentDirectoryURL = root
+        p.standardOutput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let lsp = try XCTUnwrap(DummyJack.tool("jack_lsp"), "jackd2 installs jack_lsp with jackd")
+        let deadline = Date().addingTimeInterval(20)
+        while p.isRunning, Date() < deadline {
+            let ports = Pipe(), list = Process()
+            list.executableURL = lsp
+            list.arguments = ["-s", server.name]
+            list.standardOutput = ports
+            list.standardError = FileHandle.nullDevice
+            try list.run()
+            let text = String(decoding: ports.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            list.waitUntilExit()
+            if text.contains("drummer:out") { break }
+            usleep(100_000)
+        }
+        return p
+    }
+
+    /// Its exit status (-1: still running after `seconds`, then killed).
+    func exitStatus(_ p: Process, seconds: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning, Date() < deadline { usleep(10_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        return p.terminationReason == .exit ? p.terminationStatus : -1
+    }
+
+    /// Standard output's reader gone: the music plays on, and the player exits quietly with 141
+    /// as a reader gone ends `cat`; stopped by SIGTERM it exits with 143, the signal's status
+    /// (the reader gone overruled it with 141).
+    func testAReaderGoneIs141UnlessASignalStopsThePlayer() throws {
+        let played = try playWithTheReaderGone(["--bars", "1", "--bpm", "240", "--seed", "3"])
+        XCTAssertEqual(exitStatus(played, seconds: 20), 141)
+        let stopped = try playWithTheReaderGone(["--seed", "3"])
+        usleep(500_000)
+        XCTAssertTrue(stopped.isRunning)
+        kill(stopped.processIdentifier, SIGTERM)
+        XCTAssertEqual(exitStatus(stopped, seconds: 10), 128 + SIGTERM)
+    }
+
     /// The server killed mid-play: the player says so and exits non-zero within a few seconds.
     func testServerGoingAwayEndsThePlayer() throws {
         let player = try play(["--seed", "2"])
