@@ -160,6 +160,10 @@ struct drummer_live {
     int have_frame;
     uint32_t seen_epoch;   // the epoch whose events it plays
     uint8_t sounding[128]; // drum-channel notes on
+    // A note whose NOTE ON went out late keeps its length: its NOTE OFF goes out as late (frames
+    // late_by[n]), in a later period if need be (due at the absolute frame off_frame[n] then).
+    double late_by[128], off_frame[128];
+    uint8_t off_pending[128];
     uint32_t cursor;       // the period's last written offset: JACK refuses an earlier one
 };
 
@@ -208,17 +212,49 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     return 1;
 }
 
+// Note n sounds (its NOTE ON written `late` frames after its frame), or no longer sounds.
+static void note_on_written(drummer_live *l, int n, double late) {
+    l->sounding[n] = 1;
+    l->late_by[n] = late > 0 ? late : 0;
+    l->off_pending[n] = 0;
+}
+
+static void note_off_written(drummer_live *l, int n) {
+    l->sounding[n] = 0;
+    l->late_by[n] = 0;
+    l->off_pending[n] = 0;
+}
+
+// Note n's NOTE OFF at `offset` of the period (or after what was written there); 0 when written.
+static int write_note_off(drummer_live *l, void *out, uint32_t offset, int n) {
+    uint8_t off[3] = {0x89, (uint8_t)n, 0};
+    if (write_event(l, out, offset, off, 3) != 0) {
+        atomic_fetch_add(&l->output_full, 1);
+        return -1;
+    }
+    note_off_written(l, n);
+    atomic_fetch_add(&l->written, 1);
+    return 0;
+}
+
+// The NOTE OFFs put off to a later period (a late note's) that are due before the absolute frame
+// `before`, in time order; frames from `period_start`.
+static void put_off_note_offs(drummer_live *l, void *out, double period_start, double before) {
+    for (;;) {
+        int next = -1;
+        for (int n = 0; n < 128; n++) {
+            if (l->off_pending[n] && l->off_frame[n] < before && (next < 0 || l->off_frame[n] < l->off_frame[next])) next = n;
+        }
+        if (next < 0) return;
+        double offset = l->off_frame[next] - period_start;
+        if (write_note_off(l, out, offset > 0 ? (uint32_t)offset : 0, next) != 0) return;
+    }
+}
+
 // Every sounding note off, at `offset` of the period (or after what was written there).
 static void note_offs(drummer_live *l, void *out, uint32_t offset) {
     for (int n = 0; n < 128; n++) {
-        if (!l->sounding[n]) continue;
-        uint8_t off[3] = {0x89, (uint8_t)n, 0};
-        if (write_event(l, out, offset, off, 3) == 0) {
-            l->sounding[n] = 0;
-            atomic_fetch_add(&l->written, 1);
-        } else {
-            atomic_fetch_add(&l->output_full, 1);
-        }
+        if (l->sounding[n]) write_note_off(l, out, offset, n);
     }
 }
 
@@ -253,11 +289,26 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
             tail++;
             continue;
         }
-        double offset = f - period_start;
-        if (offset < 0) {
-            offset = 0;
-            atomic_fetch_add(&l->late, 1);
+        int note = e->bytes[1] & 0x7F;
+        int note_on = e->kind == DRUMMER_LIVE_MIDI && e->size == 3 && kind == 0x90 && e->bytes[2] > 0;
+        // A late event goes out at the period's start; a NOTE OFF of a note that went out late
+        // goes out as late as it did (the note keeps its length: NOTE ON and NOTE OFF both past
+        // due, it sounded for no time at all), in a later period if that is where it falls. A
+        // note struck again before that NOTE OFF waits for it, and what follows with it.
+        if (note_on && l->off_pending[note] && l->off_frame[note] >= end_frame) break;
+        double due = note_off && l->late_by[note] > 0 ? f + l->late_by[note] : f;
+        if (f < period_start || due >= end_frame) atomic_fetch_add(&l->late, 1);
+        if (due >= end_frame) {
+            l->off_pending[note] = 1;
+            l->off_frame[note] = due;
+            tail++;
+            continue;
         }
+        double offset = due - period_start;
+        if (offset < 0) offset = 0;
+        if (offset < l->cursor) offset = l->cursor;
+        if (note_on && l->off_pending[note] && l->off_frame[note] - period_start > offset) offset = l->off_frame[note] - period_start;
+        put_off_note_offs(l, out, period_start, period_start + offset + 1);
         if (e->kind == DRUMMER_LIVE_END) {
             all_notes_off(l, out, (uint32_t)offset);
             ended = 1;
@@ -270,12 +321,13 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
                 break;  // the port's buffer is full: the rest next period
             }
             atomic_fetch_add(&l->written, 1);
-            if (e->size == 3 && kind == 0x90 && e->bytes[2] > 0) l->sounding[e->bytes[1] & 0x7F] = 1;
-            if (note_off) l->sounding[e->bytes[1] & 0x7F] = 0;
+            if (note_on) note_on_written(l, note, period_start + offset - f);
+            if (note_off) note_off_written(l, note);
         }
         tail++;
     }
     atomic_store_explicit(&l->out_tail, tail, memory_order_release);
+    if (!ended && limit_tick == INFINITY) put_off_note_offs(l, out, period_start, end_frame);
     return ended;
 }
 
@@ -300,11 +352,7 @@ static void listen(drummer_live *l, void *out, uint32_t nframes) {
         // A NOTE OFF goes through for a note sounding only (its NOTE ON went out before it: one
         // not echoed goes out a period later through the ring, with its own NOTE OFF).
         if (thru && ev.size == 3 && (status == 0x89 || (status == 0x99 && ev.buffer[2] == 0)) && l->sounding[ev.buffer[1] & 0x7F]) {
-            uint8_t off[3] = {0x89, ev.buffer[1] & 0x7F, 0};
-            if (write_event(l, out, ev.time < nframes ? ev.time : nframes - 1, off, 3) == 0) {
-                l->sounding[off[1]] = 0;
-                atomic_fetch_add(&l->written, 1);
-            }
+            write_note_off(l, out, ev.time < nframes ? ev.time : nframes - 1, ev.buffer[1] & 0x7F);
         }
         if (kind == 0x80) continue;  // a NOTE OFF: nothing to read
         if (kind != 0x90) { atomic_fetch_add(&l->other, 1); continue; }
@@ -324,8 +372,10 @@ static void listen(drummer_live *l, void *out, uint32_t nframes) {
         h->note = ev.buffer[1];
         h->velocity = ev.buffer[2];
         h->echoed = 0;
+        // Struck again before a NOTE OFF put off (a late note's): that NOTE OFF first.
+        if (thru && l->off_pending[ev.buffer[1]]) write_note_off(l, out, t, ev.buffer[1]);
         if (thru && write_event(l, out, t, ev.buffer, 3) == 0) {
-            l->sounding[ev.buffer[1]] = 1;
+            note_on_written(l, ev.buffer[1], 0);
             h->echoed = 1;
             atomic_fetch_add(&l->written, 1);
         }

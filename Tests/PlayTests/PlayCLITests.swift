@@ -436,6 +436,30 @@ final class PlayCLITests: XCTestCase {
         XCTAssertEqual(Double((got.last?.frame ?? 0) - start), Double(3 * bar * fpt), accuracy: 1, r2.stdout)
     }
 
+    /// An answer's first notes are due as it is drawn: at 1000 BPM (6 frames a tick, a 16th in
+    /// 15 ms) with --answer 8 and the beat sent in bars 7–8, notes of the answer's first bar go out
+    /// late, NOTE ON and NOTE OFF both past due. Each keeps its length (at least a tick: a
+    /// NOTE OFF goes out as late as its NOTE ON; both went out at the period's start, notes of no
+    /// length), each NOTE ON with its one NOTE OFF.
+    func testLateNotesKeepTheirLength() throws {
+        let fpt = 6
+        let (_, _, sendFile) = try twoBarBeat(from: 6 * bar, fpt: fpt)
+        let (r, _, _) = try playWithBeatSent(["--answer", "8", "--bars", "16", "--bpm", "1000", "--seed", "5"], send: sendFile)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("bar 9: answering"), r.stdout)
+        let played = try XCTUnwrap(r.stdout.split(separator: "\n").last { $0.hasPrefix("played: ") }, r.stdout)
+        let late = try XCTUnwrap(Int(played.split(separator: ",")[1].split(separator: " ")[0]), String(played))
+        XCTAssertGreaterThan(late, 0, "notes drawn after their frames: \(played)")
+        let got = try assertEveryNoteEndsThenAllNotesOff(root.appendingPathComponent("probe.txt"))
+        var struck: [Int: Int] = [:], lengths: [[Int]] = []
+        for e in got where e.bytes.count == 3 && e.bytes[0] & 0xF0 != 0xB0 {
+            if e.bytes[0] == 0x99, e.bytes[2] > 0 { struck[e.bytes[1]] = e.frame } else if let on = struck.removeValue(forKey: e.bytes[1]) {
+                lengths.append([on, e.bytes[1], e.frame - on])
+            }
+        }
+        XCTAssertEqual(lengths.filter { $0[2] < fpt }, [], "notes (frame, note, length in frames) shorter than a tick")
+    }
+
     /// --answer with only notes outside the drum map heard: the model reads nothing, so the
     /// player listens again instead of answering from nothing.
     func testAnswerToNotesOutsideTheDrumMapIsListeningAgain() throws {
