@@ -291,24 +291,24 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
         }
         int note = e->bytes[1] & 0x7F;
         int note_on = e->kind == DRUMMER_LIVE_MIDI && e->size == 3 && kind == 0x90 && e->bytes[2] > 0;
-        // A late event goes out at the period's start; a NOTE OFF of a note that went out late
-        // goes out as late as it did (the note keeps its length: NOTE ON and NOTE OFF both past
-        // due, it sounded for no time at all), in a later period if that is where it falls. A
-        // note struck again before that NOTE OFF waits for it, and what follows with it.
-        if (note_on && l->off_pending[note] && l->off_frame[note] >= end_frame) break;
-        double due = note_off && l->late_by[note] > 0 ? f + l->late_by[note] : f;
-        if (f < period_start || due >= end_frame) atomic_fetch_add(&l->late, 1);
-        if (due >= end_frame) {
+        // A late event goes out at the period's start. A NOTE OFF of a note whose NOTE ON went
+        // out late is put off by as much (the note keeps its length: NOTE ON and NOTE OFF both
+        // past due, it sounded for no time at all): it waits among the put-off NOTE OFFs, written
+        // in time order between the ring's events, in a later period if it falls there. The
+        // note struck again ends it there first: its next NOTE ON is not held back, so the
+        // lateness does not carry on to the notes after it.
+        if (f < period_start) atomic_fetch_add(&l->late, 1);
+        if (note_off && l->late_by[note] > 0) {
             l->off_pending[note] = 1;
-            l->off_frame[note] = due;
+            l->off_frame[note] = f + l->late_by[note];
             tail++;
             continue;
         }
-        double offset = due - period_start;
+        double offset = f - period_start;
         if (offset < 0) offset = 0;
         if (offset < l->cursor) offset = l->cursor;
-        if (note_on && l->off_pending[note] && l->off_frame[note] - period_start > offset) offset = l->off_frame[note] - period_start;
         put_off_note_offs(l, out, period_start, period_start + offset + 1);
+        if (note_on && l->off_pending[note] && write_note_off(l, out, (uint32_t)offset, note) != 0) break;
         if (e->kind == DRUMMER_LIVE_END) {
             all_notes_off(l, out, (uint32_t)offset);
             ended = 1;
