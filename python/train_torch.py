@@ -240,8 +240,15 @@ if rank == 0:
                 forget_work(work, *claimed)
 
         atexit.register(forget_unfinished)
-        # torchrun stops the other processes with SIGTERM when one fails: leave through atexit.
-        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
+        # torchrun stops the other processes with SIGTERM when one fails: leave through atexit,
+        # with 128 + the signal (not as a failure of drummer's, below).
+        stopped_by = []
+
+        def stop(number, frame):
+            stopped_by.append(number)
+            sys.exit(128 + number)
+
+        signal.signal(signal.SIGTERM, stop)
         init = os.path.join(work, "init")
         ckpt = os.path.join(init, "ckpt-0.h5")
         command = ["train", "--data", a.data, "--steps", "0", "--hidden", str(a.hidden), "--layers", str(a.layers),
@@ -263,6 +270,8 @@ if rank == 0:
         if os.path.isdir(os.path.join(a.data, "validation")):
             drummer("encode", ckpt, "--data", os.path.join(a.data, "validation"), "-o", val_out)
     except (SystemExit, OSError) as e:  # drummer failed, or is not there, or the work folder cannot be made
+        if stopped_by:
+            raise
         print(e, file=sys.stderr, flush=True)
         failed += 1
 if distributed:

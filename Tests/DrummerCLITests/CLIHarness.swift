@@ -156,16 +156,18 @@ final class BackgroundRun {
     private let outURL: URL, errURL: URL
     private let out: FileHandle, err: FileHandle
 
-    /// `underNohup` starts it as `nohup drummer ARGS`, SIGHUP ignored as a user's nohup leaves it.
-    init(_ args: [String], in dir: URL, environment: [String: String] = [:], underNohup: Bool = false) throws {
+    /// `underNohup` starts it as `nohup drummer ARGS`, SIGHUP ignored as a user's nohup leaves it;
+    /// `executable` runs another program with `args` instead (python3 through /usr/bin/env).
+    init(_ args: [String], in dir: URL, environment: [String: String] = [:], underNohup: Bool = false,
+         executable: URL? = nil) throws {
         outURL = dir.appendingPathComponent(".bg-out-\(UUID().uuidString)")
         errURL = dir.appendingPathComponent(".bg-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         out = try FileHandle(forWritingTo: outURL)
         err = try FileHandle(forWritingTo: errURL)
-        process.executableURL = underNohup ? URL(fileURLWithPath: "/usr/bin/nohup") : CLI.binary
-        process.arguments = underNohup ? [CLI.binary.path] + args : args
+        process.executableURL = executable ?? (underNohup ? URL(fileURLWithPath: "/usr/bin/nohup") : CLI.binary)
+        process.arguments = underNohup && executable == nil ? [CLI.binary.path] + args : args
         process.currentDirectoryURL = dir
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out

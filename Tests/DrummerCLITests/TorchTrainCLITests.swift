@@ -212,5 +212,20 @@ final class TorchTrainCLITests: XCTestCase {
         let again = try train(["-o", out, "--lr", "-1"])
         XCTAssertEqual(again.status, 1, again.stdout + again.stderr)
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: work), [".train_torch-work"])
+
+        // SIGTERM (torchrun's stop) while drummer makes the step-0 checkpoint: the script leaves
+        // with 143, its new work folder removed (it was caught as drummer's failure: exit 1).
+        let slow = tmp.appendingPathComponent("slow-drummer.sh").path
+        try "#!/bin/sh\ntouch \"$0.started\"\nexec sleep 60\n".write(toFile: slow, atomically: false, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: slow)
+        let stopped = tmp.appendingPathComponent("s.safetensors").path
+        let bg = try BackgroundRun(["python3", script, "--data", data, "--hidden", "8", "--steps", "1", "--batch-size", "2",
+                                    "--unroll", "8", "--drummer", slow, "-o", stopped], in: tmp,
+                                   executable: URL(fileURLWithPath: "/usr/bin/env"))
+        XCTAssertTrue(bg.wait(seconds: 120) { fm.fileExists(atPath: slow + ".started") }, bg.stderrText)
+        bg.signal(SIGTERM)
+        let (status, _, err) = try bg.finish()
+        XCTAssertEqual(status, 143, err)
+        XCTAssertFalse(fm.fileExists(atPath: stopped + ".work"), "the stopped run's work folder is removed")
     }
 }
