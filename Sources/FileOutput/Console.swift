@@ -39,7 +39,17 @@ package enum Console {
     /// unless the output itself goes there (`-o -`, `/dev/stdout`); then standard error, so
     /// that the piped bytes are the output's alone.
     package static func statusLines(besideOutputTo destination: OutputDestination) -> (String) -> Void {
-        destination.isStandardOutput ? { writeError(Data(($0 + "\n").utf8)) } : { Swift.print($0) }
+        statusLines(toStandardError: destination.isStandardOutput)
+    }
+
+    private static func statusLines(toStandardError: Bool) -> (String) -> Void {
+        toStandardError ? { writeError(Data(($0 + "\n").utf8)) } : { Swift.print($0) }
+    }
+
+    /// As `statusLines(besideOutputTo:)` for the output path `path` as given (`-`, `/dev/stdout`),
+    /// before it is checked: a path that cannot be written is refused where it is written.
+    package static func statusLines(besideOutputAt path: String) -> (String) -> Void {
+        statusLines(toStandardError: (try? AtomicOutput.resolve(path, options: .userFile))?.isStandardOutput == true)
     }
 
     private static func remember(_ error: Error) {

@@ -46,7 +46,7 @@ struct EncodeCommand: ParsableCommand {
             throw CommandFailure("\(data): nothing to encode: no file gives the model a row"
                                  + (m.groups.grid != nil ? " (a grid model reads the 4/4 files with drum hits)" : ""))
         }
-        let status = Console.statusLines(besideOutputTo: try AtomicOutput.resolve(output, options: .userFile))
+        let status = Console.statusLines(besideOutputAt: output)
         try AtomicOutput.write(try NPY.encode(int32: classes, shape: [classes.count / k, k]), to: output, options: .userFile)
         status("wrote \(output): \(classes.count / k) rows × \(k) input groups (\(m.groups.inputNames.joined(separator: ", ")))")
     }

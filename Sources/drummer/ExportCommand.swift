@@ -75,8 +75,7 @@ struct ExportCommand: ParsableCommand {
         }
         let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
         // A safetensors or ONNX file may go to standard output: its line then goes to standard error.
-        let status = format == .model ? { Swift.print($0) }
-            : Console.statusLines(besideOutputTo: try AtomicOutput.resolve(destination, options: .userFile))
+        let status = format == .model ? { Swift.print($0) } : Console.statusLines(besideOutputAt: destination)
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
