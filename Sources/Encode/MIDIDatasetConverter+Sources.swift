@@ -24,9 +24,11 @@ extension MIDIDatasetConverter {
     public static let notADataset = "no events.npy (not a convert-midi dataset)"
 
     /// What a folder of MIDI files given where a convert-midi dataset is read is told: that it
-    /// is one, and the command that makes a dataset of it; nil when `directory` holds no MIDI file.
+    /// is one, and the command that makes a dataset of it; nil when `directory` holds no MIDI file
+    /// or has an events.npy (a dataset that lost another file, which its own error names).
     public static func midiFolderInsteadOfDataset(_ directory: String) -> String? {
-        guard let files = try? sourceFiles(in: directory), !files.isEmpty else { return nil }
+        guard !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("events.npy")),
+              let files = try? sourceFiles(in: directory), !files.isEmpty else { return nil }
         return "a folder of \(files.count) MIDI file\(files.count == 1 ? "" : "s"), \(notADataset): "
             + "make one with drummer convert-midi \(ShellWords.quoted(directory)) -o data, then give --data data"
     }

@@ -100,5 +100,13 @@ final class DatasetInputErrorsCLITests: XCTestCase {
             assertRefused(r, message, status: 1, nothingAt: out)
             XCTAssertEqual(r.stderr, message, args[0])
         }
+        // A dataset that lost its vocab.json beside some MIDI files is not told it has no
+        // events.npy: the missing vocabulary is named.
+        let lost = try dataset("lost vocab")
+        try FileManager.default.removeItem(at: lost.appendingPathComponent("vocab.json"))
+        try TinySMF.rockBeat.write(to: lost.appendingPathComponent("a.mid"))
+        let r = try CLI.run(["train", "--data", lost.path, "--steps", "1", "--checkpoint-dir", out])
+        assertRefused(r, "no vocabulary: expected vocab.json, or ix_to_note.p and ix_to_tick.p", status: 1, nothingAt: out)
+        XCTAssertFalse(r.stderr.contains("no events.npy"), r.stderr)
     }
 }
