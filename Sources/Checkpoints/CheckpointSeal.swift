@@ -18,9 +18,9 @@ import FileOutput
 
 enum CheckpointSeal {
     static let size = 512
-    static let magic = "drummer-checkpoint-seal 1\n"
+    static let magic = FileSignature.sealPrefix + "1\n"
     /// The 8-byte HDF5 superblock signature.
-    static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let hdf5Signature = FileSignature.hdf5Signature
 
     /// The header for the bytes that follow it.
     static func header(for rest: UnsafeRawBufferPointer) -> [UInt8] {

@@ -71,8 +71,7 @@ public enum SafeTensors {
            kind != .safetensors {
             throw SafeTensorsError(path, "not a safetensors file: " + kind.refusal(path: path, wanted: .safetensors))
         }
-        var n: UInt64 = 0
-        for i in 0..<8 { n |= UInt64(bytes[i]) << (8 * UInt64(i)) }
+        let n = FileSignature.safetensorsHeaderLength(bytes)
         guard n <= UInt64(maximumHeader), Int(n) <= bytes.count - 8 else {
             throw SafeTensorsError(path, "byte 0: header length \(n) runs past the end of the file (\(bytes.count) bytes)")
         }

@@ -31,6 +31,13 @@ public enum TorchModel {
     /// Wx column block of each PyTorch gate block (i, f, g, o).
     static let wxBlock = [1, 0, 3, 2]
 
+    /// The tensors' names, nn.LSTM's and the head's nn.Linear's, as python/train_torch.py's
+    /// model holds them: layer k's input and hidden weights and their biases.
+    static func layerTensors(_ k: Int) -> (weightIH: String, weightHH: String, biasIH: String, biasHH: String) {
+        ("lstm.weight_ih_l\(k)", "lstm.weight_hh_l\(k)", "lstm.bias_ih_l\(k)", "lstm.bias_hh_l\(k)")
+    }
+    static let headWeight = "head.weight", headBias = "head.bias"
+
     /// The PyTorch tensors of `weights`.
     public static func tensors(_ weights: LSTMWeights) -> [String: Tensor] {
         let shape = weights.shape, H = shape.hidden, G = 4 * H
@@ -49,16 +56,17 @@ public enum TorchModel {
                     bias[row] = wx[(inputs + H) * G + col]
                 }
             }
-            out["lstm.weight_ih_l\(k)"] = Tensor(shape: [G, inputs], values: ih)
-            out["lstm.weight_hh_l\(k)"] = Tensor(shape: [G, H], values: hh)
-            out["lstm.bias_ih_l\(k)"] = Tensor(shape: [G], values: bias)
-            out["lstm.bias_hh_l\(k)"] = Tensor(shape: [G], values: [Float](repeating: 0, count: G))
+            let names = layerTensors(k)
+            out[names.weightIH] = Tensor(shape: [G, inputs], values: ih)
+            out[names.weightHH] = Tensor(shape: [G, H], values: hh)
+            out[names.biasIH] = Tensor(shape: [G], values: bias)
+            out[names.biasHH] = Tensor(shape: [G], values: [Float](repeating: 0, count: G))
         }
         let O = shape.outputWidth
         var head = [Float](repeating: 0, count: O * H)
         for j in 0..<H { for o in 0..<O { head[o * H + j] = weights.wy[j * O + o] } }
-        out["head.weight"] = Tensor(shape: [O, H], values: head)
-        out["head.bias"] = Tensor(shape: [O], values: Array(weights.wy[(H * O)...]))
+        out[headWeight] = Tensor(shape: [O, H], values: head)
+        out[headBias] = Tensor(shape: [O], values: Array(weights.wy[(H * O)...]))
         return out
     }
 
@@ -73,13 +81,14 @@ public enum TorchModel {
             }
             return t.values
         }
-        var expected: Set<String> = ["head.weight", "head.bias"]
+        var expected: Set<String> = [headWeight, headBias]
         var layerWx: [[Float]] = []
         for k in 0..<shape.layers {
             let inputs = shape.wxRows(layer: k) - H - 1
-            let ih = try tensor("lstm.weight_ih_l\(k)", [G, inputs]), hh = try tensor("lstm.weight_hh_l\(k)", [G, H])
-            let bi = try tensor("lstm.bias_ih_l\(k)", [G]), bh = try tensor("lstm.bias_hh_l\(k)", [G])
-            expected.formUnion(["ih", "hh"].map { "lstm.weight_\($0)_l\(k)" } + ["ih", "hh"].map { "lstm.bias_\($0)_l\(k)" })
+            let names = layerTensors(k)
+            let ih = try tensor(names.weightIH, [G, inputs]), hh = try tensor(names.weightHH, [G, H])
+            let bi = try tensor(names.biasIH, [G]), bh = try tensor(names.biasHH, [G])
+            expected.formUnion([names.weightIH, names.weightHH, names.biasIH, names.biasHH])
             var wx = [Float](repeating: 0, count: (inputs + H + 1) * G)
             for t in 0..<4 {
                 let c0 = wxBlock[t] * H
@@ -92,7 +101,7 @@ public enum TorchModel {
             }
             layerWx.append(wx)
         }
-        let head = try tensor("head.weight", [O, H]), headBias = try tensor("head.bias", [O])
+        let head = try tensor(headWeight, [O, H]), headBias = try tensor(Self.headBias, [O])
         if let extra = tensors.keys.sorted().first(where: { !expected.contains($0) }) {
             throw SafeTensorsError(path, "tensor \"\(extra)\" is not part of a \(shape.layers)-layer drummer model")
         }
@@ -109,9 +118,10 @@ public enum TorchModel {
     /// The tensors that hold a model directory's weight file `file` (Wy.bin: head.weight and
     /// head.bias; Wx.bin, Wx1.bin, …: layer k's lstm tensors), as an error names them.
     static func tensorNames(of file: String, layers: Int) -> String {
-        if file == ModelDirectory.wyFile { return "head.weight and head.bias" }
+        if file == ModelDirectory.wyFile { return "\(headWeight) and \(headBias)" }
         guard let k = (0..<layers).first(where: { ParameterLayout.wxName(layer: $0) + ".bin" == file }) else { return file }
-        return "lstm.weight_ih_l\(k), lstm.weight_hh_l\(k), lstm.bias_ih_l\(k) and lstm.bias_hh_l\(k)"
+        let n = layerTensors(k)
+        return "\(n.weightIH), \(n.weightHH), \(n.biasIH) and \(n.biasHH)"
     }
 
     /// The safetensors bytes of a model (its model.json in the metadata).

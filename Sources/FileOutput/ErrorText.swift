@@ -83,6 +83,12 @@ public enum ErrorText {
         }
     }
 
+    /// Why `data` did not decode as `what` ("a vocabulary"): not JSON, with its place
+    /// (`jsonSyntax`), or JSON that is not one, in `error`'s words.
+    package static func notDecoded(_ data: Data, as what: String, error: Error) -> String {
+        jsonSyntax(data).map { "not valid JSON: \($0)" } ?? "not \(what): \(describe(error))"
+    }
+
     /// JSONSerialization's `error` parsing `data` in words with its place, as `jsonSyntax(_:)`.
     package static func jsonSyntax(_ error: Error, in data: Data) -> String {
         let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? describe(error)

@@ -23,8 +23,18 @@ public enum FileSignature: Equatable, Sendable {
     /// The bytes read from the start of a file: enough for each signature.
     public static let prefixLength = 32
 
-    static let sealText = Array("drummer-checkpoint-seal ".utf8)
-    static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// The start of a sealed checkpoint's header, before its version ("1\n": CheckpointSeal).
+    package static let sealPrefix = "drummer-checkpoint-seal "
+    static let sealText = Array(sealPrefix.utf8)
+    /// HDF5's format signature, at byte 0 of an HDF5 file (its superblock's).
+    package static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// A safetensors file's header length: its first 8 bytes, unsigned, little-endian.
+    package static func safetensorsHeaderLength(_ bytes: [UInt8]) -> UInt64 {
+        var n: UInt64 = 0
+        for i in 0..<min(8, bytes.count) { n |= UInt64(bytes[i]) << (8 * UInt64(i)) }
+        return n
+    }
     /// ModelProto's fields after ir_version (2 producer_name, 3 producer_version, 4 domain,
     /// 5 model_version, 6 doc_string, 7 graph, 8 opset_import), as their protobuf tags.
     static let onnxFieldTags: Set<UInt8> = [0x12, 0x1A, 0x22, 0x28, 0x32, 0x3A, 0x42]
@@ -35,8 +45,7 @@ public enum FileSignature: Equatable, Sendable {
         if starts(sealText) { return .drummerCheckpoint }
         if starts(hdf5Signature) { return .hdf5 }
         if prefix.count > 8, prefix[8] == UInt8(ascii: "{") {
-            var n: UInt64 = 0
-            for i in 0..<8 { n |= UInt64(prefix[i]) << (8 * UInt64(i)) }
+            let n = safetensorsHeaderLength(prefix)
             if n >= 2, n <= UInt64(max(size - 8, 0)) { return .safetensors }
         }
         if prefix.count > 2, prefix[0] == 0x08, (1...0x7F).contains(prefix[1]), onnxFieldTags.contains(prefix[2]) { return .onnx }

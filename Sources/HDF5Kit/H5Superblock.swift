@@ -6,8 +6,10 @@
 // 2/3 superblock: the image is then refused by every reader ("bad superblock
 // checksum"). `repairChecksum` recomputes it, as HDF5 does on close, with
 // HDF5's metadata checksum (Bob Jenkins' lookup3 `hashlittle`, initial value 0).
+import FileOutput
+
 enum Superblock {
-    static let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]
+    static let signature = FileSignature.hdf5Signature
 
     /// Recomputes the checksum of a version 2 or 3 superblock at the start of
     /// `image`; leaves anything else (version 0/1 superblocks have none) alone.

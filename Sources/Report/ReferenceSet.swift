@@ -195,8 +195,7 @@ public struct ReferenceSet: Sendable {
         }
         // A decoding failure or the vocabulary's own check (duplicates), in words.
         do { vocab = try JSONDecoder().decode(Vocabulary.self, from: vocabData) } catch {
-            throw bad("vocab.json: " + (ErrorText.jsonSyntax(vocabData).map { "not valid JSON: \($0)" }
-                                        ?? "not a vocabulary: \(ErrorText.describe(error))"))
+            throw bad("vocab.json: " + ErrorText.notDecoded(vocabData, as: "a vocabulary", error: error))
         }
         let ppq = manifest.ppq
         var remarks: [String] = []

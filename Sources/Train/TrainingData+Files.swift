@@ -105,8 +105,7 @@ extension TrainingData {
                 throw DatasetError.unreadable(path: json.path, reason: ErrorText.reading(error, path: json.path))
             }
             do { return try JSONDecoder().decode(Vocabulary.self, from: data) } catch let e as DecodingError {
-                throw DatasetError.invalid(path: json.path, reason: ErrorText.jsonSyntax(data).map { "not valid JSON: \($0)" }
-                                           ?? "not a vocabulary: \(ErrorText.decoding(e))")
+                throw DatasetError.invalid(path: json.path, reason: ErrorText.notDecoded(data, as: "a vocabulary", error: e))
             }
         }
         let notesURL = dir.appendingPathComponent("ix_to_note.p")
