@@ -54,4 +54,11 @@ extension GeneralMIDIDrums {
         if let c = DrumClasses.of(note: note) { return DrumClasses.representatives[c] }
         return min(max(note, range.lowerBound), range.upperBound)
     }
+
+    /// A note as the figures of `stats` and `report` compare two sets of files: as `audible`,
+    /// but a note outside 35…81 with no drum class stays as written (the nearest GM note would
+    /// give it a class, a kick or an open hi-hat, in the class figures; it counts in none).
+    public static func compared(note: Int) -> Int {
+        range.contains(note) || DrumClasses.of(note: note) != nil ? audible(note: note) : note
+    }
 }

@@ -129,7 +129,7 @@ public struct StatsRun: Sendable {
         func audible(_ t: HitTrack) -> HitTrack {
             guard !request.rawNotes else { return t }
             var m = t
-            m.notes = t.notes.map(GeneralMIDIDrums.audible(note:))
+            m.notes = t.notes.map(GeneralMIDIDrums.compared(note:))
             return m
         }
         var generated = GrooveTally(ticksPerQuarter: reference.ticksPerQuarter)

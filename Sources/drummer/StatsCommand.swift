@@ -122,7 +122,7 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    @Flag(name: .customLong("raw-notes"), help: "Compare the notes as written. By default both sides' notes are read as a General MIDI kit sounds them (22 as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note), as drummer sample writes them.")
+    @Flag(name: .customLong("raw-notes"), help: "Compare the notes as written. By default both sides' notes are read as a General MIDI kit sounds them (22 as 42, 26 as 46, other notes outside 35...81 as their drum class's GM note, as drummer sample writes them; a note with no drum class as written, in no class figure).")
     var rawNotes = false
 
     func run() throws {

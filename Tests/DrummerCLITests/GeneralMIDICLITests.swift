@@ -41,4 +41,23 @@ final class GeneralMIDICLITests: XCTestCase {
         let text = try CLI.run(["stats", gm, "--reference", reference, "--raw-notes"])
         XCTAssertTrue(text.stdout.contains(", channel auto, raw notes; on the 16th grid"), text.stdout)
     }
+
+    /// A note with no drum class (100) counts in no class figure: it was read as the nearest GM
+    /// note, 81, an open hi-hat, and so a third of the hits.
+    func testANoteWithNoClassCountsInNoClassFigure() throws {
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x58, 0x04, 4, 2, 24, 8])]
+        for bar in 0..<2 {
+            for e in 0..<8 { events.append((bar * 1920 + e * 240, [0x99, 100, 80])) }
+            for q in 0..<4 { events.append((bar * 1920 + q * 480, [0x99, q % 2 == 0 ? 36 : 38, 100])) }
+        }
+        let file = tmp.appendingPathComponent("n100.mid")
+        try TinySMF.bytes(events: events).write(to: file)
+        let r = try CLI.run(["stats", file.path, "--reference", file.path, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let shares = try XCTUnwrap((object["bar_structure"] as? [String: Any])?["hit_share_by_class"] as? [String: Any])
+        let open = try XCTUnwrap(shares["open hi-hat"] as? [String: Any])
+        XCTAssertEqual(open["generated"] as? Double, 0, "\(shares)")
+        XCTAssertEqual((shares["kick"] as? [String: Any])?["generated"] as? Double, 0.5, "\(shares)")
+    }
 }
