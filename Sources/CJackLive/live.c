@@ -164,6 +164,7 @@ struct drummer_live {
     // late_by[n]), in a later period if need be (due at the absolute frame off_frame[n] then).
     double late_by[128], off_frame[128];
     uint8_t off_pending[128];
+    double on_frame[128];  // the absolute frame its NOTE ON went out at
     uint32_t cursor;       // the period's last written offset: JACK refuses an earlier one
 };
 
@@ -212,9 +213,11 @@ static int transport_bar(drummer_live *l, double *fpt, double *next_bar) {
     return 1;
 }
 
-// Note n sounds (its NOTE ON written `late` frames after its frame), or no longer sounds.
-static void note_on_written(drummer_live *l, int n, double late) {
+// Note n sounds from the absolute frame `at` (its NOTE ON written `late` frames after its
+// frame), or no longer sounds.
+static void note_on_written(drummer_live *l, int n, double at, double late) {
     l->sounding[n] = 1;
+    l->on_frame[n] = at;
     l->late_by[n] = late > 0 ? late : 0;
     l->off_pending[n] = 0;
 }
@@ -308,7 +311,16 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
         if (offset < 0) offset = 0;
         if (offset < l->cursor) offset = l->cursor;
         put_off_note_offs(l, out, period_start, period_start + offset + 1);
-        if (note_on && l->off_pending[note] && write_note_off(l, out, (uint32_t)offset, note) != 0) break;
+        if (note_on && l->off_pending[note]) {
+            // Its put-off NOTE OFF goes here, once the note has sounded a tick: struck again
+            // late too, in the same period, it would sound for no time at all.
+            double least = l->on_frame[note] + l->fpt - period_start;
+            if (offset < least) {
+                if (least >= end_frame - period_start) break;  // the rest next period
+                offset = ceil(least);
+            }
+            if (write_note_off(l, out, (uint32_t)offset, note) != 0) break;
+        }
         if (e->kind == DRUMMER_LIVE_END) {
             all_notes_off(l, out, (uint32_t)offset);
             ended = 1;
@@ -321,7 +333,7 @@ static int play_due(drummer_live *l, void *out, double period_start, double end_
                 break;  // the port's buffer is full: the rest next period
             }
             atomic_fetch_add(&l->written, 1);
-            if (note_on) note_on_written(l, note, period_start + offset - f);
+            if (note_on) note_on_written(l, note, period_start + offset, period_start + offset - f);
             if (note_off) note_off_written(l, note);
         }
         tail++;
@@ -375,7 +387,7 @@ static void listen(drummer_live *l, void *out, uint32_t nframes) {
         // Struck again before a NOTE OFF put off (a late note's): that NOTE OFF first.
         if (thru && l->off_pending[ev.buffer[1]]) write_note_off(l, out, t, ev.buffer[1]);
         if (thru && write_event(l, out, t, ev.buffer, 3) == 0) {
-            note_on_written(l, ev.buffer[1], 0);
+            note_on_written(l, ev.buffer[1], frame, 0);
             h->echoed = 1;
             atomic_fetch_add(&l->written, 1);
         }
