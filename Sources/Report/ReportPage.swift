@@ -16,7 +16,7 @@ enum ReportPage {
         .figures{display:flex;flex-wrap:wrap;gap:18px}
         figure{margin:0;border:1px solid #e5e5e5;border-radius:4px;padding:8px;background:#fff}
         figcaption{font-size:12px;color:#444;max-width:580px;margin-top:4px}
-        .legend{display:block;margin-top:3px}.key{margin-right:12px;white-space:nowrap}
+        .legend{display:block;margin-top:3px}.key{display:inline-block;max-width:100%;margin-right:12px;overflow-wrap:anywhere;vertical-align:top}
         .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px}
         .note{color:#6b5200;background:#fff8e1;border-left:3px solid #f0c040;padding:4px 8px;margin:6px 0}
         .warnings li{color:#8a1f11}.small{font-size:12px;color:#555}
@@ -27,7 +27,7 @@ enum ReportPage {
         svg text{font-family:system-ui,sans-serif}
         figure{max-width:100%;box-sizing:border-box}svg{max-width:100%;height:auto}
         table{display:block;max-width:100%;overflow-x:auto}pre{max-width:100%;overflow-x:auto}
-        nav{overflow-wrap:anywhere}header p,figcaption,li{overflow-wrap:anywhere}
+        nav{overflow-wrap:anywhere}header p,figcaption,li,h3,th.name{overflow-wrap:anywhere}
         @media (max-width:600px){body{padding:0 8px 30px}nav a{display:inline-block;margin:2px 10px 2px 0}}
         footer{margin-top:30px;font-size:12px;color:#777}
         """

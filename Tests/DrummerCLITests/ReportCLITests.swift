@@ -310,6 +310,35 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(notes.contains("11 files"), notes)
     }
 
+    /// A 229-character file name breaks inside its legend key, heading and header cells: at
+    /// 1280 px the page is no wider than its window and no card or table scrolls sideways.
+    func testALongFileNameStaysInsideThePage() throws {
+        let many = tmp.appendingPathComponent("many"), long = tmp.appendingPathComponent("long")
+        for dir in [many, long] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        var paths = try (1...3).map { i -> String in
+            let url = many.appendingPathComponent("take-\(i).mid")
+            try TinySMF.rockBeat.write(to: url)
+            return url.path
+        }
+        let name = String(repeating: "a_very_long_generated_drum_file_name_", count: 6) + "end"
+        XCTAssertEqual(name.count, 225, "229 characters with .mid")
+        let longFile = long.appendingPathComponent(name + ".mid")
+        try TinySMF.rockBeat.write(to: longFile)
+        paths.append(longFile.path)
+        let out = tmp.appendingPathComponent("long.html")
+        let r = try CLI.run(["report"] + paths + ["--reference", try referenceFolder().path, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        XCTAssertTrue(html.contains("<h3>drummer stats: \(name)</h3>"), "the long name's own stats table")
+        guard let chromium = Browser.find() else {
+            throw XCTSkip("chromium is not installed (Scripts/test installs Debian's chromium): the layout was not checked")
+        }
+        let layout = try Browser.overflow(chromium, html: html, width: 1280, scratch: tmp)
+        XCTAssertEqual(layout.innerWidth, 1280, "the frame is 1280 px wide")
+        XCTAssertLessThanOrEqual(layout.scrollWidth, 1280, "the page is wider than its window")
+        XCTAssertEqual(layout.wider, [], "elements wider than their box (tag.class: scroll width/client width)")
+    }
+
     func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
         let gen = try sample("g.mid", seed: 6)
         let ref = try referenceFolder()
@@ -447,6 +476,36 @@ enum Browser {
         _ = try run(chromium, arguments(profile: profile) + ["--screenshot=\(png.path)", "--window-size=1280,2000",
                                                               page.absoluteString])
         XCTAssertTrue(FileManager.default.fileExists(atPath: png.path), "chromium wrote no screenshot")
+    }
+
+    /// `html` laid out in a frame `width` px wide (srcdoc: the same origin as the probe, which
+    /// measures it once it has loaded): the page's scroll width, the frame's inner width, and
+    /// each figure, table, heading or caption whose content is wider than its box (tables
+    /// scroll sideways inside themselves, so the page's width alone does not show them).
+    static func overflow(_ chromium: URL, html: String, width: Int, scratch: URL)
+        throws -> (scrollWidth: Int, innerWidth: Int, wider: [String])
+    {
+        let page = scratch.appendingPathComponent("frame-\(width).html")
+        let escaped = html.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        try ("<!doctype html><html><body style=\"margin:0\"><iframe id=\"f\" style=\"width:\(width)px;height:900px;border:0\" srcdoc=\""
+             + escaped + "\"></iframe><script>document.getElementById('f').addEventListener('load',()=>{"
+             + "const f=document.getElementById('f'),d=f.contentDocument;"
+             + "const wide=[...d.querySelectorAll('figure,figcaption,table,h2,h3,th,td,header,p')]"
+             + ".filter(e=>e.scrollWidth>e.clientWidth+1)"
+             + ".map(e=>e.tagName.toLowerCase()+'.'+e.className+': '+e.scrollWidth+'/'+e.clientWidth);"
+             + "document.body.setAttribute('data-widths',d.documentElement.scrollWidth+'/'+f.contentWindow.innerWidth);"
+             + "document.body.setAttribute('data-wider',wide.join('|'))})</script></body></html>")
+            .write(to: page, atomically: true, encoding: .utf8)
+        let dom = try run(chromium, arguments(profile: scratch.appendingPathComponent("profile"))
+                          + ["--virtual-time-budget=10000", "--dump-dom", page.absoluteString])
+        guard let w = dom.range(of: #"data-widths="(\d+)/(\d+)""#, options: .regularExpression),
+              let o = dom.range(of: #"data-wider="[^"]*""#, options: .regularExpression) else {
+            XCTFail("the probe did not run: \(dom.prefix(300))")
+            return (.max, 0, [])
+        }
+        let widths = dom[w].dropFirst("data-widths=\"".count).dropLast().split(separator: "/").compactMap { Int($0) }
+        let wider = dom[o].dropFirst("data-wider=\"".count).dropLast().split(separator: "|").map(String.init)
+        return (widths.first ?? .max, widths.last ?? 0, wider)
     }
 
     /// Runs `tool`, returns its stdout; fails after 120 s.
