@@ -392,29 +392,45 @@ public enum ReportBuilder {
         }
         var figures: [Node<HTML.BodyContext>] = []
         var distances: [(String, Double)] = []
-        func chart(_ title: String, _ histograms: [(String, Histogram)], xLabel: String, tooltips: [String]? = nil) {
-            guard let first = histograms.first else { return }
-            let c = BarChart(categories: first.1.labels, tooltips: tooltips,
-                             groups: histograms.map { BarChart.Group(name: $0.0, values: $0.1.fractions) },
+        // The sources `histogram` gives one for (a source without velocities has none). The
+        // caption gives the total variation distance of the pair when there are two, else each
+        // generated set's to the reference (none between generated sets without one).
+        func chart(_ title: String, xLabel: String, tooltips: [String]? = nil, _ histogram: (HitSample) -> Histogram?) {
+            let drawn = sources.enumerated().compactMap { i, src in
+                histogram(src.1).map { (name: src.0, histogram: $0, isReference: reference != nil && i == sources.count - 1) }
+            }
+            guard let first = drawn.first else { return }
+            let c = BarChart(categories: first.histogram.labels, tooltips: tooltips,
+                             groups: drawn.map { BarChart.Group(name: $0.name, values: $0.histogram.fractions) },
                              xLabel: xLabel, yLabel: "share of hits")
             var caption = title
-            if histograms.count == 2, let tv = Histogram.totalVariation(histograms[0].1, histograms[1].1) {
+            if drawn.count == 2, let tv = Histogram.totalVariation(drawn[0].histogram, drawn[1].histogram) {
                 caption += String(format: " (total variation distance %.3f)", tv)
                 distances.append((title, tv))
+            } else if let ref = drawn.last, ref.isReference {
+                let each = drawn.dropLast().compactMap { g in
+                    Histogram.totalVariation(g.histogram, ref.histogram).map { (g.name, $0) }
+                }
+                if !each.isEmpty {
+                    caption += " (total variation distance to the reference: "
+                        + each.map { "\($0.0) " + String(format: "%.3f", $0.1) }.joined(separator: ", ") + ")"
+                    distances += each
+                }
             }
-            figures.append(figure(c.render(label: title), caption: caption, legend: histograms.map(\.0)))
+            figures.append(figure(c.render(label: title), caption: caption, legend: drawn.map(\.name)))
         }
         let order = GeneralMIDIDrums.sorted(notes: sources.flatMap(\.1.notes))
-        chart("Notes", sources.map { ($0.0, HitHistograms.notes($0.1.notes, order: order)) }, xLabel: "drum",
-              tooltips: order.map { "\(GeneralMIDIDrums.name(note: $0)) (\($0))" })
-        chart("Deltas (time since the previous hit, fraction of a whole note)",
-              sources.map { ($0.0, HitHistograms.deltas($0.1.deltas)) }, xLabel: "delta (whole notes)")
-        chart("Velocities", sources.compactMap { src in src.1.velocities.map { (src.0, HitHistograms.velocities($0)) } },
-              xLabel: "velocity")
-        let withPositions = sources.compactMap { src in src.1.positions.map { (src.0, $0) } }
-        let bins = max(16, (withPositions.flatMap(\.1).max() ?? -1) + 1)
-        chart("Position in bar (nearest sixteenth)",
-              withPositions.map { ($0.0, HitHistograms.positions($0.1, minimumBins: bins)) }, xLabel: "position in bar")
+        chart("Notes", xLabel: "drum", tooltips: order.map { "\(GeneralMIDIDrums.name(note: $0)) (\($0))" }) {
+            HitHistograms.notes($0.notes, order: order)
+        }
+        chart("Deltas (time since the previous hit, fraction of a whole note)", xLabel: "delta (whole notes)") {
+            HitHistograms.deltas($0.deltas)
+        }
+        chart("Velocities", xLabel: "velocity") { $0.velocities.map(HitHistograms.velocities) }
+        let bins = max(16, (sources.compactMap(\.1.positions).flatMap { $0 }.max() ?? -1) + 1)
+        chart("Position in bar (nearest sixteenth)", xLabel: "position in bar") {
+            $0.positions.map { HitHistograms.positions($0, minimumBins: bins) }
+        }
         s.nodes.append(.div(.class("figures"), .group(figures)))
 
         // Figures per source.

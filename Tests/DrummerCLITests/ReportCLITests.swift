@@ -339,6 +339,36 @@ final class ReportCLITests: XCTestCase {
         XCTAssertEqual(layout.wider, [], "elements wider than their box (tag.class: scroll width/client width)")
     }
 
+    /// Three generated sets and a reference: each histogram's caption gives each set's total
+    /// variation distance to the reference (a pair of histograms had one, three sets none).
+    func testEachSetsDistanceToTheReference() throws {
+        let a = tmp.appendingPathComponent("a"), b = tmp.appendingPathComponent("b")
+        for dir in [a, b] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        let six = TinySMF.drums((0..<6).map { (tick: $0 * 240, note: 42, velocity: UInt8(40 + $0 * 10)) }, meter: (6, 8))
+        let files: [(URL, Data)] = [(a.appendingPathComponent("take-1.mid"), TinySMF.rockBeat),
+                                    (a.appendingPathComponent("take-2.mid"), TinySMF.rockBeat),
+                                    (b.appendingPathComponent("six.mid"), six),
+                                    (b.appendingPathComponent("rock.mid"), TinySMF.rockBeat)]
+        for (url, data) in files { try data.write(to: url) }
+        let out = tmp.appendingPathComponent("sets.html")
+        let r = try CLI.run(["report"] + files.map(\.0.path) + ["--reference", try referenceFolder().path, "--no-audio", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        for title in ["Notes", "Deltas", "Velocities", "Position in bar"] {
+            let fig = try XCTUnwrap(html.components(separatedBy: "<figure>").first { $0.contains("<figcaption>\(title)") }, title)
+            XCTAssertEqual(fig.components(separatedBy: "class=\"key\"").count - 1, 4, "three sets and the reference: \(title)")
+            let caption = try XCTUnwrap(fig.components(separatedBy: "<figcaption>").last?.components(separatedBy: "<span").first)
+            XCTAssertNotNil(caption.range(of: #" \(total variation distance to the reference: take \(2 files\) 0\.\d{3}, six [01]\.\d{3}, rock 0\.\d{3}\)$"#,
+                                          options: .regularExpression), caption)
+        }
+        // The rock beat twice and once: the same shares, the same distance.
+        let notes = try XCTUnwrap(html.components(separatedBy: "<figcaption>Notes").dropFirst().first?.components(separatedBy: "<span").first)
+        let values = notes.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",)")) }
+            .filter { Double($0) != nil }
+        XCTAssertEqual(values.count, 3, notes)
+        XCTAssertEqual(values.first, values.last, notes)
+    }
+
     func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
         let gen = try sample("g.mid", seed: 6)
         let ref = try referenceFolder()
