@@ -225,14 +225,28 @@ public enum ReportBuilder {
         }
         s.nodes.append(.p(.text(lines.joined(separator: " "))))
 
-        func series(_ columns: [String]) -> [LineChart.Series] {
-            columns.map { name in
+        // A column identical to an earlier one of its chart (a grid run logs train_loss and
+        // train_loss_all alike) is drawn once, named "train_loss = train_loss_all" in the legend:
+        // drawn twice, the later line lay exactly over the earlier.
+        func distinct(_ columns: [String]) -> [(column: String, name: String)] {
+            var kept: [(column: String, names: [String])] = []
+            for c in columns {
+                if let i = kept.firstIndex(where: { log.values[$0.column] == log.values[c] }) {
+                    kept[i].names.append(c)
+                } else {
+                    kept.append((c, [c]))
+                }
+            }
+            return kept.map { ($0.column, $0.names.joined(separator: " = ")) }
+        }
+        func series(_ columns: [(column: String, name: String)]) -> [LineChart.Series] {
+            columns.map { c in
                 var rows: [(row: Int, x: Double, y: Double)] = []
-                for (i, v) in (log.values[name] ?? []).enumerated() { if let v { rows.append((i, log.steps[i], v)) } }
+                for (i, v) in (log.values[c.column] ?? []).enumerated() { if let v { rows.append((i, log.steps[i], v)) } }
                 let keep = Set(rows.indices.filter { rows[$0].row == best?.row })
                 let idx = Downsample.indices(rows.map(\.y), maxPoints: maxPoints, keep: keep)
-                return LineChart.Series(name: name, points: idx.map { (rows[$0].x, rows[$0].y) },
-                                        dashed: name.hasPrefix("smoothed"))
+                return LineChart.Series(name: c.name, points: idx.map { (rows[$0].x, rows[$0].y) },
+                                        dashed: c.column.hasPrefix("smoothed"))
             }
         }
         var figures: [Node<HTML.BodyContext>] = []
@@ -243,9 +257,11 @@ public enum ReportBuilder {
             ("Learning rate", log.learningRateColumns, "learning rate"),
         ]
         for (title, columns, yLabel) in charts where !columns.isEmpty {
-            var chart = LineChart(series: series(columns), xLabel: "step", yLabel: yLabel, marker: marker)
+            let drawn = distinct(columns)
+            var chart = LineChart(series: series(drawn), xLabel: "step", yLabel: yLabel, marker: marker)
             if yLabel == "loss", let best { chart.marker?.y = best.loss }
-            figures.append(figure(chart.render(label: title), caption: title, legend: columns))
+            let caption = drawn.count < columns.count ? title + "; columns with the same values are drawn once, named together" : title
+            figures.append(figure(chart.render(label: title), caption: caption, legend: drawn.map(\.name)))
         }
         s.nodes.append(.div(.class("figures"), .group(figures)))
         s.drawn = !figures.isEmpty

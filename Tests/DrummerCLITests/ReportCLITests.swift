@@ -399,6 +399,35 @@ final class ReportCLITests: XCTestCase {
         XCTAssertTrue(html.contains("<tr><th>distinct notes</th><td>4</td><td>4</td></tr>"), "distinct notes as the kit sounds them")
     }
 
+    /// A grid run logs train_loss and train_loss_all (and validation_loss and _all, train_accuracy
+    /// and train_accuracy_note) alike: each such pair is one line, named "a = b" in the legend,
+    /// not a line drawn exactly over another with a legend entry for nothing visible.
+    func testIdenticalLogColumnsAreDrawnOnce() throws {
+        let dir = tmp.appendingPathComponent("grid")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var text = "step,smoothed_loss,learning_rate,train_loss,train_accuracy,train_accuracy_note,validation_loss,"
+            + "validation_accuracy,train_loss_all,validation_loss_all\n"
+        for i in 1...8 {
+            let t = 3 - 0.1 * Double(i), v = 3.2 - 0.05 * Double(i), a = 0.2 + 0.02 * Double(i)
+            text += "\(i * 100),\(t + 0.3),0.002,\(t),\(a),\(a),\(v),\(a - 0.05),\(t),\(v)\n"
+        }
+        try text.write(to: dir.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
+        let out = tmp.appendingPathComponent("grid.html")
+        let r = try CLI.run(["report", "--checkpoints", dir.path, "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: out, encoding: .utf8)
+        let figures = html.components(separatedBy: "<figure>").dropFirst()
+        func legend(_ title: String) throws -> [String] {
+            let fig = try XCTUnwrap(figures.first { $0.contains("<figcaption>\(title)") }, title)
+            XCTAssertTrue(fig.contains("<figcaption>\(title); columns with the same values are drawn once, named together<"), title)
+            XCTAssertEqual(fig.components(separatedBy: "<polyline").count - 1, fig.components(separatedBy: "class=\"key\"").count - 1,
+                           "one line per legend entry: \(title)")
+            return fig.components(separatedBy: "</span>").filter { !$0.contains("<") && !$0.isEmpty }
+        }
+        XCTAssertEqual(try legend("Loss (nats per event)"), ["smoothed_loss", "train_loss = train_loss_all", "validation_loss = validation_loss_all"])
+        XCTAssertEqual(try legend("Accuracy"), ["train_accuracy = train_accuracy_note", "validation_accuracy"])
+    }
+
     func testReferenceFolderHasVelocitiesPositionsAndAHeldOutRoll() throws {
         let gen = try sample("g.mid", seed: 6)
         let ref = try referenceFolder()
@@ -430,7 +459,7 @@ final class ReportCLITests: XCTestCase {
         var text = "step,smoothed_loss,learning_rate,train_loss,train_accuracy,validation_loss,validation_accuracy\n"
         for i in 1...1000 {
             let x = Double(i)
-            text += "\(i * 100),\(2 + 2 / x),\(1 / Double(1 + i / 200)),\(2 + 2 / x),\(0.4 - 0.2 / x),\(3 + abs(x - 700) / 1000),0.2\n"
+            text += "\(i * 100),\(2.1 + 2 / x),\(1 / Double(1 + i / 200)),\(2 + 2 / x),\(0.4 - 0.2 / x),\(3 + abs(x - 700) / 1000),0.2\n"
         }
         try text.write(to: dir.appendingPathComponent("train_log.csv"), atomically: true, encoding: .utf8)
         let r = try CLI.run(["report", "--checkpoints", dir.path, "-o", "-"])
