@@ -31,7 +31,8 @@ public struct ModelCard: Sendable {
     public var problem: String?
 
     static let knownKeys: Set<String> = ["format", "format_version", "ix_to_note", "ix_to_tick", "hidden_size",
-                                         "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups", "sampling"]
+                                         "Wx_shape", "Wy_shape", "gate_order", "dtype", "sha256", "metadata", "groups", "sampling",
+                                         "layers"]
 
     /// Reads `directory`/model.json.
     /// - Throws: `ReportError` when the directory or its model.json is missing or not a JSON object.

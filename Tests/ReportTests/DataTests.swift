@@ -244,6 +244,7 @@ final class ModelCardTests: XCTestCase {
         XCTAssertEqual(value(card.summary, "checksums"), "SHA-256 of the 3 .bin files in model.json, not verified: the model does not load")
         XCTAssertEqual(card.problem, "\(tmp.path)/model.json: missing key groups (format version 3 lists them)",
                        "named as sample names it")
+        XCTAssertTrue(card.other.isEmpty, "layers is a key the card reads, not an other key: \(card.other)")
     }
 
     func testSamplingTemperaturesAreShown() throws {
