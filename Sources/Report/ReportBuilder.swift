@@ -461,7 +461,7 @@ public enum ReportBuilder {
         }
         let table: Node<HTML.BodyContext> = .table(
             .class("figures-table"),
-            .tr(.th(.text("")), .group(sources.map { .th(.class("name"), .text($0.0)) })),
+            .tr(.th(.text("")), .group(sources.map { .th(.span(.class("name"), .text($0.0))) })),
             row("files") { String($0.files) },
             row("hits") { String($0.hits) },
             row("distinct notes") { String(Set($0.notes).count) },
@@ -508,7 +508,7 @@ public enum ReportBuilder {
                .text(" for these files against the reference: " + run.settingsLine + ".")),
             .table(
                 .class("figures-table stats"),
-                .tr(.th(.text("figure")), .th(.class("name"), .text(title ?? "generated")), .th(.text("reference")), .th(.text("comparison")),
+                .tr(.th(.text("figure")), .th(.span(.class("name"), .text(title ?? "generated"))), .th(.text("reference")), .th(.text("comparison")),
                     .th(.text("target")), .th(.text(""))),
                 .group(r.rows.map { row in
                     .tr(.th(.text(row.figure.trimmingCharacters(in: .whitespaces))), .td(.text(row.generated)), .td(.text(row.reference)),
@@ -524,7 +524,7 @@ public enum ReportBuilder {
             nodes.append(.table(
                 .class("figures-table accent"),
                 .tr(.th(.text("")), .group(r.accentLabels.map { .th(.text($0)) })),
-                .tr(.th(.class("name"), .text(title ?? "generated")), .group(cells(r.accent.generated))),
+                .tr(.th(.span(.class("name"), .text(title ?? "generated"))), .group(cells(r.accent.generated))),
                 .tr(.th(.text("reference")), .group(cells(r.accent.reference)))
             ))
         }

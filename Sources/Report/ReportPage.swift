@@ -16,8 +16,8 @@ enum ReportPage {
         .figures{display:flex;flex-wrap:wrap;gap:18px}
         figure{margin:0;border:1px solid #e5e5e5;border-radius:4px;padding:8px;background:#fff}
         figcaption{font-size:12px;color:#444;max-width:580px;margin-top:4px}
-        .legend{display:block;margin-top:3px}.key{display:inline-block;max-width:100%;margin-right:12px;overflow-wrap:anywhere;vertical-align:top}
-        .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px}
+        .legend{display:block;margin-top:3px}.key{display:inline-flex;align-items:baseline;max-width:100%;margin-right:12px;overflow-wrap:anywhere;vertical-align:top}
+        .swatch{display:inline-block;flex:none;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px}
         .note{color:#6b5200;background:#fff8e1;border-left:3px solid #f0c040;padding:4px 8px;margin:6px 0}
         .warnings li{color:#8a1f11}.small{font-size:12px;color:#555}
         table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #e3e3e3;padding:3px 8px;text-align:left;font-size:13px;vertical-align:top}
@@ -27,7 +27,7 @@ enum ReportPage {
         svg text{font-family:system-ui,sans-serif}
         figure{max-width:100%;box-sizing:border-box}svg{max-width:100%;height:auto}
         table{display:block;max-width:100%;overflow-x:auto}pre{max-width:100%;overflow-x:auto}
-        nav{overflow-wrap:anywhere}header p,figcaption,li,h3,th.name{overflow-wrap:anywhere}
+        nav{overflow-wrap:anywhere}header p,figcaption,li,h3{overflow-wrap:anywhere}th .name{display:inline-block;width:max-content;max-width:24em;overflow-wrap:anywhere}
         @media (max-width:600px){body{padding:0 8px 30px}nav a{display:inline-block;margin:2px 10px 2px 0}}
         footer{margin-top:30px;font-size:12px;color:#777}
         """

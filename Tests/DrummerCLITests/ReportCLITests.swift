@@ -337,6 +337,7 @@ final class ReportCLITests: XCTestCase {
         XCTAssertEqual(layout.innerWidth, 1280, "the frame is 1280 px wide")
         XCTAssertLessThanOrEqual(layout.scrollWidth, 1280, "the page is wider than its window")
         XCTAssertEqual(layout.wider, [], "elements wider than their box (tag.class: scroll width/client width)")
+        XCTAssertEqual(layout.broken, [], "the long name's swatch beside its first line; short names whole")
     }
 
     /// Three generated sets and a reference: each histogram's caption gives each set's total
@@ -570,9 +571,11 @@ enum Browser {
     /// `html` laid out in a frame `width` px wide (srcdoc: the same origin as the probe, which
     /// measures it once it has loaded): the page's scroll width, the frame's inner width, and
     /// each figure, table, heading or caption whose content is wider than its box (tables
-    /// scroll sideways inside themselves, so the page's width alone does not show them).
+    /// scroll sideways inside themselves, so the page's width alone does not show them), and
+    /// what wraps badly: a legend key whose name starts below its swatch, a header cell of one
+    /// short word (12 characters at most) broken over lines.
     static func overflow(_ chromium: URL, html: String, width: Int, scratch: URL)
-        throws -> (scrollWidth: Int, innerWidth: Int, wider: [String])
+        throws -> (scrollWidth: Int, innerWidth: Int, wider: [String], broken: [String])
     {
         let page = scratch.appendingPathComponent("frame-\(width).html")
         let escaped = html.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
@@ -582,19 +585,28 @@ enum Browser {
              + "const wide=[...d.querySelectorAll('figure,figcaption,table,h2,h3,th,td,header,p')]"
              + ".filter(e=>e.scrollWidth>e.clientWidth+1)"
              + ".map(e=>e.tagName.toLowerCase()+'.'+e.className+': '+e.scrollWidth+'/'+e.clientWidth);"
+             + "const text=e=>{const t=d.createTreeWalker(e,NodeFilter.SHOW_TEXT).nextNode(),r=d.createRange();"
+             + "if(!t)return[];r.selectNodeContents(t);return[...r.getClientRects()]};"
+             + "const broken=[...d.querySelectorAll('.key')].filter(k=>{const s=k.querySelector('.swatch'),r=text(k);"
+             + "return s&&r.length>0&&r[0].top>=s.getBoundingClientRect().bottom}).map(k=>'key below its swatch: '+k.textContent.slice(0,30))"
+             + ".concat([...d.querySelectorAll('th')].filter(e=>{const w=e.textContent;return w.length>0&&w.length<=12&&!w.includes(' ')"
+             + "&&new Set(text(e).map(r=>Math.round(r.top))).size>1}).map(e=>'word broken: '+e.textContent));"
+             + "document.body.setAttribute('data-broken',broken.join('|'));"
              + "document.body.setAttribute('data-widths',d.documentElement.scrollWidth+'/'+f.contentWindow.innerWidth);"
              + "document.body.setAttribute('data-wider',wide.join('|'))})</script></body></html>")
             .write(to: page, atomically: true, encoding: .utf8)
         let dom = try run(chromium, arguments(profile: scratch.appendingPathComponent("profile"))
                           + ["--virtual-time-budget=10000", "--dump-dom", page.absoluteString])
         guard let w = dom.range(of: #"data-widths="(\d+)/(\d+)""#, options: .regularExpression),
-              let o = dom.range(of: #"data-wider="[^"]*""#, options: .regularExpression) else {
+              let o = dom.range(of: #"data-wider="[^"]*""#, options: .regularExpression),
+              let b = dom.range(of: #"data-broken="[^"]*""#, options: .regularExpression) else {
             XCTFail("the probe did not run: \(dom.prefix(300))")
-            return (.max, 0, [])
+            return (.max, 0, [], [])
         }
         let widths = dom[w].dropFirst("data-widths=\"".count).dropLast().split(separator: "/").compactMap { Int($0) }
         let wider = dom[o].dropFirst("data-wider=\"".count).dropLast().split(separator: "|").map(String.init)
-        return (widths.first ?? .max, widths.last ?? 0, wider)
+        let broken = dom[b].dropFirst("data-broken=\"".count).dropLast().split(separator: "|").map(String.init)
+        return (widths.first ?? .max, widths.last ?? 0, wider, broken)
     }
 
     /// Runs `tool`, returns its stdout; fails after 120 s.
