@@ -18,10 +18,14 @@ struct HumanizeCommand: ParsableCommand {
             shipped groove; 4/4 beats) reads the beat 16th by 16th and draws, for every drum hit in \
             a 16th, a velocity and an offset from the grid line (within half a 16th); hits of one \
             drum within one 16th (a flam, a roll) share its velocity and keep their spacing, and no \
-            hit lands on another of its note. The output holds the drums alone, on channel 10, and \
-            keeps the input's length, tempo changes (unless --bpm) and meters, at the PPQ of the model. The same \
-            --seed gives the same file. Repeated hits of one drum at one onset (after --quantize) \
-            are merged into one, and said so.
+            hit lands on another of its note. A hit off the 16th grid (a triplet, a swung 8th, a \
+            32nd half a 16th after a line) is read on its nearest 16th, and its timing drawn from \
+            there: the feel of 16ths, said on a note with how many hits. A note with no drum class \
+            (outside the model's kit) is kept as written, and counted on a note. The output holds \
+            the drums alone, on channel 10, and keeps the input's length (a hit drawn late past the \
+            end ends the file at that hit's note), tempo changes (unless --bpm) and meters, at the \
+            PPQ of the model. The same --seed gives the same file. Repeated hits of one drum at one \
+            onset (after --quantize) are merged into one, and said so.
             """)
 
     @Argument(help: "The beat to humanize: a MIDI file (drums on channel 10, or on every channel when it has none there; --channel picks one).")
@@ -106,6 +110,19 @@ struct HumanizeCommand: ParsableCommand {
                     tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0])
         })
         if dropped > 0 { status("note: \(dropped) repeated hit(s) of one drum at one onset merged") }
+        // What the model reads otherwise than written: hits off the 16th grid (more than an
+        // eighth of a 16th from a line, stats' default tolerance), notes outside its kit.
+        if let T = loaded.groups.grid?.ticksPerStep, T > 0 {
+            let off = beat.filter { h in let o = h.tickInBar % T; return min(o, T - o) * 8 > T }.count
+            if off > 0 {
+                status("note: \(off) of \(beat.count) hits lie off the 16th grid (more than an eighth of a 16th from a line: "
+                       + "triplets, swing or 32nds): each is read on its nearest 16th, its timing drawn from there")
+            }
+        }
+        let classless = beat.filter { DrumClasses.of(note: $0.note) == nil }
+        if !classless.isEmpty {
+            status("note: \(classless.count) hit(s) of notes with no drum class (\(Set(classless.map(\.note)).sorted().map(String.init).joined(separator: ", "))) kept as written")
+        }
         let s = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         var rng = SeededRNG(seed: s)
         let humanizer: Humanizer

@@ -447,4 +447,30 @@ final class HumanizeCLITests: XCTestCase {
             assertRefused(r, "--quantize must be between 1 and 1048576 ticks, got \(q)", status: 64, nothingAt: out)
         }
     }
+
+    /// What the model reads otherwise than written is said: a triplet hi-hat (off the 16th grid)
+    /// is read on its nearest 16th, a note with no drum class (100) is kept as written; a beat on
+    /// 16ths says neither.
+    func testOffGridHitsAndNotesOutsideTheKitAreSaid() throws {
+        var events: [(Int, [UInt8])] = [(0, [0xFF, 0x58, 0x04, 4, 2, 24, 8])]
+        for bar in 0..<2 {
+            for k in 0..<12 { events.append((bar * 1920 + k * 160, [0x99, 42, 80])) }  // 8th-note triplets
+            for q in 0..<4 { events.append((bar * 1920 + q * 480, [0x99, q % 2 == 0 ? 36 : 38, 100])) }
+            events.append((bar * 1920 + 960, [0x99, 100, 90]))
+        }
+        let beat = root.appendingPathComponent("triplets.mid")
+        try TinySMF.bytes(events: events).write(to: beat)
+        let out = root.appendingPathComponent("t.mid").path
+        let r = try CLI.run(["humanize", beat.path, "--seed", "1", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Of each bar's 12 triplets, 8 lie 40 ticks from a 16th line (more than 15): 16 of 34 hits.
+        XCTAssertTrue(r.stdout.contains("note: 16 of 34 hits lie off the 16th grid (more than an eighth of a 16th from a line: "
+                                        + "triplets, swing or 32nds): each is read on its nearest 16th"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("note: 2 hit(s) of notes with no drum class (100) kept as written"), r.stdout)
+        let stiff = root.appendingPathComponent("stiff.mid")
+        try TinySMF.bytes(events: events.filter { $0.0 % 120 == 0 && $0.1[1] != 100 }).write(to: stiff)
+        let plain = try CLI.run(["humanize", stiff.path, "--seed", "1", "-o", out])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertFalse(plain.stdout.contains("note:"), plain.stdout)
+    }
 }
