@@ -77,7 +77,7 @@ public enum SamplerError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .silentGrid(let steps):
-            return "the model played no hit for \(steps / 16) bars: giving up (a lower temperature of the hit set, or another checkpoint, may help)"
+            return "the model played no hit for \(steps / 16) bars: giving up (a higher temperature of the hit set, or another checkpoint, may help)"
         case .gridPrimer:
             return "a grid-layout model reads its primer as grid steps (GridPrimer), and only a grid model does"
         case .badTemperature(let t):

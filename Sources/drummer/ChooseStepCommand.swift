@@ -74,6 +74,7 @@ struct ChooseStepCommand: ParsableCommand {
         guard !checkpointDir.isEmpty else { throw ValidationError("DIR must not be empty") }
         try StatsCommand.checkQuantize(quantize)
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
+        try SampleCommand.checkSeeds(seed, count: count)
         guard (1...1_000_000).contains(notes) else { throw ValidationError("-n must be between 1 and 1000000, got \(notes)") }
         if let f = fromStep, f < 0 { throw ValidationError("--from must not be negative, got \(f)") }
         if let f = fromStep, let t = toStep, t < f { throw ValidationError("--to (\(t)) is before --from (\(f))") }

@@ -20,7 +20,7 @@ struct ContinuationCommand: ParsableCommand {
             For each of the first --count reference files in 4/4 with --primer-bars + --bars bars or \
             more: its first --primer-bars bars are the primer; the drummer's continuation is the \
             file's next --bars bars, the model's the --bars bars it plays after that primer (file k, \
-            counted from 0, with seed --seed + k, as `drummer sample --primer` plays them, at its temperatures). Each bar after the \
+            counted from 0, with seed --seed + k, as `drummer sample --primer` of those bars alone plays them, at its temperatures). Each bar after the \
             primer is read as the set of (drum class, sixteenth) it hits, as `drummer stats` reads \
             bars; its similarity to the primer is the Jaccard index with the primer's bar it is \
             most like, and it repeats the primer when that is 0.8 or more. Prints both sides' mean \
@@ -59,6 +59,7 @@ struct ContinuationCommand: ParsableCommand {
         try StatsCommand.checkQuantize(quantize)
         try StatsCommand.checkSplit(split, reference: reference)
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
+        try SampleCommand.checkSeeds(seed, count: count)
         guard (1...64).contains(primerBars) else { throw ValidationError("--primer-bars must be between 1 and 64, got \(primerBars)") }
         guard (1...64).contains(bars) else { throw ValidationError("--bars must be between 1 and 64, got \(bars)") }
     }

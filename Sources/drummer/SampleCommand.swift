@@ -105,6 +105,14 @@ struct SampleCommand: ParsableCommand {
 
     /// --temperature's `text` (nil: not given) over a model's `defaults`, checked against the
     /// model's groups (its errors are usage errors): the setting and each group's temperature.
+    /// File k's seed is S + k − 1 (here and in choose-step and continuation): past the largest
+    /// seed it would wrap to 0 unsaid.
+    static func checkSeeds(_ seed: UInt64, count: Int) throws {
+        if seed > UInt64.max - UInt64(max(0, count - 1)) {
+            throw ValidationError("--seed \(seed) with --count \(count): the files' seeds S … S + \(count - 1) must stay within 0 … \(UInt64.max)")
+        }
+    }
+
     /// `continuing`: the model carries on a beat it heard (TemperatureSetting.continuationHits).
     static func temperatures(_ text: String?, for groups: ModelGroups, defaults: [String: Float], continuing: Bool = false) throws
         -> (setting: TemperatureSetting, resolved: [String: Float])
@@ -161,10 +169,7 @@ struct SampleCommand: ParsableCommand {
         if let t = temperature { _ = try Self.setting(t) }
         if let bpm { guard bpm.isFinite, bpm >= 4, bpm <= 1000 else { throw ValidationError("--bpm must be between 4 and 1000, got \(bpm)") } }
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000, got \(count)") }
-        // File k's seed is S + k − 1: past the largest seed it would wrap to 0 unsaid.
-        if let seed, seed > UInt64.max - UInt64(count - 1) {
-            throw ValidationError("--seed \(seed) with --count \(count): the files' seeds S … S + \(count - 1) must stay within 0 … \(UInt64.max)")
-        }
+        if let seed { try Self.checkSeeds(seed, count: count) }
         guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("-o must name a file, got \"\(output)\"") }
         if output == "-" {
             guard count == 1 else { throw ValidationError("-o - writes one file to standard output: --count must be 1") }

@@ -180,6 +180,15 @@ final class ContinuationCLITests: XCTestCase {
         let missing = try CLI.run(["continuation", model, "--reference", root.appendingPathComponent("nowhere").path])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("nowhere"), missing.stderr)
+        // File k's seed is --seed + k: past the largest seed it is refused, as sample refuses it
+        // (continuation and choose-step wrapped to 0 unsaid).
+        for args in [["continuation", model, "--reference", reference.path, "--count", "3"],
+                     ["choose-step", root.path, "--reference", reference.path, "--count", "3"]] {
+            let r = try CLI.run(args + ["--seed", "18446744073709551615"])
+            XCTAssertEqual(r.status, 64, args[0] + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--seed 18446744073709551615 with --count 3: the files' seeds S … S + 2 must stay within"),
+                          r.stderr)
+        }
     }
 
     /// A reference file cut short is named on stderr by every command that reads the
