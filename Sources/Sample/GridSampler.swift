@@ -403,8 +403,11 @@ extension GridSampler {
                 let h = cells[c0], c = h.drumClass
                 set |= 1 << c
                 velocity[c] = draw(group: 1 + c, temperature: velocityTemperature, rng: &rng)
-                // Offsets among the single-hit bins (the beat says how many hits there are).
-                let bin = draw(columns: columns[1 + C + c].prefix(F), temperature: offsetTemperature,
+                // Offsets among the bins of as many hits as the beat has in the cell: one, or two a
+                // 32nd apart (a roll's, which the model places as it learned them: drawn among
+                // the single-hit bins, a roll of 32nds moved a 32nd late).
+                let offsets = columns[1 + C + c]
+                let bin = draw(columns: h.double ? offsets.dropFirst(F) : offsets.prefix(F), temperature: offsetTemperature,
                                uniform: coupled ? uOffset : rng.nextDouble())
                 offset[c] = group.offsetClass(bin: bin, double: h.double)
                 drawnVelocity[c0] = group.velocity.velocity(bin: velocity[c], uniform: rng.nextDouble())
