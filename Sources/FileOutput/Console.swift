@@ -42,7 +42,9 @@ package enum Console {
         statusLines(toStandardError: destination.isStandardOutput)
     }
 
-    private static func statusLines(toStandardError: Bool) -> (String) -> Void {
+    /// Status lines on standard error (`toStandardError`: an output of the command takes
+    /// standard output), else on standard output.
+    package static func statusLines(toStandardError: Bool) -> (String) -> Void {
         toStandardError ? { writeError(Data(($0 + "\n").utf8)) } : { Swift.print($0) }
     }
 

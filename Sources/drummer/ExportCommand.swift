@@ -73,9 +73,11 @@ struct ExportCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: checkpoint) else {
             throw CommandFailure("\(checkpoint): no such checkpoint, checkpoint directory or model directory")
         }
-        let toStandardOutput = try swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false
-        // A safetensors or ONNX file may go to standard output: its line then goes to standard error.
-        let status = format == .model ? { Swift.print($0) } : Console.statusLines(besideOutputAt: destination)
+        // The status lines go to standard error when an output takes standard output: --swift -
+        // beside a model directory, or a safetensors or ONNX file's -o -.
+        let status = try format == .model
+            ? Console.statusLines(toStandardError: swift.map { try AtomicOutput.resolve($0, options: .userFile).isStandardOutput } ?? false)
+            : Console.statusLines(besideOutputAt: destination)
         var source = checkpoint, why = ""
         var isDir: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: checkpoint, isDirectory: &isDir)
@@ -107,7 +109,7 @@ struct ExportCommand: ParsableCommand {
             // A model directory again (new temperatures, or a Swift file): the same weights.
             let s = try Exporter.export(weights: m.weights, groups: m.groups, step: nil, metadata: m.metadata,
                                         sampling: sampling, to: destination, swiftFile: swift)
-            report(s, source: checkpoint, why: "", toStandardOutput: toStandardOutput)
+            report(s, source: checkpoint, why: "", status: status)
             return
         }
         if exists, isDir.boolValue {
@@ -128,15 +130,12 @@ struct ExportCommand: ParsableCommand {
         let model = try CheckpointReader.loadModel(path: source)
         let s = try Exporter.export(model: model, sampling: try sampling(for: model.groups),
                                     to: destination, swiftFile: swift)
-        report(s, source: source, why: why, toStandardOutput: toStandardOutput)
+        report(s, source: source, why: why, status: status)
     }
 
-    /// The summary of a model directory written (on standard error when --swift - took
-    /// standard output).
-    func report(_ s: ExportSummary, source: String, why: String, toStandardOutput: Bool) {
-        let print: (String) -> Void = toStandardOutput
-            ? { Console.writeError(Data(($0 + "\n").utf8)) }
-            : { Swift.print($0) }
+    /// The summary of a model directory written, through `print` (on standard error when
+    /// --swift - took standard output).
+    func report(_ s: ExportSummary, source: String, why: String, status print: (String) -> Void) {
         let matrices = s.shape.parameters.matrices.map { "\($0.name).bin \($0.rows)×\($0.cols)" }.joined(separator: ", ")
         print("exported \(source) (\(s.stepDescription)\(why)) to \(s.directory): \(matrices), model.json "
               + (s.shape.lossGroups == s.shape.outputGroups.count && s.shape.outputGroups[0] == GridGroup.hitSets

@@ -210,9 +210,7 @@ struct SampleCommand: ParsableCommand {
             throw OutputError(path: output, message: "is standard output, where --json prints; name a file")
         }
         // Status lines go to standard error when a file goes to standard output.
-        let status: (String) -> Void = toStandardOutput
-            ? { Console.writeError(Data(($0 + "\n").utf8)) }
-            : { print($0) }
+        let status = Console.statusLines(toStandardError: toStandardOutput)
         let modelPath = try ModelLocator.resolve(model)
         // Every file of the run (and its --wav file) is checked before the model is read, and
         // prepared before any sampling; all are put in place at the end: a failure leaves none
