@@ -88,6 +88,10 @@ public struct GridStyles: Equatable, Sendable {
 
     public var count: Int { names.count }
 
+    /// The styles some training file had (an empty "other" has none): a style the model never
+    /// learned is neither played nor chosen as the likeliest.
+    public var trained: [Int] { names.indices.filter { steps[$0] > 0 } }
+
     /// The style index of the file at `path` ("other" for a style the model does not know).
     public func index(ofPath path: String) -> Int {
         rule.style(ofPath: path).flatMap { names.firstIndex(of: $0) } ?? names.count - 1

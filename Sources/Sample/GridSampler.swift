@@ -341,7 +341,7 @@ extension GridSampler {
     private func likeliestStyle(of grid: GridBeat, among: [Int]? = nil) -> Int? {
         guard let styles = group.styles else { return nil }
         // Among the styles training files had: an empty "other" plays what the model never learned.
-        let candidates = among ?? styles.names.indices.filter { styles.steps[$0] > 0 }
+        let candidates = among ?? styles.trained
         guard !candidates.isEmpty else { return 0 }
         let scores = styleScores(of: grid, candidates: candidates)
         var best = 0

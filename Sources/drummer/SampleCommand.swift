@@ -81,7 +81,7 @@ struct SampleCommand: ParsableCommand {
             throw ValidationError("--style needs a model with a style input (trained with --styles); \(model) has none")
         }
         // A style no training file had (an empty "other") plays what the model never learned.
-        let trained = styles.names.indices.filter { styles.steps[$0] > 0 }
+        let trained = styles.trained
         let found = styles.indices(matching: name).filter(trained.contains)
         guard !found.isEmpty else {
             let untrained = styles.indices(matching: name).isEmpty ? "" : " (no training file was \(name))"
