@@ -35,7 +35,7 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
     /// Every file read went to the validation split.
     case allValidation(files: Int, fraction: Double)
     /// One line per unreadable file ("path: reason"); strict mode writes nothing.
-    case badFiles([String])
+    case badFiles([String], noHits: Int = 0)
     /// The output directory (as given) and what went wrong, as a sentence.
     case output(path: String, message: String)
 
@@ -58,9 +58,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
             return "none of the \(n) MIDI file\(n == 1 ? "" : "s") under \(d) could be converted (\(n) skipped: see above)"
         case .allValidation(let n, let f):
             return "all \(n) file\(n == 1 ? "" : "s") fell into the validation split (fraction \(f)); lower --validation-fraction"
-        case .badFiles(let lines):
+        case .badFiles(let lines, let empty):
             // A file read cleanly that holds no hit is refused too (drums on another channel?).
-            let empty = lines.filter { $0.hasSuffix(": " + MIDIDatasetConverter.noHitsReason) }.count
             let unread = lines.count - empty
             return [unread > 0 ? "\(unread) file(s) could not be read cleanly" : nil,
                     empty > 0 ? "\(empty) file(s) hold no hits" : nil].compactMap { $0 }.joined(separator: " and ")

@@ -157,7 +157,7 @@ public enum MIDIDatasetConverter {
         }
         diagnostics?(ConversionDiagnostics(warnings: warningLines, skipped: skippedLines, counts: counts))
         if settings.extraction.parseMode == .strict, !skipped.isEmpty || !noHits.isEmpty {
-            throw ConversionError.badFiles(skippedLines + noHits.map { "\(root)\($0): \(Self.noHitsReason)" })
+            throw ConversionError.badFiles(skippedLines + noHits.map { "\(root)\($0): \(Self.noHitsReason)" }, noHits: noHits.count)
         }
         guard trainingFiles + validationFiles > 0 else {
             throw ConversionError.noFileConverted(directory: directory, files: entries.count)

@@ -104,7 +104,7 @@ final class DatasetConverterTests: XCTestCase {
         var strict = ConversionSettings()
         strict.extraction.parseMode = .strict
         XCTAssertThrowsError(try MIDIDatasetConverter.convert(directory: dir.path, output: out, settings: strict)) { error in
-            guard case ConversionError.badFiles(let lines) = error else { return XCTFail("\(error)") }
+            guard case ConversionError.badFiles(let lines, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(lines.count, 1)
             XCTAssertTrue(lines[0].hasSuffix("bad.mid: not a MIDI file: starts with \"not \" (6E 6F 74 20), expected \"MThd\" or \"RIFF\""), lines[0])
         }
