@@ -15,7 +15,10 @@ public struct StatsRequest: Sendable {
     /// Grid onsets are snapped to when MIDI files are read (convert-midi's --quantize).
     public var quantize: Int?
     /// Grid tolerance, in sixteenths.
-    public var tolerance = 0.125
+    public var tolerance = Self.defaultTolerance
+    /// An onset within an eighth of a sixteenth of a grid line is on it (stats' and choose-step's
+    /// default; humanize says how many hits lie farther).
+    public static let defaultTolerance = 0.125
     /// Which rows of a dataset reference are read.
     public var split: DatasetSplit = .training
     public var channel: ChannelSelection = .auto

@@ -6,6 +6,7 @@ import FileOutput
 import Foundation
 import MIDIParse
 import ModelFiles
+import Report
 import Sample
 
 struct HumanizeCommand: ParsableCommand {
@@ -110,10 +111,11 @@ struct HumanizeCommand: ParsableCommand {
                     tickInBar: hits.tickInBar[$0], barTicks: hits.barTicks[$0])
         })
         if dropped > 0 { status("note: \(dropped) repeated hit(s) of one drum at one onset merged") }
-        // What the model reads otherwise than written: hits off the 16th grid (more than an
-        // eighth of a 16th from a line, stats' default tolerance), notes outside its kit.
+        // What the model reads otherwise than written: hits off the 16th grid (farther from a
+        // line than stats' default tolerance, an eighth of a 16th), notes outside its kit.
         if let T = loaded.groups.grid?.ticksPerStep, T > 0 {
-            let off = beat.filter { h in let o = h.tickInBar % T; return min(o, T - o) * 8 > T }.count
+            let tolerance = StatsRequest.defaultTolerance * Double(T)
+            let off = beat.filter { h in let o = h.tickInBar % T; return Double(min(o, T - o)) > tolerance }.count
             if off > 0 {
                 status("note: \(off) of \(beat.count) hits lie off the 16th grid (more than an eighth of a 16th from a line: "
                        + "triplets, swing or 32nds): each is read on its nearest 16th, its timing drawn from there")

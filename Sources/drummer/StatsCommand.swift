@@ -70,7 +70,7 @@ struct StatsCommand: ParsableCommand {
     var quantize: Int?
 
     @Option(parsing: .unconditional, help: "Largest distance from a sixteenth grid line, in sixteenths, at which an onset is on the grid (0 to below 0.5).")
-    var tolerance = 0.125
+    var tolerance = StatsRequest.defaultTolerance
 
     @Option(help: "Rows of a dataset reference: training (the dataset directory), validation (its validation/), or all (default training).")
     var split: String?
